@@ -1,0 +1,54 @@
+# Project-wide compile flags and the helpers every module's fragment uses.
+
+set(DT_WARNINGS -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wpointer-arith
+    -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings -Wvla
+    -Wno-missing-field-initializers
+    -Wno-format-truncation)  # messages are cut to their buffers on purpose
+if(DRATOPO_WERROR)
+  list(APPEND DT_WARNINGS -Werror)
+endif()
+add_compile_options(${DT_WARNINGS})
+add_compile_definitions(_GNU_SOURCE)
+
+if(DRATOPO_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# dt_add_suite(NAME SOURCES src... LIBS lib...)
+# One CUnit executable per module, registered with ctest under NAME.
+# Tests find their fixtures through DT_SOURCE_DIR and DT_BINARY_DIR.
+function(dt_add_suite name)
+  cmake_parse_arguments(S "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${S_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
+  target_compile_definitions(${name} PRIVATE
+    DT_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DT_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  target_link_libraries(${name} PRIVATE ${S_LIBS} PkgConfig::CUNIT)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  if(NOT S_TIMEOUT)
+    set(S_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${S_TIMEOUT})
+endfunction()
+
+# Each module keeps its own build rules in a fragment (common/quantity.cmake,
+# common/cel.cmake, ...) so that modules can grow without touching each other.
+macro(dt_include_fragments dir)
+  file(GLOB _dt_frags CONFIGURE_DEPENDS ${dir}/*.cmake)
+  list(SORT _dt_frags)
+  foreach(_f ${_dt_frags})
+    include(${_f})
+  endforeach()
+endmacro()
+
+# dt_link_present(TARGET lib...): link TARGET with those of the libs that exist.
+function(dt_link_present target)
+  foreach(lib ${ARGN})
+    if(TARGET ${lib})
+      target_link_libraries(${target} PRIVATE ${lib})
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,59 @@
+/* diag.c - the list of collected error messages. */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void dt_diags_init(struct dt_diags *d)
+{
+	d->msgs = NULL;
+	d->n = d->cap = d->dropped = 0;
+}
+
+static int diags_grow(struct dt_diags *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 8;
+	char **msgs = realloc(d->msgs, cap * sizeof(*msgs));
+
+	if (!msgs)
+		return -ENOMEM;
+	d->msgs = msgs;
+	d->cap = cap;
+	return 0;
+}
+
+int dt_diags_add(struct dt_diags *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int r;
+
+	if (d->n >= DT_DIAG_MAX || (d->n == d->cap && diags_grow(d) < 0)) {
+		d->dropped++;
+		return -ENOMEM;
+	}
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		d->dropped++;
+		return -ENOMEM;
+	}
+	d->msgs[d->n++] = msg;
+	return 0;
+}
+
+size_t dt_diags_count(const struct dt_diags *d)
+{
+	return d->n + d->dropped;
+}
+
+void dt_diags_free(struct dt_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->msgs[i]);
+	free(d->msgs);
+	dt_diags_init(d);
+}

@@ -1,0 +1,67 @@
+/* quantity.h - Kubernetes resource.Quantity: "100Gi", "500m", "1e3".
+ *
+ * A quantity is an exact decimal (or binary-suffixed) number. Parsing follows
+ * k8s.io/apimachinery's grammar, rounds up to nano precision (10^-9) as it
+ * does, and remembers the format (BinarySI, DecimalSI, DecimalExponent) so
+ * that canonical printing matches what the API server writes back.
+ *
+ * Representation: value = mant * 10^exp, exactly. mant is a 128-bit integer,
+ * which holds every value Kubernetes can express without loss in practice;
+ * operations whose exact result would not fit return -ERANGE. */
+#ifndef DT_QUANTITY_H
+#define DT_QUANTITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum quantity_format {
+	QUANTITY_DECIMAL_SI,        /* "", k, M, G, ... and m, u, n */
+	QUANTITY_BINARY_SI,         /* Ki, Mi, Gi, ... */
+	QUANTITY_DECIMAL_EXPONENT,  /* 1e3, 1E-3 */
+};
+
+struct quantity {
+	__int128 mant;
+	int32_t exp;                /* power of ten, >= -9 after parsing */
+	enum quantity_format format;
+};
+
+/* Longest canonical form quantity_format() can write, with NUL. */
+#define QUANTITY_STR_MAX 64
+
+/* Parse s (len bytes). Errors as the API server words them:
+ * "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+ * and "unable to parse quantity's suffix". */
+int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_err *err);
+/* Convenience for NUL-terminated strings. */
+int quantity_parse_str(const char *s, struct quantity *out, struct dt_err *err);
+
+/* A quantity from an integer (DecimalSI, as resource.NewQuantity does). */
+struct quantity quantity_from_int(int64_t v, enum quantity_format fmt);
+
+/* -1, 0, 1: exact comparison. */
+int quantity_cmp(const struct quantity *a, const struct quantity *b);
+bool quantity_is_zero(const struct quantity *q);
+int quantity_sign(const struct quantity *q);
+
+/* Exact arithmetic; the result takes a's format. -ERANGE on overflow. */
+int quantity_add(const struct quantity *a, const struct quantity *b, struct quantity *out);
+int quantity_sub(const struct quantity *a, const struct quantity *b, struct quantity *out);
+
+/* The value as an int64 when it is an integer that fits; -ERANGE otherwise
+ * ("cannot convert value to integer" is the CEL library's message). */
+int quantity_to_int64(const struct quantity *q, int64_t *out);
+bool quantity_is_integer(const struct quantity *q);
+/* Value rounded up to an integer (Quantity.Value()), saturating. */
+int64_t quantity_value_ceil(const struct quantity *q);
+/* Nearest double (asApproximateFloat). */
+double quantity_to_double(const struct quantity *q);
+
+/* Canonical string, as Quantity.String() prints it: "100Gi", "1500m",
+ * "1e3", "0". buf must hold QUANTITY_STR_MAX bytes. Returns the length. */
+size_t quantity_format(const struct quantity *q, char *buf);
+
+#endif

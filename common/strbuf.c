@@ -1,0 +1,111 @@
+/* strbuf.c - the growable output buffer. */
+#include "strbuf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_init(struct strbuf *sb)
+{
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	sb->oom = false;
+}
+
+static bool sb_reserve(struct strbuf *sb, size_t extra)
+{
+	size_t need, cap;
+	char *buf;
+
+	if (sb->oom)
+		return false;
+	if (extra > (size_t)-1 / 2 - sb->len)
+		goto fail;
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return true;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	buf = realloc(sb->buf, cap);
+	if (!buf)
+		goto fail;
+	sb->buf = buf;
+	sb->cap = cap;
+	return true;
+fail:
+	sb->oom = true;
+	return false;
+}
+
+void sb_append(struct strbuf *sb, const char *s, size_t n)
+{
+	if (!sb_reserve(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_append(sb, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_append(sb, &c, 1);
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sb_reserve(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+const char *sb_str(const struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+	char *s = sb->oom ? NULL : sb->buf;
+
+	if (sb->oom)
+		free(sb->buf);
+	else if (!s)
+		s = calloc(1, 1);
+	sb_init(sb);
+	return s;
+}
+
+int sb_error(const struct strbuf *sb)
+{
+	return sb->oom ? -ENOMEM : 0;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb_init(sb);
+}

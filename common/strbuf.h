@@ -1,0 +1,36 @@
+/* strbuf.h - a growable, NUL-terminated byte buffer for building output.
+ *
+ * Appends never fail loudly: on allocation failure the buffer remembers it
+ * (sb->oom) and ignores further appends, so a writer checks once at the end
+ * with sb_error(). */
+#ifndef DT_STRBUF_H
+#define DT_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf {
+	char *buf;      /* always NUL-terminated once anything was appended */
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+#define STRBUF_INIT { NULL, 0, 0, false }
+
+void sb_init(struct strbuf *sb);
+void sb_append(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putc(struct strbuf *sb, char c);
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_reset(struct strbuf *sb);           /* len = 0, keeps the memory */
+/* The contents ("" when empty); valid until the next append. */
+const char *sb_str(const struct strbuf *sb);
+/* Hand the string to the caller (who frees it); NULL after an OOM. */
+char *sb_detach(struct strbuf *sb);
+/* 0, or -ENOMEM when an append was lost. */
+int sb_error(const struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+#endif
