@@ -1,0 +1,212 @@
+/* hwdb.h - what each EC2 GPU instance type has, before a node of it exists.
+ *
+ * The facts live in hwdb/instance-types.yaml and hwdb/pci-ids.yaml; the
+ * build compiles them into C tables (hwdb_gen). At run time a file in the
+ * same source format can add or override instance types
+ * (hwdb_load_extra, `--hwdb-extra FILE`).
+ *
+ * What an entry says:
+ *   - the instance type's size and price (vCPUs, memory, arch, on-demand
+ *     price or none),
+ *   - every GPU and every EFA the NVIDIA DRA driver and DRANET publish there,
+ *     each with its attributes as the driver publishes them, the PCIe root
+ *     (resource.kubernetes.io/pcieRoot) and the NUMA node,
+ *   - whether that device list was scraped from real nodes (draMetadata);
+ *     when it was not, the counts and models hold but the topology
+ *     (pcieRoot, NUMA) is unknown and the planner must treat it so.
+ *
+ * Memory: every pointer an entry holds is owned by the database. Built-in
+ * entries are static; entries from an extra file live until hwdb_reset().
+ * A pointer returned by a lookup stays valid until the next
+ * hwdb_load_extra() or hwdb_reset() replaces it.
+ *
+ * Threads: lookups may run concurrently with each other; loading extras
+ * (hwdb_load_extra, hwdb_reset) must not run concurrently with anything.
+ * Load extras at start-up. */
+#ifndef DT_HWDB_H
+#define DT_HWDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "strbuf.h"
+
+/* ---- Devices ---- */
+
+/* The value types of resource.k8s.io/v1 DeviceAttribute. */
+enum hwdb_attr_type {
+	HWDB_ATTR_STRING,
+	HWDB_ATTR_INT,
+	HWDB_ATTR_BOOL,
+	HWDB_ATTR_VERSION,      /* semver text, e.g. "9.0.0" */
+};
+
+/* One attribute as the driver publishes it. name is the key exactly as the
+ * driver writes it in its ResourceSlice: unqualified names belong to the
+ * driver's own domain ("productName" for gpu.nvidia.com, "rdma" for
+ * dra.net); qualified ones carry their domain
+ * ("resource.kubernetes.io/pcieRoot"). hwdb keeps pcieRoot and the EFA NUMA
+ * node in hwdb_device fields, not here; hwdb_slices() adds them. */
+struct hwdb_attr {
+	const char *name;
+	enum hwdb_attr_type type;
+	const char *str;        /* STRING and VERSION */
+	int64_t i;              /* INT */
+	bool b;                 /* BOOL */
+};
+
+struct hwdb_device {
+	const char *name;       /* "gpu-0", "efa-3": the drivers' naming */
+	const char *pcie_root;  /* "pci0000:44"; NULL when unknown */
+	int numa_node;          /* -1 when unknown */
+	/* capacity.memory as the NVIDIA driver publishes it ("81152Mi");
+	 * NULL for EFAs. memory_mib is the same value in MiB, rounded down. */
+	const char *memory;
+	int64_t memory_mib;
+	const struct hwdb_attr *attrs;
+	size_t n_attrs;
+};
+
+/* ---- Instance types ---- */
+
+struct hwdb_type {
+	const char *name;               /* "p5.48xlarge" */
+	const char *family;             /* "p5" */
+	const char *arch;               /* kubernetes.io/arch: "amd64", "arm64" */
+	int vcpu;
+	int64_t memory_mib;
+	bool has_price;                 /* false: no on-demand offering */
+	double price;                   /* USD per hour, us-east-1 Linux on-demand */
+	/* true: the device list was scraped from live nodes (pcieRoot and NUMA
+	 * are facts). false: only counts and models are known. */
+	bool dra_metadata;
+
+	/* The GPU model: NVML productName, architecture, PCI id. gpu_device 0
+	 * means the PCI id is not known. */
+	const char *gpu_model;
+	const char *gpu_architecture;
+	uint16_t gpu_vendor, gpu_device;
+	/* The EFA's PCI device id (vendor 0x1d0f); 0 when the type has none
+	 * or it is not known. */
+	uint16_t efa_device;
+
+	int max_efa_interfaces;         /* EC2 MaximumEfaInterfaces */
+	int network_cards;
+	double network_bandwidth_gbps;
+
+	const struct hwdb_device *gpus;
+	size_t n_gpus;
+	const struct hwdb_device *efas;
+	size_t n_efas;
+
+	/* Free-text remarks carried from the facts (sources, doubts). */
+	const char *const *notes;
+	size_t n_notes;
+
+	bool builtin;                   /* false: came from an extra file */
+};
+
+/* Lookup by exact name; NULL when unknown. */
+const struct hwdb_type *hwdb_lookup(const char *name);
+
+/* Every known type in price order: cheapest first, types without an
+ * on-demand price last, ties by name. i < hwdb_count(). */
+size_t hwdb_count(void);
+const struct hwdb_type *hwdb_at(size_t i);
+
+/* The types of a family, in price order, into out[0..cap). Returns how many
+ * the family has (which may exceed cap; pass cap 0 to count). */
+size_t hwdb_family(const char *family, const struct hwdb_type **out, size_t cap);
+
+/* The known name closest to name (edit distance), for "did you mean"
+ * hints; NULL when nothing is close. */
+const char *hwdb_suggest(const char *name);
+
+/* The value of a device's attribute, or NULL. */
+const struct hwdb_attr *hwdb_device_attr(const struct hwdb_device *d, const char *name);
+
+/* ---- Run-time extension ---- */
+
+/* Read an extra file in the source format (a YAML/JSON document with
+ * `instanceTypes: [...]`). Its entries replace built-in or earlier extra
+ * entries of the same name and add new ones. All or nothing: a file with
+ * any error changes nothing, and err names the file, the entry and the
+ * field ("extra.yaml: instanceTypes[2] (p9.48xlarge): gpus[0].memory:
+ * ..."). */
+int hwdb_load_extra(const char *path, struct dt_err *err);
+/* The same from a buffer; name is used in messages. */
+int hwdb_load_extra_buf(const char *buf, size_t len, const char *name, struct dt_err *err);
+/* Drop every extra: back to the built-in data. */
+void hwdb_reset(void);
+
+/* Write one entry in the source format: a YAML sequence item
+ * ("- name: ...\n  family: ...") that, placed under `instanceTypes:`,
+ * loads back to an equal entry. The agent's `verify` uses this to propose
+ * an entry for a type hwdb does not know. Returns 0 or -ENOMEM. */
+int hwdb_entry_write_yaml(const struct hwdb_type *t, struct strbuf *out);
+/* A whole extra file holding the given entries (with `instanceTypes:`). */
+int hwdb_file_write_yaml(const struct hwdb_type *const *types, size_t n, struct strbuf *out);
+
+/* ---- PCI ids (hwdb/pci-ids.yaml) ---- */
+
+#define HWDB_PCI_VENDOR_NVIDIA  0x10de
+#define HWDB_PCI_VENDOR_AMAZON  0x1d0f
+
+struct hwdb_pci_gpu {
+	uint16_t vendor, device;
+	const char *model;              /* pci.ids name, "H100 SXM5 80GB" */
+	const char *architecture;       /* as go-nvlib names it: "Hopper" */
+};
+
+struct hwdb_pci_efa {
+	uint16_t vendor, device;
+	int generation;                 /* 1 for efa0, 2 for efa1, ... */
+	const char *subsystem;          /* dra.net/pciSubsystem: "efa1" */
+	const char *name;               /* "EFAv2" */
+};
+
+/* NULL when the id is not a known GPU / EFA. */
+const struct hwdb_pci_gpu *hwdb_pci_gpu(uint16_t vendor, uint16_t device);
+const struct hwdb_pci_efa *hwdb_pci_efa(uint16_t vendor, uint16_t device);
+/* True for devices the agent must not count as GPUs or EFAs even though
+ * they sit next to them: NVSwitches, ENA, NVMe, bridges, management NICs.
+ * pci_class is the sysfs `class` value (0x030200: class, subclass,
+ * prog-if). */
+bool hwdb_pci_ignored(uint16_t vendor, uint16_t device, uint32_t pci_class);
+
+/* ---- Consumable capacity (the NVIDIA driver's GPU sharing) ---- */
+
+enum hwdb_cc_kind {
+	HWDB_CC_DISABLED,       /* "" or "disabled": each GPU serves one claim */
+	HWDB_CC_SHARES,         /* "N": N shares, a claim takes 1 by default */
+	HWDB_CC_MEMORY,         /* "memory": no memory request = whole GPU */
+	HWDB_CC_UNLIMITED,      /* "unlimited": memory request defaults to 0 */
+};
+
+struct hwdb_cc_mode {
+	enum hwdb_cc_kind kind;
+	int64_t shares;         /* HWDB_CC_SHARES only */
+};
+
+/* Parse the karpenter.k8s.aws/nvidia-consumable-capacity value the way
+ * Karpenter does. s may be NULL (disabled). -EINVAL for anything else than
+ * the four forms ("0", "-1", "4.5", "shares", "1Gi" are refused). */
+int hwdb_cc_parse(const char *s, struct hwdb_cc_mode *out, struct dt_err *err);
+/* "disabled", "memory", "unlimited" or the share count. buf >= 24 bytes. */
+const char *hwdb_cc_name(const struct hwdb_cc_mode *m, char *buf, size_t len);
+
+/* Driver and pool names the slices use. */
+#define HWDB_DRIVER_GPU "gpu.nvidia.com"
+#define HWDB_DRIVER_EFA "dra.net"
+
+/* Attributes whose value is only known on the node but is the same on every
+ * GPU of a node (NULL-terminated): driverVersion, cudaDriverVersion. A
+ * matchAttribute constraint on one of them is satisfiable by any set of
+ * GPUs of one node. The slices carry them in the annotation
+ * HWDB_ANNOTATION_NODE_UNIFORM (comma-separated), not as attributes. */
+extern const char *const hwdb_gpu_node_uniform_attrs[];
+#define HWDB_ANNOTATION_NODE_UNIFORM "dratopo.io/node-uniform-attributes"
+
+#endif
