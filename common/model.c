@@ -1,0 +1,355 @@
+/* model.c - the model set: its arena, its object list, lookups and the
+ * table of kinds.
+ *
+ * The arena is a list of chunks that only grows; every string and array an
+ * object points to comes from it, so freeing a set is freeing its chunks.
+ * Output trees (opaque parameters, EC2NodeClass specs) are copied into a
+ * doc_arena that the set's arena also owns. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_internal.h"
+
+#define ARENA_CHUNK (64u << 10)
+#define ARENA_ALIGN 16u
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
+struct model_arena {
+	struct arena_chunk *chunks;
+	struct doc_arena *docs;         /* deep copies of free-form subtrees */
+};
+
+static const struct {
+	const char *api_version;
+	const char *kind;
+	bool namespaced;
+} kinds[MODEL_KIND_COUNT] = {
+	[MODEL_DEVICE_CLASS]            = { "resource.k8s.io/v1", "DeviceClass", false },
+	[MODEL_RESOURCE_SLICE]          = { "resource.k8s.io/v1", "ResourceSlice", false },
+	[MODEL_RESOURCE_CLAIM]          = { "resource.k8s.io/v1", "ResourceClaim", true },
+	[MODEL_RESOURCE_CLAIM_TEMPLATE] = { "resource.k8s.io/v1", "ResourceClaimTemplate", true },
+	[MODEL_POD]                     = { "v1", "Pod", true },
+	[MODEL_NODE]                    = { "v1", "Node", false },
+	[MODEL_DEPLOYMENT]              = { "apps/v1", "Deployment", true },
+	[MODEL_REPLICA_SET]             = { "apps/v1", "ReplicaSet", true },
+	[MODEL_STATEFUL_SET]            = { "apps/v1", "StatefulSet", true },
+	[MODEL_JOB]                     = { "batch/v1", "Job", true },
+	[MODEL_NODE_POOL]               = { "karpenter.sh/v1", "NodePool", false },
+	[MODEL_NODE_CLAIM]              = { "karpenter.sh/v1", "NodeClaim", false },
+	[MODEL_EC2_NODE_CLASS]          = { "karpenter.k8s.aws/v1", "EC2NodeClass", false },
+};
+
+const char *model_kind_name(enum model_kind k)
+{
+	if ((unsigned)k >= MODEL_KIND_COUNT)
+		return "?";
+	return kinds[k].kind;
+}
+
+const char *model_kind_api_version(enum model_kind k)
+{
+	if ((unsigned)k >= MODEL_KIND_COUNT)
+		return "?";
+	return kinds[k].api_version;
+}
+
+bool model_kind_namespaced(enum model_kind k)
+{
+	return (unsigned)k < MODEL_KIND_COUNT && kinds[k].namespaced;
+}
+
+int model_kind_lookup(const char *api_version, const char *kind)
+{
+	if (!api_version || !kind)
+		return -1;
+	for (int k = 0; k < MODEL_KIND_COUNT; k++)
+		if (!strcmp(kinds[k].api_version, api_version) && !strcmp(kinds[k].kind, kind))
+			return k;
+	return -1;
+}
+
+/* ---- The arena ---- */
+
+static void *arena_alloc(struct model_arena *a, size_t size)
+{
+	struct arena_chunk *c = a->chunks;
+	size_t off;
+
+	if (size == 0)
+		size = 1;
+	if (size > SIZE_MAX - ARENA_CHUNK)
+		return NULL;
+	off = c ? (c->used + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1) : 0;
+	if (!c || off + size > c->size) {
+		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->size = cap;
+		c->used = 0;
+		c->next = a->chunks;
+		a->chunks = c;
+		off = 0;
+	}
+	c->used = off + size;
+	memset(c->data + off, 0, size);
+	return c->data + off;
+}
+
+void *model_set_alloc(struct model_set *s, size_t size)
+{
+	return arena_alloc(s->arena, size);
+}
+
+void *model_set_calloc(struct model_set *s, size_t n, size_t size)
+{
+	if (n == 0 || size == 0 || n > SIZE_MAX / size)
+		return NULL;
+	return arena_alloc(s->arena, n * size);
+}
+
+char *model_set_strndup(struct model_set *s, const char *str, size_t len)
+{
+	char *p;
+
+	if (!str)
+		return NULL;
+	if (len == SIZE_MAX)
+		return NULL;
+	p = arena_alloc(s->arena, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, str, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *model_set_strdup(struct model_set *s, const char *str)
+{
+	return str ? model_set_strndup(s, str, strlen(str)) : NULL;
+}
+
+struct doc_arena *model_set_doc_arena(struct model_set *s)
+{
+	if (!s->arena->docs)
+		s->arena->docs = doc_arena_new();
+	return s->arena->docs;
+}
+
+/* ---- The set ---- */
+
+struct model_set *model_set_new(void)
+{
+	struct model_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->arena = calloc(1, sizeof(*s->arena));
+	if (!s->arena) {
+		free(s);
+		return NULL;
+	}
+	dt_diags_init(&s->warnings);
+	return s;
+}
+
+void model_set_free(struct model_set *s)
+{
+	struct arena_chunk *c, *next;
+
+	if (!s)
+		return;
+	for (c = s->arena->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	if (s->arena->docs)
+		doc_arena_free(s->arena->docs);
+	free(s->arena);
+	free(s->objects);
+	dt_diags_free(&s->warnings);
+	free(s);
+}
+
+struct model_object *model_set_add(struct model_set *s, enum model_kind k)
+{
+	struct model_object *o;
+
+	if ((unsigned)k >= MODEL_KIND_COUNT)
+		return NULL;
+	if (s->n_objects == s->cap_objects) {
+		size_t cap = s->cap_objects ? s->cap_objects * 2 : 16;
+		struct model_object **objs = realloc(s->objects, cap * sizeof(*objs));
+
+		if (!objs)
+			return NULL;
+		s->objects = objs;
+		s->cap_objects = cap;
+	}
+	o = model_set_alloc(s, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->kind = k;
+	o->src.item = -1;
+	s->objects[s->n_objects++] = o;
+	return o;
+}
+
+size_t model_set_count(const struct model_set *s, enum model_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_objects; i++)
+		n += s->objects[i]->kind == k;
+	return n;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+struct model_object *model_set_find(const struct model_set *s, enum model_kind k,
+				    const char *ns, const char *name)
+{
+	if (!name)
+		return NULL;
+	if (!ns)
+		ns = "default";
+	for (size_t i = 0; i < s->n_objects; i++) {
+		struct model_object *o = s->objects[i];
+
+		if (o->kind != k || !str_eq(o->meta.name, name))
+			continue;
+		if (model_kind_namespaced(k) && !str_eq(o->meta.ns, ns))
+			continue;
+		return o;
+	}
+	return NULL;
+}
+
+struct model_object *model_set_next(const struct model_set *s, enum model_kind k,
+				    const struct model_object *prev)
+{
+	size_t i = 0;
+
+	if (prev) {
+		/* Find prev, then continue after it. Sets are small enough that
+		 * this scan is cheap next to what callers do per object. */
+		while (i < s->n_objects && s->objects[i] != prev)
+			i++;
+		i++;
+	}
+	for (; i < s->n_objects; i++)
+		if (s->objects[i]->kind == k)
+			return s->objects[i];
+	return NULL;
+}
+
+int model_split_qualified(struct model_set *s, const char *name, const char *default_domain,
+			  const char **domain, const char **id)
+{
+	const char *slash = name ? strchr(name, '/') : NULL;
+
+	if (!name) {
+		*domain = default_domain;
+		*id = NULL;
+		return 0;
+	}
+	if (!slash) {
+		*domain = default_domain ? default_domain : "";
+		*id = name;
+		return 0;
+	}
+	*domain = model_set_strndup(s, name, (size_t)(slash - name));
+	if (!*domain)
+		return -ENOMEM;
+	*id = slash + 1;
+	return 0;
+}
+
+void model_object_describe(const struct model_object *o, char *buf, size_t size)
+{
+	const char *name = o->meta.name ? o->meta.name : "";
+
+	if (!name[0] && o->meta.generate_name)
+		name = o->meta.generate_name;
+	if (model_kind_namespaced(o->kind))
+		snprintf(buf, size, "%s %s/%s", model_kind_name(o->kind),
+			 o->meta.ns ? o->meta.ns : "default", name);
+	else
+		snprintf(buf, size, "%s %s", model_kind_name(o->kind), name);
+}
+
+int model_device_cel_init(struct model_set *s, const char *driver, struct model_device *d)
+{
+	struct cel_device_attr *attrs = NULL;
+	struct cel_device_capacity *caps = NULL;
+
+	for (size_t i = 0; i < d->n_attributes; i++) {
+		struct model_attribute *a = &d->attributes[i];
+
+		if (model_split_qualified(s, a->name, driver, &a->domain, &a->id))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->n_capacity; i++) {
+		struct model_capacity *c = &d->capacity[i];
+
+		if (model_split_qualified(s, c->name, driver, &c->domain, &c->id))
+			return -ENOMEM;
+	}
+	if (d->n_attributes) {
+		attrs = model_set_calloc(s, d->n_attributes, sizeof(*attrs));
+		if (!attrs)
+			return -ENOMEM;
+	}
+	if (d->n_capacity) {
+		caps = model_set_calloc(s, d->n_capacity, sizeof(*caps));
+		if (!caps)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->n_attributes; i++) {
+		const struct model_attribute *a = &d->attributes[i];
+
+		attrs[i].domain = a->domain;
+		attrs[i].id = a->id;
+		attrs[i].kind = a->type;
+		switch (a->type) {
+		case CEL_ATTR_INT:
+			attrs[i].v.i = a->v.i;
+			break;
+		case CEL_ATTR_BOOL:
+			attrs[i].v.b = a->v.b;
+			break;
+		case CEL_ATTR_STRING:
+			attrs[i].v.str.s = a->v.str.s;
+			attrs[i].v.str.len = a->v.str.len;
+			break;
+		case CEL_ATTR_VERSION:
+			attrs[i].v.version = &a->version;
+			break;
+		}
+	}
+	for (size_t i = 0; i < d->n_capacity; i++) {
+		caps[i].domain = d->capacity[i].domain;
+		caps[i].id = d->capacity[i].id;
+		caps[i].value = &d->capacity[i].value;
+	}
+	d->cel.driver = driver;
+	d->cel.attrs = attrs;
+	d->cel.n_attrs = d->n_attributes;
+	d->cel.capacity = caps;
+	d->cel.n_capacity = d->n_capacity;
+	d->cel.allow_multiple_allocations = d->has_allow_multiple_allocations &&
+					    d->allow_multiple_allocations;
+	return 0;
+}
