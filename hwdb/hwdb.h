@@ -124,6 +124,16 @@ size_t hwdb_family(const char *family, const struct hwdb_type **out, size_t cap)
  * hints; NULL when nothing is close. */
 const char *hwdb_suggest(const char *name);
 
+/* The PCIe roots of a type's devices, in order of first appearance (GPUs
+ * first), with how many GPUs and EFAs each holds, into out[0..cap).
+ * Returns the number of distinct roots (devices without a known root are
+ * not counted). */
+struct hwdb_root {
+	const char *name;               /* "pci0000:44" */
+	size_t n_gpus, n_efas;
+};
+size_t hwdb_type_roots(const struct hwdb_type *t, struct hwdb_root *out, size_t cap);
+
 /* The value of a device's attribute, or NULL. */
 const struct hwdb_attr *hwdb_device_attr(const struct hwdb_device *d, const char *name);
 
@@ -208,5 +218,30 @@ const char *hwdb_cc_name(const struct hwdb_cc_mode *m, char *buf, size_t len);
  * HWDB_ANNOTATION_NODE_UNIFORM (comma-separated), not as attributes. */
 extern const char *const hwdb_gpu_node_uniform_attrs[];
 #define HWDB_ANNOTATION_NODE_UNIFORM "dratopo.io/node-uniform-attributes"
+
+/* ---- The ResourceSlices the drivers publish ---- */
+
+struct model_set;
+struct model_object;
+struct doc_arena;
+struct doc_node;
+
+#define HWDB_MAX_SLICES 2
+
+/* Build, in set, the resource.k8s.io/v1 ResourceSlices the NVIDIA driver
+ * (gpu.nvidia.com: devices gpu-N) and DRANET (dra.net: devices efa-N)
+ * publish on a node of type t named node_name, with the consumable-capacity
+ * mode applied (NULL: disabled). A driver with no device on the type
+ * publishes no slice. The slices are pool <node_name>, generation 1, one
+ * slice per pool, defaults applied. out[0..*n_out) receives them (GPU slice
+ * first); the set owns them. Returns 0, -ENOMEM, or -EINVAL for a node
+ * name that is not a DNS subdomain. */
+int hwdb_slices(const struct hwdb_type *t, const struct hwdb_cc_mode *mode, const char *node_name,
+		struct model_set *set, struct model_object **out, size_t *n_out,
+		struct dt_err *err);
+
+/* The facts of an entry as a JSON-ready tree (what `dratopo hwdb show -o
+ * json` prints as "instanceType"), built in arena a; NULL on OOM. */
+struct doc_node *hwdb_type_encode(const struct hwdb_type *t, struct doc_arena *a);
 
 #endif
