@@ -1,0 +1,333 @@
+/* plan.h - the planner: where pending DRA pods run, and the cheapest nodes
+ * to launch for the ones that fit nowhere yet (`dratopo plan`).
+ *
+ * Input is a model_set holding everything the user gave: Pods and the
+ * workloads that make them, ResourceClaims and their templates,
+ * DeviceClasses, existing Nodes and their ResourceSlices, Karpenter
+ * NodePools and EC2NodeClasses. The planner
+ *
+ *   1. expands workloads to pods and resolves every pod's claims
+ *      (plan_pods.c): a template gives each pod a claim of its own, a named
+ *      claim is shared by every pod naming it, so those pods travel as one
+ *      unit;
+ *   2. places units on existing nodes first (their slices minus what is
+ *      already allocated, taints, selectors, CPU, memory, pod count);
+ *   3. for the rest, builds the launch candidates: every (NodePool, hwdb
+ *      instance type, capacity type) the pool's requirements allow, with
+ *      the node's allocatable after Karpenter's overhead (plan_fit.c) and
+ *      the slices hwdb predicts for the type under the EC2NodeClass's
+ *      consumable-capacity mode (plan_nodepool.c does the matching);
+ *   4. chooses the set of new nodes of lowest total price that holds every
+ *      unit that can be held (plan_pack.c), and explains each unit that
+ *      cannot (reasons per NodePool and instance type);
+ *   5. writes the plan as JSON, Karpenter NodeClaims or a table
+ *      (plan_output.c).
+ *
+ * The struct plan_result owns everything it points to (one doc_arena).
+ * Library code never prints or exits; cli_plan.c talks to the user. */
+#ifndef DT_PLAN_H
+#define DT_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "doc.h"
+#include "err.h"
+#include "model.h"
+#include "strbuf.h"
+
+struct hwdb_type;
+
+/* ------------------------------------------------------------------ */
+/* Running a plan                                                      */
+/* ------------------------------------------------------------------ */
+
+#define PLAN_DEFAULT_EXACT_STEPS 200000u   /* branch-and-bound budget */
+#define PLAN_MAX_PODS            1000000u  /* pods after expanding workloads */
+#define PLAN_MAX_REPLICAS        100000    /* one workload */
+
+struct plan_options {
+	/* Steps the exact optimizer may take before it settles for the
+	 * heuristic plan; 0: PLAN_DEFAULT_EXACT_STEPS. */
+	uint64_t exact_steps;
+	/* Units above which the exact search is not even tried (0: 24). */
+	size_t exact_max_units;
+	/* Share IDs of shared-device results: NULL writes deterministic
+	 * ones (plans are meant to be diffed). */
+	void (*share_id)(void *arg, char out[37]);
+	void *share_id_arg;
+};
+
+/* One allocated device of a claim. */
+struct plan_device {
+	const char *request, *driver, *pool, *device;
+	const char *share_id;           /* NULL for exclusive devices */
+};
+
+struct plan_claim {
+	const char *claim;              /* "NS/NAME" */
+	struct plan_device *results;
+	size_t n_results;
+};
+
+/* One node to launch. */
+struct plan_node_claim {
+	const char *name;               /* "<nodepool>-<5 chars>", deterministic */
+	const char *node_pool;
+	const struct model_object *pool; /* NULL for the default NodePool */
+	const char *instance_type;
+	const char *capacity_type;      /* "on-demand" */
+	double price;
+	const char **pods;              /* "NS/NAME" */
+	size_t n_pods;
+	struct plan_claim *claims;
+	size_t n_claims;
+	const char **drivers;           /* sorted, distinct: requested-dra-drivers */
+	size_t n_drivers;
+};
+
+struct plan_existing {
+	const char *node;
+	const char **pods;
+	size_t n_pods;
+	struct plan_claim *claims;
+	size_t n_claims;
+};
+
+/* Why one option was rejected for an unschedulable pod. */
+struct plan_reject {
+	const char *node_pool;          /* NULL for an existing node */
+	const char *node;               /* existing node, else NULL */
+	const char *instance_type;      /* NULL when the whole pool was rejected */
+	const char *reason;
+};
+
+struct plan_unschedulable {
+	const char *pod;                /* "NS/NAME" */
+	const char *reason;             /* one line */
+	struct plan_reject *details;
+	size_t n_details;
+};
+
+struct plan_result {
+	struct plan_node_claim *node_claims;
+	size_t n_node_claims;
+	struct plan_existing *existing;
+	size_t n_existing;
+	struct plan_unschedulable *unschedulable;
+	size_t n_unschedulable;
+	double total_price;
+	bool optimal;                   /* the exact search proved the price lowest */
+	size_t n_pods;                  /* pending pods considered */
+	struct doc_arena *arena;        /* owns everything above */
+};
+
+/* Plan for everything in set. The set must stay alive while the result is
+ * used (the result borrows names from it); the planner adds generated
+ * objects (claims from templates, default classes, hypothetical slices)
+ * to the set. Errors: -EINVAL with a message naming the object for input
+ * the planner cannot work with (a pod naming a claim or template that does
+ * not exist is not an error: the pod is unschedulable with that reason),
+ * -ENOMEM, and the allocator's fatal errors (CEL runtime error, unknown
+ * class) prefixed with the pod. */
+int plan_run(struct model_set *set, const struct plan_options *opts,
+	     struct plan_result **out, struct dt_err *err);
+void plan_result_free(struct plan_result *r);
+
+/* ---- Output (plan_output.c) ---- */
+
+/* The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",
+ * "totalPricePerHour"}; unschedulable entries carry "details". */
+int plan_emit_json(const struct plan_result *r, struct strbuf *out);
+/* karpenter.sh/v1 NodeClaims, one YAML document each. */
+int plan_emit_yaml(const struct plan_result *r, struct strbuf *out);
+/* One row per node claim and per unschedulable pod. */
+int plan_emit_table(const struct plan_result *r, struct strbuf *out);
+
+/* ------------------------------------------------------------------ */
+/* The planner's parts, exposed for its own files and unit tests       */
+/* ------------------------------------------------------------------ */
+
+/* ---- Requirements, labels, taints (plan_nodepool.c) ---- */
+
+/* The set of states a label may take on a node: absent (when absent_ok),
+ * or a value x with (complement ? x not in vals : x in vals) that, when
+ * gt/lt bounds are set, is an integer strictly inside them. This is how
+ * Karpenter reasons about NodePool requirements before a node exists. */
+struct plan_vset {
+	bool complement;
+	bool absent_ok;
+	const char *const *vals;        /* borrowed */
+	size_t n_vals;
+	bool has_gt, has_lt;
+	int64_t gt, lt;
+};
+
+/* The set one requirement allows. -EINVAL for a Gt/Lt value that is not
+ * an integer or an unknown operator. */
+int plan_vset_from_req(const struct model_requirement *r, struct plan_vset *out);
+/* Whether a and b allow a common state. */
+bool plan_vset_intersects(const struct plan_vset *a, const struct plan_vset *b);
+/* Whether the state (value, or absent when value is NULL) is in s. */
+bool plan_vset_has(const struct plan_vset *s, const char *value);
+
+/* Label lookup in a map written as model_kv pairs; NULL when absent. */
+const char *plan_label(const struct model_kv *kv, size_t n, const char *key);
+
+/* A node before it exists: its concrete labels (instance type, template
+ * labels) and the NodePool's requirements on keys it leaves open. */
+struct plan_node_spec {
+	const struct model_kv *labels;
+	size_t n_labels;
+	const struct model_requirement *reqs;   /* the pool's */
+	size_t n_reqs;
+	bool hypothetical;      /* a new node: matchFields can never match,
+				 * well-known open keys (zone) take any value */
+};
+
+/* Whether a pod's requirement can hold on the node. */
+bool plan_req_compatible(const struct plan_node_spec *node, const struct model_requirement *r);
+/* A pod's nodeSelector and required node affinity against the node. On a
+ * mismatch returns false and writes why ("nodeSelector team=ml: label
+ * team is not set", "node affinity: no term matches") into why. */
+bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
+		      char *why, size_t whysz);
+/* Whether the pool's requirements accept the concrete labels; on failure
+ * writes the failing requirement ("karpenter.k8s.aws/instance-family In
+ * [g6 p5]") into why. */
+bool plan_pool_accepts(const struct model_requirement *reqs, size_t n,
+		       const struct model_kv *labels, size_t n_labels, char *why, size_t whysz);
+
+/* Whether one toleration tolerates one taint (core/v1 semantics). */
+bool plan_tolerates(const struct model_toleration *t, const struct model_taint *taint);
+/* The first NoSchedule/NoExecute taint no toleration tolerates, or NULL.
+ * PreferNoSchedule never keeps a pod off a node. */
+const struct model_taint *plan_untolerated(const struct model_taint *taints, size_t n,
+					   const struct model_toleration *tols, size_t m);
+
+/* Well-known label keys. */
+#define PLAN_LABEL_INSTANCE_TYPE   "node.kubernetes.io/instance-type"
+#define PLAN_LABEL_ARCH            "kubernetes.io/arch"
+#define PLAN_LABEL_OS              "kubernetes.io/os"
+#define PLAN_LABEL_CAPACITY_TYPE   "karpenter.sh/capacity-type"
+#define PLAN_LABEL_NODEPOOL        "karpenter.sh/nodepool"
+#define PLAN_LABEL_NODECLASS       "karpenter.k8s.aws/ec2nodeclass"
+#define PLAN_LABEL_FAMILY          "karpenter.k8s.aws/instance-family"
+#define PLAN_LABEL_CATEGORY        "karpenter.k8s.aws/instance-category"
+#define PLAN_LABEL_GENERATION      "karpenter.k8s.aws/instance-generation"
+#define PLAN_LABEL_SIZE            "karpenter.k8s.aws/instance-size"
+#define PLAN_LABEL_CPU             "karpenter.k8s.aws/instance-cpu"
+#define PLAN_LABEL_MEMORY          "karpenter.k8s.aws/instance-memory"
+#define PLAN_LABEL_GPU_COUNT       "karpenter.k8s.aws/instance-gpu-count"
+#define PLAN_LABEL_GPU_NAME        "karpenter.k8s.aws/instance-gpu-name"
+#define PLAN_LABEL_GPU_MANUFACTURER "karpenter.k8s.aws/instance-gpu-manufacturer"
+#define PLAN_LABEL_GPU_MEMORY      "karpenter.k8s.aws/instance-gpu-memory"
+#define PLAN_LABEL_EFA_COUNT       "karpenter.k8s.aws/instance-efa-count"
+
+#define PLAN_MAX_TYPE_LABELS 20
+#define PLAN_LABEL_VALUE_MAX 64
+
+/* The labels a node of type t gets from its instance type, with the given
+ * capacity type. Values are written into vals (PLAN_MAX_TYPE_LABELS
+ * strings of PLAN_LABEL_VALUE_MAX bytes); returns how many. */
+size_t plan_type_labels(const struct hwdb_type *t, const char *capacity_type,
+			struct model_kv *kv, char vals[][PLAN_LABEL_VALUE_MAX]);
+
+/* ---- Node overhead and pod requests (plan_fit.c) ---- */
+
+struct plan_res {
+	int64_t cpu_milli;
+	int64_t mem_bytes;
+	int64_t pods;
+};
+
+/* The kubelet settings of an EC2NodeClass (spec.kubelet) that change what
+ * a node can hold; -1 = not set. */
+struct plan_kubelet {
+	int64_t max_pods;
+	int64_t pods_per_core;
+	int64_t kube_reserved_cpu, kube_reserved_mem;       /* milli, bytes */
+	int64_t system_reserved_cpu, system_reserved_mem;
+	int64_t eviction_mem;           /* bytes; */
+	double eviction_mem_percent;    /* or a percentage of capacity, -1 unset */
+};
+
+#define PLAN_DEFAULT_MAX_PODS       110     /* kubelet's default */
+#define PLAN_VM_OVERHEAD_PERCENT    0.075   /* Karpenter's vmMemoryOverheadPercent */
+#define PLAN_EVICTION_HARD_MEM      (100LL << 20)   /* memory.available 100Mi */
+
+void plan_kubelet_defaults(struct plan_kubelet *k);
+/* Read spec.kubelet of an EC2NodeClass (may be NULL). -EINVAL with the
+ * field path for values that do not parse. */
+int plan_kubelet_from_nodeclass(const struct model_object *nc, struct plan_kubelet *k,
+				struct dt_err *err);
+/* Karpenter's AWS kube-reserved: CPU from the vCPU count, memory from the
+ * pod count (see docs/plan.md for the formula). */
+int64_t plan_kube_reserved_cpu(int vcpu);
+int64_t plan_kube_reserved_mem(int64_t max_pods);
+/* The pods a node of vcpu vCPUs may run. */
+int64_t plan_max_pods(const struct plan_kubelet *k, int vcpu);
+/* What a new node of vcpu/memory_mib leaves for pods. */
+void plan_node_allocatable(int vcpu, int64_t memory_mib, const struct plan_kubelet *k,
+			   struct plan_res *out);
+/* A pod's effective requests: max(sum of containers, largest init
+ * container) + overhead; limits stand in for missing requests. pods = 1. */
+void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out);
+bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
+		   const struct plan_res *cap);
+/* "cpu", "memory" or "pods": the first dimension that does not fit. */
+const char *plan_res_short(const struct plan_res *need, const struct plan_res *used,
+			   const struct plan_res *cap);
+
+/* ---- The optimizer (plan_pack.c) ----
+ *
+ * Abstract over what a node is: the caller supplies the operations, the
+ * optimizer decides which candidates to open and which shapes to place. */
+
+struct plan_pack_ops {
+	void *ctx;
+	/* Open a fresh node of candidate c; writes its handle. 0 or <0. */
+	int (*open)(void *ctx, size_t cand, size_t *node);
+	/* Discard a node (any order). */
+	void (*close)(void *ctx, size_t node);
+	/* Place one unit of shape s on node: 1 placed, 0 does not fit, <0
+	 * fatal error. */
+	int (*add)(void *ctx, size_t node, size_t shape);
+	/* Undo the latest add on node that is not yet undone (LIFO). */
+	void (*undo)(void *ctx, size_t node);
+	/* An upper bound on how many units of shape s a fresh node of c
+	 * holds (from CPU, memory and pods alone); SIZE_MAX when unknown. */
+	size_t (*bound)(void *ctx, size_t shape, size_t cand);
+};
+
+struct plan_pack_problem {
+	size_t n_shapes, n_cands;
+	const size_t *count;            /* units per shape */
+	const double *price;            /* per candidate */
+	const bool *allowed;            /* [shape * n_cands + cand] */
+	uint64_t exact_steps;           /* 0: no exact search */
+	size_t exact_max_units;
+	struct plan_pack_ops ops;
+};
+
+struct plan_pack_node {
+	size_t cand;
+	size_t *per_shape;              /* n_shapes counts */
+};
+
+struct plan_pack_solution {
+	struct plan_pack_node *nodes;
+	size_t n_nodes;
+	size_t *unplaced;               /* per shape: units no candidate holds */
+	double cost;
+	bool optimal;                   /* proven by the exact search */
+	uint64_t steps;
+	size_t *capacity;               /* [shape * n_cands + cand]: units a fresh node holds */
+};
+
+int plan_pack_solve(const struct plan_pack_problem *p, struct plan_pack_solution *out,
+		    struct dt_err *err);
+void plan_pack_solution_free(struct plan_pack_solution *s);
+
+#endif

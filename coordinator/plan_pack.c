@@ -1,0 +1,568 @@
+/* plan_pack.c - the price optimizer: which new nodes to launch so that the
+ * pending units fit at the lowest total price.
+ *
+ * Units of one shape are interchangeable (same requests, same claims
+ * spec, same selectors), so the problem is a covering problem over
+ * shapes x candidates. Three stages, each keeping the best plan so far:
+ *
+ *   1. capacity: how many units of each shape a fresh node of each
+ *      candidate holds, found by really placing them (the caller's add
+ *      runs the allocator), bounded by CPU, memory and pods;
+ *   2. per shape, the cheapest multiset of candidates covering its units:
+ *      an exact dynamic program over the unit count (cost[i] = min over
+ *      candidates of price + cost[i - capacity]); then partially filled
+ *      nodes of different shapes are merged into one node wherever a
+ *      candidate holds both for less than the two cost;
+ *   3. for small inputs, a branch and bound over units that may mix shapes
+ *      freely on every node, starting from stage 2's price as the bound
+ *      and pruning with a per-shape lower bound; within its step budget it
+ *      proves the plan optimal.
+ *
+ * docs/plan.md explains why this beats greedy first fit. */
+#include <errno.h>
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define CAP(p, s, c) ((s) * (p)->n_cands + (c))
+
+static int compute_capacity(const struct plan_pack_problem *p, size_t *cap, struct dt_err *err)
+{
+	for (size_t s = 0; s < p->n_shapes; s++) {
+		for (size_t c = 0; c < p->n_cands; c++) {
+			size_t limit = p->count[s], node, k = 0;
+			int rc = 0;
+
+			cap[CAP(p, s, c)] = 0;
+			if (!limit || !p->allowed[CAP(p, s, c)])
+				continue;
+			if (p->ops.bound) {
+				size_t b = p->ops.bound(p->ops.ctx, s, c);
+
+				if (b < limit)
+					limit = b;
+			}
+			if (!limit)
+				continue;
+			if ((rc = p->ops.open(p->ops.ctx, c, &node)) < 0)
+				return dt_err_set(err, rc, "opening a node of candidate %zu failed", c);
+			while (k < limit && (rc = p->ops.add(p->ops.ctx, node, s)) == 1)
+				k++;
+			for (size_t i = 0; i < k; i++)
+				p->ops.undo(p->ops.ctx, node);
+			p->ops.close(p->ops.ctx, node);
+			if (rc < 0)
+				return rc;
+			cap[CAP(p, s, c)] = k;
+		}
+	}
+	return 0;
+}
+
+/* ---- Working solutions ---- */
+
+struct wnode {
+	size_t cand;
+	size_t *per_shape;
+};
+
+struct wsol {
+	struct wnode *nodes;
+	size_t n, cap;
+	double cost;
+};
+
+static void wsol_free(struct wsol *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->nodes[i].per_shape);
+	free(w->nodes);
+	memset(w, 0, sizeof(*w));
+}
+
+static struct wnode *wsol_push(struct wsol *w, size_t n_shapes, size_t cand)
+{
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? 2 * w->cap : 16;
+		struct wnode *nn = realloc(w->nodes, nc * sizeof(*nn));
+
+		if (!nn)
+			return NULL;
+		w->nodes = nn;
+		w->cap = nc;
+	}
+	w->nodes[w->n].cand = cand;
+	w->nodes[w->n].per_shape = calloc(n_shapes ? n_shapes : 1, sizeof(size_t));
+	if (!w->nodes[w->n].per_shape)
+		return NULL;
+	return &w->nodes[w->n++];
+}
+
+static void wsol_remove(struct wsol *w, size_t i)
+{
+	free(w->nodes[i].per_shape);
+	memmove(&w->nodes[i], &w->nodes[i + 1], (w->n - i - 1) * sizeof(w->nodes[0]));
+	w->n--;
+}
+
+/* ---- Stage 2: per-shape dynamic program ---- */
+
+static int dp_shape(const struct plan_pack_problem *p, const size_t *cap, size_t s,
+		    struct wsol *w, size_t *unplaced)
+{
+	size_t n = p->count[s], any = 0;
+	double *cost = NULL;
+	size_t *choice = NULL;
+	int rc = -ENOMEM;
+
+	*unplaced = 0;
+	if (!n)
+		return 0;
+	for (size_t c = 0; c < p->n_cands; c++)
+		any += cap[CAP(p, s, c)] > 0;
+	if (!any) {
+		*unplaced = n;
+		return 0;
+	}
+	cost = malloc((n + 1) * sizeof(*cost));
+	choice = malloc((n + 1) * sizeof(*choice));
+	if (!cost || !choice)
+		goto out;
+	cost[0] = 0;
+	for (size_t i = 1; i <= n; i++) {
+		cost[i] = DBL_MAX;
+		choice[i] = SIZE_MAX;
+		for (size_t c = 0; c < p->n_cands; c++) {
+			size_t k = cap[CAP(p, s, c)];
+			double v;
+
+			if (!k)
+				continue;
+			v = p->price[c] + cost[i > k ? i - k : 0];
+			/* Ties go to the earlier (cheaper-listed) candidate. */
+			if (v < cost[i] - 1e-9) {
+				cost[i] = v;
+				choice[i] = c;
+			}
+		}
+	}
+	for (size_t i = n; i > 0;) {
+		size_t c = choice[i], k = cap[CAP(p, s, c)];
+		size_t take = k < i ? k : i;
+		struct wnode *node = wsol_push(w, p->n_shapes, c);
+
+		if (!node)
+			goto out;
+		node->per_shape[s] = take;
+		w->cost += p->price[c];
+		i -= take;
+	}
+	rc = 0;
+out:
+	free(cost);
+	free(choice);
+	return rc;
+}
+
+/* Open a fresh node of cand and place the units of a and b (either may be
+ * NULL): 1 when everything fits, 0 when not, <0 on error. The node is
+ * always closed again. */
+static int try_hold(const struct plan_pack_problem *p, size_t cand, const struct wnode *a,
+		    const struct wnode *b)
+{
+	const struct wnode *parts[2] = { a, b };
+	size_t node, added = 0;
+	int rc;
+
+	if ((rc = p->ops.open(p->ops.ctx, cand, &node)) < 0)
+		return rc;
+	rc = 1;
+	for (int i = 0; i < 2 && rc == 1; i++) {
+		if (!parts[i])
+			continue;
+		for (size_t s = 0; s < p->n_shapes && rc == 1; s++) {
+			if (parts[i]->per_shape[s] && !p->allowed[CAP(p, s, cand)]) {
+				rc = 0;
+				break;
+			}
+			for (size_t k = 0; k < parts[i]->per_shape[s] && rc == 1; k++) {
+				rc = p->ops.add(p->ops.ctx, node, s);
+				added += rc == 1;
+			}
+		}
+	}
+	while (added--)
+		p->ops.undo(p->ops.ctx, node);
+	p->ops.close(p->ops.ctx, node);
+	return rc;
+}
+
+static bool node_full(const struct plan_pack_problem *p, const size_t *cap,
+		      const struct wnode *n)
+{
+	for (size_t s = 0; s < p->n_shapes; s++)
+		if (n->per_shape[s] && n->per_shape[s] >= cap[CAP(p, s, n->cand)])
+			return true;
+	return false;
+}
+
+/* Merge two partly filled nodes into one cheaper node while that helps. */
+static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
+{
+	bool improved = true;
+	size_t rounds = 0;
+
+	while (improved && rounds++ < 4 * (w->n + 1)) {
+		improved = false;
+		for (size_t i = 0; i < w->n && !improved; i++) {
+			if (node_full(p, cap, &w->nodes[i]))
+				continue;
+			for (size_t j = i + 1; j < w->n && !improved; j++) {
+				double pair = p->price[w->nodes[i].cand] + p->price[w->nodes[j].cand];
+				double best = pair;
+				size_t best_c = SIZE_MAX;
+
+				if (node_full(p, cap, &w->nodes[j]))
+					continue;
+				for (size_t c = 0; c < p->n_cands; c++) {
+					int rc;
+
+					if (p->price[c] >= best - 1e-9)
+						continue;
+					rc = try_hold(p, c, &w->nodes[i], &w->nodes[j]);
+					if (rc < 0)
+						return rc;
+					if (rc == 1) {
+						best = p->price[c];
+						best_c = c;
+					}
+				}
+				if (best_c == SIZE_MAX)
+					continue;
+				for (size_t s = 0; s < p->n_shapes; s++)
+					w->nodes[i].per_shape[s] += w->nodes[j].per_shape[s];
+				w->nodes[i].cand = best_c;
+				w->cost += best - pair;
+				wsol_remove(w, j);
+				improved = true;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- Stage 3: branch and bound ---- */
+
+struct bb {
+	const struct plan_pack_problem *p;
+	const size_t *cap;
+	size_t *unit_shape;             /* n_units */
+	size_t n_units;
+	double *ratio;                  /* per shape: min price per unit */
+	/* open nodes of the current branch */
+	size_t *node_handle, *node_cand, **node_count;
+	size_t n_open;
+	size_t *unit_node;              /* current assignment */
+	double cost;
+	/* best */
+	double best;
+	size_t *best_unit_node, *best_node_cand;
+	size_t best_n_nodes;
+	bool found;
+	uint64_t steps, budget;
+	bool aborted;
+	int error;
+	size_t *cand_order;             /* candidates by price per unit, per shape */
+};
+
+static double lower_bound(struct bb *b, size_t from)
+{
+	const struct plan_pack_problem *p = b->p;
+	double lb = 0;
+
+	for (size_t s = 0; s < p->n_shapes; s++) {
+		size_t rem = 0, absorb = 0;
+		double need;
+
+		for (size_t u = from; u < b->n_units; u++)
+			rem += b->unit_shape[u] == s;
+		if (!rem)
+			continue;
+		for (size_t n = 0; n < b->n_open && absorb < rem; n++) {
+			size_t k = b->cap[CAP(p, s, b->node_cand[n])];
+
+			if (k > b->node_count[n][s])
+				absorb += k - b->node_count[n][s];
+		}
+		if (absorb >= rem)
+			continue;
+		need = (double)(rem - absorb) * b->ratio[s];
+		if (need > lb)
+			lb = need;
+	}
+	return lb;
+}
+
+static void bb_record(struct bb *b)
+{
+	b->best = b->cost;
+	b->found = true;
+	memcpy(b->best_unit_node, b->unit_node, b->n_units * sizeof(size_t));
+	memcpy(b->best_node_cand, b->node_cand, b->n_open * sizeof(size_t));
+	b->best_n_nodes = b->n_open;
+}
+
+static void bb_place(struct bb *b, size_t u)
+{
+	const struct plan_pack_problem *p = b->p;
+	size_t s, first = 0;
+	int rc;
+
+	if (b->aborted || b->error)
+		return;
+	if (++b->steps > b->budget) {
+		b->aborted = true;
+		return;
+	}
+	if (u == b->n_units) {
+		if (b->cost < b->best - 1e-9)
+			bb_record(b);
+		return;
+	}
+	if (b->cost + lower_bound(b, u) >= b->best - 1e-9)
+		return;
+	s = b->unit_shape[u];
+	/* Identical units go to nodes in non-decreasing order. */
+	if (u > 0 && b->unit_shape[u - 1] == s)
+		first = b->unit_node[u - 1];
+	for (size_t n = first; n < b->n_open; n++) {
+		rc = p->ops.add(p->ops.ctx, b->node_handle[n], s);
+		if (rc < 0) {
+			b->error = rc;
+			return;
+		}
+		if (rc == 0)
+			continue;
+		b->node_count[n][s]++;
+		b->unit_node[u] = n;
+		bb_place(b, u + 1);
+		b->node_count[n][s]--;
+		p->ops.undo(p->ops.ctx, b->node_handle[n]);
+		if (b->aborted || b->error)
+			return;
+	}
+	for (size_t i = 0; i < p->n_cands; i++) {
+		size_t c = b->cand_order[s * p->n_cands + i], n = b->n_open;
+
+		if (c == SIZE_MAX)
+			break;
+		if (b->cost + p->price[c] >= b->best - 1e-9)
+			continue;
+		rc = p->ops.open(p->ops.ctx, c, &b->node_handle[n]);
+		if (rc < 0) {
+			b->error = rc;
+			return;
+		}
+		rc = p->ops.add(p->ops.ctx, b->node_handle[n], s);
+		if (rc == 1) {
+			b->node_cand[n] = c;
+			memset(b->node_count[n], 0, p->n_shapes * sizeof(size_t));
+			b->node_count[n][s] = 1;
+			b->n_open++;
+			b->cost += p->price[c];
+			b->unit_node[u] = n;
+			bb_place(b, u + 1);
+			b->cost -= p->price[c];
+			b->n_open--;
+			p->ops.undo(p->ops.ctx, b->node_handle[n]);
+		}
+		p->ops.close(p->ops.ctx, b->node_handle[n]);
+		if (rc < 0)
+			b->error = rc;
+		if (b->aborted || b->error)
+			return;
+	}
+}
+
+static double price_per_unit(const struct plan_pack_problem *p, const size_t *cap, size_t s,
+			     size_t c)
+{
+	return p->price[c] / (double)cap[CAP(p, s, c)];
+}
+
+/* Sort helper: candidates of one shape by price per unit. */
+struct order_ctx {
+	const struct plan_pack_problem *p;
+	const size_t *cap;
+	size_t s;
+};
+
+static void sort_cands(const struct order_ctx *o, size_t *v, size_t n)
+{
+	/* Insertion sort: n is the candidate count, small. */
+	for (size_t i = 1; i < n; i++) {
+		size_t x = v[i], j = i;
+		double px = price_per_unit(o->p, o->cap, o->s, x);
+
+		while (j > 0 && price_per_unit(o->p, o->cap, o->s, v[j - 1]) > px) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+static int exact_search(const struct plan_pack_problem *p, const size_t *cap,
+			const size_t *unplaced, struct wsol *w, bool *optimal, uint64_t *steps)
+{
+	struct bb b = { .p = p, .cap = cap, .best = w->cost, .budget = p->exact_steps };
+	size_t n_units = 0, u = 0;
+	int rc = -ENOMEM;
+
+	for (size_t s = 0; s < p->n_shapes; s++)
+		n_units += p->count[s] - unplaced[s];
+	b.n_units = n_units;
+	if (!n_units) {
+		*optimal = true;
+		return 0;
+	}
+	b.unit_shape = calloc(n_units, sizeof(size_t));
+	b.unit_node = calloc(n_units, sizeof(size_t));
+	b.best_unit_node = calloc(n_units, sizeof(size_t));
+	b.node_handle = calloc(n_units, sizeof(size_t));
+	b.node_cand = calloc(n_units, sizeof(size_t));
+	b.best_node_cand = calloc(n_units, sizeof(size_t));
+	b.node_count = calloc(n_units, sizeof(size_t *));
+	b.ratio = calloc(p->n_shapes, sizeof(double));
+	b.cand_order = malloc(p->n_shapes * p->n_cands * sizeof(size_t) + 1);
+	if (!b.unit_shape || !b.unit_node || !b.best_unit_node || !b.node_handle ||
+	    !b.node_cand || !b.best_node_cand || !b.node_count || !b.ratio || !b.cand_order)
+		goto out;
+	for (size_t i = 0; i < n_units; i++)
+		if (!(b.node_count[i] = calloc(p->n_shapes, sizeof(size_t))))
+			goto out;
+	for (size_t s = 0; s < p->n_shapes; s++) {
+		struct order_ctx o = { p, cap, s };
+		size_t *v = &b.cand_order[s * p->n_cands], k = 0;
+
+		for (size_t c = 0; c < p->n_cands; c++)
+			if (cap[CAP(p, s, c)])
+				v[k++] = c;
+		sort_cands(&o, v, k);
+		b.ratio[s] = k ? price_per_unit(p, cap, s, v[0]) : 0;
+		for (size_t i = k; i < p->n_cands; i++)
+			v[i] = SIZE_MAX;
+		for (size_t i = 0; i < p->count[s] - unplaced[s]; i++)
+			b.unit_shape[u++] = s;
+	}
+	bb_place(&b, 0);
+	*steps = b.steps;
+	if (b.error) {
+		rc = b.error;
+		goto out;
+	}
+	*optimal = !b.aborted;
+	if (b.found) {
+		struct wsol nw = { 0 };
+
+		for (size_t n = 0; n < b.best_n_nodes; n++) {
+			if (!wsol_push(&nw, p->n_shapes, b.best_node_cand[n])) {
+				wsol_free(&nw);
+				goto out;
+			}
+			nw.cost += p->price[b.best_node_cand[n]];
+		}
+		for (size_t i = 0; i < n_units; i++)
+			nw.nodes[b.best_unit_node[i]].per_shape[b.unit_shape[i]]++;
+		wsol_free(w);
+		*w = nw;
+	}
+	rc = 0;
+out:
+	if (b.node_count)
+		for (size_t i = 0; i < n_units; i++)
+			free(b.node_count[i]);
+	free(b.node_count);
+	free(b.unit_shape);
+	free(b.unit_node);
+	free(b.best_unit_node);
+	free(b.node_handle);
+	free(b.node_cand);
+	free(b.best_node_cand);
+	free(b.ratio);
+	free(b.cand_order);
+	return rc;
+}
+
+int plan_pack_solve(const struct plan_pack_problem *p, struct plan_pack_solution *out,
+		    struct dt_err *err)
+{
+	struct wsol w = { 0 };
+	size_t total = 0, *cap = NULL, *unplaced = NULL;
+	int rc = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	cap = calloc(p->n_shapes * p->n_cands + 1, sizeof(size_t));
+	unplaced = calloc(p->n_shapes + 1, sizeof(size_t));
+	if (!cap || !unplaced) {
+		dt_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = compute_capacity(p, cap, err)) < 0)
+		goto out;
+	for (size_t s = 0; s < p->n_shapes; s++) {
+		if ((rc = dp_shape(p, cap, s, &w, &unplaced[s])) < 0) {
+			dt_err_set(err, rc, "out of memory");
+			goto out;
+		}
+		total += p->count[s] - unplaced[s];
+	}
+	if ((rc = merge_pass(p, cap, &w)) < 0) {
+		dt_err_set(err, rc, "placing units while merging nodes failed");
+		goto out;
+	}
+	if (p->exact_steps && total <= (p->exact_max_units ? p->exact_max_units : 24)) {
+		rc = exact_search(p, cap, unplaced, &w, &out->optimal, &out->steps);
+		if (rc < 0) {
+			dt_err_set(err, rc, "the exact search failed");
+			goto out;
+		}
+	}
+	out->nodes = calloc(w.n + 1, sizeof(*out->nodes));
+	if (!out->nodes) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		out->nodes[i].cand = w.nodes[i].cand;
+		out->nodes[i].per_shape = w.nodes[i].per_shape;
+		w.nodes[i].per_shape = NULL;
+	}
+	out->n_nodes = w.n;
+	out->cost = w.cost;
+	out->unplaced = unplaced;
+	out->capacity = cap;
+	unplaced = NULL;
+	cap = NULL;
+	rc = 0;
+out:
+	wsol_free(&w);
+	free(cap);
+	free(unplaced);
+	return rc;
+}
+
+void plan_pack_solution_free(struct plan_pack_solution *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		free(s->nodes[i].per_shape);
+	free(s->nodes);
+	free(s->unplaced);
+	free(s->capacity);
+	memset(s, 0, sizeof(*s));
+}
