@@ -1,0 +1,113 @@
+/* alloc_select.c - which devices a DeviceClass and a request select.
+ *
+ * Every selector expression is compiled once (through the CEL cache) and
+ * gets one result byte per device of the node, filled on first use: the
+ * planner tries many pods with the same classes, so a device is
+ * evaluated against an expression once per node, not once per pod.
+ * This is the one place the allocator evaluates CEL. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_internal.h"
+
+struct aclass *alloc_ctx_class(struct alloc_ctx *ctx, const char *name)
+{
+	uint32_t i;
+
+	if (!name || !alloc_hash_get(&ctx->class_index, name, strlen(name), &i))
+		return NULL;
+	return &ctx->classes[i];
+}
+
+int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint32_t *out,
+		       struct dt_err *err)
+{
+	const struct cel_program *prog;
+	struct asel *s;
+	char *copy;
+	int rc;
+
+	if (alloc_hash_get(&ctx->sel_index, expr, len, out))
+		return 0;
+	if (len > CEL_MAX_EXPRESSION_LEN)
+		return dt_err_set(err, -EINVAL,
+				  "CEL expression too long: %zu bytes, the limit is %d", len,
+				  CEL_MAX_EXPRESSION_LEN);
+	rc = cel_cache_get(ctx->cache, expr, len, &prog, err);
+	if (rc)
+		return rc;
+	if (ctx->n_sels == ctx->cap_sels) {
+		size_t nc = ctx->cap_sels ? ctx->cap_sels * 2 : 8;
+		struct asel *ns = realloc(ctx->sels, nc * sizeof(*ns));
+
+		if (!ns)
+			return dt_err_set(err, -ENOMEM, "out of memory");
+		ctx->sels = ns;
+		ctx->cap_sels = nc;
+	}
+	copy = alloc_mem_get(ctx->mem, len + 1);
+	if (!copy)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	memcpy(copy, expr, len);
+	s = &ctx->sels[ctx->n_sels];
+	s->expr = copy;
+	s->len = len;
+	s->prog = prog;
+	s->results = calloc(ctx->n_devs ? ctx->n_devs : 1, 1);
+	if (!s->results)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	rc = alloc_hash_put(&ctx->sel_index, copy, len, (uint32_t)ctx->n_sels);
+	if (rc) {
+		free(s->results);
+		return dt_err_set(err, rc, "out of memory");
+	}
+	*out = (uint32_t)ctx->n_sels++;
+	return 0;
+}
+
+int alloc_class_resolve(struct alloc_ctx *ctx, struct aclass *c, struct dt_err *err)
+{
+	const struct model_device_class_spec *spec = &c->obj->u.device_class;
+	int rc;
+
+	if (c->resolved)
+		return 0;
+	c->sels = alloc_mem_get(ctx->mem, (spec->n_selectors + 1) * sizeof(*c->sels));
+	if (!c->sels)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < spec->n_selectors; i++) {
+		const struct model_selector *s = &spec->selectors[i];
+
+		if (!s->expression)
+			return dt_err_set(err, -EINVAL, "class %s: selector #%zu: CEL expression "
+					  "empty (unsupported selector type?)", c->obj->meta.name, i);
+		rc = alloc_ctx_selector(ctx, s->expression, s->expression_len, &c->sels[i], err);
+		if (rc)
+			return dt_err_prefix(err, "class %s: selector #%zu: ", c->obj->meta.name, i);
+	}
+	c->resolved = true;
+	return 0;
+}
+
+int alloc_selector_match(struct alloc_ctx *ctx, uint32_t s, uint32_t dev, bool *match,
+			 struct dt_err *err)
+{
+	struct asel *sel = &ctx->sels[s];
+	const struct adev *d = &ctx->devs[dev];
+	int rc;
+
+	if (sel->results[dev]) {
+		*match = sel->results[dev] == 1;
+		return 0;
+	}
+	rc = cel_eval_selector(sel->prog, &d->dev->cel, match, err);
+	if (rc) {
+		if (!d->has_unknown || rc == -ENOMEM)
+			return rc;
+		/* The expression read what only the running node will know. */
+		*match = false;
+		dt_err_clear(err);
+	}
+	sel->results[dev] = *match ? 1 : 2;
+	return 0;
+}
