@@ -27,6 +27,14 @@ struct quantity {
 	__int128 mant;
 	int32_t exp;                /* power of ten, >= -9 after parsing */
 	enum quantity_format format;
+	/* mant/exp are apimachinery's own representation: the int64 value and
+	 * scale of its fast path, or (dec) the arbitrary-precision form its slow
+	 * path and overflowing arithmetic produce. Only quantity_to_int64,
+	 * quantity_is_integer and quantity_to_double look at it (CEL's
+	 * asInteger() fails on an inf.Dec value or a negative scale, as
+	 * AsInt64 does); comparison and printing depend on the value alone.
+	 * A zeroed struct is the integer 0. */
+	bool dec;
 };
 
 /* Longest canonical form quantity_format() can write, with NUL. */
@@ -55,6 +63,10 @@ int quantity_sub(const struct quantity *a, const struct quantity *b, struct quan
  * ("cannot convert value to integer" is the CEL library's message). */
 int quantity_to_int64(const struct quantity *q, int64_t *out);
 bool quantity_is_integer(const struct quantity *q);
+/* The value as an int64 when it is an integer that fits, whatever its
+ * representation ("1000m" -> 1, "0.5Gi" -> 536870912); -ERANGE otherwise.
+ * For callers that want the number, not CEL's asInteger(). */
+int quantity_exact_int64(const struct quantity *q, int64_t *out);
 /* Value rounded up to an integer (Quantity.Value()), saturating. */
 int64_t quantity_value_ceil(const struct quantity *q);
 /* Nearest double (asApproximateFloat). */
