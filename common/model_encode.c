@@ -1,0 +1,900 @@
+/* model_encode.c - objects back to document trees, in the form kubectl
+ * prints them: apiVersion, kind, metadata, spec, status in that order,
+ * fields in the API's order, defaults included, quantities canonical, and
+ * optional fields that are empty left out (the API's omitempty).
+ *
+ * The trees are built in the caller's doc_arena; doc_emit_yaml and
+ * doc_emit_json print them. */
+#include <string.h>
+
+#include "model_internal.h"
+
+struct enc {
+	struct doc_arena *a;
+	bool oom;
+};
+
+/* ---- Building blocks: each tolerates an earlier OOM ---- */
+
+static struct doc_node *new_map(struct enc *e)
+{
+	struct doc_node *m = doc_new_map(e->a);
+
+	if (!m)
+		e->oom = true;
+	return m;
+}
+
+static struct doc_node *new_seq(struct enc *e)
+{
+	struct doc_node *s = doc_new_seq(e->a);
+
+	if (!s)
+		e->oom = true;
+	return s;
+}
+
+static void put(struct enc *e, struct doc_node *map, const char *key, struct doc_node *v)
+{
+	if (!map || !v || doc_map_set(e->a, map, key, v))
+		e->oom = true;
+}
+
+static void push(struct enc *e, struct doc_node *seq, struct doc_node *v)
+{
+	if (!seq || !v || doc_seq_push(e->a, seq, v))
+		e->oom = true;
+}
+
+/* Put only when the map or list received something. */
+static void put_nonempty(struct enc *e, struct doc_node *map, const char *key,
+			 struct doc_node *v)
+{
+	if (!v)
+		return;
+	if ((v->kind == DOC_MAP && v->u.map.n == 0) || (v->kind == DOC_SEQ && v->u.seq.n == 0))
+		return;
+	put(e, map, key, v);
+}
+
+static void put_str(struct enc *e, struct doc_node *map, const char *key, const char *s)
+{
+	if (s && s[0])
+		put(e, map, key, doc_new_string(e->a, s));
+}
+
+static void put_int(struct enc *e, struct doc_node *map, const char *key, int64_t i)
+{
+	put(e, map, key, doc_new_int(e->a, i));
+}
+
+static void put_bool(struct enc *e, struct doc_node *map, const char *key, bool b)
+{
+	put(e, map, key, doc_new_bool(e->a, b));
+}
+
+static struct doc_node *quantity_node(struct enc *e, const struct quantity *q)
+{
+	char buf[QUANTITY_STR_MAX];
+
+	quantity_format(q, buf);
+	return doc_new_string(e->a, buf);
+}
+
+static void put_quantity(struct enc *e, struct doc_node *map, const char *key,
+			 const struct quantity *q)
+{
+	put(e, map, key, quantity_node(e, q));
+}
+
+static void put_str_list(struct enc *e, struct doc_node *map, const char *key,
+			 const char *const *items, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++)
+		push(e, seq, doc_new_string(e->a, items[i] ? items[i] : ""));
+	put(e, map, key, seq);
+}
+
+static void put_kv(struct enc *e, struct doc_node *map, const char *key,
+		   const struct model_kv *kv, size_t n)
+{
+	struct doc_node *m;
+
+	if (!n)
+		return;
+	m = new_map(e);
+	for (size_t i = 0; i < n; i++)
+		put(e, m, kv[i].key, doc_new_string(e->a, kv[i].value ? kv[i].value : ""));
+	put(e, map, key, m);
+}
+
+static void put_resources(struct enc *e, struct doc_node *map, const char *key,
+			  const struct model_resource_list *l)
+{
+	struct doc_node *m;
+
+	if (!l->n_items)
+		return;
+	m = new_map(e);
+	for (size_t i = 0; i < l->n_items; i++)
+		put(e, m, l->items[i].name, quantity_node(e, &l->items[i].value));
+	put(e, map, key, m);
+}
+
+static void put_clone(struct enc *e, struct doc_node *map, const char *key,
+		      const struct doc_node *n)
+{
+	if (n)
+		put(e, map, key, doc_clone(e->a, n));
+}
+
+/* ---- Shared pieces ---- */
+
+static struct doc_node *enc_meta(struct enc *e, const struct model_meta *m, bool namespaced)
+{
+	struct doc_node *md = new_map(e);
+
+	put_kv(e, md, "annotations", m->annotations, m->n_annotations);
+	put_str(e, md, "creationTimestamp", m->creation_timestamp);
+	put_str(e, md, "generateName", m->generate_name);
+	put_kv(e, md, "labels", m->labels, m->n_labels);
+	put_str(e, md, "name", m->name);
+	if (namespaced)
+		put_str(e, md, "namespace", m->ns);
+	if (m->n_owner_refs) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < m->n_owner_refs; i++) {
+			const struct model_owner_ref *r = &m->owner_refs[i];
+			struct doc_node *o = new_map(e);
+
+			put_str(e, o, "apiVersion", r->api_version);
+			if (r->has_block_owner_deletion)
+				put_bool(e, o, "blockOwnerDeletion", r->block_owner_deletion);
+			if (r->has_controller)
+				put_bool(e, o, "controller", r->controller);
+			put_str(e, o, "kind", r->kind);
+			put_str(e, o, "name", r->name);
+			put_str(e, o, "uid", r->uid);
+			push(e, seq, o);
+		}
+		put(e, md, "ownerReferences", seq);
+	}
+	put_str(e, md, "resourceVersion", m->resource_version);
+	put_str(e, md, "uid", m->uid);
+	return md;
+}
+
+static struct doc_node *enc_requirements(struct enc *e, const struct model_requirement *r,
+					 size_t n)
+{
+	struct doc_node *seq = new_seq(e);
+
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+
+		put_str(e, m, "key", r[i].key);
+		if (r[i].has_min_values)
+			put_int(e, m, "minValues", r[i].min_values);
+		put_str(e, m, "operator", r[i].operator_text);
+		put_str_list(e, m, "values", r[i].values, r[i].n_values);
+		push(e, seq, m);
+	}
+	return seq;
+}
+
+static struct doc_node *enc_node_selector(struct enc *e, const struct model_node_selector *ns)
+{
+	struct doc_node *m = new_map(e);
+	struct doc_node *terms = new_seq(e);
+
+	for (size_t i = 0; i < ns->n_terms; i++) {
+		struct doc_node *t = new_map(e);
+		const struct model_node_selector_term *term = &ns->terms[i];
+
+		if (term->n_match_expressions)
+			put(e, t, "matchExpressions", enc_requirements(e, term->match_expressions,
+								       term->n_match_expressions));
+		if (term->n_match_fields)
+			put(e, t, "matchFields", enc_requirements(e, term->match_fields,
+								  term->n_match_fields));
+		push(e, terms, t);
+	}
+	put(e, m, "nodeSelectorTerms", terms);
+	return m;
+}
+
+static void put_taints(struct enc *e, struct doc_node *map, const char *key,
+		       const struct model_taint *t, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+
+		put_str(e, m, "effect", t[i].effect);
+		put_str(e, m, "key", t[i].key);
+		put_str(e, m, "timeAdded", t[i].time_added);
+		put_str(e, m, "value", t[i].value);
+		push(e, seq, m);
+	}
+	put(e, map, key, seq);
+}
+
+static void put_tolerations(struct enc *e, struct doc_node *map, const char *key,
+			    const struct model_toleration *t, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+
+		put_str(e, m, "effect", t[i].effect);
+		put_str(e, m, "key", t[i].key);
+		put_str(e, m, "operator", t[i].operator_text);
+		if (t[i].has_toleration_seconds)
+			put_int(e, m, "tolerationSeconds", t[i].toleration_seconds);
+		put_str(e, m, "value", t[i].value);
+		push(e, seq, m);
+	}
+	put(e, map, key, seq);
+}
+
+/* ---- resource.k8s.io/v1 ---- */
+
+static void put_selectors(struct enc *e, struct doc_node *map, const struct model_selector *s,
+			  size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+
+		if (s[i].expression) {
+			struct doc_node *cel = new_map(e);
+
+			put(e, cel, "expression", doc_new_string(e->a, s[i].expression));
+			put(e, m, "cel", cel);
+		}
+		push(e, seq, m);
+	}
+	put(e, map, "selectors", seq);
+}
+
+static void put_configs(struct enc *e, struct doc_node *map, const char *key,
+			const struct model_device_config *c, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+
+		if (c[i].has_opaque) {
+			struct doc_node *op = new_map(e);
+
+			put_str(e, op, "driver", c[i].driver);
+			put_clone(e, op, "parameters", c[i].parameters);
+			put(e, m, "opaque", op);
+		}
+		put_str_list(e, m, "requests", c[i].requests, c[i].n_requests);
+		put_str(e, m, "source", c[i].source);
+		push(e, seq, m);
+	}
+	put(e, map, key, seq);
+}
+
+static struct doc_node *enc_device_class(struct enc *e, const struct model_device_class_spec *c)
+{
+	struct doc_node *spec = new_map(e);
+
+	put_configs(e, spec, "config", c->config, c->n_config);
+	put_str(e, spec, "extendedResourceName", c->extended_resource_name);
+	put_selectors(e, spec, c->selectors, c->n_selectors);
+	return spec;
+}
+
+static struct doc_node *enc_attribute(struct enc *e, const struct model_attribute *a)
+{
+	struct doc_node *m = new_map(e);
+
+	switch (a->type) {
+	case CEL_ATTR_INT:
+		put_int(e, m, "int", a->v.i);
+		break;
+	case CEL_ATTR_BOOL:
+		put_bool(e, m, "bool", a->v.b);
+		break;
+	case CEL_ATTR_STRING:
+		put(e, m, "string", doc_new_string(e->a, a->v.str.s ? a->v.str.s : ""));
+		break;
+	case CEL_ATTR_VERSION:
+		put(e, m, "version", doc_new_string(e->a, a->v.str.s ? a->v.str.s : ""));
+		break;
+	}
+	return m;
+}
+
+static struct doc_node *enc_capacity(struct enc *e, const struct model_capacity *c)
+{
+	struct doc_node *m = new_map(e);
+
+	if (c->has_request_policy) {
+		const struct model_request_policy *p = &c->request_policy;
+		struct doc_node *pol = new_map(e);
+
+		if (p->has_default)
+			put_quantity(e, pol, "default", &p->def);
+		if (p->has_valid_range) {
+			struct doc_node *r = new_map(e);
+
+			if (p->has_max)
+				put_quantity(e, r, "max", &p->max);
+			if (p->has_min)
+				put_quantity(e, r, "min", &p->min);
+			if (p->has_step)
+				put_quantity(e, r, "step", &p->step);
+			put(e, pol, "validRange", r);
+		}
+		if (p->n_valid_values) {
+			struct doc_node *vv = new_seq(e);
+
+			for (size_t i = 0; i < p->n_valid_values; i++)
+				push(e, vv, quantity_node(e, &p->valid_values[i]));
+			put(e, pol, "validValues", vv);
+		}
+		put(e, m, "requestPolicy", pol);
+	}
+	put_quantity(e, m, "value", &c->value);
+	return m;
+}
+
+static void put_counter_sets(struct enc *e, struct doc_node *map, const char *key,
+			     const char *name_field, const struct model_counter_set *cs, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+		struct doc_node *counters = new_map(e);
+
+		/* counterSet sorts after counters; name before. */
+		if (!strcmp(name_field, "name"))
+			put_str(e, m, name_field, cs[i].name);
+		for (size_t j = 0; j < cs[i].n_counters; j++) {
+			struct doc_node *c = new_map(e);
+
+			put_quantity(e, c, "value", &cs[i].counters[j].value);
+			put(e, counters, cs[i].counters[j].name, c);
+		}
+		if (!strcmp(name_field, "counterSet"))
+			put_str(e, m, name_field, cs[i].name);
+		put(e, m, "counters", counters);
+		push(e, seq, m);
+	}
+	put(e, map, key, seq);
+}
+
+static struct doc_node *enc_device(struct enc *e, const struct model_device *d)
+{
+	struct doc_node *m = new_map(e);
+
+	if (d->has_all_nodes)
+		put_bool(e, m, "allNodes", d->all_nodes);
+	if (d->has_allow_multiple_allocations)
+		put_bool(e, m, "allowMultipleAllocations", d->allow_multiple_allocations);
+	if (d->n_attributes) {
+		struct doc_node *attrs = new_map(e);
+
+		for (size_t i = 0; i < d->n_attributes; i++)
+			put(e, attrs, d->attributes[i].name, enc_attribute(e, &d->attributes[i]));
+		put(e, m, "attributes", attrs);
+	}
+	put_str_list(e, m, "bindingConditions", d->binding_conditions, d->n_binding_conditions);
+	put_str_list(e, m, "bindingFailureConditions", d->binding_failure_conditions,
+		     d->n_binding_failure_conditions);
+	if (d->has_binds_to_node)
+		put_bool(e, m, "bindsToNode", d->binds_to_node);
+	if (d->n_capacity) {
+		struct doc_node *caps = new_map(e);
+
+		for (size_t i = 0; i < d->n_capacity; i++)
+			put(e, caps, d->capacity[i].name, enc_capacity(e, &d->capacity[i]));
+		put(e, m, "capacity", caps);
+	}
+	put_counter_sets(e, m, "consumesCounters", "counterSet", d->consumes_counters,
+			 d->n_consumes_counters);
+	put_str(e, m, "name", d->name);
+	put_str(e, m, "nodeName", d->node_name);
+	if (d->node_selector)
+		put(e, m, "nodeSelector", enc_node_selector(e, d->node_selector));
+	put_taints(e, m, "taints", d->taints, d->n_taints);
+	return m;
+}
+
+static struct doc_node *enc_slice(struct enc *e, const struct model_resource_slice_spec *s)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *pool = new_map(e);
+
+	if (s->has_all_nodes)
+		put_bool(e, spec, "allNodes", s->all_nodes);
+	if (s->n_devices) {
+		struct doc_node *devs = new_seq(e);
+
+		for (size_t i = 0; i < s->n_devices; i++)
+			push(e, devs, enc_device(e, &s->devices[i]));
+		put(e, spec, "devices", devs);
+	}
+	put_str(e, spec, "driver", s->driver);
+	put_str(e, spec, "nodeName", s->node_name);
+	if (s->node_selector)
+		put(e, spec, "nodeSelector", enc_node_selector(e, s->node_selector));
+	if (s->has_per_device_node_selection)
+		put_bool(e, spec, "perDeviceNodeSelection", s->per_device_node_selection);
+	put_int(e, pool, "generation", s->pool.generation);
+	put_str(e, pool, "name", s->pool.name);
+	put_int(e, pool, "resourceSliceCount", s->pool.resource_slice_count);
+	put(e, spec, "pool", pool);
+	put_counter_sets(e, spec, "sharedCounters", "name", s->shared_counters,
+			 s->n_shared_counters);
+	return spec;
+}
+
+static void enc_exact_fields(struct enc *e, struct doc_node *m, const struct model_exact_request *r,
+			     bool exactly)
+{
+	if (exactly && r->has_admin_access)
+		put_bool(e, m, "adminAccess", r->admin_access);
+	put_str(e, m, "allocationMode", r->allocation_mode_text);
+	if (r->capacity_requests.n_items) {
+		struct doc_node *cap = new_map(e);
+
+		put_resources(e, cap, "requests", &r->capacity_requests);
+		put(e, m, "capacity", cap);
+	}
+	if (r->has_count)
+		put_int(e, m, "count", r->count);
+	put_str(e, m, "deviceClassName", r->device_class_name);
+	put_selectors(e, m, r->selectors, r->n_selectors);
+	put_tolerations(e, m, "tolerations", r->tolerations, r->n_tolerations);
+}
+
+static struct doc_node *enc_claim_spec(struct enc *e, const struct model_claim_spec *c)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *devices = new_map(e);
+
+	put_configs(e, devices, "config", c->config, c->n_config);
+	if (c->n_constraints) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < c->n_constraints; i++) {
+			const struct model_constraint *k = &c->constraints[i];
+			struct doc_node *m = new_map(e);
+
+			put_str(e, m, "distinctAttribute", k->distinct_attribute);
+			put_str(e, m, "matchAttribute", k->match_attribute);
+			put_str_list(e, m, "requests", k->requests, k->n_requests);
+			push(e, seq, m);
+		}
+		put(e, devices, "constraints", seq);
+	}
+	if (c->n_requests) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < c->n_requests; i++) {
+			const struct model_device_request *r = &c->requests[i];
+			struct doc_node *m = new_map(e);
+
+			if (r->exactly) {
+				struct doc_node *ex = new_map(e);
+
+				enc_exact_fields(e, ex, r->exactly, true);
+				put(e, m, "exactly", ex);
+			}
+			if (r->n_first_available) {
+				struct doc_node *fa = new_seq(e);
+
+				for (size_t j = 0; j < r->n_first_available; j++) {
+					struct doc_node *sub = new_map(e);
+
+					enc_exact_fields(e, sub, &r->first_available[j].req, false);
+					put_str(e, sub, "name", r->first_available[j].name);
+					push(e, fa, sub);
+				}
+				put(e, m, "firstAvailable", fa);
+			}
+			put_str(e, m, "name", r->name);
+			push(e, seq, m);
+		}
+		put(e, devices, "requests", seq);
+	}
+	put_nonempty(e, spec, "devices", devices);
+	return spec;
+}
+
+static struct doc_node *enc_allocation(struct enc *e, const struct model_allocation *a)
+{
+	struct doc_node *m = new_map(e);
+	struct doc_node *devices = new_map(e);
+
+	put_str(e, m, "allocationTimestamp", a->allocation_timestamp);
+	put_configs(e, devices, "config", a->config, a->n_config);
+	if (a->n_results) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < a->n_results; i++) {
+			const struct model_allocation_result *r = &a->results[i];
+			struct doc_node *rm = new_map(e);
+
+			if (r->has_admin_access)
+				put_bool(e, rm, "adminAccess", r->admin_access);
+			put_str_list(e, rm, "bindingConditions", r->binding_conditions,
+				     r->n_binding_conditions);
+			put_str_list(e, rm, "bindingFailureConditions",
+				     r->binding_failure_conditions, r->n_binding_failure_conditions);
+			put_resources(e, rm, "consumedCapacity", &r->consumed_capacity);
+			put_str(e, rm, "device", r->device);
+			put_str(e, rm, "driver", r->driver);
+			put_str(e, rm, "pool", r->pool);
+			put_str(e, rm, "request", r->request);
+			put_str(e, rm, "shareID", r->share_id);
+			put_tolerations(e, rm, "tolerations", r->tolerations, r->n_tolerations);
+			push(e, seq, rm);
+		}
+		put(e, devices, "results", seq);
+	}
+	put_nonempty(e, m, "devices", devices);
+	if (a->node_selector)
+		put(e, m, "nodeSelector", enc_node_selector(e, a->node_selector));
+	return m;
+}
+
+static struct doc_node *enc_claim_status(struct enc *e, const struct model_claim_status *s)
+{
+	struct doc_node *m = new_map(e);
+
+	if (s->allocation)
+		put(e, m, "allocation", enc_allocation(e, s->allocation));
+	if (s->n_reserved_for) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < s->n_reserved_for; i++) {
+			const struct model_consumer_ref *r = &s->reserved_for[i];
+			struct doc_node *rm = new_map(e);
+
+			put_str(e, rm, "apiGroup", r->api_group);
+			put_str(e, rm, "name", r->name);
+			put_str(e, rm, "resource", r->resource);
+			put_str(e, rm, "uid", r->uid);
+			push(e, seq, rm);
+		}
+		put(e, m, "reservedFor", seq);
+	}
+	return m;
+}
+
+/* ---- core/v1 and workloads ---- */
+
+static void put_containers(struct enc *e, struct doc_node *map, const char *key,
+			   const struct model_container *c, size_t n)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++) {
+		struct doc_node *m = new_map(e);
+		struct doc_node *res = new_map(e);
+
+		put_str(e, m, "image", c[i].image);
+		put_str(e, m, "name", c[i].name);
+		if (c[i].n_claims) {
+			struct doc_node *claims = new_seq(e);
+
+			for (size_t j = 0; j < c[i].n_claims; j++) {
+				struct doc_node *cl = new_map(e);
+
+				put_str(e, cl, "name", c[i].claims[j].name);
+				put_str(e, cl, "request", c[i].claims[j].request);
+				push(e, claims, cl);
+			}
+			put(e, res, "claims", claims);
+		}
+		put_resources(e, res, "limits", &c[i].limits);
+		put_resources(e, res, "requests", &c[i].requests);
+		put(e, m, "resources", res);
+		push(e, seq, m);
+	}
+	put(e, map, key, seq);
+}
+
+static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec *p)
+{
+	struct doc_node *spec = new_map(e);
+
+	if (p->required_node_affinity) {
+		struct doc_node *aff = new_map(e);
+		struct doc_node *na = new_map(e);
+
+		put(e, na, "requiredDuringSchedulingIgnoredDuringExecution",
+		    enc_node_selector(e, p->required_node_affinity));
+		put(e, aff, "nodeAffinity", na);
+		put(e, spec, "affinity", aff);
+	}
+	put_containers(e, spec, "containers", p->containers, p->n_containers);
+	put_containers(e, spec, "initContainers", p->init_containers, p->n_init_containers);
+	put_str(e, spec, "nodeName", p->node_name);
+	put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
+	put_resources(e, spec, "overhead", &p->overhead);
+	if (p->has_priority)
+		put_int(e, spec, "priority", p->priority);
+	put_str(e, spec, "priorityClassName", p->priority_class_name);
+	if (p->n_resource_claims) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < p->n_resource_claims; i++) {
+			const struct model_pod_claim *c = &p->resource_claims[i];
+			struct doc_node *m = new_map(e);
+
+			put_str(e, m, "name", c->name);
+			put_str(e, m, "resourceClaimName", c->resource_claim_name);
+			put_str(e, m, "resourceClaimTemplateName", c->resource_claim_template_name);
+			push(e, seq, m);
+		}
+		put(e, spec, "resourceClaims", seq);
+	}
+	put_str(e, spec, "schedulerName", p->scheduler_name);
+	put_tolerations(e, spec, "tolerations", p->tolerations, p->n_tolerations);
+	return spec;
+}
+
+static struct doc_node *enc_pod_status(struct enc *e, const struct model_pod_status *s)
+{
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "phase", s->phase);
+	if (s->n_resource_claim_statuses) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < s->n_resource_claim_statuses; i++) {
+			struct doc_node *c = new_map(e);
+
+			put_str(e, c, "name", s->resource_claim_statuses[i].name);
+			put_str(e, c, "resourceClaimName",
+				s->resource_claim_statuses[i].resource_claim_name);
+			push(e, seq, c);
+		}
+		put(e, m, "resourceClaimStatuses", seq);
+	}
+	return m;
+}
+
+static struct doc_node *enc_workload(struct enc *e, enum model_kind k,
+				     const struct model_workload *w)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *tmpl = new_map(e);
+
+	if (k == MODEL_JOB) {
+		if (w->has_completions)
+			put_int(e, spec, "completions", w->completions);
+		if (w->has_parallelism)
+			put_int(e, spec, "parallelism", w->parallelism);
+	} else if (w->has_replicas) {
+		put_int(e, spec, "replicas", w->replicas);
+	}
+	if (w->selector) {
+		struct doc_node *sel = new_map(e);
+
+		if (w->selector->n_match_expressions)
+			put(e, sel, "matchExpressions",
+			    enc_requirements(e, w->selector->match_expressions,
+					     w->selector->n_match_expressions));
+		put_kv(e, sel, "matchLabels", w->selector->match_labels,
+		       w->selector->n_match_labels);
+		put(e, spec, "selector", sel);
+	}
+	put_nonempty(e, tmpl, "metadata", enc_meta(e, &w->template_.meta, true));
+	put(e, tmpl, "spec", enc_pod_spec(e, &w->template_.spec));
+	put(e, spec, "template", tmpl);
+	return spec;
+}
+
+static void enc_node(struct enc *e, struct doc_node *root, const struct model_node *n)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *status = new_map(e);
+
+	put_str(e, spec, "providerID", n->provider_id);
+	put_taints(e, spec, "taints", n->taints, n->n_taints);
+	if (n->unschedulable)
+		put_bool(e, spec, "unschedulable", true);
+	put_nonempty(e, root, "spec", spec);
+	put_resources(e, status, "allocatable", &n->allocatable);
+	put_resources(e, status, "capacity", &n->capacity);
+	put_nonempty(e, root, "status", status);
+}
+
+/* ---- Karpenter ---- */
+
+static void put_node_class_ref(struct enc *e, struct doc_node *map,
+			       const struct model_node_class_ref *r)
+{
+	struct doc_node *m;
+
+	if (!r->group && !r->kind && !r->name)
+		return;
+	m = new_map(e);
+	put_str(e, m, "group", r->group);
+	put_str(e, m, "kind", r->kind);
+	put_str(e, m, "name", r->name);
+	put(e, map, "nodeClassRef", m);
+}
+
+static struct doc_node *enc_node_pool(struct enc *e, const struct model_node_pool *p)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *tmpl = new_map(e);
+	struct doc_node *md = new_map(e);
+	struct doc_node *ts = new_map(e);
+
+	put_resources(e, spec, "limits", &p->limits);
+	put_kv(e, md, "annotations", p->template_annotations, p->n_template_annotations);
+	put_kv(e, md, "labels", p->template_labels, p->n_template_labels);
+	put_nonempty(e, tmpl, "metadata", md);
+	put_str(e, ts, "expireAfter", p->expire_after);
+	put_node_class_ref(e, ts, &p->node_class_ref);
+	if (p->n_requirements)
+		put(e, ts, "requirements", enc_requirements(e, p->requirements, p->n_requirements));
+	put_taints(e, ts, "startupTaints", p->startup_taints, p->n_startup_taints);
+	put_taints(e, ts, "taints", p->taints, p->n_taints);
+	put(e, tmpl, "spec", ts);
+	put(e, spec, "template", tmpl);
+	if (p->has_weight)
+		put_int(e, spec, "weight", p->weight);
+	return spec;
+}
+
+static void enc_node_claim(struct enc *e, struct doc_node *root, const struct model_node_claim *c)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *status = new_map(e);
+
+	put_node_class_ref(e, spec, &c->node_class_ref);
+	if (c->n_requirements)
+		put(e, spec, "requirements", enc_requirements(e, c->requirements, c->n_requirements));
+	if (c->resource_requests.n_items) {
+		struct doc_node *res = new_map(e);
+
+		put_resources(e, res, "requests", &c->resource_requests);
+		put(e, spec, "resources", res);
+	}
+	put_taints(e, spec, "startupTaints", c->startup_taints, c->n_startup_taints);
+	put_taints(e, spec, "taints", c->taints, c->n_taints);
+	put(e, root, "spec", spec);
+	put_str(e, status, "nodeName", c->node_name);
+	put_str(e, status, "providerID", c->status_provider_id);
+	put_nonempty(e, root, "status", status);
+}
+
+/* ---- Objects ---- */
+
+struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
+{
+	struct enc e = { .a = a };
+	struct doc_node *root = new_map(&e);
+
+	put(&e, root, "apiVersion", doc_new_string(a, model_kind_api_version(o->kind)));
+	put(&e, root, "kind", doc_new_string(a, model_kind_name(o->kind)));
+	put(&e, root, "metadata", enc_meta(&e, &o->meta, model_kind_namespaced(o->kind)));
+	switch (o->kind) {
+	case MODEL_DEVICE_CLASS:
+		put(&e, root, "spec", enc_device_class(&e, &o->u.device_class));
+		break;
+	case MODEL_RESOURCE_SLICE:
+		put(&e, root, "spec", enc_slice(&e, &o->u.slice));
+		break;
+	case MODEL_RESOURCE_CLAIM:
+		put(&e, root, "spec", enc_claim_spec(&e, &o->u.claim.spec));
+		put_nonempty(&e, root, "status", enc_claim_status(&e, &o->u.claim.status));
+		break;
+	case MODEL_RESOURCE_CLAIM_TEMPLATE: {
+		struct doc_node *spec = new_map(&e);
+
+		put_nonempty(&e, spec, "metadata", enc_meta(&e, &o->u.claim_template.claim_meta,
+							    false));
+		put(&e, spec, "spec", enc_claim_spec(&e, &o->u.claim_template.spec));
+		put(&e, root, "spec", spec);
+		break;
+	}
+	case MODEL_POD:
+		put(&e, root, "spec", enc_pod_spec(&e, &o->u.pod.spec));
+		put_nonempty(&e, root, "status", enc_pod_status(&e, &o->u.pod.status));
+		break;
+	case MODEL_NODE:
+		enc_node(&e, root, &o->u.node);
+		break;
+	case MODEL_DEPLOYMENT:
+	case MODEL_REPLICA_SET:
+	case MODEL_STATEFUL_SET:
+	case MODEL_JOB:
+		put(&e, root, "spec", enc_workload(&e, o->kind, &o->u.workload));
+		break;
+	case MODEL_NODE_POOL:
+		put(&e, root, "spec", enc_node_pool(&e, &o->u.node_pool));
+		break;
+	case MODEL_NODE_CLAIM:
+		enc_node_claim(&e, root, &o->u.node_claim);
+		break;
+	case MODEL_EC2_NODE_CLASS:
+		put_clone(&e, root, "spec", o->u.ec2_node_class.spec);
+		break;
+	case MODEL_KIND_COUNT:
+		break;
+	}
+	return e.oom ? NULL : root;
+}
+
+int model_emit(const struct model_object *o, enum doc_format fmt, struct strbuf *out)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *n;
+	int rc = -ENOMEM;
+
+	if (!a)
+		return -ENOMEM;
+	n = model_encode(o, a);
+	if (!n)
+		goto out;
+	if (fmt == DOC_FORMAT_JSON) {
+		rc = doc_emit_json(n, 4, out);
+		sb_putc(out, '\n');
+	} else {
+		if (out->len)
+			sb_puts(out, "---\n");
+		rc = doc_emit_yaml(n, out);
+	}
+	if (!rc)
+		rc = sb_error(out);
+out:
+	doc_arena_free(a);
+	return rc;
+}
+
+bool model_object_equal(const struct model_object *x, const struct model_object *y)
+{
+	struct doc_arena *a = doc_arena_new();
+	const struct doc_node *nx, *ny;
+	bool eq = false;
+
+	if (!a)
+		return false;
+	nx = model_encode(x, a);
+	ny = model_encode(y, a);
+	if (nx && ny)
+		eq = doc_equal(nx, ny);
+	doc_arena_free(a);
+	return eq;
+}
