@@ -1,0 +1,638 @@
+/* doc_json.c - JSON streams into document trees.
+ *
+ * A strict RFC 8259 reader: one document per top-level value, values may
+ * follow each other as they do for kubectl's stream decoder. It is written
+ * here rather than taken from json-c's tokener because the tree needs what
+ * json-c does not keep: the line and column of every value (for messages
+ * that point into the file), the original text of every number (so that
+ * 99999999999999999999999 or 1.50 are not silently rounded), and repeated
+ * object keys, which json-c quietly overwrites and which we report as an
+ * error, as for YAML.
+ *
+ * Bounds: nesting to DOC_MAX_DEPTH (so the recursion is bounded), nodes to
+ * DOC_MAX_NODES per stream, strings must be valid UTF-8. A syntax error
+ * ends the stream: the rest of it is one failed document. */
+#include "doc_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jctx {
+	struct doc_stream *s;
+	const char *buf;
+	size_t len, pos;
+	int line;                   /* line of pos */
+	size_t line_start;          /* offset where that line starts */
+	size_t col_off;             /* column cache: byte offset ... */
+	int col;                    /* ... and its column */
+	size_t cur;                 /* the document being read */
+	size_t total;               /* nodes of the stream */
+	bool failed, oom;
+	struct doc_node **scratch;  /* children of open arrays/objects (owned) */
+	size_t n_scratch, cap_scratch;
+};
+
+/* Column of byte offset off on the current line; cached because a
+ * minified file is one long line. */
+static int col_of(struct jctx *c, size_t off)
+{
+	if (c->col_off < c->line_start || c->col_off > off) {
+		c->col_off = c->line_start;
+		c->col = 1;
+	}
+	for (; c->col_off < off && c->col_off < c->len; c->col_off++)
+		if (((unsigned char)c->buf[c->col_off] & 0xC0) != 0x80)
+			c->col++;
+	return c->col;
+}
+
+static void fail_at(struct jctx *c, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void fail_at(struct jctx *c, size_t off, const char *fmt, ...)
+{
+	char msg[DT_ERR_MSG_MAX];
+	va_list ap;
+	int line, col;
+
+	if (c->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (off >= c->line_start) {
+		line = c->line;
+		col = col_of(c, off);
+	} else {
+		doc_offset_pos(c->buf, c->len, off, &line, &col);
+	}
+	doc_doc_fail(c->s, &c->s->docs[c->cur], line, col, "%s", msg);
+	c->failed = true;
+}
+
+/* 'x' for a printable character, else its escape. */
+static const char *char_desc(unsigned char ch, char *buf, size_t cap)
+{
+	if (ch >= 0x20 && ch < 0x7f && ch != '\'')
+		snprintf(buf, cap, "'%c'", ch);
+	else if (ch == '\n')
+		snprintf(buf, cap, "'\\n'");
+	else if (ch == '\t')
+		snprintf(buf, cap, "'\\t'");
+	else if (ch == '\r')
+		snprintf(buf, cap, "'\\r'");
+	else if (ch == '\'')
+		snprintf(buf, cap, "'\\''");
+	else
+		snprintf(buf, cap, "byte 0x%02X", ch);
+	return buf;
+}
+
+static void fail_char(struct jctx *c, const char *looking)
+{
+	char d[16];
+
+	if (c->pos >= c->len)
+		fail_at(c, c->pos, "unexpected end of JSON input");
+	else
+		fail_at(c, c->pos, "invalid character %s %s",
+			char_desc((unsigned char)c->buf[c->pos], d, sizeof(d)), looking);
+}
+
+static void skip_ws(struct jctx *c)
+{
+	while (c->pos < c->len) {
+		char ch = c->buf[c->pos];
+
+		if (ch == '\n') {
+			c->line++;
+			c->line_start = c->pos + 1;
+		} else if (ch != ' ' && ch != '\t' && ch != '\r') {
+			return;
+		}
+		c->pos++;
+	}
+}
+
+static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
+{
+	struct doc_node *n;
+
+	if (++c->total > DOC_MAX_NODES) {
+		fail_at(c, off, "document too large: more than %u nodes in the stream",
+			DOC_MAX_NODES);
+		return NULL;
+	}
+	n = doc_node_alloc(c->s->arena, kind, c->line, col_of(c, off));
+	if (!n)
+		c->oom = true;
+	return n;
+}
+
+static int scratch_push(struct jctx *c, struct doc_node *n)
+{
+	if (c->n_scratch == c->cap_scratch) {
+		size_t ncap = c->cap_scratch ? c->cap_scratch * 2 : 256;
+		struct doc_node **p = realloc(c->scratch, ncap * sizeof(*p));
+
+		if (!p) {
+			c->oom = true;
+			return -ENOMEM;
+		}
+		c->scratch = p;
+		c->cap_scratch = ncap;
+	}
+	c->scratch[c->n_scratch++] = n;
+	return 0;
+}
+
+/* ---- Strings ---- */
+
+/* Length of the valid UTF-8 sequence at p (up to end), or 0. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char b = p[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xBF;
+
+	if (b < 0x80)
+		return 1;
+	if (b >= 0xC2 && b <= 0xDF)
+		n = 2;
+	else if (b >= 0xE0 && b <= 0xEF)
+		n = 3;
+	else if (b >= 0xF0 && b <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	if (b == 0xE0)
+		lo = 0xA0;
+	else if (b == 0xED)
+		hi = 0x9F;
+	else if (b == 0xF0)
+		lo = 0x90;
+	else if (b == 0xF4)
+		hi = 0x8F;
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+static size_t put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+static int hex4(const char *p, const char *end)
+{
+	int v = 0;
+
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char ch = p[i];
+
+		v <<= 4;
+		if (ch >= '0' && ch <= '9')
+			v |= ch - '0';
+		else if (ch >= 'a' && ch <= 'f')
+			v |= ch - 'a' + 10;
+		else if (ch >= 'A' && ch <= 'F')
+			v |= ch - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+/* Reads the string at pos (which is '"'). */
+static struct doc_node *parse_string(struct jctx *c)
+{
+	size_t start = c->pos, i = c->pos + 1, o = 0;
+	const char *end = c->buf + c->len;
+	struct doc_node *n;
+	char *out;
+
+	/* Find the closing quote first: the decoded text is never longer.
+	 * A raw control character (a newline, say) cannot be in a string. */
+	while (i < c->len && c->buf[i] != '"' && (unsigned char)c->buf[i] >= 0x20)
+		i += c->buf[i] == '\\' ? 2 : 1;
+	if (i >= c->len) {
+		fail_at(c, start, "unexpected end of JSON input (unterminated string)");
+		return NULL;
+	}
+	if (c->buf[i] != '"') {
+		char d[16];
+
+		fail_at(c, i, "invalid character %s in string literal",
+			char_desc((unsigned char)c->buf[i], d, sizeof(d)));
+		return NULL;
+	}
+	n = new_node(c, DOC_STRING, start);
+	if (!n)
+		return NULL;
+	out = doc_arena_alloc(c->s->arena, i - start);
+	if (!out) {
+		c->oom = true;
+		return NULL;
+	}
+	for (size_t p = start + 1; p < i;) {
+		unsigned char ch = (unsigned char)c->buf[p];
+		size_t k;
+		int u, u2;
+
+		if (ch < 0x20) {
+			char d[16];
+
+			fail_at(c, p, "invalid character %s in string literal",
+				char_desc(ch, d, sizeof(d)));
+			return NULL;
+		}
+		if (ch >= 0x80) {
+			k = utf8_len((const unsigned char *)c->buf + p, (const unsigned char *)end);
+			if (!k || p + k > i) {
+				fail_at(c, p, "invalid UTF-8 in string literal (byte 0x%02X)", ch);
+				return NULL;
+			}
+			memcpy(out + o, c->buf + p, k);
+			o += k;
+			p += k;
+			continue;
+		}
+		if (ch != '\\') {
+			out[o++] = (char)ch;
+			p++;
+			continue;
+		}
+		switch (c->buf[p + 1]) {
+		case '"': out[o++] = '"'; break;
+		case '\\': out[o++] = '\\'; break;
+		case '/': out[o++] = '/'; break;
+		case 'b': out[o++] = '\b'; break;
+		case 'f': out[o++] = '\f'; break;
+		case 'n': out[o++] = '\n'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'u':
+			u = hex4(c->buf + p + 2, c->buf + i);
+			if (u < 0) {
+				fail_at(c, p, "invalid \\u escape in string literal");
+				return NULL;
+			}
+			p += 6;
+			if (u >= 0xD800 && u <= 0xDBFF && p + 1 < i && c->buf[p] == '\\' &&
+			    c->buf[p + 1] == 'u' && (u2 = hex4(c->buf + p + 2, c->buf + i)) >= 0xDC00 &&
+			    u2 <= 0xDFFF) {
+				o += put_utf8(out + o, 0x10000 + (((uint32_t)u - 0xD800) << 10) +
+							       ((uint32_t)u2 - 0xDC00));
+				p += 6;
+			} else if (u >= 0xD800 && u <= 0xDFFF) {
+				o += put_utf8(out + o, 0xFFFD);     /* a lone surrogate, as Go does */
+			} else {
+				o += put_utf8(out + o, (uint32_t)u);
+			}
+			continue;
+		default: {
+			char d[16];
+
+			fail_at(c, p, "invalid escape %s in string literal",
+				char_desc((unsigned char)c->buf[p + 1], d, sizeof(d)));
+			return NULL;
+		}
+		}
+		p += 2;
+	}
+	out[o] = '\0';
+	n->text = out;
+	n->text_len = o;
+	n->quoted = true;
+	c->pos = i + 1;
+	return n;
+}
+
+/* ---- Numbers and words ---- */
+
+static bool is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+static struct doc_node *parse_number(struct jctx *c)
+{
+	size_t start = c->pos, i = c->pos;
+	bool integral = true;
+	struct doc_node *n;
+
+	if (i < c->len && c->buf[i] == '-')
+		i++;
+	if (i < c->len && c->buf[i] == '0') {
+		i++;
+	} else if (i < c->len && is_digit(c->buf[i])) {
+		while (i < c->len && is_digit(c->buf[i]))
+			i++;
+	} else {
+		c->pos = i;
+		fail_char(c, "in numeric literal");
+		return NULL;
+	}
+	if (i < c->len && c->buf[i] == '.') {
+		integral = false;
+		if (++i >= c->len || !is_digit(c->buf[i])) {
+			c->pos = i;
+			fail_char(c, "after decimal point in numeric literal");
+			return NULL;
+		}
+		while (i < c->len && is_digit(c->buf[i]))
+			i++;
+	}
+	if (i < c->len && (c->buf[i] == 'e' || c->buf[i] == 'E')) {
+		integral = false;
+		if (++i < c->len && (c->buf[i] == '+' || c->buf[i] == '-'))
+			i++;
+		if (i >= c->len || !is_digit(c->buf[i])) {
+			c->pos = i;
+			fail_char(c, "in exponent of numeric literal");
+			return NULL;
+		}
+		while (i < c->len && is_digit(c->buf[i]))
+			i++;
+	}
+	n = new_node(c, DOC_INT, start);
+	if (!n)
+		return NULL;
+	n->text = doc_arena_memdup(c->s->arena, c->buf + start, i - start);
+	if (!n->text) {
+		c->oom = true;
+		return NULL;
+	}
+	n->text_len = i - start;
+	if (integral) {
+		bool neg = n->text[0] == '-';
+		uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+		bool fits = true;
+
+		for (const char *p = n->text + neg; *p && fits; p++) {
+			unsigned d = (unsigned)(*p - '0');
+
+			if (u > (lim - d) / 10)
+				fits = false;
+			else
+				u = u * 10 + d;
+		}
+		if (fits) {
+			n->u.i = !neg ? (int64_t)u : u == lim ? INT64_MIN : -(int64_t)u;
+			c->pos = i;
+			return n;
+		}
+	}
+	n->kind = DOC_FLOAT;
+	n->u.f = strtod(n->text, NULL);
+	if (isinf(n->u.f)) {
+		fail_at(c, start, "number %.*s is out of range", (int)(i - start < 64 ? i - start : 64),
+			n->text);
+		return NULL;
+	}
+	c->pos = i;
+	return n;
+}
+
+static struct doc_node *parse_word(struct jctx *c)
+{
+	static const struct { const char *w; enum doc_kind k; bool b; } words[] = {
+		{ "true", DOC_BOOL, true }, { "false", DOC_BOOL, false }, { "null", DOC_NULL, false },
+	};
+
+	for (size_t w = 0; w < 3; w++) {
+		size_t l = strlen(words[w].w);
+		struct doc_node *n;
+
+		if (c->buf[c->pos] != words[w].w[0])
+			continue;
+		for (size_t k = 0; k < l; k++)
+			if (c->pos + k >= c->len || c->buf[c->pos + k] != words[w].w[k]) {
+				c->pos += k;
+				fail_char(c, "in literal (expecting true, false or null)");
+				return NULL;
+			}
+		n = new_node(c, words[w].k, c->pos);
+		if (!n)
+			return NULL;
+		n->u.b = words[w].b;
+		n->text = words[w].w;
+		n->text_len = l;
+		c->pos += l;
+		return n;
+	}
+	fail_char(c, "looking for beginning of value");
+	return NULL;
+}
+
+/* ---- Arrays and objects ---- */
+
+static struct doc_node *parse_value(struct jctx *c, int depth);
+
+static struct doc_node *parse_array(struct jctx *c, int depth)
+{
+	struct doc_node *n = new_node(c, DOC_SEQ, c->pos), *v;
+	size_t base = c->n_scratch, cnt;
+
+	if (!n)
+		return NULL;
+	c->pos++;
+	skip_ws(c);
+	if (c->pos < c->len && c->buf[c->pos] == ']') {
+		c->pos++;
+		return n;
+	}
+	for (;;) {
+		v = parse_value(c, depth + 1);
+		if (!v || scratch_push(c, v) < 0)
+			return NULL;
+		skip_ws(c);
+		if (c->pos < c->len && c->buf[c->pos] == ',') {
+			c->pos++;
+			skip_ws(c);
+			if (c->pos < c->len && c->buf[c->pos] == ']') {
+				fail_at(c, c->pos, "invalid character ']' after ',' "
+					"(JSON allows no trailing comma)");
+				return NULL;
+			}
+			continue;
+		}
+		if (c->pos < c->len && c->buf[c->pos] == ']')
+			break;
+		fail_char(c, "after array element (expecting ',' or ']')");
+		return NULL;
+	}
+	c->pos++;
+	cnt = c->n_scratch - base;
+	n->u.seq.items = doc_arena_alloc(c->s->arena, doc_array_cap(cnt) * sizeof(*n->u.seq.items));
+	if (!n->u.seq.items) {
+		c->oom = true;
+		return NULL;
+	}
+	memcpy(n->u.seq.items, c->scratch + base, cnt * sizeof(*n->u.seq.items));
+	n->u.seq.n = cnt;
+	c->n_scratch = base;
+	return n;
+}
+
+static struct doc_node *parse_object(struct jctx *c, int depth)
+{
+	struct doc_node *n = new_node(c, DOC_MAP, c->pos), *k, *v;
+	size_t base = c->n_scratch, np, dup, first;
+	struct doc_pair *pairs;
+	int rc;
+
+	if (!n)
+		return NULL;
+	c->pos++;
+	skip_ws(c);
+	if (c->pos < c->len && c->buf[c->pos] == '}') {
+		c->pos++;
+		return n;
+	}
+	for (;;) {
+		if (c->pos >= c->len || c->buf[c->pos] != '"') {
+			fail_char(c, "looking for beginning of object key string");
+			return NULL;
+		}
+		k = parse_string(c);
+		if (!k || scratch_push(c, k) < 0)
+			return NULL;
+		skip_ws(c);
+		if (c->pos >= c->len || c->buf[c->pos] != ':') {
+			fail_char(c, "after object key (expecting ':')");
+			return NULL;
+		}
+		c->pos++;
+		v = parse_value(c, depth + 1);
+		if (!v || scratch_push(c, v) < 0)
+			return NULL;
+		skip_ws(c);
+		if (c->pos < c->len && c->buf[c->pos] == ',') {
+			c->pos++;
+			skip_ws(c);
+			if (c->pos < c->len && c->buf[c->pos] == '}') {
+				fail_at(c, c->pos, "invalid character '}' after ',' "
+					"(JSON allows no trailing comma)");
+				return NULL;
+			}
+			continue;
+		}
+		if (c->pos < c->len && c->buf[c->pos] == '}')
+			break;
+		fail_char(c, "after object key:value pair (expecting ',' or '}')");
+		return NULL;
+	}
+	c->pos++;
+	np = (c->n_scratch - base) / 2;
+	pairs = doc_arena_alloc(c->s->arena, doc_array_cap(np) * sizeof(*pairs));
+	if (!pairs) {
+		c->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < np; i++) {
+		pairs[i].key = c->scratch[base + 2 * i];
+		pairs[i].value = c->scratch[base + 2 * i + 1];
+	}
+	c->n_scratch = base;
+	rc = doc_find_dup_key(pairs, np, &dup, &first);
+	if (rc < 0) {
+		c->oom = true;
+		return NULL;
+	}
+	if (rc == 0) {
+		char shown[128];
+
+		doc_key_for_msg(pairs[dup].key->text, pairs[dup].key->text_len, shown, sizeof(shown));
+		doc_doc_fail(c->s, &c->s->docs[c->cur], pairs[dup].key->line, pairs[dup].key->col,
+			     "mapping key \"%s\" already defined at line %d", shown,
+			     pairs[first].key->line);
+		c->failed = true;
+		return NULL;
+	}
+	n->u.map.pairs = pairs;
+	n->u.map.n = np;
+	return n;
+}
+
+static struct doc_node *parse_value(struct jctx *c, int depth)
+{
+	skip_ws(c);
+	if (c->pos >= c->len) {
+		fail_at(c, c->pos, "unexpected end of JSON input");
+		return NULL;
+	}
+	switch (c->buf[c->pos]) {
+	case '{':
+	case '[':
+		if (depth >= DOC_MAX_DEPTH) {
+			fail_at(c, c->pos, "nesting deeper than %d levels", DOC_MAX_DEPTH);
+			return NULL;
+		}
+		return c->buf[c->pos] == '{' ? parse_object(c, depth) : parse_array(c, depth);
+	case '"':
+		return parse_string(c);
+	case '-':
+	case '0': case '1': case '2': case '3': case '4':
+	case '5': case '6': case '7': case '8': case '9':
+		return parse_number(c);
+	default:
+		return parse_word(c);
+	}
+}
+
+int doc_parse_json(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err)
+{
+	struct jctx c = { .s = s, .buf = buf, .len = len, .line = 1, .col = 1 };
+	struct doc_node *root;
+	int rc = 0;
+
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		c.pos = c.line_start = c.col_off = 3;
+	for (;;) {
+		skip_ws(&c);
+		if (c.pos >= c.len)
+			break;
+		if (!doc_stream_add(s, c.line)) {
+			c.oom = true;
+			break;
+		}
+		c.cur = s->n_docs - 1;
+		root = parse_value(&c, 0);
+		if (c.oom || c.failed)
+			break;
+		s->docs[c.cur].root = root;
+	}
+	if (!c.oom && s->n_docs == 0 && !doc_stream_add(s, 1))
+		c.oom = true;
+	if (c.oom)
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	free(c.scratch);
+	return rc;
+}
