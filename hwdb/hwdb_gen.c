@@ -1,0 +1,302 @@
+/* hwdb_gen.c - the build-time generator: compiles hwdb/instance-types.yaml
+ * and hwdb/pci-ids.yaml into C tables (hwdb_data.c in the build directory).
+ *
+ *   hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml OUT.c
+ *
+ * It decodes both files with the same decoder `--hwdb-extra` uses
+ * (hwdb_source.c), so the built-in data obeys the rules an extra file does,
+ * and a bad data file fails the build with the decoder's message. The
+ * output is written to OUT.c.tmp and renamed, so an interrupted run never
+ * leaves a half-written table behind. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwdb_source.h"
+#include "strbuf.h"
+
+/* A C string literal for s. */
+static void put_cstr(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		sb_puts(sb, "NULL");
+		return;
+	}
+	sb_putc(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_printf(sb, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			sb_printf(sb, "\\%03o", *p);    /* octal: cannot swallow the next char */
+		else
+			sb_putc(sb, (char)*p);
+	}
+	sb_putc(sb, '"');
+}
+
+static const char *attr_type_name(enum hwdb_attr_type t)
+{
+	switch (t) {
+	case HWDB_ATTR_INT:
+		return "HWDB_ATTR_INT";
+	case HWDB_ATTR_BOOL:
+		return "HWDB_ATTR_BOOL";
+	case HWDB_ATTR_VERSION:
+		return "HWDB_ATTR_VERSION";
+	default:
+		return "HWDB_ATTR_STRING";
+	}
+}
+
+/* Attribute arrays repeat (every GPU of a family has the same ones), so
+ * each distinct array is written once and shared. */
+struct attr_pool {
+	char **bodies;
+	size_t n, cap;
+};
+
+/* The index of the array holding attrs, writing it to defs if new; -1 on
+ * OOM. */
+static long attr_array(struct attr_pool *pool, struct strbuf *defs, const struct hwdb_attr *attrs,
+		       size_t n)
+{
+	struct strbuf body = STRBUF_INIT;
+	long idx = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		sb_puts(&body, "\t{ ");
+		put_cstr(&body, attrs[i].name);
+		sb_printf(&body, ", %s, ", attr_type_name(attrs[i].type));
+		put_cstr(&body, attrs[i].str);
+		sb_printf(&body, ", INT64_C(%" PRId64 "), %s },\n", attrs[i].i,
+			  attrs[i].b ? "true" : "false");
+	}
+	if (sb_error(&body))
+		goto out;
+	for (size_t i = 0; i < pool->n; i++)
+		if (!strcmp(pool->bodies[i], sb_str(&body))) {
+			idx = (long)i;
+			goto out;
+		}
+	if (pool->n == pool->cap) {
+		size_t cap = pool->cap ? pool->cap * 2 : 64;
+		char **b = realloc(pool->bodies, cap * sizeof(*b));
+
+		if (!b)
+			goto out;
+		pool->bodies = b;
+		pool->cap = cap;
+	}
+	pool->bodies[pool->n] = strdup(sb_str(&body));
+	if (!pool->bodies[pool->n])
+		goto out;
+	idx = (long)pool->n++;
+	sb_printf(defs, "static const struct hwdb_attr attrs_%ld[] = {\n%s};\n\n", idx,
+		  pool->bodies[idx]);
+out:
+	sb_free(&body);
+	return idx;
+}
+
+static int put_devices(struct strbuf *defs, struct attr_pool *pool, const char *var,
+		       const struct hwdb_device *devs, size_t n)
+{
+	struct strbuf body = STRBUF_INIT;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct hwdb_device *d = &devs[i];
+		long a = d->n_attrs ? attr_array(pool, defs, d->attrs, d->n_attrs) : 0;
+
+		if (a < 0)
+			goto out;
+		sb_puts(&body, "\t{ ");
+		put_cstr(&body, d->name);
+		sb_puts(&body, ", ");
+		put_cstr(&body, d->pcie_root);
+		sb_printf(&body, ", %d, ", d->numa_node);
+		put_cstr(&body, d->memory);
+		sb_printf(&body, ", INT64_C(%" PRId64 "), ", d->memory_mib);
+		if (d->n_attrs)
+			sb_printf(&body, "attrs_%ld, %zu },\n", a, d->n_attrs);
+		else
+			sb_puts(&body, "NULL, 0 },\n");
+	}
+	sb_printf(defs, "static const struct hwdb_device %s[] = {\n%s};\n\n", var, sb_str(&body));
+	rc = sb_error(&body);
+out:
+	sb_free(&body);
+	return rc;
+}
+
+static int put_types(struct strbuf *out, const struct hwdb_source *src)
+{
+	struct attr_pool pool = { 0 };
+	struct strbuf table = STRBUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < src->n_types && !rc; i++) {
+		const struct hwdb_type *t = &src->types[i];
+		char var[32];
+
+		if (t->n_gpus) {
+			snprintf(var, sizeof(var), "gpus_%zu", i);
+			rc = put_devices(out, &pool, var, t->gpus, t->n_gpus);
+		}
+		if (!rc && t->n_efas) {
+			snprintf(var, sizeof(var), "efas_%zu", i);
+			rc = put_devices(out, &pool, var, t->efas, t->n_efas);
+		}
+		if (!rc && t->n_notes) {
+			sb_printf(out, "static const char *const notes_%zu[] = {\n", i);
+			for (size_t j = 0; j < t->n_notes; j++) {
+				sb_puts(out, "\t");
+				put_cstr(out, t->notes[j]);
+				sb_puts(out, ",\n");
+			}
+			sb_puts(out, "};\n\n");
+		}
+		sb_puts(&table, "\t{\n\t\t.name = ");
+		put_cstr(&table, t->name);
+		sb_puts(&table, ", .family = ");
+		put_cstr(&table, t->family);
+		sb_puts(&table, ", .arch = ");
+		put_cstr(&table, t->arch);
+		sb_printf(&table, ",\n\t\t.vcpu = %d, .memory_mib = INT64_C(%" PRId64 "),\n", t->vcpu,
+			  t->memory_mib);
+		/* %.17g: the double reads back exactly. */
+		sb_printf(&table, "\t\t.has_price = %s, .price = %.17g, .dra_metadata = %s,\n",
+			  t->has_price ? "true" : "false", t->price,
+			  t->dra_metadata ? "true" : "false");
+		sb_puts(&table, "\t\t.gpu_model = ");
+		put_cstr(&table, t->gpu_model);
+		sb_puts(&table, ", .gpu_architecture = ");
+		put_cstr(&table, t->gpu_architecture);
+		sb_printf(&table, ",\n\t\t.gpu_vendor = 0x%04x, .gpu_device = 0x%04x, "
+			  ".efa_device = 0x%04x,\n", t->gpu_vendor, t->gpu_device, t->efa_device);
+		sb_printf(&table, "\t\t.max_efa_interfaces = %d, .network_cards = %d, "
+			  ".network_bandwidth_gbps = %.17g,\n", t->max_efa_interfaces,
+			  t->network_cards, t->network_bandwidth_gbps);
+		if (t->n_gpus)
+			sb_printf(&table, "\t\t.gpus = gpus_%zu, .n_gpus = %zu,\n", i, t->n_gpus);
+		if (t->n_efas)
+			sb_printf(&table, "\t\t.efas = efas_%zu, .n_efas = %zu,\n", i, t->n_efas);
+		if (t->n_notes)
+			sb_printf(&table, "\t\t.notes = notes_%zu, .n_notes = %zu,\n", i, t->n_notes);
+		sb_puts(&table, "\t\t.builtin = true,\n\t},\n");
+	}
+	sb_printf(out, "const struct hwdb_type hwdb_builtin_types[] = {\n%s};\n", sb_str(&table));
+	sb_printf(out, "const size_t hwdb_builtin_n_types = %zu;\n\n", src->n_types);
+	if (!rc)
+		rc = sb_error(&table);
+	for (size_t i = 0; i < pool.n; i++)
+		free(pool.bodies[i]);
+	free(pool.bodies);
+	sb_free(&table);
+	return rc;
+}
+
+static void put_pci(struct strbuf *out, const struct hwdb_source *pci)
+{
+	/* An empty initializer list is not C11; a zero sentinel keeps every
+	 * array non-empty, the count says how many entries are real. */
+	sb_puts(out, "const struct hwdb_pci_gpu hwdb_builtin_pci_gpus[] = {\n");
+	for (size_t i = 0; i < pci->n_pci_gpus; i++) {
+		const struct hwdb_pci_gpu *g = &pci->pci_gpus[i];
+
+		sb_printf(out, "\t{ 0x%04x, 0x%04x, ", g->vendor, g->device);
+		put_cstr(out, g->model);
+		sb_puts(out, ", ");
+		put_cstr(out, g->architecture);
+		sb_puts(out, " },\n");
+	}
+	sb_printf(out, "\t{ 0 },\n};\nconst size_t hwdb_builtin_n_pci_gpus = %zu;\n\n",
+		  pci->n_pci_gpus);
+
+	sb_puts(out, "const struct hwdb_pci_efa hwdb_builtin_pci_efas[] = {\n");
+	for (size_t i = 0; i < pci->n_pci_efas; i++) {
+		const struct hwdb_pci_efa *e = &pci->pci_efas[i];
+
+		sb_printf(out, "\t{ 0x%04x, 0x%04x, %d, ", e->vendor, e->device, e->generation);
+		put_cstr(out, e->subsystem);
+		sb_puts(out, ", ");
+		put_cstr(out, e->name);
+		sb_puts(out, " },\n");
+	}
+	sb_printf(out, "\t{ 0 },\n};\nconst size_t hwdb_builtin_n_pci_efas = %zu;\n\n",
+		  pci->n_pci_efas);
+
+	sb_puts(out, "const struct hwdb_pci_ignore hwdb_builtin_pci_ignore[] = {\n");
+	for (size_t i = 0; i < pci->n_pci_ignore; i++) {
+		const struct hwdb_pci_ignore *r = &pci->pci_ignore[i];
+
+		sb_printf(out, "\t{ %s, %s, %s, 0x%04x, 0x%04x, 0x%04x, ",
+			  r->has_vendor ? "true" : "false", r->has_device ? "true" : "false",
+			  r->has_class ? "true" : "false", r->vendor, r->device, r->pci_class);
+		put_cstr(out, r->why);
+		sb_puts(out, " },\n");
+	}
+	sb_printf(out, "\t{ 0 },\n};\nconst size_t hwdb_builtin_n_pci_ignore = %zu;\n",
+		  pci->n_pci_ignore);
+}
+
+static int write_file(const char *path, const struct strbuf *sb)
+{
+	char tmp[4096];
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		perror(tmp);
+		return -1;
+	}
+	ok = fwrite(sb->buf, 1, sb->len, f) == sb->len;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, path)) {
+		perror(path);
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct hwdb_source *types = NULL, *pci = NULL;
+	struct strbuf out = STRBUF_INIT;
+	struct dt_err err = { 0 };
+	int status = 1;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml OUT.c\n");
+		return 2;
+	}
+	if (hwdb_source_load_types(argv[1], true, &types, &err) ||
+	    hwdb_source_load_pci(argv[2], &pci, &err)) {
+		fprintf(stderr, "hwdb_gen: %s\n", err.msg);
+		goto out;
+	}
+	sb_printf(&out, "/* hwdb_data.c - generated by hwdb_gen from %s and %s.\n"
+		  " * Do not edit: change the YAML files and rebuild. */\n"
+		  "#include \"hwdb_source.h\"\n\n", argv[1], argv[2]);
+	if (put_types(&out, types)) {
+		fprintf(stderr, "hwdb_gen: out of memory\n");
+		goto out;
+	}
+	put_pci(&out, pci);
+	if (sb_error(&out)) {
+		fprintf(stderr, "hwdb_gen: out of memory\n");
+		goto out;
+	}
+	if (write_file(argv[3], &out))
+		goto out;
+	status = 0;
+out:
+	sb_free(&out);
+	hwdb_source_free(types);
+	hwdb_source_free(pci);
+	return status;
+}

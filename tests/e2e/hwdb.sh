@@ -1,0 +1,113 @@
+#!/bin/bash
+# tests/e2e/hwdb.sh BUILD_DIR - `dratopo hwdb` end to end.
+#
+# For every instance type and every consumable-capacity mode, the YAML that
+# `dratopo hwdb show` prints must load back through `dratopo validate` as
+# valid ResourceSlices; JSON output, list, export, --hwdb-extra and the
+# error paths (unknown type, bad mode, malformed extra) behave as
+# design.md says.
+set -u
+BIN="$1/bin/dratopo"
+FIX="$(cd "$(dirname "$0")/../fixtures/hwdb" && pwd)"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
+expect() {
+	local want="$1" got
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, want $want: $*"
+		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
+		return 1
+	fi
+	return 0
+}
+
+if "$BIN" validate --help 2>&1 | grep -q "not part of this build"; then
+	echo "dratopo validate is not part of this build: skipping" >&2
+	exit 77
+fi
+
+# ---- list ----
+expect 0 "$BIN" hwdb list || exit 1
+types=$(awk 'NR > 1 { print $1 }' "$TMP/out")
+n=$(echo "$types" | wc -l)
+[ "$n" -ge 60 ] || fail "hwdb list shows $n types"
+head -1 "$TMP/out" | grep -q '^NAME' || fail "hwdb list has no header"
+expect 0 "$BIN" hwdb list -o json && grep -q '"instanceTypes"' "$TMP/out" ||
+	fail "hwdb list -o json"
+[ "$(grep -c '"name": "p5.48xlarge"' "$TMP/out")" = 1 ] || fail "p5.48xlarge not once in list json"
+expect 0 "$BIN" hwdb list --family p5 &&
+	[ "$(awk 'NR > 1' "$TMP/out" | wc -l)" = 2 ] || fail "--family p5 lists 2 types"
+expect 2 "$BIN" hwdb list -o xml
+expect 0 "$BIN" hwdb --help && grep -q 'consumable-capacity' "$TMP/out" || fail "hwdb --help"
+expect 2 "$BIN" hwdb frobnicate
+
+# ---- show: every type, every mode, validates ----
+for t in $types; do
+	for mode in disabled 4 memory unlimited; do
+		out="$TMP/$t-$mode.yaml"
+		if ! "$BIN" hwdb show "$t" -o yaml --consumable-capacity "$mode" >"$out" 2>"$TMP/err"; then
+			fail "hwdb show $t --consumable-capacity $mode"
+			continue
+		fi
+		grep -q '^kind: ResourceSlice' "$out" || fail "$t ($mode): no ResourceSlice"
+		if ! "$BIN" validate -f "$out" >"$TMP/vout" 2>"$TMP/verr"; then
+			fail "$t ($mode): dratopo validate refuses hwdb show's output"
+			head -5 "$TMP/verr" >&2
+		fi
+	done
+done
+
+# ---- show: content ----
+expect 0 "$BIN" hwdb show p5.48xlarge -o yaml
+[ "$(grep -c '^kind: ResourceSlice' "$TMP/out")" = 2 ] || fail "p5.48xlarge: 2 slices"
+[ "$(grep -c 'name: efa-' "$TMP/out")" = 32 ] || fail "p5.48xlarge: 32 EFAs"
+[ "$(grep -c 'name: gpu-' "$TMP/out")" = 8 ] || fail "p5.48xlarge: 8 GPUs"
+expect 0 "$BIN" hwdb show p5.48xlarge -o json
+grep -q '"instanceType"' "$TMP/out" && grep -q '"resourceSlices"' "$TMP/out" ||
+	fail "show -o json lacks instanceType/resourceSlices"
+expect 0 "$BIN" hwdb show g5.xlarge --consumable-capacity 4
+grep -q 'allowMultipleAllocations: true' "$TMP/out" || fail "share mode: allowMultipleAllocations"
+grep -q 'shares' "$TMP/out" || fail "share mode: shares capacity"
+expect 0 "$BIN" hwdb show g5.xlarge --node node-1 && grep -q 'nodeName: node-1' "$TMP/out" ||
+	fail "--node"
+
+# ---- errors ----
+expect 1 "$BIN" hwdb show p5.48xlarg && grep -q "did you mean 'p5.48xlarge'" "$TMP/err" ||
+	fail "unknown type: no hint"
+for bad in 0 -1 shares 4.5 memory=true 1Gi; do
+	expect 2 "$BIN" hwdb show p5.48xlarge --consumable-capacity "$bad"
+done
+expect 2 "$BIN" hwdb show
+expect 2 "$BIN" hwdb show p5.48xlarge -o table
+
+# ---- extras ----
+expect 0 "$BIN" hwdb show zz9.24xlarge --hwdb-extra "$FIX/extra-add.yaml" -o yaml &&
+	"$BIN" validate -f "$TMP/out" >/dev/null 2>&1 || fail "extra type does not show/validate"
+expect 0 "$BIN" hwdb list --hwdb-extra "$FIX/extra-override.yaml" &&
+	grep '^g5.xlarge ' "$TMP/out" | grep -q '99.5000' || fail "override not in force"
+expect 1 "$BIN" hwdb list --hwdb-extra "$FIX/bad-pcieroot.yaml" &&
+	grep -q 'bad-pcieroot.yaml.*instanceTypes\[1\] (zz9.xlarge): gpu.devices\[1\].pcieRoot' "$TMP/err" ||
+	fail "malformed extra: message does not name file, entry and field"
+
+# ---- export round trip: the whole db as an extra changes nothing ----
+expect 0 "$BIN" hwdb export && cp "$TMP/out" "$TMP/all.yaml"
+"$BIN" hwdb list -o json >"$TMP/a.json"
+"$BIN" hwdb list -o json --hwdb-extra "$TMP/all.yaml" | sed 's/"source": "extra"/"source": "builtin"/' >"$TMP/b.json"
+cmp -s "$TMP/a.json" "$TMP/b.json" || fail "export does not read back to the same data"
+
+if [ "$failures" -gt 0 ]; then
+	echo "e2e hwdb: $failures failure(s)" >&2
+	exit 1
+fi
+echo "e2e hwdb: ok ($n types)"

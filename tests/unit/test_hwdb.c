@@ -1,0 +1,757 @@
+/* test_hwdb.c - the hwdb module: the compiled tables against the reference
+ * facts, lookups and price order, extras, PCI ids, consumable-capacity
+ * modes and the ResourceSlices each type publishes.
+ *
+ * The expected topology comes from tests/fixtures/hwdb/topology.txt, which
+ * was derived from the reference JSON independently of
+ * hwdb/instance-types.yaml, so a conversion mistake in either shows up. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_test.h"
+#include "hwdb.h"
+#include "hwdb_source.h"
+#include "model.h"
+
+#define MAX_ROOTS 64
+
+struct expect {
+	char name[64];
+	size_t gpus, efas;
+	bool dra;
+	bool has_price;
+	double price;
+	struct { char name[32]; size_t gpus, efas; } roots[MAX_ROOTS];
+	size_t n_roots;
+};
+
+static struct expect *expects;
+static size_t n_expects;
+
+static int load_expectations(void)
+{
+	FILE *f = fopen(dt_fixture("hwdb/topology.txt"), "r");
+	char line[4096];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct expect e = { 0 };
+		char price[32], *tok, *save = NULL;
+		int dra, off = 0;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%63s %zu %zu %d %31s %n", e.name, &e.gpus, &e.efas, &dra, price,
+			   &off) != 5)
+			continue;
+		e.dra = dra;
+		e.has_price = strcmp(price, "-") != 0;
+		e.price = e.has_price ? strtod(price, NULL) : 0;
+		for (tok = strtok_r(line + off, " \n", &save); tok && e.n_roots < MAX_ROOTS;
+		     tok = strtok_r(NULL, " \n", &save)) {
+			if (sscanf(tok, "%31[^=]=%zu+%zu", e.roots[e.n_roots].name,
+				   &e.roots[e.n_roots].gpus, &e.roots[e.n_roots].efas) == 3)
+				e.n_roots++;
+		}
+		expects = realloc(expects, (n_expects + 1) * sizeof(*expects));
+		if (!expects) {
+			fclose(f);
+			return -1;
+		}
+		expects[n_expects++] = e;
+	}
+	fclose(f);
+	return n_expects ? 0 : -1;
+}
+
+static int suite_init(void)
+{
+	return load_expectations();
+}
+
+static int suite_cleanup(void)
+{
+	free(expects);
+	hwdb_reset();
+	return 0;
+}
+
+static const struct expect *expect_for(const char *name)
+{
+	for (size_t i = 0; i < n_expects; i++)
+		if (!strcmp(expects[i].name, name))
+			return &expects[i];
+	return NULL;
+}
+
+/* ---- The tables against the facts ---- */
+
+static void test_every_type_matches_facts(void)
+{
+	CU_ASSERT_EQUAL(hwdb_count(), n_expects);
+	for (size_t i = 0; i < n_expects; i++) {
+		const struct expect *e = &expects[i];
+		const struct hwdb_type *t = hwdb_lookup(e->name);
+		struct hwdb_root roots[MAX_ROOTS];
+		size_t n;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		CU_ASSERT_EQUAL(t->n_gpus, e->gpus);
+		CU_ASSERT_EQUAL(t->n_efas, e->efas);
+		CU_ASSERT_EQUAL(t->dra_metadata, e->dra);
+		CU_ASSERT_EQUAL(t->has_price, e->has_price);
+		if (e->has_price)
+			CU_ASSERT_DOUBLE_EQUAL(t->price, e->price, 1e-9);
+		n = hwdb_type_roots(t, roots, MAX_ROOTS);
+		CU_ASSERT_EQUAL(n, e->n_roots);
+		for (size_t r = 0; r < n && r < e->n_roots; r++) {
+			DT_ASSERT_STR(roots[r].name, e->roots[r].name);
+			CU_ASSERT_EQUAL(roots[r].n_gpus, e->roots[r].gpus);
+			CU_ASSERT_EQUAL(roots[r].n_efas, e->roots[r].efas);
+		}
+		if (!t->dra_metadata)
+			for (size_t g = 0; g < t->n_gpus; g++)
+				CU_ASSERT_PTR_NULL(t->gpus[g].pcie_root);
+	}
+}
+
+/* Every family the product must cover has at least one type. */
+static void test_families_covered(void)
+{
+	static const char *const families[] = {
+		"p3", "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "g4dn",
+		"g5", "g5g", "g6", "g6e", "gr6", "g6f", "gr6f", "g7", "g7e",
+	};
+	size_t total = 0;
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		size_t n = hwdb_family(families[i], NULL, 0);
+
+		if (n == 0)
+			fprintf(stderr, "\n  family %s has no instance type\n", families[i]);
+		CU_ASSERT(n > 0);
+		total += n;
+	}
+	/* and nothing outside them */
+	CU_ASSERT_EQUAL(total, hwdb_count());
+}
+
+static void test_p5_48xlarge_roots(void)
+{
+	const struct hwdb_type *t = hwdb_lookup("p5.48xlarge");
+	struct hwdb_root r[MAX_ROOTS];
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	n = hwdb_type_roots(t, r, MAX_ROOTS);
+	CU_ASSERT_EQUAL(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(r[i].n_gpus, 1);
+		CU_ASSERT_EQUAL(r[i].n_efas, 4);
+	}
+}
+
+static void test_p5en_48xlarge_roots(void)
+{
+	const struct hwdb_type *t = hwdb_lookup("p5en.48xlarge");
+	struct hwdb_root r[MAX_ROOTS];
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	n = hwdb_type_roots(t, r, MAX_ROOTS);
+	CU_ASSERT_EQUAL(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(r[i].n_gpus, 2);
+		CU_ASSERT_EQUAL(r[i].n_efas, 4);
+	}
+}
+
+static void test_g6e_48xlarge_no_shared_root(void)
+{
+	const struct hwdb_type *t = hwdb_lookup("g6e.48xlarge");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT(t->n_efas > 0);
+	for (size_t e = 0; e < t->n_efas; e++)
+		for (size_t g = 0; g < t->n_gpus; g++)
+			CU_ASSERT(strcmp(t->efas[e].pcie_root, t->gpus[g].pcie_root) != 0);
+}
+
+static void test_g5_48xlarge_flat(void)
+{
+	const struct hwdb_type *t = hwdb_lookup("g5.48xlarge");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->n_gpus, 8);
+	CU_ASSERT(t->n_efas > 0);
+	for (size_t i = 0; i < t->n_gpus; i++)
+		DT_ASSERT_STR(t->gpus[i].pcie_root, "pci0000:00");
+	for (size_t i = 0; i < t->n_efas; i++)
+		DT_ASSERT_STR(t->efas[i].pcie_root, "pci0000:00");
+}
+
+/* ---- Lookups ---- */
+
+static void test_price_order(void)
+{
+	bool seen_unpriced = false;
+
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		CU_ASSERT_PTR_EQUAL(hwdb_lookup(t->name), t);
+		if (!t->has_price)
+			seen_unpriced = true;
+		else
+			CU_ASSERT(!seen_unpriced);      /* unpriced types come last */
+		if (i > 0 && t->has_price) {
+			const struct hwdb_type *p = hwdb_at(i - 1);
+
+			CU_ASSERT(p->price < t->price ||
+				  (p->price == t->price && strcmp(p->name, t->name) < 0));
+		}
+	}
+	CU_ASSERT_PTR_NULL(hwdb_at(hwdb_count()));
+	/* p5e has no on-demand offering in the facts */
+	CU_ASSERT_FALSE(hwdb_lookup("p5e.48xlarge")->has_price);
+}
+
+static void test_family_lookup(void)
+{
+	const struct hwdb_type *out[16];
+	size_t n = hwdb_family("p5", out, 16);
+	size_t all = 0;
+
+	CU_ASSERT_EQUAL(n, 2);
+	for (size_t i = 0; i < n && i < 16; i++)
+		DT_ASSERT_STR(out[i]->family, "p5");
+	if (n == 2)
+		CU_ASSERT(out[0]->price <= out[1]->price);
+	/* p5e and p5en are their own families, not part of p5 */
+	for (size_t i = 0; i < n && i < 16; i++)
+		CU_ASSERT(!strncmp(out[i]->name, "p5.", 3));
+	CU_ASSERT_EQUAL(hwdb_family("no-such-family", out, 16), 0);
+	/* a short buffer still reports the full count */
+	CU_ASSERT_EQUAL(hwdb_family("g6e", out, 1), 8);
+	for (size_t i = 0; i < hwdb_count(); i++)
+		if (!strcmp(hwdb_at(i)->family, "g6e"))
+			all++;
+	CU_ASSERT_EQUAL(all, 8);
+}
+
+static void test_lookup_unknown_and_suggest(void)
+{
+	CU_ASSERT_PTR_NULL(hwdb_lookup("p5.49xlarge"));
+	CU_ASSERT_PTR_NULL(hwdb_lookup(""));
+	CU_ASSERT_PTR_NULL(hwdb_lookup(NULL));
+	DT_ASSERT_STR(hwdb_suggest("p5.48xlarg"), "p5.48xlarge");
+	DT_ASSERT_STR(hwdb_suggest("g6e.48xl"), "g6e.48xlarge");
+	CU_ASSERT_PTR_NULL(hwdb_suggest("completely-different-thing"));
+}
+
+/* ---- Extras ---- */
+
+static void test_extra_adds(void)
+{
+	struct dt_err err = { 0 };
+	size_t before = hwdb_count();
+	const struct hwdb_type *t;
+	struct hwdb_root r[MAX_ROOTS];
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_load_extra(dt_fixture("hwdb/extra-add.yaml"), &err), 0);
+	CU_ASSERT_EQUAL(hwdb_count(), before + 1);
+	t = hwdb_lookup("zz9.24xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_FALSE(t->builtin);
+	CU_ASSERT_EQUAL(t->n_gpus, 4);
+	CU_ASSERT_EQUAL(hwdb_type_roots(t, r, MAX_ROOTS), 2);
+	CU_ASSERT_EQUAL(r[0].n_gpus, 2);
+	CU_ASSERT_EQUAL(r[0].n_efas, 1);
+	CU_ASSERT_PTR_EQUAL(hwdb_at(0), t);             /* the cheapest of all */
+	CU_ASSERT_EQUAL(hwdb_family("zz9", NULL, 0), 1);
+	hwdb_reset();
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.24xlarge"));
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+}
+
+static void test_extra_overrides(void)
+{
+	struct dt_err err = { 0 };
+	size_t before = hwdb_count();
+	const struct hwdb_type *t;
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_load_extra(dt_fixture("hwdb/extra-override.yaml"), &err), 0);
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+	t = hwdb_lookup("g5.xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_FALSE(t->builtin);
+	CU_ASSERT_EQUAL(t->n_gpus, 2);
+	CU_ASSERT_DOUBLE_EQUAL(t->price, 99.5, 1e-9);
+	DT_ASSERT_STR(t->family, "g5");                  /* derived from the name */
+	/* its place in price order moved with its price */
+	for (size_t i = 0; i + 1 < hwdb_count(); i++)
+		if (hwdb_at(i) == t)
+			CU_ASSERT(!hwdb_at(i + 1)->has_price || hwdb_at(i + 1)->price >= 99.5);
+	hwdb_reset();
+	t = hwdb_lookup("g5.xlarge");
+	CU_ASSERT_TRUE(t->builtin);
+	CU_ASSERT_EQUAL(t->n_gpus, 1);
+}
+
+static void check_refused(const char *fixture, const char *const *needles)
+{
+	struct dt_err err = { 0 };
+	size_t before = hwdb_count();
+	int rc = hwdb_load_extra(dt_fixture(fixture), &err);
+
+	CU_ASSERT(rc < 0);
+	for (size_t i = 0; needles[i]; i++) {
+		bool found = strstr(err.msg, needles[i]) != NULL;
+
+		if (!found)
+			fprintf(stderr, "\n  %s: \"%s\" not in \"%s\"\n", fixture, needles[i], err.msg);
+		CU_ASSERT(found);
+	}
+	/* the built-in data stays in force, nothing of the file got in */
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz8.xlarge"));
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
+	CU_ASSERT_PTR_NOT_NULL(hwdb_lookup("p5.48xlarge"));
+}
+
+static void test_extra_refuses_malformed(void)
+{
+	check_refused("hwdb/bad-pcieroot.yaml", (const char *const[]){
+		"bad-pcieroot.yaml", "instanceTypes[1]", "zz9.xlarge", "gpu.devices[1].pcieRoot",
+		NULL });
+	check_refused("hwdb/bad-unknown-field.yaml", (const char *const[]){
+		"bad-unknown-field.yaml", "instanceTypes[0]", "vcpus", "unknown field", NULL });
+	check_refused("hwdb/bad-version.yaml", (const char *const[]){
+		"bad-version.yaml", "zz9.xlarge", "gpu.attributes.cudaComputeCapability",
+		NULL });
+	check_refused("hwdb/bad-syntax.yaml", (const char *const[]){ "bad-syntax.yaml", NULL });
+	check_refused("hwdb/bad-duplicate.yaml", (const char *const[]){
+		"instanceTypes[1]", "duplicate", NULL });
+	check_refused("hwdb/bad-slice.yaml", (const char *const[]){
+		"bad-slice.yaml", "zz9.xlarge", "gpu.nvidia.com", NULL });
+	check_refused("hwdb/bad-memory.yaml", (const char *const[]){
+		"bad-memory.yaml", "gpu.memory", NULL });
+	check_refused("hwdb/no-such-file.yaml", (const char *const[]){ "no-such-file.yaml", NULL });
+}
+
+static void test_extra_from_buffer(void)
+{
+	static const char bad[] = "instanceTypes:\n- {name: zz9.xlarge, vcpu: 0, memoryMiB: 1, "
+				  "arch: amd64}\n";
+	static const char arch[] = "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, "
+				   "arch: riscv}\n";
+	static const char notmap[] = "- just a list\n";
+	struct dt_err err = { 0 };
+
+	CU_ASSERT(hwdb_load_extra_buf(bad, sizeof(bad) - 1, "buf.yaml", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "vcpu"));
+	CU_ASSERT(hwdb_load_extra_buf(arch, sizeof(arch) - 1, "buf.yaml", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Unsupported value: \"riscv\""));
+	CU_ASSERT(hwdb_load_extra_buf(notmap, sizeof(notmap) - 1, "buf.yaml", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "instanceTypes"));
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
+}
+
+/* ---- Writing entries back ---- */
+
+static bool attrs_equal(const struct hwdb_device *a, const struct hwdb_device *b)
+{
+	if (a->n_attrs != b->n_attrs)
+		return false;
+	for (size_t i = 0; i < a->n_attrs; i++) {
+		const struct hwdb_attr *x = &a->attrs[i];
+		const struct hwdb_attr *y = hwdb_device_attr(b, x->name);
+
+		if (!y || x->type != y->type)
+			return false;
+		if ((x->type == HWDB_ATTR_STRING || x->type == HWDB_ATTR_VERSION) &&
+		    strcmp(x->str, y->str))
+			return false;
+		if ((x->type == HWDB_ATTR_INT && x->i != y->i) ||
+		    (x->type == HWDB_ATTR_BOOL && x->b != y->b))
+			return false;
+	}
+	return true;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool devices_equal(const struct hwdb_device *a, const struct hwdb_device *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!str_eq(a[i].name, b[i].name) || !str_eq(a[i].pcie_root, b[i].pcie_root) ||
+		    a[i].numa_node != b[i].numa_node || !str_eq(a[i].memory, b[i].memory) ||
+		    a[i].memory_mib != b[i].memory_mib || !attrs_equal(&a[i], &b[i]))
+			return false;
+	return true;
+}
+
+static bool types_equal(const struct hwdb_type *a, const struct hwdb_type *b)
+{
+	bool ok = str_eq(a->name, b->name) && str_eq(a->family, b->family) &&
+		  str_eq(a->arch, b->arch) && a->vcpu == b->vcpu &&
+		  a->memory_mib == b->memory_mib && a->has_price == b->has_price &&
+		  a->price == b->price && a->dra_metadata == b->dra_metadata &&
+		  str_eq(a->gpu_model, b->gpu_model) && a->gpu_vendor == b->gpu_vendor &&
+		  a->gpu_device == b->gpu_device && a->efa_device == b->efa_device &&
+		  a->max_efa_interfaces == b->max_efa_interfaces &&
+		  a->network_cards == b->network_cards &&
+		  a->network_bandwidth_gbps == b->network_bandwidth_gbps &&
+		  a->n_gpus == b->n_gpus && a->n_efas == b->n_efas && a->n_notes == b->n_notes;
+
+	ok = ok && devices_equal(a->gpus, b->gpus, a->n_gpus) &&
+	     devices_equal(a->efas, b->efas, a->n_efas);
+	for (size_t i = 0; ok && i < a->n_notes; i++)
+		ok = !strcmp(a->notes[i], b->notes[i]);
+	return ok;
+}
+
+/* Every entry, written in the source format, reads back equal. */
+static void test_entry_round_trip(void)
+{
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+		struct strbuf sb = STRBUF_INIT;
+		struct hwdb_source *src = NULL;
+		struct dt_err err = { 0 };
+
+		sb_puts(&sb, "instanceTypes:\n");
+		CU_ASSERT_EQUAL_FATAL(hwdb_entry_write_yaml(t, &sb), 0);
+		CU_ASSERT_EQUAL(hwdb_source_parse_types(sb.buf, sb.len, "roundtrip.yaml", true, &src,
+							&err), 0);
+		if (!src) {
+			fprintf(stderr, "\n  %s: %s\n%s\n", t->name, err.msg, sb_str(&sb));
+		} else {
+			CU_ASSERT_EQUAL(src->n_types, 1);
+			if (!types_equal(t, &src->types[0]))
+				fprintf(stderr, "\n  %s does not read back equal:\n%s\n", t->name,
+					sb_str(&sb));
+			CU_ASSERT(types_equal(t, &src->types[0]));
+		}
+		hwdb_source_free(src);
+		sb_free(&sb);
+	}
+}
+
+/* ---- PCI ids ---- */
+
+static void test_pci_ids(void)
+{
+	const struct hwdb_pci_gpu *g = hwdb_pci_gpu(0x10de, 0x2330);
+	const struct hwdb_pci_efa *e = hwdb_pci_efa(0x1d0f, 0xefa2);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	DT_ASSERT_STR(g->architecture, "Hopper");
+	CU_ASSERT_PTR_NULL(hwdb_pci_gpu(0x10de, 0x22a3));       /* NVSwitch */
+	CU_ASSERT_PTR_NULL(hwdb_pci_gpu(0x1d0f, 0x2330));       /* wrong vendor */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(e->generation, 3);
+	DT_ASSERT_STR(e->subsystem, "efa2");
+	CU_ASSERT_PTR_NULL(hwdb_pci_efa(0x1d0f, 0xec20));       /* ENA */
+
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x10de, 0x22a3, 0x068000));   /* H100 NVSwitch */
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x10de, 0x1af1, 0x068000));   /* A100 NVSwitch */
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x1d0f, 0xec20, 0x020000));   /* ENA VF */
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x1d0f, 0x8061, 0x010802));   /* EBS NVMe */
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x1234, 0x5678, 0x060400));   /* any PCI bridge */
+	CU_ASSERT_TRUE(hwdb_pci_ignored(0x15b3, 0x1021, 0x020700));   /* CX-7 InfiniBand */
+	CU_ASSERT_FALSE(hwdb_pci_ignored(0x10de, 0x2330, 0x030200));  /* H100 */
+	CU_ASSERT_FALSE(hwdb_pci_ignored(0x1d0f, 0xefa1, 0x020000));  /* EFA */
+}
+
+/* The two data files agree: every type's GPU id is a known GPU of the
+ * architecture its devices publish, and its EFA id the generation whose
+ * pciSubsystem its EFAs publish. */
+static void test_pci_ids_agree_with_types(void)
+{
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (t->gpu_device) {
+			const struct hwdb_pci_gpu *g = hwdb_pci_gpu(t->gpu_vendor, t->gpu_device);
+
+			CU_ASSERT_PTR_NOT_NULL(g);
+			if (g && t->gpu_architecture)
+				DT_ASSERT_STR(g->architecture, t->gpu_architecture);
+		}
+		for (size_t j = 0; j < t->n_efas; j++) {
+			const struct hwdb_pci_efa *e = hwdb_pci_efa(HWDB_PCI_VENDOR_AMAZON,
+								    t->efa_device);
+			const struct hwdb_attr *sub = hwdb_device_attr(&t->efas[j],
+								       "dra.net/pciSubsystem");
+
+			CU_ASSERT_PTR_NOT_NULL(e);
+			CU_ASSERT_PTR_NOT_NULL(sub);
+			if (e && sub)
+				DT_ASSERT_STR(sub->str, e->subsystem);
+		}
+	}
+}
+
+/* ---- Consumable capacity ---- */
+
+static void test_cc_parse(void)
+{
+	static const char *const bad[] = { "0", "-1", "shares", "4.5", "memory=true", "1Gi",
+					   "+", " 4", "4 ", "Memory", "99999999999999999999",
+					   NULL };
+	struct hwdb_cc_mode m;
+	struct dt_err err = { 0 };
+	char buf[24];
+
+	CU_ASSERT_EQUAL(hwdb_cc_parse(NULL, &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_DISABLED);
+	CU_ASSERT_EQUAL(hwdb_cc_parse("", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_DISABLED);
+	CU_ASSERT_EQUAL(hwdb_cc_parse("disabled", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_DISABLED);
+	CU_ASSERT_EQUAL(hwdb_cc_parse("memory", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_MEMORY);
+	CU_ASSERT_EQUAL(hwdb_cc_parse("unlimited", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_UNLIMITED);
+	CU_ASSERT_EQUAL(hwdb_cc_parse("4", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.kind, HWDB_CC_SHARES);
+	CU_ASSERT_EQUAL(m.shares, 4);
+	DT_ASSERT_STR(hwdb_cc_name(&m, buf, sizeof(buf)), "4");
+	CU_ASSERT_EQUAL(hwdb_cc_parse("+16", &m, &err), 0);
+	CU_ASSERT_EQUAL(m.shares, 16);
+	for (size_t i = 0; bad[i]; i++) {
+		err.msg[0] = '\0';
+		CU_ASSERT_EQUAL(hwdb_cc_parse(bad[i], &m, &err), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i]));
+	}
+}
+
+static const struct model_capacity *capacity(const struct model_device *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_capacity; i++)
+		if (!strcmp(d->capacity[i].name, name))
+			return &d->capacity[i];
+	return NULL;
+}
+
+static void assert_q(const struct quantity *q, const char *want)
+{
+	char buf[QUANTITY_STR_MAX];
+
+	quantity_format(q, buf);
+	DT_ASSERT_STR(buf, want);
+}
+
+/* The request policies of karpenter-dra.md §4, mode by mode, on a GPU
+ * whose memory is the type's own (read from hwdb, not assumed). */
+static void check_mode(const char *mode_text)
+{
+	const struct hwdb_type *t = hwdb_lookup("p5.48xlarge");
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct model_set *set = model_set_new();
+	struct dt_err err = { 0 };
+	struct hwdb_cc_mode mode;
+	char mem[QUANTITY_STR_MAX];
+	size_t n = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL_FATAL(hwdb_cc_parse(mode_text, &mode, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_slices(t, &mode, "node-a", set, slices, &n, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	snprintf(mem, sizeof(mem), "%lldMi", (long long)t->gpus[0].memory_mib);
+	for (size_t i = 0; i < slices[0]->u.slice.n_devices; i++) {
+		const struct model_device *d = &slices[0]->u.slice.devices[i];
+		const struct model_capacity *m = capacity(d, "memory");
+		const struct model_capacity *s = capacity(d, "shares");
+		const struct model_request_policy *p;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		assert_q(&m->value, mem);
+		if (mode.kind == HWDB_CC_DISABLED) {
+			CU_ASSERT_FALSE(d->allow_multiple_allocations);
+			CU_ASSERT_FALSE(m->has_request_policy);
+			CU_ASSERT_PTR_NULL(s);
+			continue;
+		}
+		CU_ASSERT_TRUE(d->has_allow_multiple_allocations && d->allow_multiple_allocations);
+		CU_ASSERT_TRUE_FATAL(m->has_request_policy);
+		p = &m->request_policy;
+		CU_ASSERT_TRUE(p->has_default && p->has_valid_range && p->has_min && p->has_max &&
+			       p->has_step);
+		assert_q(&p->def, mode.kind == HWDB_CC_MEMORY ? mem : "0");
+		assert_q(&p->min, mode.kind == HWDB_CC_MEMORY ? "1Mi" : "0");
+		assert_q(&p->max, mem);
+		assert_q(&p->step, "1Mi");
+		if (mode.kind != HWDB_CC_SHARES) {
+			CU_ASSERT_PTR_NULL(s);
+			continue;
+		}
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(quantity_value_ceil(&s->value), mode.shares);
+		CU_ASSERT_TRUE_FATAL(s->has_request_policy);
+		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.def), 1);
+		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.min), 1);
+		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.max), mode.shares);
+		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.step), 1);
+	}
+	/* EFAs are never shared */
+	for (size_t i = 0; i < slices[1]->u.slice.n_devices; i++) {
+		CU_ASSERT_FALSE(slices[1]->u.slice.devices[i].allow_multiple_allocations);
+		CU_ASSERT_EQUAL(slices[1]->u.slice.devices[i].n_capacity, 0);
+	}
+	model_set_free(set);
+}
+
+static void test_cc_policies(void)
+{
+	check_mode("disabled");
+	check_mode("memory");
+	check_mode("unlimited");
+	check_mode("4");
+	check_mode("7");
+}
+
+/* ---- ResourceSlices ---- */
+
+static const struct model_attribute *attribute(const struct model_device *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_attributes; i++)
+		if (!strcmp(d->attributes[i].name, name))
+			return &d->attributes[i];
+	return NULL;
+}
+
+static void check_slice_devices(const struct hwdb_type *t, const struct model_object *o,
+				bool efa)
+{
+	const struct model_resource_slice_spec *sp = &o->u.slice;
+	const struct hwdb_device *devs = efa ? t->efas : t->gpus;
+	size_t n = efa ? t->n_efas : t->n_gpus;
+
+	DT_ASSERT_STR(sp->driver, efa ? "dra.net" : "gpu.nvidia.com");
+	DT_ASSERT_STR(sp->pool.name, sp->node_name);
+	CU_ASSERT_EQUAL_FATAL(sp->n_devices, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_attribute *root =
+			attribute(&sp->devices[i], "resource.kubernetes.io/pcieRoot");
+		char want[32];
+
+		snprintf(want, sizeof(want), "%s-%zu", efa ? "efa" : "gpu", i);
+		DT_ASSERT_STR(sp->devices[i].name, want);
+		if (devs[i].pcie_root) {
+			CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+			DT_ASSERT_STR(root->v.str.s, devs[i].pcie_root);
+		} else {
+			CU_ASSERT_PTR_NULL(root);
+		}
+		if (!efa) {
+			CU_ASSERT_PTR_NOT_NULL(attribute(&sp->devices[i], "productName"));
+			CU_ASSERT_PTR_NOT_NULL(attribute(&sp->devices[i], "type"));
+			/* runtime-only attributes are not invented */
+			CU_ASSERT_PTR_NULL(attribute(&sp->devices[i], "driverVersion"));
+		} else {
+			CU_ASSERT_PTR_NOT_NULL(attribute(&sp->devices[i], "dra.net/rdma"));
+			CU_ASSERT_EQUAL(attribute(&sp->devices[i], "dra.net/numaNode") != NULL,
+					devs[i].numa_node >= 0);
+		}
+	}
+}
+
+static bool has_annotation(const struct model_object *o, const char *key, const char *value)
+{
+	for (size_t i = 0; i < o->meta.n_annotations; i++)
+		if (!strcmp(o->meta.annotations[i].key, key))
+			return !value || !strcmp(o->meta.annotations[i].value, value);
+	return false;
+}
+
+/* Every type, every mode: the slices pass the model's own validation and
+ * carry exactly the type's devices. */
+static void test_every_slice_validates(void)
+{
+	static const char *const modes[] = { "disabled", "1", "4", "memory", "unlimited" };
+	static const struct model_validate_opts vopts = { 0 };
+
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		struct model_set *set = model_set_new();
+		struct hwdb_cc_mode mode;
+		struct dt_diags diags;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+		dt_diags_init(&diags);
+		CU_ASSERT_EQUAL_FATAL(hwdb_cc_parse(modes[m], &mode, NULL), 0);
+		for (size_t i = 0; i < hwdb_count(); i++) {
+			const struct hwdb_type *t = hwdb_at(i);
+			struct model_object *slices[HWDB_MAX_SLICES];
+			struct dt_err err = { 0 };
+			size_t n = 0, k = 0;
+
+			CU_ASSERT_EQUAL_FATAL(hwdb_slices(t, &mode, NULL, set, slices, &n, &err), 0);
+			CU_ASSERT_EQUAL(n, (t->n_gpus > 0) + (t->n_efas > 0));
+			if (t->n_gpus) {
+				check_slice_devices(t, slices[k], false);
+				CU_ASSERT(has_annotation(slices[k], HWDB_ANNOTATION_NODE_UNIFORM,
+							 "driverVersion,cudaDriverVersion"));
+				k++;
+			}
+			if (t->n_efas)
+				check_slice_devices(t, slices[k], true);
+			for (size_t j = 0; j < n; j++) {
+				size_t before = diags.n;
+				int bad = model_validate_object(slices[j], &vopts, &diags);
+
+				CU_ASSERT_EQUAL(bad, 0);
+				for (size_t d = before; d < diags.n; d++)
+					fprintf(stderr, "\n  %s (%s): %s\n", t->name, modes[m],
+						diags.msgs[d]);
+			}
+		}
+		dt_diags_free(&diags);
+		model_set_free(set);
+	}
+}
+
+static void test_slices_bad_node_name(void)
+{
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct model_set *set = model_set_new();
+	struct dt_err err = { 0 };
+	size_t n = 7;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL(hwdb_slices(hwdb_lookup("g5.xlarge"), NULL, "Bad_Node", set, slices, &n,
+				    &err), -EINVAL);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Bad_Node"));
+	model_set_free(set);
+}
+
+DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
+	DT_TEST(test_every_type_matches_facts),
+	DT_TEST(test_families_covered),
+	DT_TEST(test_p5_48xlarge_roots),
+	DT_TEST(test_p5en_48xlarge_roots),
+	DT_TEST(test_g6e_48xlarge_no_shared_root),
+	DT_TEST(test_g5_48xlarge_flat),
+	DT_TEST(test_price_order),
+	DT_TEST(test_family_lookup),
+	DT_TEST(test_lookup_unknown_and_suggest),
+	DT_TEST(test_extra_adds),
+	DT_TEST(test_extra_overrides),
+	DT_TEST(test_extra_refuses_malformed),
+	DT_TEST(test_extra_from_buffer),
+	DT_TEST(test_entry_round_trip),
+	DT_TEST(test_pci_ids),
+	DT_TEST(test_pci_ids_agree_with_types),
+	DT_TEST(test_cc_parse),
+	DT_TEST(test_cc_policies),
+	DT_TEST(test_every_slice_validates),
+	DT_TEST(test_slices_bad_node_name))
