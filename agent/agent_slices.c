@@ -1,0 +1,67 @@
+/* agent_slices.c - predicting the drivers' ResourceSlices from a probe.
+ * See agent_slices.h. */
+#include "agent_slices.h"
+
+#include <errno.h>
+
+#include "model.h"
+#include "verify.h"
+
+int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+		      const char *node_name, enum doc_format fmt, struct strbuf *out,
+		      struct dt_diags *warnings, struct dt_err *err)
+{
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct probe_learned learned;
+	struct model_set *set = NULL;
+	struct doc_arena *arena = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = probe_learn(t, NULL, &learned, warnings, err);
+	if (rc)
+		return rc;
+	set = model_set_new();
+	if (!set) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = hwdb_slices(&learned.type, mode, node_name, set, slices, &n, err);
+	if (rc)
+		goto out;
+	if (fmt == DOC_FORMAT_JSON) {
+		struct doc_node *top, *seq;
+
+		arena = doc_arena_new();
+		top = arena ? doc_new_map(arena) : NULL;
+		seq = arena ? doc_new_seq(arena) : NULL;
+		if (!top || !seq) {
+			rc = dt_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			rc |= doc_seq_push(arena, seq, model_encode(slices[i], arena));
+		rc |= doc_map_set(arena, top, "instanceType",
+				  hwdb_type_encode(&learned.type, arena));
+		rc |= doc_map_set(arena, top, "resourceSlices", seq);
+		if (rc) {
+			rc = dt_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = doc_emit_json(top, 4, out);
+		sb_putc(out, '\n');
+	} else {
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (i)
+				sb_puts(out, "---\n");
+			rc = model_emit(slices[i], DOC_FORMAT_YAML, out);
+		}
+	}
+	if (rc || sb_error(out))
+		rc = dt_err_set(err, rc ? rc : -ENOMEM, "cannot print the slices");
+out:
+	doc_arena_free(arena);
+	model_set_free(set);
+	probe_learned_free(&learned);
+	return rc;
+}

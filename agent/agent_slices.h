@@ -1,0 +1,27 @@
+/* agent_slices.h - the ResourceSlices the drivers would publish on this
+ * node, predicted from the probe.
+ *
+ * The probed node becomes an hwdb entry (probe_learn) and hwdb's own slice
+ * builder (hwdb_slices) turns it into the slices the NVIDIA GPU driver
+ * (gpu.nvidia.com) and DRANET (dra.net) publish, so the prediction for a
+ * live node and `dratopo hwdb show` for its type come out of the same code
+ * and compare line by line. Devices that fell off the bus are left out:
+ * the drivers do not see them. */
+#ifndef DT_AGENT_SLICES_H
+#define DT_AGENT_SLICES_H
+
+#include "diag.h"
+#include "doc.h"
+#include "err.h"
+#include "hwdb.h"
+#include "strbuf.h"
+#include "topology.h"
+
+/* Print the slices for node node_name: JSON as `dratopo hwdb show -o json`
+ * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as one document
+ * per slice. mode may be NULL (consumable capacity disabled). */
+int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+		      const char *node_name, enum doc_format fmt, struct strbuf *out,
+		      struct dt_diags *warnings, struct dt_err *err);
+
+#endif

@@ -1,0 +1,461 @@
+/* verify.c - comparing a probed node with hwdb, and learning an hwdb entry
+ * from one. See verify.h. */
+#include "verify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *probe_verdict_name(enum probe_verdict v)
+{
+	switch (v) {
+	case PROBE_MATCH:
+		return "match";
+	case PROBE_DRIFT:
+		return "drift";
+	case PROBE_UNKNOWN_TYPE:
+		break;
+	}
+	return "unknown";
+}
+
+void probe_verify_result_free(struct probe_verify_result *r)
+{
+	if (!r)
+		return;
+	dt_diags_free(&r->differences);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- Shapes: how many GPUs and EFAs a root holds ---- */
+
+struct shape {
+	size_t gpus, efas;
+	const char *root;       /* a node root's name; NULL for hwdb's */
+};
+
+static int shape_cmp(const void *a, const void *b)
+{
+	const struct shape *x = a, *y = b;
+
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	if (x->efas != y->efas)
+		return x->efas < y->efas ? -1 : 1;
+	if (x->root && y->root)
+		return strcmp(x->root, y->root);
+	return 0;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The node's shapes, counting only devices still on the bus. */
+static struct shape *node_shapes(const struct probe_topology *t, size_t *n)
+{
+	struct shape *v = calloc(t->n_roots ? t->n_roots : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < t->n_roots; i++) {
+		const struct probe_root *r = &t->roots[i];
+		struct shape s = { 0, 0, r->name };
+
+		for (size_t j = 0; j < r->n_gpus; j++)
+			s.gpus += !t->devices[r->gpus[j]].fell_off_bus;
+		for (size_t j = 0; j < r->n_efas; j++)
+			s.efas += !t->devices[r->efas[j]].fell_off_bus;
+		if (s.gpus || s.efas)
+			v[k++] = s;
+	}
+	qsort(v, k, sizeof(*v), shape_cmp);
+	*n = k;
+	return v;
+}
+
+static struct shape *hwdb_shapes(const struct hwdb_type *type, size_t *n)
+{
+	size_t cnt = hwdb_type_roots(type, NULL, 0);
+	struct hwdb_root *roots = calloc(cnt ? cnt : 1, sizeof(*roots));
+	struct shape *v = calloc(cnt ? cnt : 1, sizeof(*v));
+
+	if (!roots || !v) {
+		free(roots);
+		free(v);
+		return NULL;
+	}
+	cnt = hwdb_type_roots(type, roots, cnt);
+	for (size_t i = 0; i < cnt; i++) {
+		v[i].gpus = roots[i].n_gpus;
+		v[i].efas = roots[i].n_efas;
+	}
+	free(roots);
+	qsort(v, cnt, sizeof(*v), shape_cmp);
+	*n = cnt;
+	return v;
+}
+
+/* Walk both sorted lists shape by shape and report every shape whose
+ * count differs, naming the node's roots of a shape it has too many of. */
+static void compare_shapes(const struct shape *exp, size_t n_exp, const struct shape *got,
+			   size_t n_got, struct dt_diags *diffs)
+{
+	size_t i = 0, j = 0;
+
+	if (n_exp != n_got)
+		dt_diags_add(diffs, "PCIe roots: hwdb has %zu %s with GPUs or EFAs, this node "
+			     "has %zu", n_exp, plural(n_exp, "root", "roots"), n_got);
+	while (i < n_exp || j < n_got) {
+		struct shape key;
+		size_t ce = 0, cg = 0, j0;
+		char names[512] = "";
+
+		if (j >= n_got || (i < n_exp && shape_cmp(&exp[i], &(struct shape){
+				got[j].gpus, got[j].efas, NULL }) <= 0))
+			key = (struct shape){ exp[i].gpus, exp[i].efas, NULL };
+		else
+			key = (struct shape){ got[j].gpus, got[j].efas, NULL };
+		while (i < n_exp && exp[i].gpus == key.gpus && exp[i].efas == key.efas) {
+			ce++;
+			i++;
+		}
+		j0 = j;
+		while (j < n_got && got[j].gpus == key.gpus && got[j].efas == key.efas) {
+			cg++;
+			j++;
+		}
+		if (ce == cg)
+			continue;
+		if (cg > ce) {
+			size_t len = 0;
+
+			for (size_t k = j0; k < j && len + 20 < sizeof(names); k++)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							len ? ", " : " (", got[k].root);
+			if (len)
+				snprintf(names + len, sizeof(names) - len, ")");
+		}
+		dt_diags_add(diffs, "grouping: roots with %zu %s + %zu %s: hwdb has %zu, this "
+			     "node has %zu%s", key.gpus, plural(key.gpus, "GPU", "GPUs"),
+			     key.efas, plural(key.efas, "EFA", "EFAs"), ce, cg, names);
+	}
+}
+
+/* ---- Verify ---- */
+
+static void compare_devices(const struct probe_topology *t, const struct hwdb_type *type,
+			    struct dt_diags *diffs)
+{
+	const struct hwdb_pci_gpu *want_gpu = NULL;
+	const struct hwdb_pci_efa *want_efa = NULL;
+	size_t live_gpus = 0, live_efas = 0;
+
+	if (type->gpu_device)
+		want_gpu = hwdb_pci_gpu(type->gpu_vendor, type->gpu_device);
+	if (type->efa_device)
+		want_efa = hwdb_pci_efa(HWDB_PCI_VENDOR_AMAZON, type->efa_device);
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+
+		if (d->fell_off_bus) {
+			dt_diags_add(diffs, "%s %s fell off the bus (config space reads 0xffff)",
+				     d->kind == PROBE_GPU ? "GPU" : "EFA", d->bdf_str);
+			continue;
+		}
+		if (d->kind == PROBE_GPU) {
+			live_gpus++;
+			if (type->gpu_device && (d->vendor != type->gpu_vendor ||
+						 d->device != type->gpu_device))
+				dt_diags_add(diffs, "GPU %s: model %04x:%04x (%s), hwdb has "
+					     "%04x:%04x (%s)", d->bdf_str, d->vendor, d->device,
+					     d->model ? d->model : "unknown", type->gpu_vendor,
+					     type->gpu_device,
+					     want_gpu ? want_gpu->model : type->gpu_model);
+			if (!d->pcie_root[0])
+				dt_diags_add(diffs, "GPU %s: no PCIe root", d->bdf_str);
+		} else {
+			live_efas++;
+			if (type->efa_device && d->device != type->efa_device)
+				dt_diags_add(diffs, "EFA %s: %s (%s), hwdb has %s (%s)", d->bdf_str,
+					     d->efa_subsystem ? d->efa_subsystem : "?",
+					     d->model ? d->model : "unknown",
+					     want_efa ? want_efa->subsystem : "?",
+					     want_efa ? want_efa->name : "unknown");
+			if (!d->pcie_root[0])
+				dt_diags_add(diffs, "EFA %s: no PCIe root", d->bdf_str);
+		}
+	}
+	if (live_gpus != type->n_gpus)
+		dt_diags_add(diffs, "GPU count: hwdb has %zu for %s, this node has %zu",
+			     type->n_gpus, type->name, live_gpus);
+	if (live_efas != type->n_efas)
+		dt_diags_add(diffs, "EFA count: hwdb has %zu for %s, this node has %zu",
+			     type->n_efas, type->name, live_efas);
+}
+
+int probe_verify(const struct probe_topology *t, const char *instance_type,
+		 struct probe_verify_result *out, struct dt_err *err)
+{
+	struct shape *exp = NULL, *got = NULL;
+	size_t n_exp = 0, n_got = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	dt_diags_init(&out->differences);
+	out->instance_type = instance_type ? instance_type : t->instance_type;
+	if (!out->instance_type)
+		return dt_err_set(err, -EINVAL, "the instance type is unknown (no DMI product "
+				  "name); pass --instance-type");
+	out->expected = hwdb_lookup(out->instance_type);
+	if (!out->expected) {
+		out->verdict = PROBE_UNKNOWN_TYPE;
+		return 0;
+	}
+	compare_devices(t, out->expected, &out->differences);
+	/* hwdb knows the grouping only for types scraped from live nodes. */
+	if (out->expected->dra_metadata) {
+		exp = hwdb_shapes(out->expected, &n_exp);
+		got = node_shapes(t, &n_got);
+		if (!exp || !got) {
+			rc = dt_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		compare_shapes(exp, n_exp, got, n_got, &out->differences);
+	}
+	out->verdict = dt_diags_count(&out->differences) ? PROBE_DRIFT : PROBE_MATCH;
+out:
+	free(exp);
+	free(got);
+	if (rc)
+		probe_verify_result_free(out);
+	return rc;
+}
+
+/* ---- Learning an entry ---- */
+
+void probe_learned_free(struct probe_learned *l)
+{
+	if (!l)
+		return;
+	free(l->devices);
+	free(l->names);
+	free(l->attrs);
+	free(l->name);
+	free(l->family);
+	free(l->gpu_model);
+	free(l->note);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The cheapest known type with this GPU (or this EFA), for its drivers'
+ * attributes; NULL when there is none. */
+static const struct hwdb_type *reference_type(uint16_t gpu_vendor, uint16_t gpu_device,
+					      uint16_t efa_device)
+{
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *k = hwdb_at(i);
+
+		if (!k->dra_metadata)
+			continue;
+		if (gpu_device && k->n_gpus && k->gpu_vendor == gpu_vendor &&
+		    k->gpu_device == gpu_device)
+			return k;
+		if (efa_device && k->n_efas && k->efa_device == efa_device)
+			return k;
+	}
+	return NULL;
+}
+
+/* Attributes for devices no known type has: what the PCI tables say. */
+static int build_gpu_attrs(struct probe_learned *l, const struct probe_device *d,
+			   struct hwdb_attr *a)
+{
+	size_t n = 0;
+
+	if (asprintf(&l->gpu_model, "NVIDIA %s", d->model ? d->model : "GPU") < 0) {
+		l->gpu_model = NULL;
+		return -ENOMEM;
+	}
+	a[n++] = (struct hwdb_attr){ "productName", HWDB_ATTR_STRING, l->gpu_model, 0, false };
+	if (d->architecture)
+		a[n++] = (struct hwdb_attr){ "architecture", HWDB_ATTR_STRING, d->architecture,
+					     0, false };
+	a[n++] = (struct hwdb_attr){ "type", HWDB_ATTR_STRING, "gpu", 0, false };
+	return (int)n;
+}
+
+static int build_efa_attrs(const struct probe_device *d, struct hwdb_attr *a)
+{
+	size_t n = 0;
+
+	a[n++] = (struct hwdb_attr){ "dra.net/pciDevice", HWDB_ATTR_STRING,
+				     "Elastic Fabric Adapter (EFA)", 0, false };
+	a[n++] = (struct hwdb_attr){ "dra.net/pciVendor", HWDB_ATTR_STRING,
+				     "Amazon.com, Inc.", 0, false };
+	if (d->efa_subsystem)
+		a[n++] = (struct hwdb_attr){ "dra.net/pciSubsystem", HWDB_ATTR_STRING,
+					     d->efa_subsystem, 0, false };
+	a[n++] = (struct hwdb_attr){ "dra.net/rdma", HWDB_ATTR_BOOL, NULL, 0,
+				     d->rdma_device[0] != '\0' };
+	return (int)n;
+}
+
+static const char *host_arch(void)
+{
+#if defined(__aarch64__)
+	return "arm64";
+#else
+	return "amd64";
+#endif
+}
+
+int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *l,
+		struct dt_diags *warnings, struct dt_err *err)
+{
+	const struct probe_device *first_gpu = NULL, *first_efa = NULL;
+	const struct hwdb_type *gref = NULL, *eref = NULL;
+	struct hwdb_type *ty = &l->type;
+	struct hwdb_device *gpus, *efas;
+	size_t n_gpus = 0, n_efas = 0, na = 0;
+	const char *dot;
+	int rc = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!name)
+		name = t->instance_type ? t->instance_type : "unknown";
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+
+		if (d->fell_off_bus)
+			continue;
+		if (d->kind == PROBE_GPU) {
+			if (!first_gpu)
+				first_gpu = d;
+			else if (d->device != first_gpu->device)
+				dt_diags_add(warnings, "GPU %s is %04x:%04x, not %04x:%04x like %s; "
+					     "the entry describes the first", d->bdf_str, d->vendor,
+					     d->device, first_gpu->vendor, first_gpu->device,
+					     first_gpu->bdf_str);
+			n_gpus++;
+		} else {
+			if (!first_efa)
+				first_efa = d;
+			n_efas++;
+		}
+	}
+	l->devices = calloc(n_gpus + n_efas + 1, sizeof(*l->devices));
+	l->names = calloc(n_gpus + n_efas + 1, PROBE_LEARNED_NAME);
+	/* Built attributes: at most 3 for the GPUs, 4 for the EFAs. */
+	l->attrs = calloc(8, sizeof(*l->attrs));
+	l->name = strdup(name);
+	dot = strchr(name, '.');
+	l->family = dot ? strndup(name, (size_t)(dot - name)) : strdup(name);
+	if (!l->devices || !l->names || !l->attrs || !l->name || !l->family)
+		goto oom;
+	gpus = l->devices;
+	efas = l->devices + n_gpus;
+
+	ty->name = l->name;
+	ty->family = l->family;
+	ty->arch = host_arch();
+	ty->vcpu = t->cpus;
+	ty->memory_mib = t->memory_mib;
+	ty->dra_metadata = true;        /* pcieRoot and NUMA were seen, not guessed */
+	ty->builtin = false;
+
+	const struct hwdb_attr *gattrs = NULL, *eattrs = NULL;
+	size_t n_gattrs = 0, n_eattrs = 0;
+	const char *gmem = NULL;
+	int64_t gmem_mib = 0;
+
+	if (first_gpu) {
+		gref = reference_type(first_gpu->vendor, first_gpu->device, 0);
+		ty->gpu_vendor = first_gpu->vendor;
+		ty->gpu_device = first_gpu->device;
+		if (gref) {
+			ty->gpu_model = gref->gpu_model;
+			ty->gpu_architecture = gref->gpu_architecture;
+			gattrs = gref->gpus[0].attrs;
+			n_gattrs = gref->gpus[0].n_attrs;
+			gmem = gref->gpus[0].memory;
+			gmem_mib = gref->gpus[0].memory_mib;
+		} else {
+			int n = build_gpu_attrs(l, first_gpu, l->attrs);
+
+			if (n < 0)
+				goto oom;
+			ty->gpu_model = l->gpu_model;
+			ty->gpu_architecture = first_gpu->architecture;
+			gattrs = l->attrs;
+			n_gattrs = (size_t)n;
+			na = (size_t)n;
+		}
+	}
+	if (first_efa) {
+		eref = reference_type(0, 0, first_efa->device);
+		ty->efa_device = first_efa->device;
+		if (eref) {
+			eattrs = eref->efas[0].attrs;
+			n_eattrs = eref->efas[0].n_attrs;
+		} else {
+			eattrs = l->attrs + na;
+			n_eattrs = (size_t)build_efa_attrs(first_efa, l->attrs + na);
+		}
+	}
+
+	size_t gi = 0, ei = 0;
+
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+		struct hwdb_device *h;
+		char *nm;
+
+		if (d->fell_off_bus)
+			continue;
+		h = d->kind == PROBE_GPU ? &gpus[gi] : &efas[ei];
+		nm = l->names + (size_t)(h - l->devices) * PROBE_LEARNED_NAME;
+		snprintf(nm, PROBE_LEARNED_NAME, "%s-%zu", probe_kind_name(d->kind),
+			 d->kind == PROBE_GPU ? gi : ei);
+		h->name = nm;
+		h->pcie_root = d->pcie_root[0] ? d->pcie_root : NULL;
+		h->numa_node = d->numa_node;
+		if (d->kind == PROBE_GPU) {
+			h->attrs = gattrs;
+			h->n_attrs = n_gattrs;
+			h->memory = gmem;
+			h->memory_mib = gmem_mib;
+			gi++;
+		} else {
+			h->attrs = eattrs;
+			h->n_attrs = n_eattrs;
+			ei++;
+		}
+	}
+	ty->gpus = gpus;
+	ty->n_gpus = n_gpus;
+	ty->efas = efas;
+	ty->n_efas = n_efas;
+	ty->max_efa_interfaces = (int)n_efas;
+	/* EC2 gives each EFA its own network card on every type with more
+	 * than one EFA; sysfs cannot tell, so this is the usual layout. */
+	ty->network_cards = n_efas > 1 ? (int)n_efas : 1;
+	if (asprintf(&l->note, "learned by dratopo-agent from a live node: devices, pcieRoot "
+		     "and NUMA as probed%s%s; price, network cards and bandwidth are not "
+		     "visible in sysfs", gref ? "; GPU attributes as on " : "",
+		     gref ? gref->name : "") < 0) {
+		l->note = NULL;
+		goto oom;
+	}
+	l->notes[0] = l->note;
+	ty->notes = l->notes;
+	ty->n_notes = 1;
+	return 0;
+oom:
+	rc = dt_err_set(err, -ENOMEM, "out of memory");
+	probe_learned_free(l);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* verify.h - the probed node against hwdb, and hwdb entries learned from
+ * a node.
+ *
+ * probe_verify() compares what the agent saw with hwdb's entry for the
+ * instance type: GPU count and models, EFA count and generation, and the
+ * grouping of GPUs and EFAs by PCIe root. Root names may differ between
+ * hosts of one type, so the grouping is compared by shape: how many roots,
+ * and how many GPUs and EFAs under each. A device that fell off the bus
+ * counts as missing.
+ *
+ * probe_learn() turns a probed node into a hwdb entry (struct hwdb_type):
+ * what `verify` proposes for a type hwdb does not know, and what `slices`
+ * hands hwdb's slice builder to predict the drivers' ResourceSlices.
+ *
+ * Memory: a probe_verify_result and a probe_learned own their contents;
+ * the learned entry also points into hwdb's tables (attributes borrowed
+ * from a known type with the same GPU or EFA), so it is valid until the
+ * next hwdb_load_extra() or hwdb_reset(). */
+#ifndef DT_VERIFY_H
+#define DT_VERIFY_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "err.h"
+#include "hwdb.h"
+#include "topology.h"
+
+enum probe_verdict {
+	PROBE_MATCH,            /* exit 0 */
+	PROBE_DRIFT,            /* exit 4 */
+	PROBE_UNKNOWN_TYPE,     /* exit 5 */
+};
+
+struct probe_verify_result {
+	enum probe_verdict verdict;
+	const char *instance_type;          /* the type compared against */
+	const struct hwdb_type *expected;   /* NULL for PROBE_UNKNOWN_TYPE */
+	struct dt_diags differences;        /* one line per difference */
+};
+
+/* Compare t with hwdb's entry for instance_type (NULL: t's own type).
+ * -EINVAL when no type is known at all. */
+int probe_verify(const struct probe_topology *t, const char *instance_type,
+		 struct probe_verify_result *out, struct dt_err *err);
+void probe_verify_result_free(struct probe_verify_result *r);
+const char *probe_verdict_name(enum probe_verdict v);   /* "match", "drift", "unknown" */
+
+#define PROBE_LEARNED_NAME 24      /* "gpu-12" */
+
+struct probe_learned {
+	struct hwdb_type type;
+	/* What type points to, owned here. */
+	struct hwdb_device *devices;        /* GPUs, then EFAs */
+	char *names;                        /* their names, PROBE_LEARNED_NAME each */
+	struct hwdb_attr *attrs;            /* built attributes, when not borrowed */
+	char *name, *family, *gpu_model;
+	const char *notes[2];
+	char *note;
+};
+
+/* An hwdb entry named name (NULL: t's instance type, else "unknown")
+ * describing t: its live GPUs and EFAs in address order named gpu-N and
+ * efa-N, with pcieRoot and NUMA from the probe, attributes from the
+ * cheapest known type with the same GPU (or EFA) model, or built from
+ * hwdb's PCI tables when no type has it. Warnings (mixed GPU models) go to
+ * warnings. */
+int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *out,
+		struct dt_diags *warnings, struct dt_err *err);
+void probe_learned_free(struct probe_learned *l);
+
+#endif
