@@ -1,0 +1,240 @@
+/* cli_validate.c - `dratopo validate -f FILE... [-o text|json]`: load every
+ * document, apply the API server's defaults and validate with its rules.
+ *
+ * exit 0: all valid, one summary line per kind on stdout.
+ * exit 1: every problem on its own line on stderr (or in the JSON report),
+ *         as "FILE: document N (KIND NS/NAME): FIELD.PATH: message".
+ * exit 2: usage error. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cel.h"
+#include "cli.h"
+#include "doc.h"
+#include "model.h"
+#include "strbuf.h"
+
+/* dt_cel may be missing from a build; then selectors are not compiled. */
+int cel_compile_selector(const char *expr, size_t len, bool check_cost,
+			 struct cel_program **out, struct dt_err *err) __attribute__((weak));
+void cel_program_free(struct cel_program *p) __attribute__((weak));
+
+enum output { OUT_TEXT, OUT_JSON };
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dratopo validate -f FILE... [-o text|json]\n\n"
+		"Load every document of the manifests (YAML or JSON, multi-document streams\n"
+		"and kind: List), apply the API server's defaults and validate them with its\n"
+		"rules and limits. \"-\" reads standard input.\n\n"
+		"options:\n"
+		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f)\n"
+		"  -o, --output FORMAT     text (default) or json\n"
+		"  -h, --help              this help\n\n"
+		"Exit codes: 0 all valid, 1 invalid input, 2 usage error.\n");
+}
+
+/* The validator's CEL hook: compile with the DRA selector environment and
+ * the API server's cost check. */
+static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
+{
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	int rc;
+
+	(void)ctx;
+	rc = cel_compile_selector(expr, len, true, &p, &err);
+	if (p && cel_program_free)
+		cel_program_free(p);
+	if (!rc)
+		return 0;
+	if (strstr(err.msg, "cost limit")) {
+		snprintf(msg, msgsz, "too complex, exceeds cost limit");
+		return -E2BIG;
+	}
+	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
+	return -EINVAL;
+}
+
+static void json_string(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':  sb_puts(sb, "\\\""); break;
+		case '\\': sb_puts(sb, "\\\\"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\r': sb_puts(sb, "\\r"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				sb_printf(sb, "\\u%04x", *p);
+			else
+				sb_putc(sb, (char)*p);
+		}
+	}
+	sb_putc(sb, '"');
+}
+
+static void json_list(struct strbuf *sb, const char *name, const struct dt_diags *d)
+{
+	sb_printf(sb, "    \"%s\": [", name);
+	for (size_t i = 0; i < d->n; i++) {
+		sb_puts(sb, i ? ",\n        " : "\n        ");
+		json_string(sb, d->msgs[i]);
+	}
+	sb_puts(sb, d->n ? "\n    ]" : "]");
+}
+
+static void report_json(const struct model_set *set, const struct dt_diags *errs, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool first = true;
+
+	sb_printf(&sb, "{\n    \"valid\": %s,\n    \"objects\": {",
+		  dt_diags_count(errs) ? "false" : "true");
+	for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+		size_t n = model_set_count(set, (enum model_kind)k);
+
+		if (!n)
+			continue;
+		sb_printf(&sb, "%s\n        \"%s\": %zu", first ? "" : ",",
+			  model_kind_name((enum model_kind)k), n);
+		first = false;
+	}
+	sb_puts(&sb, first ? "},\n" : "\n    },\n");
+	sb_printf(&sb, "    \"errorCount\": %zu,\n", dt_diags_count(errs));
+	json_list(&sb, "errors", errs);
+	sb_puts(&sb, ",\n");
+	json_list(&sb, "warnings", &set->warnings);
+	sb_puts(&sb, "\n}\n");
+	fputs(sb_str(&sb), out);
+	sb_free(&sb);
+}
+
+static void report_text(const struct model_set *set, const struct dt_diags *errs)
+{
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msgs[i]);
+	if (errs->dropped)
+		fprintf(stderr, "dratopo validate: %zu more errors not shown\n", errs->dropped);
+	if (dt_diags_count(errs))
+		return;
+	for (int k = 0; k < MODEL_KIND_COUNT; k++) {
+		size_t n = model_set_count(set, (enum model_kind)k);
+
+		if (n)
+			printf("%s: %zu valid\n", model_kind_name((enum model_kind)k), n);
+	}
+	if (!set->n_objects)
+		printf("no objects\n");
+}
+
+int cli_validate(int argc, char **argv)
+{
+	enum output output = OUT_TEXT;
+	const char **files = NULL;
+	size_t n_files = 0;
+	bool in_files = false;
+	struct model_set *set = NULL;
+	struct dt_diags errs;
+	struct model_validate_opts opts = { 0 };
+	int rc = CLI_EXIT_USAGE;
+
+	dt_diags_init(&errs);
+	files = calloc((size_t)argc + 1, sizeof(*files));
+	if (!files) {
+		fprintf(stderr, "dratopo validate: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			rc = CLI_EXIT_OK;
+			goto out;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--filename")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "dratopo validate: %s needs a file\n", a);
+				goto usage;
+			}
+			files[n_files++] = argv[++i];
+			in_files = true;
+		} else if (!strncmp(a, "--filename=", 11)) {
+			files[n_files++] = a + 11;
+			in_files = true;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
+			   !strncmp(a, "--output=", 9)) {
+			const char *v = a[1] == 'o' ? (i + 1 < argc ? argv[++i] : NULL) :
+					(a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL));
+
+			if (v && !strcmp(v, "text")) {
+				output = OUT_TEXT;
+			} else if (v && !strcmp(v, "json")) {
+				output = OUT_JSON;
+			} else {
+				fprintf(stderr, "dratopo validate: -o takes text or json%s%s\n",
+					v ? ", not " : "", v ? v : "");
+				goto usage;
+			}
+			in_files = false;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "dratopo validate: unknown option %s\n", a);
+			goto usage;
+		} else if (in_files) {
+			files[n_files++] = a;
+		} else {
+			fprintf(stderr, "dratopo validate: unexpected argument %s (files follow -f)\n", a);
+			goto usage;
+		}
+	}
+	if (!n_files) {
+		fprintf(stderr, "dratopo validate: no input; give -f FILE\n");
+		goto usage;
+	}
+
+	set = model_set_new();
+	if (!set) {
+		fprintf(stderr, "dratopo validate: out of memory\n");
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < n_files; i++) {
+		struct dt_err err = { 0 };
+
+		/* Unreadable files are in errs already; go on with the rest. */
+		if (model_set_load_file(set, files[i], &errs, &err) == -ENOMEM) {
+			fprintf(stderr, "dratopo validate: %s\n", err.msg);
+			rc = CLI_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (cel_compile_selector)
+		opts.check_cel = check_cel;
+	if (model_validate_set(set, &opts, &errs) < 0) {
+		fprintf(stderr, "dratopo validate: out of memory\n");
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < set->warnings.n; i++)
+		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
+	if (output == OUT_JSON)
+		report_json(set, &errs, stdout);
+	else
+		report_text(set, &errs);
+	rc = dt_diags_count(&errs) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	goto out;
+usage:
+	fprintf(stderr, "Run 'dratopo validate --help' for usage.\n");
+	rc = CLI_EXIT_USAGE;
+out:
+	model_set_free(set);
+	dt_diags_free(&errs);
+	free(files);
+	return rc;
+}
