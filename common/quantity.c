@@ -230,7 +230,7 @@ static char digit_at(const struct qscan *sc, size_t i)
 /* apimachinery's fast path: at most 18 digits, a scale >= -9 and a product
  * that fits int64 give an exact int64Amount. */
 static bool fast_path(const struct qscan *sc, int32_t exponent, enum quantity_format fmt,
-		      struct quantity *out)
+		      struct quantity *out, bool *keep)
 {
 	int64_t precision, mult = 1, value = 0, r;
 	int32_t scale = 0;
@@ -254,6 +254,14 @@ static bool fast_path(const struct qscan *sc, int32_t exponent, enum quantity_fo
 		value = value * 10 + (digit_at(sc, i) - '0');
 	if (__builtin_mul_overflow(value, mult, &r))
 		return false;
+	/* when the input already looks canonical apimachinery keeps it as the
+	 * quantity's String() */
+	if (fmt == QUANTITY_BINARY_SI)
+		*keep = (value & 7) != 0;
+	else
+		*keep = scale % 3 == 0 && digit_at(sc, 0) != '0' &&
+			!(n >= 3 && digit_at(sc, n - 1) == '0' && digit_at(sc, n - 2) == '0' &&
+			  digit_at(sc, n - 3) == '0');
 	out->mant = sc->neg ? -(i128)r : (i128)r;
 	out->exp = scale;
 	out->format = fmt;
@@ -390,7 +398,8 @@ static int slow_binary(const struct qscan *sc, int32_t exponent, struct quantity
 	return 0;
 }
 
-int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_err *err)
+/* ParseQuantity; *keep tells whether its String() is the input itself. */
+static int parse(const char *s, size_t len, struct quantity *out, bool *keep, struct dt_err *err)
 {
 	struct quantity q = { 0 };
 	struct qscan sc;
@@ -398,11 +407,13 @@ int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_er
 	int32_t exponent;
 	int base, rc;
 
+	*keep = false;
 	if (!s || len == 0 || scan(s, len, &sc))
 		return dt_err_set(err, -EINVAL, "%s", ERR_FORMAT);
 	if (!interpret(sc.suffix, sc.suffix_len, &base, &exponent, &fmt))
 		return dt_err_set(err, -EINVAL, "%s", ERR_SUFFIX);
-	if (fast_path(&sc, exponent, fmt, &q)) {
+	if (fast_path(&sc, exponent, fmt, &q, keep)) {
+		*keep = *keep || (len == 1 && s[0] == '0');
 		*out = q;
 		return 0;
 	}
@@ -419,6 +430,21 @@ int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_er
 		return rc;
 	*out = q;
 	return 0;
+}
+
+int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_err *err)
+{
+	bool keep;
+
+	return parse(s, len, out, &keep, err);
+}
+
+bool quantity_keeps_input(const char *s, size_t len)
+{
+	struct quantity q;
+	bool keep;
+
+	return parse(s, len, &q, &keep, NULL) == 0 && keep;
 }
 
 int quantity_parse_str(const char *s, struct quantity *out, struct dt_err *err)

@@ -44,6 +44,13 @@ struct quantity {
  * "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
  * and "unable to parse quantity's suffix". */
 int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_err *err);
+/* Whether apimachinery keeps s verbatim as the parsed quantity's String()
+ * (and so the API server writes it back as given): true for inputs its fast
+ * path deems canonical, "100Gi", "1500m", "12.345k", "+1Ki", "1E3"; false for
+ * "1000" (written back as "1k") and for anything that does not parse. A
+ * writer that wants kubectl's output prints s when this is true and
+ * quantity_format() otherwise. */
+bool quantity_keeps_input(const char *s, size_t len);
 /* Convenience for NUL-terminated strings. */
 int quantity_parse_str(const char *s, struct quantity *out, struct dt_err *err);
 

@@ -1,0 +1,3 @@
+# Suites of the units module: quantities and semantic versions.
+dt_add_suite(test_quantity SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_quantity.c LIBS dt_units m)
+dt_add_suite(test_semver SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_semver.c LIBS dt_units)
