@@ -1,0 +1,638 @@
+/* test_model_validate.c - every validation rule with its exact message.
+ *
+ * Each case is a small manifest and a message the validator must print for
+ * it, word for word; a valid twin of each object checks that the rule does
+ * not fire where it should not. */
+#include <errno.h>
+#include <string.h>
+
+#include "dt_test.h"
+#include "model.h"
+#include "strbuf.h"
+
+struct vcase {
+	const char *yaml;
+	const char *want;               /* one full message; NULL: must be valid */
+};
+
+/* Wrappers that keep the cases short. */
+#define CLAIM_HEAD "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n" \
+		   "metadata: {name: c}\nspec:\n  devices:\n"
+#define CLAIM(body) CLAIM_HEAD body
+#define CP "t.yaml: document 1 (ResourceClaim default/c): "
+#define SLICE_HEAD "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n" \
+		   "spec:\n  driver: gpu.example.com\n  pool: {name: p, generation: 0, " \
+		   "resourceSliceCount: 1}\n"
+#define SLICE(body) SLICE_HEAD body
+#define SP "t.yaml: document 1 (ResourceSlice s): "
+#define DEVICE(body) SLICE("  nodeName: n1\n  devices:\n  - name: gpu-0\n" body)
+#define CLASS(body) "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: k}\n" \
+		    "spec:\n" body
+#define KP "t.yaml: document 1 (DeviceClass k): "
+#define POD(body) "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" body
+#define PP "t.yaml: document 1 (Pod default/p): "
+#define REQ1 "    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n"
+
+static const struct vcase cases[] = {
+	/* valid twins */
+	{ CLAIM(REQ1), NULL },
+	{ DEVICE("    attributes: {model: {string: A100}}\n"), NULL },
+	{ CLASS("  selectors:\n  - cel: {expression: 'true'}\n"), NULL },
+	{ POD("  containers: [{name: c, image: i}]\n"), NULL },
+
+	/* metadata */
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {}\nspec: {}\n",
+	  "t.yaml: document 1 (ResourceClaim default/): metadata.name: Required value: "
+	  "name or generateName is required" },
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: Bad}\nspec: {}\n",
+	  "t.yaml: document 1 (ResourceClaim default/Bad): metadata.name: Invalid value: \"Bad\": "
+	  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+	  "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+	  "'example.com', regex used for validation is "
+	  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: A_B, labels: {'a/b/c': x}}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Pod A_B/p): metadata.namespace: Invalid value: \"A_B\": a lowercase "
+	  "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+	  "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+	  "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {a: '-x'}}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n",
+	  PP "metadata.labels: Invalid value: \"-x\": a valid label must be an empty string or "
+	  "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+	  "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+	  "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" },
+
+	/* claims: requests */
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x, count: -1}\n"),
+	  CP "spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x, "
+		"allocationMode: All, count: 2}\n"),
+	  CP "spec.devices.requests[0].exactly.count: Invalid value: 2: must not be specified "
+	  "when allocationMode is 'All'" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x, "
+		"allocationMode: Some}\n"),
+	  CP "spec.devices.requests[0].exactly.allocationMode: Unsupported value: \"Some\": "
+	  "supported values: \"All\", \"ExactCount\"" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {count: 1}\n"),
+	  CP "spec.devices.requests[0].exactly.deviceClassName: Required value" },
+	{ CLAIM("    requests:\n    - name: gpu\n"),
+	  CP "spec.devices.requests[0]: Required value: exactly one of `exactly` or "
+	  "`firstAvailable` is required" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x}\n"
+		"      firstAvailable: [{name: a, deviceClassName: x}]\n"),
+	  CP "spec.devices.requests[0]: Invalid value: null: exactly one of `exactly` or "
+	  "`firstAvailable` is required, but multiple fields are set" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x}\n"
+		"    - name: gpu\n      exactly: {deviceClassName: x}\n"),
+	  CP "spec.devices.requests[1]: Duplicate value: \"gpu\"" },
+	{ CLAIM("    requests:\n    - name: Gpu\n      exactly: {deviceClassName: x}\n"),
+	  CP "spec.devices.requests[0].name: Invalid value: \"Gpu\": a lowercase RFC 1123 label "
+	  "must consist of lower case alphanumeric characters or '-', and must start and end "
+	  "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+	  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')" },
+	{ CLAIM("    requests:\n    - name: gpu\n      firstAvailable:\n"
+		"      - {name: a, deviceClassName: x, adminAccess: true}\n"),
+	  CP "spec.devices.requests[0].firstAvailable[0].adminAccess: Forbidden: only allowed "
+	  "in `exactly` requests, not in subrequests" },
+	{ CLAIM("    requests:\n    - name: gpu\n      firstAvailable:\n"
+		"      - {name: a, deviceClassName: x}\n      - {name: a, deviceClassName: x}\n"),
+	  CP "spec.devices.requests[0].firstAvailable[1]: Duplicate value: \"a\"" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: x\n"
+		"        tolerations: [{key: k, operator: Exists, value: v}]\n"),
+	  CP "spec.devices.requests[0].exactly.tolerations[0].value: Invalid value: \"v\": must "
+	  "be empty for operator `Exists`" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: x\n"
+		"        tolerations: [{key: k, operator: Maybe}]\n"),
+	  CP "spec.devices.requests[0].exactly.tolerations[0].operator: Unsupported value: "
+	  "\"Maybe\": supported values: \"Equal\", \"Exists\"" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: x\n"
+		"        tolerations: [{key: k, effect: Sometimes}]\n"),
+	  CP "spec.devices.requests[0].exactly.tolerations[0].effect: Unsupported value: "
+	  "\"Sometimes\": supported values: \"NoExecute\", \"NoSchedule\", \"None\"" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: x\n"
+		"        selectors: [{}]\n"),
+	  CP "spec.devices.requests[0].exactly.selectors[0].cel: Required value" },
+
+	/* claims: constraints and config */
+	{ CLAIM(REQ1 "    constraints:\n    - {requests: [gpu, nic], matchAttribute: a.b/c}\n"),
+	  CP "spec.devices.constraints[0].requests[1]: Invalid value: \"nic\": must be the name "
+	  "of a request in the claim or the name of a request and a subrequest separated by '/'" },
+	{ CLAIM(REQ1 "    constraints:\n    - {requests: [gpu, gpu], matchAttribute: a.b/c}\n"),
+	  CP "spec.devices.constraints[0].requests[1]: Duplicate value: \"gpu\"" },
+	{ CLAIM(REQ1 "    constraints:\n    - {matchAttribute: pcieRoot}\n"),
+	  CP "spec.devices.constraints[0].matchAttribute: Invalid value: \"pcieRoot\": a fully "
+	  "qualified name must be a domain and a name separated by a slash" },
+	{ CLAIM(REQ1 "    constraints:\n    - {distinctAttribute: a.b/}\n"),
+	  CP "spec.devices.constraints[0].distinctAttribute: Invalid value: \"\": the name must "
+	  "not be empty" },
+	{ CLAIM(REQ1 "    constraints:\n    - {requests: [gpu]}\n"),
+	  CP "spec.devices.constraints[0]: Required value: exactly one of \"matchAttribute\" or "
+	  "\"distinctAttribute\" is required" },
+	{ CLAIM(REQ1 "    config:\n    - requests: [gpu]\n"),
+	  CP "spec.devices.config[0].opaque: Required value" },
+	{ CLAIM(REQ1 "    config:\n    - opaque: {driver: gpu.example.com, parameters: [1]}\n"),
+	  CP "spec.devices.config[0].opaque.parameters: Invalid value: \"<value omitted>\": must "
+	  "be a valid JSON object" },
+	{ CLAIM(REQ1 "    config:\n    - opaque: {driver: '', parameters: {a: 1}}\n"),
+	  CP "spec.devices.config[0].opaque.driver: Required value" },
+
+	/* claims: status */
+	{ CLAIM(REQ1) "status:\n  reservedFor: [{resource: pods, name: p, uid: u}]\n",
+	  CP "status.reservedFor: Forbidden: may not be specified when `allocated` is not set" },
+	{ CLAIM(REQ1) "status:\n  allocation:\n    devices:\n      results:\n"
+	  "      - {request: gpu, driver: gpu.example.com, pool: p, device: gpu-0, shareID: X}\n",
+	  CP "status.allocation.devices.results[0].shareID: Invalid value: \"X\": uid must be in "
+	  "RFC 4122 normalized form, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
+	  "hexadecimal characters" },
+	{ CLAIM(REQ1) "status:\n  allocation:\n    devices:\n      results:\n"
+	  "      - {request: other, driver: gpu.example.com, pool: p, device: gpu-0}\n",
+	  CP "status.allocation.devices.results[0].request: Invalid value: \"other\": must be the "
+	  "name of a request in the claim or the name of a request and a subrequest separated by '/'" },
+	{ CLAIM(REQ1) "status:\n  allocation:\n    devices:\n      config:\n"
+	  "      - {source: FromNowhere, opaque: {driver: d.io, parameters: {}}}\n",
+	  CP "status.allocation.devices.config[0].source: Unsupported value: \"FromNowhere\": "
+	  "supported values: \"FromClaim\", \"FromClass\"" },
+
+	/* slices */
+	{ SLICE("  nodeName: n1\n  allNodes: true\n"),
+	  SP "spec: Invalid value: \"{`nodeName`, `allNodes`}\": exactly one of `nodeName`, "
+	  "`nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields "
+	  "are set" },
+	{ SLICE(""),
+	  SP "spec: Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+	  "`perDeviceNodeSelection` is required" },
+	{ SLICE("  allNodes: false\n"),
+	  SP "spec.allNodes: Invalid value: false: must be either unset or set to true" },
+	{ SLICE("  nodeName: ''\n  allNodes: true\n"),
+	  SP "spec.nodeName: Invalid value: \"\": must be either unset or set to a non-empty string" },
+	{ SLICE("  nodeSelector: {nodeSelectorTerms: []}\n"),
+	  SP "spec.nodeSelector.nodeSelectorTerms: Required value: must have at least one node "
+	  "selector term" },
+	{ SLICE("  nodeSelector:\n    nodeSelectorTerms:\n    - matchExpressions: [{key: a, "
+		"operator: In}]\n"),
+	  SP "spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: Required value: "
+	  "must be specified when `operator` is 'In' or 'NotIn'" },
+	{ SLICE("  nodeSelector:\n    nodeSelectorTerms:\n    - matchExpressions: [{key: a, "
+		"operator: Near, values: [x]}]\n"),
+	  SP "spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "
+	  "\"Near\": not a valid selector operator" },
+	{ SLICE("  nodeSelector:\n    nodeSelectorTerms:\n    - matchFields: [{key: a, "
+		"operator: In, values: [x]}]\n"),
+	  SP "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].key: Invalid value: \"a\": "
+	  "not a valid field selector key" },
+	{ SLICE("  nodeSelector:\n    nodeSelectorTerms:\n    - matchExpressions: [{key: a, "
+		"operator: Exists}]\n    - matchExpressions: [{key: b, operator: Exists}]\n"),
+	  SP "spec.nodeSelector.nodeSelectorTerms: Invalid value: [...]: must have exactly one "
+	  "node selector term" },
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+	  "  driver: gpu.example.com\n  pool: {name: p, generation: -1, resourceSliceCount: 0}\n"
+	  "  allNodes: true\n",
+	  SP "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero" },
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+	  "  driver: gpu.example.com\n  pool: {name: p, generation: -1, resourceSliceCount: 1}\n"
+	  "  allNodes: true\n",
+	  SP "spec.pool.generation: Invalid value: -1: must be greater than or equal to zero" },
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+	  "  driver: gpu.example.com\n  pool: {resourceSliceCount: 1}\n  allNodes: true\n",
+	  SP "spec.pool.name: Required value" },
+	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
+	  "  driver: a234567890123456789012345678901234567890123456789012345678901234.com\n"
+	  "  pool: {name: p, resourceSliceCount: 1}\n  allNodes: true\n",
+	  SP "spec.driver: Too long: may not be more than 63 bytes" },
+	{ DEVICE("  - name: gpu-0\n"), SP "spec.devices[1]: Duplicate value: \"gpu-0\"" },
+	{ DEVICE("    attributes: {v: {version: 1.02.3}}\n"),
+	  SP "spec.devices[0].attributes[v].version: Invalid value: \"1.02.3\": must be a string "
+	  "compatible with semver.org spec 2.0.0" },
+	{ DEVICE("    attributes: {s: {string: "
+		 "'12345678901234567890123456789012345678901234567890123456789012345'}}\n"),
+	  SP "spec.devices[0].attributes[s].string: Too long: may not be more than 64 bytes" },
+	{ DEVICE("    attributes: {1abc: {int: 1}}\n"),
+	  SP "spec.devices[0].attributes[1abc]: Invalid value: \"1abc\": a valid C identifier "
+	  "must start with alphabetic character or '_', followed by a string of alphanumeric "
+	  "characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
+	  "validation is '[A-Za-z_][A-Za-z0-9_]*')" },
+	{ DEVICE("    attributes: {/x: {int: 1}}\n"),
+	  SP "spec.devices[0].attributes[/x]: Invalid value: \"\": the domain must not be empty" },
+	{ DEVICE("    attributes: {a123456789012345678901234567890123: {int: 1}}\n"),
+	  SP "spec.devices[0].attributes[a123456789012345678901234567890123]: Too long: may not "
+	  "be more than 32 bytes" },
+	{ DEVICE("    capacity: {memory: {value: 80Gi, requestPolicy: {default: 1Gi}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy: Forbidden: allowMultipleAllocations "
+	  "must be true" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {validValues: [1Gi]}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.default: Required value: required "
+	  "when validValues is defined" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 2Gi, validValues: [1Gi, 4Gi]}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validValues: Invalid value: \"2Gi\": "
+	  "default value is not valid according to the requestPolicy" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 4Gi, validValues: [4Gi, 1Gi]}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validValues[1]: Invalid value: "
+	  "\"1Gi\": values must be sorted in ascending order" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validValues: [1Gi, 90Gi]}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validValues[1]: Invalid value: "
+	  "\"90Gi\": option is larger than capacity value: 80Gi" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1, validValues: [1,2,3,4,5,6,7,8,9,10,11]}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validValues: Too many: 11: must have "
+	  "at most 10 items" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validValues: [1Gi], validRange: {min: 1Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy: Forbidden: exactly one policy can "
+	  "be specified, cannot specify \"validValues\" and \"validRange\" at the same time" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validRange: {max: 2Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.min: Required value: "
+	  "required when validRange is defined" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validRange: {min: 2Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.min: Invalid value: "
+	  "\"1Gi\": default is less than min: 2Gi" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validRange: {min: 90Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.min: Invalid value: "
+	  "\"90Gi\": min is larger than capacity value: 80Gi" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 4Gi, validRange: {min: 1Gi, max: 2Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.max: Invalid value: "
+	  "\"4Gi\": default is more than max: 2Gi" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validRange: {min: 1Gi, max: 90Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.max: Invalid value: "
+	  "\"90Gi\": max is larger than capacity value: 80Gi" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 2Gi, validRange: {min: 1Gi, step: 3Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.step: Invalid value: "
+	  "\"2Gi\": value is not a multiple of a given step (3Gi) from (1Gi)" },
+	{ DEVICE("    allowMultipleAllocations: true\n    capacity: {memory: {value: 80Gi, "
+		 "requestPolicy: {default: 1Gi, validRange: {min: 1Gi, step: 80Gi}}}}\n"),
+	  SP "spec.devices[0].capacity[memory].requestPolicy.validRange.step: Invalid value: "
+	  "\"80Gi\": one step 81Gi is larger than capacity value: 80Gi" },
+	{ DEVICE("    taints: [{key: k, effect: Sometimes}]\n"),
+	  SP "spec.devices[0].taints[0].effect: Unsupported value: \"Sometimes\": supported "
+	  "values: \"NoExecute\", \"NoSchedule\", \"None\"" },
+	{ DEVICE("    taints: [{key: k}]\n"),
+	  SP "spec.devices[0].taints[0].effect: Required value" },
+	{ DEVICE("    bindingConditions: [a]\n"),
+	  SP "spec.devices[0].bindingFailureConditions: Invalid value: []string(nil): "
+	  "bindingFailureConditions are required to use bindingConditions" },
+	{ DEVICE("    bindingConditions: [a]\n    bindingFailureConditions: [a]\n"),
+	  SP "spec.devices[0].bindingFailureConditions[0]: Invalid value: \"a\": "
+	  "bindingFailureConditions must not overlap with bindingConditions" },
+	{ DEVICE("    bindingConditions: [a, b, c, d, e]\n    bindingFailureConditions: [f]\n"),
+	  SP "spec.devices[0].bindingConditions: Too many: 5: must have at most 4 items" },
+	{ DEVICE("    nodeName: n2\n"),
+	  SP "spec.devices[0]: Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can "
+	  "only be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec" },
+	{ SLICE("  perDeviceNodeSelection: true\n  devices:\n  - name: gpu-0\n"),
+	  SP "spec.devices[0]: Required value: exactly one of `nodeName`, `nodeSelector`, or "
+	  "`allNodes` is required when `perDeviceNodeSelection` is set to true in the "
+	  "ResourceSlice spec" },
+	{ DEVICE("    consumesCounters:\n    - counterSet: cs\n"),
+	  SP "spec.devices[0].consumesCounters[0].counters: Required value" },
+	{ DEVICE("    consumesCounters:\n    - {counterSet: a, counters: {m: {value: 1}}}\n"
+		 "    - {counterSet: b, counters: {m: {value: 1}}}\n"
+		 "    - {counterSet: c, counters: {m: {value: 1}}}\n"),
+	  SP "spec.devices[0].consumesCounters: Too many: 3: must have at most 2 items" },
+	{ SLICE("  allNodes: true\n  sharedCounters:\n  - {name: Bad, counters: {m: {value: 1}}}\n"),
+	  SP "spec.sharedCounters[0].name: Invalid value: \"Bad\": a lowercase RFC 1123 label must "
+	  "consist of lower case alphanumeric characters or '-', and must start and end with an "
+	  "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+	  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')" },
+	{ SLICE("  allNodes: true\n  sharedCounters:\n  - {name: a, counters: {m: {value: 1}}}\n"
+		"  - {name: a, counters: {m: {value: 1}}}\n"),
+	  SP "spec.sharedCounters[1]: Duplicate value: \"a\"" },
+	{ SLICE("  allNodes: true\n  sharedCounters:\n  - {name: a, counters: {m: {value: 1}}}\n"
+		"  devices: [{name: d}]\n"),
+	  SP "spec: Invalid value: \"\": only one of `sharedCounters` or `devices` is allowed" },
+
+	/* device classes */
+	{ CLASS("  selectors:\n  - {}\n"), KP "spec.selectors[0].cel: Required value" },
+	{ CLASS("  extendedResourceName: gpu\n"),
+	  KP "spec.extendedResourceName: Invalid value: \"gpu\": must be a valid extended "
+	  "resource name" },
+	{ CLASS("  config:\n  - opaque: {driver: d.io}\n"),
+	  KP "spec.config[0].opaque.parameters: Required value" },
+
+	/* pods */
+	{ POD("  containers: []\n"), PP "spec.containers: Required value" },
+	{ POD("  containers: [{name: c}]\n"), PP "spec.containers[0].image: Required value" },
+	{ POD("  containers: [{name: c, image: i, resources: {claims: [{name: gpu}]}}]\n"),
+	  PP "spec.containers[0].resources.claims[0]: Not found: \"gpu\": must be one of the names "
+	  "in pod.spec.resourceClaims" },
+	{ POD("  resourceClaims: [{name: gpu}]\n  containers: [{name: c, image: i}]\n"),
+	  PP "spec.resourceClaims[0]: Required value: must specify one of: `resourceClaimName`, "
+	  "`resourceClaimTemplateName`" },
+	{ POD("  resourceClaims: [{name: gpu, resourceClaimName: a, resourceClaimTemplateName: b}]\n"
+	      "  containers: [{name: c, image: i}]\n"),
+	  PP "spec.resourceClaims[0]: Invalid value: {...}: at most one of `resourceClaimName` or "
+	  "`resourceClaimTemplateName` may be specified" },
+	{ POD("  resourceClaims: [{name: g, resourceClaimName: a}, {name: g, resourceClaimName: b}]\n"
+	      "  containers: [{name: c, image: i}]\n"),
+	  PP "spec.resourceClaims[1]: Duplicate value: \"g\"" },
+	{ POD("  tolerations: [{operator: Equal, value: x}]\n  containers: [{name: c, image: i}]\n"),
+	  PP "spec.tolerations[0].operator: Invalid value: \"Equal\": operator must be Exists when "
+	  "`key` is empty, which means \"match all values and all keys\"" },
+	{ POD("  tolerations: [{key: k, operator: Exists, value: x}]\n"
+	      "  containers: [{name: c, image: i}]\n"),
+	  PP "spec.tolerations[0].operator: Invalid value: \"Exists\": value must be empty when "
+	  "`operator` is 'Exists'" },
+	{ POD("  tolerations: [{key: k, effect: NoSchedule, tolerationSeconds: 5}]\n"
+	      "  containers: [{name: c, image: i}]\n"),
+	  PP "spec.tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' "
+	  "when `tolerationSeconds` is set" },
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      requests: {nvidia.com/gpu: 1}\n      limits: {nvidia.com/gpu: 2}\n"),
+	  PP "spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: \"1\": must be "
+	  "equal to nvidia.com/gpu limit of 2" },
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      requests: {cpu: 2}\n      limits: {cpu: 1}\n"),
+	  PP "spec.containers[0].resources.requests[cpu]: Invalid value: \"2\": must be less than "
+	  "or equal to cpu limit of 1" },
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      limits: {nvidia.com/gpu: 500m}\n"),
+	  PP "spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: \"500m\": must be "
+	  "an integer" },
+
+	/* workloads, nodes, karpenter */
+	{ "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: -1\n"
+	  "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+	  "    spec: {containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Deployment default/d): spec.replicas: Invalid value: -1: must be "
+	  "greater than or equal to 0" },
+	{ "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+	  "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: c}}\n"
+	  "    spec: {containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Deployment default/d): spec.template.metadata.labels: Invalid value: "
+	  "map[string]string{...}: `selector` does not match template `labels`" },
+	{ "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nspec:\n  taints: [{key: k, effect: X}]\n",
+	  "t.yaml: document 1 (Node node-1): spec.taints[0].effect: Unsupported value: \"X\": supported "
+	  "values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      requirements: [{key: a, operator: Near}]\n",
+	  "t.yaml: document 1 (NodePool np): spec.template.spec.nodeClassRef: Required value" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
+	  "      requirements: [{key: a, operator: Near}]\n",
+	  "t.yaml: document 1 (NodePool np): spec.template.spec.requirements[0].operator: "
+	  "Unsupported value: \"Near\": supported values: \"In\", \"NotIn\", \"Exists\", "
+	  "\"DoesNotExist\", \"Gt\", \"Lt\"" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  weight: 0\n"
+	  "  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n",
+	  "t.yaml: document 1 (NodePool np): spec.weight: Invalid value: 0: should be greater than "
+	  "or equal to 1" },
+};
+
+/* Load and validate one manifest; errors (decode and validation) in errs. */
+static struct model_set *check(const char *yaml, struct dt_diags *errs)
+{
+	struct model_set *s = model_set_new();
+	struct dt_err err;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dt_diags_init(errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", errs, &err), 0);
+	CU_ASSERT(model_validate_set(s, NULL, errs) >= 0);
+	return s;
+}
+
+static bool has_msg(const struct dt_diags *d, const char *want)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->msgs[i], want))
+			return true;
+	return false;
+}
+
+static void dump(const struct dt_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(stderr, "    got: %s\n", d->msgs[i]);
+}
+
+static void test_rules_and_messages(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dt_diags errs;
+		struct model_set *s = check(cases[i].yaml, &errs);
+		bool ok = cases[i].want ? has_msg(&errs, cases[i].want) : errs.n == 0;
+
+		if (!ok) {
+			fprintf(stderr, "\n  case %zu: want %s\n", i,
+				cases[i].want ? cases[i].want : "(valid)");
+			dump(&errs);
+		}
+		CU_ASSERT(ok);
+		dt_diags_free(&errs);
+		model_set_free(s);
+	}
+}
+
+/* Lists over their limit: generated, because they are long. The item
+ * formats are the table's own literals. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static char *repeat(const char *head, const char *item_fmt, int n, const char *tail)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_puts(&sb, head);
+	for (int i = 0; i < n; i++)
+		sb_printf(&sb, item_fmt, i, i);
+	sb_puts(&sb, tail);
+	return sb_detach(&sb);
+}
+#pragma GCC diagnostic pop
+
+struct limit_case {
+	const char *head, *item, *tail, *want;
+	int n;
+};
+
+static const struct limit_case limits[] = {
+	{ CLAIM_HEAD "    requests:\n", "    - {name: r%d, exactly: {deviceClassName: x%d}}\n", "",
+	  CP "spec.devices.requests: Too many: 33: must have at most 32 items", 33 },
+	{ CLAIM_HEAD "    requests:\n    - name: r\n      firstAvailable:\n",
+	  "      - {name: s%d, deviceClassName: x%d}\n", "",
+	  CP "spec.devices.requests[0].firstAvailable: Too many: 9: must have at most 8 items", 9 },
+	{ CLAIM_HEAD "    requests:\n    - name: r\n      exactly:\n        deviceClassName: x\n"
+	  "        selectors:\n", "        - cel: {expression: 'true || %d == %d'}\n", "",
+	  CP "spec.devices.requests[0].exactly.selectors: Too many: 33: must have at most 32 items",
+	  33 },
+	{ CLAIM_HEAD REQ1 "    constraints:\n", "    - {matchAttribute: a.b/c%d%d}\n", "",
+	  CP "spec.devices.constraints: Too many: 33: must have at most 32 items", 33 },
+	{ CLAIM_HEAD REQ1 "    config:\n", "    - opaque: {driver: d%d.io, parameters: {a: %d}}\n",
+	  "", CP "spec.devices.config: Too many: 33: must have at most 32 items", 33 },
+	{ CLAIM_HEAD "    requests:\n    - name: r\n      exactly:\n        deviceClassName: x\n"
+	  "        tolerations:\n", "        - {key: k%d, value: v%d}\n", "",
+	  CP "spec.devices.requests[0].exactly.tolerations: Too many: 17: must have at most 16 items",
+	  17 },
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n", "  - name: d%d-%d\n", "",
+	  SP "spec.devices: Too many: 129: must have at most 128 items", 129 },
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - {name: t, taints: [{key: k, effect: None}]}\n",
+	  "  - name: d%d-%d\n", "",
+	  SP "spec.devices: Too many: 65: must have at most 64 items", 64 },
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    attributes:\n",
+	  "      a%d: {int: %d}\n", "",
+	  SP "spec.devices[0]: Invalid value: 33: the total number of attributes and capacities "
+	  "must not exceed 32", 33 },
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    taints:\n",
+	  "    - {key: k%d, value: v%d, effect: None}\n", "",
+	  SP "spec.devices[0].taints: Too many: 17: must have at most 16 items", 17 },
+	{ SLICE_HEAD "  allNodes: true\n  sharedCounters:\n",
+	  "  - {name: c%d, counters: {m: {value: %d}}}\n", "",
+	  SP "spec.sharedCounters: Too many: 9: must have at most 8 items", 9 },
+	{ SLICE_HEAD "  allNodes: true\n  sharedCounters:\n  - name: c\n    counters:\n",
+	  "      m%d: {value: %d}\n", "",
+	  SP "spec.sharedCounters[0].counters: Too many: 33: must have at most 32 items", 33 },
+};
+
+static void test_limits(void)
+{
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		char *over = repeat(limits[i].head, limits[i].item, limits[i].n, limits[i].tail);
+		char *at = repeat(limits[i].head, limits[i].item, limits[i].n - 1, limits[i].tail);
+		struct dt_diags errs;
+		struct model_set *s;
+		bool ok;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(over);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		s = check(over, &errs);
+		ok = has_msg(&errs, limits[i].want);
+		if (!ok) {
+			fprintf(stderr, "\n  limit %zu: want %s\n", i, limits[i].want);
+			dump(&errs);
+		}
+		CU_ASSERT(ok);
+		dt_diags_free(&errs);
+		model_set_free(s);
+		/* One less is within the limit: no "Too many" then. */
+		s = check(at, &errs);
+		for (size_t j = 0; j < errs.n; j++)
+			CU_ASSERT(!strstr(errs.msgs[j], "Too many") &&
+				  !strstr(errs.msgs[j], "must not exceed"));
+		dt_diags_free(&errs);
+		model_set_free(s);
+		free(over);
+		free(at);
+	}
+}
+
+static void test_cel_length_and_hook(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_diags errs;
+	struct model_set *s;
+
+	sb_puts(&sb, CLASS("  selectors:\n  - cel:\n      expression: '"));
+	for (int i = 0; i < 10 * 1024 + 1; i++)
+		sb_putc(&sb, 'a');
+	sb_puts(&sb, "'\n");
+	s = check(sb_str(&sb), &errs);
+	CU_ASSERT(has_msg(&errs, KP "spec.selectors[0].cel.expression: Too long: may not be more "
+			  "than 10240 bytes"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+	sb_free(&sb);
+}
+
+static int fake_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (len == 4 && !memcmp(expr, "true", 4))
+		return 0;
+	if (strstr(expr, "expensive")) {
+		snprintf(msg, msgsz, "too complex, exceeds cost limit");
+		return -E2BIG;
+	}
+	snprintf(msg, msgsz, "compilation failed: ERROR: <input>:1:1: undeclared reference");
+	return -EINVAL;
+}
+
+static void test_cel_callback(void)
+{
+	const char *yaml = CLASS("  selectors:\n  - cel: {expression: 'true'}\n"
+				 "  - cel: {expression: 'nope'}\n"
+				 "  - cel: {expression: 'expensive'}\n");
+	struct model_validate_opts opts = { .check_cel = fake_cel };
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+	int calls = 0;
+
+	opts.cel_ctx = &calls;
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", &errs, NULL), 0);
+	CU_ASSERT_EQUAL(model_validate_set(s, &opts, &errs), 2);
+	CU_ASSERT_EQUAL(calls, 3);
+	CU_ASSERT(has_msg(&errs, KP "spec.selectors[1].cel.expression: Invalid value: \"nope\": "
+			  "compilation failed: ERROR: <input>:1:1: undeclared reference"));
+	CU_ASSERT(has_msg(&errs, KP "spec.selectors[2].cel.expression: Forbidden: too complex, "
+			  "exceeds cost limit"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+/* All problems of a manifest are reported, not only the first. */
+static void test_all_errors_reported(void)
+{
+	const char *yaml =
+		CLAIM("    requests:\n    - name: A\n      exactly: {count: -1}\n"
+		      "    - name: A\n") "---\n"
+		CLAIM("    requests:\n    - name: gpu\n      exactly: {deviceClassName: x, "
+		      "allocationMode: Some}\n");
+	struct dt_diags errs;
+	struct model_set *s = check(yaml, &errs);
+
+	/* name, deviceClassName, count; name, exactly-one, duplicate; allocationMode. */
+	CU_ASSERT_EQUAL(errs.n, 7);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 2 (ResourceClaim default/c): "
+			  "spec.devices.requests[0].exactly.allocationMode: Unsupported value: "
+			  "\"Some\": supported values: \"All\", \"ExactCount\""));
+	if (errs.n != 7)
+		dump(&errs);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_seed_examples_valid(void)
+{
+	static const char *const files[] = {
+		"ec2nodeclass.yaml", "gpu-efa-aligned.yaml", "large-gpu.yaml", "nodepool.yaml",
+		"timesliced.yaml",
+	};
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+
+	dt_diags_init(&errs);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/examples/seed/%s", DT_SOURCE_DIR, files[i]);
+		CU_ASSERT_EQUAL(model_set_load_file(s, path, &errs, NULL), 0);
+	}
+	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 0);
+	CU_ASSERT_EQUAL(errs.n, 0);
+	dump(&errs);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_CLAIM_TEMPLATE), 3);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_POD), 2);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_DEPLOYMENT), 1);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_NODE_POOL), 1);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_EC2_NODE_CLASS), 2);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+DT_SUITE_MAIN("model_validate",
+	      DT_TEST(test_rules_and_messages),
+	      DT_TEST(test_limits),
+	      DT_TEST(test_cel_length_and_hook),
+	      DT_TEST(test_cel_callback),
+	      DT_TEST(test_all_errors_reported),
+	      DT_TEST(test_seed_examples_valid))
