@@ -635,7 +635,9 @@ static int build_config(struct search *S, const struct sclaim *cl, struct alloc_
 			return -ENOMEM;
 		for (size_t p = q; p < cl->n_reqs; p++)
 			if (cl->reqs[p].subs[cl->reqs[p].chosen].cls == cls)
-				reqs[nr++] = cl->reqs[p].subs[cl->reqs[p].chosen].name;
+				if (!(reqs[nr++] = alloc_mem_strdup(m,
+						cl->reqs[p].subs[cl->reqs[p].chosen].name)))
+					return -ENOMEM;
 		for (size_t i = 0; i < cs->n_config; i++) {
 			struct model_device_config *c = &out->config[out->n_config++];
 
@@ -768,7 +770,10 @@ static int build_results(struct search *S, struct alloc_outcome *out)
 			const struct adev *d = &ctx->devs[r->dev];
 			struct alloc_device_result *dr = &cr->results[k];
 
-			dr->request = r->rq->name;
+			/* "req/sub" lives in the search's memory, which goes. */
+			dr->request = r->rq->sub ? alloc_mem_strdup(m, r->rq->name) : r->rq->name;
+			if (!dr->request)
+				return -ENOMEM;
 			dr->driver = ctx->pools[d->pool].driver;
 			dr->pool = ctx->pools[d->pool].name;
 			dr->device = d->dev->name;
