@@ -584,7 +584,7 @@ static int add_signed(const struct quantity *a, i128 bm, int32_t bexp, bool bdec
 			goto done;
 		}
 	}
-	if (add_exact(a->mant, a->exp, bm, bexp, &m, &e))
+	if (add_exact(a->mant, a->exp, bm, bexp, &m, &e) || e < INT32_MIN || e > INT32_MAX)
 		return -ERANGE;
 	r.mant = m;
 	r.exp = (int32_t)e;
@@ -604,6 +604,8 @@ int quantity_sub(const struct quantity *a, const struct quantity *b, struct quan
 	/* -INT64_MIN does not fit the int64 form: apimachinery goes to inf.Dec */
 	bool dec = b->dec || b->mant == INT64_MIN;
 
+	if (b->mant == -I128_MAX - 1)
+		return -ERANGE;
 	return add_signed(a, -b->mant, b->exp, dec, b->format, out);
 }
 

@@ -615,6 +615,60 @@ static void test_length_bounded(void)
 	CU_ASSERT_EQUAL(quantity_parse(s, 6, &q, NULL), -EINVAL);
 }
 
+/* Random strings over the grammar's alphabet: parsing never misbehaves
+ * (the sanitizer build watches), and whatever parses prints to a string
+ * that parses back to the same value and prints the same again. */
+static void test_random_inputs(void)
+{
+	static const char alphabet[] = "0123456789000.+-eEinumkKMGTPi ";
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	unsigned parsed = 0;
+
+	for (int iter = 0; iter < 200000; iter++) {
+		char in[40], a[QUANTITY_STR_MAX], b[QUANTITY_STR_MAX];
+		size_t len;
+		struct quantity q, r, sum;
+		struct dt_err err;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		len = 1 + x % 30;
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* mostly digits, so that long numbers show up */
+			in[i] = (x >> 8) % 3 ? alphabet[(x >> 16) % 10]
+					     : alphabet[(x >> 16) % (sizeof(alphabet) - 1)];
+		}
+		in[len] = '\0';
+		if (quantity_parse(in, len, &q, &err)) {
+			CU_ASSERT(err.code == -EINVAL || err.code == -ERANGE);
+			CU_ASSERT(err.msg[0] != '\0');
+			continue;
+		}
+		parsed++;
+		quantity_format(&q, a);
+		if (quantity_parse_str(a, &r, &err)) {
+			fprintf(stderr, "\n  %s -> %s does not parse: %s\n", in, a, err.msg);
+			CU_FAIL("canonical form does not parse");
+			continue;
+		}
+		if (quantity_cmp(&q, &r) != 0)
+			fprintf(stderr, "\n  %s -> %s changes value\n", in, a);
+		CU_ASSERT_EQUAL(quantity_cmp(&q, &r), 0);
+		quantity_format(&r, b);
+		if (strcmp(a, b) && q.format == r.format)
+			fprintf(stderr, "\n  %s -> %s -> %s\n", in, a, b);
+		CU_ASSERT(q.format != r.format || strcmp(a, b) == 0);
+		if (quantity_add(&q, &r, &sum) == 0)
+			CU_ASSERT_EQUAL(quantity_cmp(&sum, &q), quantity_sign(&q));
+	}
+	/* the generator must actually reach the parser's success paths */
+	CU_ASSERT(parsed > 10000);
+}
+
 DT_SUITE_MAIN("quantity",
 	      DT_TEST(test_parse_canonical),
 	      DT_TEST(test_round_trip),
@@ -631,4 +685,5 @@ DT_SUITE_MAIN("quantity",
 	      DT_TEST(test_from_int),
 	      DT_TEST(test_format_bounds),
 	      DT_TEST(test_keeps_input),
-	      DT_TEST(test_length_bounded))
+	      DT_TEST(test_length_bounded),
+	      DT_TEST(test_random_inputs))

@@ -359,6 +359,52 @@ static void test_length_bounded(void)
 	DT_ASSERT_STR(fmt(&v, buf), "2.1.0");
 }
 
+/* Random strings near the grammar: no misbehaviour, strict successes print
+ * back unchanged and agree with the attribute check, normalized successes
+ * are stable under a second strict parse. */
+static void test_random_inputs(void)
+{
+	static const char alphabet[] = "0123456789...--+aZv_";
+	uint64_t x = 0x243f6a8885a308d3u;
+	unsigned parsed = 0;
+
+	for (int iter = 0; iter < 200000; iter++) {
+		char in[80], buf[SEMVER_STR_MAX];
+		size_t len;
+		struct semver v, w;
+		struct dt_err err;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		len = x % 72;
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			in[i] = (x >> 8) % 2 ? alphabet[(x >> 16) % 10]
+					     : alphabet[(x >> 16) % (sizeof(alphabet) - 1)];
+		}
+		in[len] = '\0';
+		if (semver_parse(in, len, &v, &err) == 0) {
+			parsed++;
+			DT_ASSERT_STR(fmt(&v, buf), in);
+			if (len <= SEMVER_MAX_LEN)
+				CU_ASSERT(semver_is_valid_attribute(in, len));
+		} else {
+			CU_ASSERT(err.msg[0] != '\0');
+			if (!strstr(err.msg, "out of range") && !strstr(err.msg, "too long"))
+				CU_ASSERT(!semver_is_valid_attribute(in, len));
+		}
+		if (semver_parse_normalized(in, len, &v, &err) == 0) {
+			fmt(&v, buf);
+			CU_ASSERT_EQUAL(semver_parse(buf, strlen(buf), &w, NULL), 0);
+			CU_ASSERT_EQUAL(semver_cmp(&v, &w), 0);
+		}
+	}
+	CU_ASSERT(parsed > 100);
+}
+
 DT_SUITE_MAIN("semver",
 	      DT_TEST(test_parse_valid),
 	      DT_TEST(test_parse_errors),
@@ -368,4 +414,5 @@ DT_SUITE_MAIN("semver",
 	      DT_TEST(test_cmp_chain),
 	      DT_TEST(test_valid_attribute),
 	      DT_TEST(test_attribute_agrees_with_parse),
-	      DT_TEST(test_length_bounded))
+	      DT_TEST(test_length_bounded),
+	      DT_TEST(test_random_inputs))
