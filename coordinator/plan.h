@@ -280,6 +280,68 @@ bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 const char *plan_res_short(const struct plan_res *need, const struct plan_res *used,
 			   const struct plan_res *cap);
 
+/* ---- Pods, claims and units (plan_pods.c) ---- */
+
+/* One pending pod (a Pod, or a replica a workload makes). */
+struct plan_pod {
+	const struct model_object *obj;         /* the Pod or the workload */
+	const char *ns, *name;                  /* replicas get generated names */
+	const struct model_pod_spec *spec;
+	struct plan_res req;
+	bool dra;                               /* spec.resourceClaims or container claims */
+	/* The claims it needs, resolved: a template's generated claim, or
+	 * the named claim (shared). Objects of the set. */
+	const struct model_object **claims;
+	size_t n_claims;
+	/* Set when the pod cannot be planned at all (a claim or template
+	 * that does not exist, an extended resource): the reason. */
+	const char *problem;
+	size_t unit;
+};
+
+/* Pods that must land on one node together: a pod, or the pods sharing
+ * a named ResourceClaim (transitively). */
+struct plan_unit {
+	size_t *pods;                           /* indices into plan_pods.pods */
+	size_t n_pods;
+	struct plan_res req;                    /* summed */
+	const struct model_object **claims;     /* to allocate, distinct */
+	size_t n_claims;
+	const struct model_object **allocated;  /* claims with status.allocation */
+	size_t n_allocated;
+	const char *problem;                    /* first pod problem, if any */
+	size_t shape;                           /* interchangeable units share it */
+};
+
+/* A pod already bound (spec.nodeName): it uses its node's resources. */
+struct plan_bound {
+	const char *node;
+	struct plan_res req;
+};
+
+struct plan_pods {
+	struct plan_pod *pods;
+	size_t n_pods;
+	struct plan_unit *units;
+	size_t n_units;
+	size_t n_shapes;
+	struct plan_bound *bound;
+	size_t n_bound;
+};
+
+/* Expand workloads, resolve claims (generating one claim per pod and
+ * template into set), group pods into units and units into shapes. */
+int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_err *err);
+void plan_pods_free(struct plan_pods *p);
+/* Add the DeviceClasses the drivers' charts create (gpu.nvidia.com,
+ * efa.networking.k8s.aws) unless a class of that name is in set. */
+int plan_default_classes(struct model_set *set, struct dt_err *err);
+/* Whether a pod spec uses DRA (the definition Karpenter uses). */
+bool plan_pod_is_dra(const struct model_pod_spec *spec);
+/* Names Kubernetes would generate, made deterministic: 5 characters of
+ * its "bcdfghjklmnpqrstvwxz2456789" alphabet from a hash of the seeds. */
+void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6]);
+
 /* ---- The optimizer (plan_pack.c) ----
  *
  * Abstract over what a node is: the caller supplies the operations, the
@@ -323,7 +385,8 @@ struct plan_pack_solution {
 	double cost;
 	bool optimal;                   /* proven by the exact search */
 	uint64_t steps;
-	size_t *capacity;               /* [shape * n_cands + cand]: units a fresh node holds */
+	size_t *capacity;               /* [shape * n_cands + cand]: units a fresh node
+					 * holds, measured up to the demand */
 };
 
 int plan_pack_solve(const struct plan_pack_problem *p, struct plan_pack_solution *out,

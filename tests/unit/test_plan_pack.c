@@ -339,7 +339,8 @@ static void test_two_small_beat_one_big(void)
 	CU_ASSERT_EQUAL(sol.n_nodes, 2);
 	CU_ASSERT_DOUBLE_EQUAL(sol.cost, 2.0, 1e-9);
 	CU_ASSERT_TRUE(sol.optimal);
-	CU_ASSERT_EQUAL(sol.capacity[0], 8);
+	/* Capacity is measured up to the demand: 2 of the big node's 8. */
+	CU_ASSERT_EQUAL(sol.capacity[0], 2);
 	CU_ASSERT_EQUAL(sol.capacity[1], 1);
 	plan_pack_solution_free(&sol);
 }
@@ -402,10 +403,10 @@ static void test_exact_beats_heuristic(void)
 	plan_pack_solution_free(&sol);
 }
 
-static void test_unplaceable_and_budget(void)
+static void test_unplaceable(void)
 {
-	/* A 2-GPU pod fits no candidate; the budget of 1 step stops the
-	 * search without losing the heuristic plan. */
+	/* A 2-GPU pod fits no candidate; the three 1-GPU pods need three
+	 * nodes, and the lower bound proves that without searching. */
 	static const struct toy_res caps[] = { { 8, 1 } };
 	static const struct toy_res need[] = { { 1, 2 }, { 1, 1 } };
 	const double price[] = { 1.0 };
@@ -413,12 +414,30 @@ static void test_unplaceable_and_budget(void)
 	struct toy t = { .cand_cap = caps, .shape_need = need };
 	struct plan_pack_solution sol;
 
-	solve_toy(&t, 2, count, 1, price, 1, &sol);
+	solve_toy(&t, 2, count, 1, price, 1000, &sol);
 	CU_ASSERT_EQUAL(sol.unplaced[0], 1);
 	CU_ASSERT_EQUAL(sol.unplaced[1], 0);
 	CU_ASSERT_EQUAL(sol.n_nodes, 3);
-	CU_ASSERT_FALSE(sol.optimal);
+	CU_ASSERT_TRUE(sol.optimal);
 	check_feasible(&t, &sol, 2, count, price);
+	plan_pack_solution_free(&sol);
+}
+
+static void test_budget_keeps_heuristic(void)
+{
+	/* test_exact_beats_heuristic's input with a budget of one step: the
+	 * search stops, the stage-2 plan (2.0) stands, unproven. */
+	static const struct toy_res caps[] = { { 6, 0 }, { 12, 0 } };
+	static const struct toy_res need[] = { { 3, 0 }, { 2, 0 } };
+	const double price[] = { 1.0, 1.9 };
+	const size_t count[] = { 2, 3 };
+	struct toy t = { .cand_cap = caps, .shape_need = need };
+	struct plan_pack_solution sol;
+
+	solve_toy(&t, 2, count, 2, price, 1, &sol);
+	check_feasible(&t, &sol, 2, count, price);
+	CU_ASSERT_DOUBLE_EQUAL(sol.cost, 2.0, 1e-9);
+	CU_ASSERT_FALSE(sol.optimal);
 	plan_pack_solution_free(&sol);
 }
 
@@ -452,5 +471,6 @@ DT_SUITE_MAIN("plan_pack",
 	      DT_TEST(test_one_big_beats_many_small),
 	      DT_TEST(test_mixing_shapes),
 	      DT_TEST(test_exact_beats_heuristic),
-	      DT_TEST(test_unplaceable_and_budget),
+	      DT_TEST(test_unplaceable),
+	      DT_TEST(test_budget_keeps_heuristic),
 	      DT_TEST(test_large_shape_is_fast_path))

@@ -1,0 +1,639 @@
+/* plan_pods.c - the pending pods and what they need.
+ *
+ * Workloads expand to their replicas with the names Kubernetes would give
+ * them (made deterministic); each pod's claims are resolved the way the
+ * resourceclaim controller and the scheduler do: a template yields one
+ * claim per pod (generated into the set unless the pod's status already
+ * names it), a named claim is shared by every pod that names it. Pods
+ * sharing a claim must meet on one node, so they form one unit; units
+ * that are interchangeable (same requests, selectors, tolerations and
+ * claim templates) share a shape, which is what the optimizer counts. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	if (!s)
+		s = "";
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	h ^= 0xff;      /* separate consecutive strings */
+	h *= 0x100000001b3ULL;
+	return h;
+}
+
+void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6])
+{
+	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+	uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b);
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRIu64, n);
+	h = fnv1a(h, num);
+	for (int i = 0; i < 5; i++) {
+		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
+		h /= sizeof(alphabet) - 1;
+	}
+	out[5] = 0;
+}
+
+bool plan_pod_is_dra(const struct model_pod_spec *spec)
+{
+	if (spec->n_resource_claims)
+		return true;
+	for (size_t i = 0; i < spec->n_containers; i++)
+		if (spec->containers[i].n_claims)
+			return true;
+	for (size_t i = 0; i < spec->n_init_containers; i++)
+		if (spec->init_containers[i].n_claims)
+			return true;
+	return false;
+}
+
+/* ---- Default DeviceClasses ---- */
+
+static int add_class(struct model_set *set, const char *name, const char *expr,
+		     struct dt_err *err)
+{
+	struct model_object *o;
+	struct model_selector *sel;
+
+	if (model_set_find(set, MODEL_DEVICE_CLASS, NULL, name))
+		return 0;
+	o = model_set_add(set, MODEL_DEVICE_CLASS);
+	sel = model_set_calloc(set, 1, sizeof(*sel));
+	if (!o || !sel || !(o->meta.name = model_set_strdup(set, name)) ||
+	    !(sel->expression = model_set_strdup(set, expr)))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	sel->expression_len = strlen(expr);
+	o->u.device_class.selectors = sel;
+	o->u.device_class.n_selectors = 1;
+	if (model_object_default(set, o))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int plan_default_classes(struct model_set *set, struct dt_err *err)
+{
+	int rc;
+
+	/* What the NVIDIA DRA driver's and the aws-dranet charts install. */
+	if ((rc = add_class(set, "gpu.nvidia.com", "device.driver == \"gpu.nvidia.com\"", err)))
+		return rc;
+	return add_class(set, "efa.networking.k8s.aws",
+			 "device.driver == \"dra.net\" && "
+			 "device.attributes[\"dra.net\"].pciDevice == \"Elastic Fabric Adapter (EFA)\"",
+			 err);
+}
+
+/* ---- Growing arrays ---- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	void *nv;
+	size_t nc;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	nv = realloc(*v, nc * size);
+	if (!nv)
+		return -ENOMEM;
+	memset((char *)nv + *cap * size, 0, (nc - *cap) * size);
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+struct collect {
+	struct model_set *set;
+	struct plan_pods *out;
+	size_t cap_pods, cap_bound;
+	struct dt_err *err;
+};
+
+static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return model_set_strdup(set, buf);
+}
+
+/* An extended resource (device plugin) the planner does not model. */
+static const char *extended_resource(const struct model_pod_spec *spec)
+{
+	for (int init = 0; init < 2; init++) {
+		const struct model_container *cs = init ? spec->init_containers : spec->containers;
+		size_t n = init ? spec->n_init_containers : spec->n_containers;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct model_resource_list *l[2] = { &cs[i].requests, &cs[i].limits };
+
+			for (int k = 0; k < 2; k++)
+				for (size_t j = 0; j < l[k]->n_items; j++) {
+					const char *r = l[k]->items[j].name;
+
+					if (strcmp(r, "cpu") && strcmp(r, "memory") &&
+					    strcmp(r, "ephemeral-storage") &&
+					    strncmp(r, "hugepages-", 10) &&
+					    !quantity_is_zero(&l[k]->items[j].value))
+						return r;
+				}
+		}
+	}
+	return NULL;
+}
+
+/* The claim generated for a pod from a template: name as the resourceclaim
+ * controller builds it (pod and claim names cut to 28 characters, a
+ * 5-character suffix), spec copied from the template. */
+static struct model_object *generate_claim(struct model_set *set, const struct plan_pod *p,
+					   const struct model_pod_claim *pc,
+					   const struct model_object *tmpl)
+{
+	struct model_object *o = model_set_add(set, MODEL_RESOURCE_CLAIM);
+	char name[128], suffix[6];
+
+	if (!o)
+		return NULL;
+	plan_name_suffix(p->name, pc->name, 0, suffix);
+	snprintf(name, sizeof(name), "%.28s-%.28s-%s", p->name, pc->name, suffix);
+	o->meta.name = model_set_strdup(set, name);
+	o->meta.ns = p->ns;
+	o->meta.labels = tmpl->u.claim_template.claim_meta.labels;
+	o->meta.n_labels = tmpl->u.claim_template.claim_meta.n_labels;
+	o->meta.annotations = tmpl->u.claim_template.claim_meta.annotations;
+	o->meta.n_annotations = tmpl->u.claim_template.claim_meta.n_annotations;
+	o->u.claim.spec = tmpl->u.claim_template.spec;
+	o->src = tmpl->src;
+	if (!o->meta.name || model_object_default(set, o))
+		return NULL;
+	return o;
+}
+
+static const char *status_claim_name(const struct model_pod_status *st, const char *name)
+{
+	for (size_t i = 0; i < st->n_resource_claim_statuses; i++)
+		if (st->resource_claim_statuses[i].name &&
+		    !strcmp(st->resource_claim_statuses[i].name, name))
+			return st->resource_claim_statuses[i].resource_claim_name;
+	return NULL;
+}
+
+static int resolve_claims(struct collect *c, struct plan_pod *p,
+			  const struct model_pod_status *st)
+{
+	const struct model_pod_spec *spec = p->spec;
+	struct model_set *set = c->set;
+
+	if (!spec->n_resource_claims)
+		return 0;
+	p->claims = model_set_calloc(set, spec->n_resource_claims, sizeof(*p->claims));
+	if (!p->claims)
+		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < spec->n_resource_claims; i++) {
+		const struct model_pod_claim *pc = &spec->resource_claims[i];
+		const struct model_object *claim = NULL, *tmpl;
+		const char *named = st ? status_claim_name(st, pc->name) : NULL;
+
+		if (pc->resource_claim_name) {
+			claim = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns,
+					       pc->resource_claim_name);
+			if (!claim && !p->problem)
+				p->problem = fmt_problem(set, "resourceClaim %s/%s not found",
+							 p->ns, pc->resource_claim_name);
+		} else if (pc->resource_claim_template_name) {
+			if (named)
+				claim = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns, named);
+			if (!claim) {
+				tmpl = model_set_find(set, MODEL_RESOURCE_CLAIM_TEMPLATE, p->ns,
+						      pc->resource_claim_template_name);
+				if (!tmpl) {
+					if (!p->problem)
+						p->problem = fmt_problem(set,
+							"resourceClaimTemplate %s/%s not found",
+							p->ns, pc->resource_claim_template_name);
+					continue;
+				}
+				claim = generate_claim(set, p, pc, tmpl);
+				if (!claim)
+					return dt_err_set(c->err, -ENOMEM, "out of memory");
+			}
+		}
+		if (claim)
+			p->claims[p->n_claims++] = claim;
+	}
+	return 0;
+}
+
+static int add_pod(struct collect *c, const struct model_object *obj, const char *ns,
+		   const char *name, const struct model_pod_spec *spec,
+		   const struct model_pod_status *st)
+{
+	struct plan_pods *out = c->out;
+	struct plan_pod *p;
+	const char *ext;
+
+	if (out->n_pods >= PLAN_MAX_PODS)
+		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
+	if (grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
+		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	p = &out->pods[out->n_pods++];
+	memset(p, 0, sizeof(*p));
+	p->obj = obj;
+	p->ns = ns;
+	p->name = name;
+	p->spec = spec;
+	p->dra = plan_pod_is_dra(spec);
+	plan_pod_requests(spec, &p->req);
+	if ((ext = extended_resource(spec)))
+		p->problem = fmt_problem(c->set,
+			"requests the extended resource %s%s: dratopo plans DRA ResourceClaims, "
+			"not device-plugin resources", ext,
+			!strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "");
+	return resolve_claims(c, p, st);
+}
+
+/* Pods of the input a workload already owns (so replicas are not counted
+ * twice when both are given). */
+static size_t owned_pods(const struct model_set *set, const struct model_object *w)
+{
+	const char *kind = model_kind_name(w->kind);
+	size_t n = 0, len = strlen(w->meta.name);
+	const struct model_object *o;
+
+	for (o = NULL; (o = model_set_next(set, MODEL_POD, o));) {
+		if (strcmp(o->meta.ns, w->meta.ns))
+			continue;
+		for (size_t i = 0; i < o->meta.n_owner_refs; i++) {
+			const struct model_owner_ref *r = &o->meta.owner_refs[i];
+
+			if (!r->kind || !r->name)
+				continue;
+			if (w->kind == MODEL_DEPLOYMENT ? !strcmp(r->kind, "ReplicaSet") &&
+							  !strncmp(r->name, w->meta.name, len) &&
+							  r->name[len] == '-'
+							: !strcmp(r->kind, kind) &&
+							  !strcmp(r->name, w->meta.name)) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+static int expand_workload(struct collect *c, const struct model_object *w)
+{
+	const struct model_workload *wl = &w->u.workload;
+	int64_t n = wl->has_replicas ? wl->replicas : 1;
+	char tmpl_hash[11], a[6], b[6];
+	size_t have;
+
+	if (w->kind == MODEL_JOB) {
+		n = wl->has_parallelism ? wl->parallelism : 1;
+		if (wl->has_completions && wl->completions < n)
+			n = wl->completions;
+	}
+	if (n < 0)
+		n = 0;
+	if (n > PLAN_MAX_REPLICAS) {
+		char d[256];
+
+		model_object_describe(w, d, sizeof(d));
+		return dt_err_set(c->err, -EINVAL, "%s: %" PRId64 " replicas: at most %d are planned",
+				  d, n, PLAN_MAX_REPLICAS);
+	}
+	have = owned_pods(c->set, w);
+	/* Deployment pods: <name>-<pod-template-hash>-<suffix>. */
+	plan_name_suffix(w->meta.ns, w->meta.name, 0, a);
+	plan_name_suffix(w->meta.name, w->meta.ns, 1, b);
+	snprintf(tmpl_hash, sizeof(tmpl_hash), "%s%s", a, b);
+	for (int64_t i = (int64_t)have; i < n; i++) {
+		char name[300], sfx[6];
+		const char *nm;
+		int rc;
+
+		plan_name_suffix(w->meta.ns, w->meta.name, (uint64_t)i + 2, sfx);
+		if (w->kind == MODEL_STATEFUL_SET)
+			snprintf(name, sizeof(name), "%s-%" PRId64, w->meta.name, i);
+		else if (w->kind == MODEL_DEPLOYMENT)
+			snprintf(name, sizeof(name), "%s-%s-%s", w->meta.name, tmpl_hash, sfx);
+		else
+			snprintf(name, sizeof(name), "%s-%s", w->meta.name, sfx);
+		if (!(nm = model_set_strdup(c->set, name)))
+			return dt_err_set(c->err, -ENOMEM, "out of memory");
+		rc = add_pod(c, w, w->meta.ns, nm, &wl->template_.spec, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- Units and shapes ---- */
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static bool is_generated(const struct plan_pod *p, const struct model_object *claim)
+{
+	const struct model_pod_spec *s = p->spec;
+
+	/* A claim a template produced for this pod is the pod's alone. */
+	for (size_t i = 0; i < s->n_resource_claims; i++)
+		if (s->resource_claims[i].resource_claim_template_name && i < p->n_claims &&
+		    p->claims[i] == claim)
+			return true;
+	return false;
+}
+
+static void put_reqs(struct strbuf *sb, const struct model_requirement *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(sb, "%s %s", r[i].key, r[i].operator_text ? r[i].operator_text : "");
+		for (size_t j = 0; j < r[i].n_values; j++)
+			sb_printf(sb, ",%s", r[i].values[j]);
+		sb_putc(sb, ';');
+	}
+}
+
+/* What makes two single-pod units interchangeable. */
+static void shape_key(const struct plan_pod *p, struct strbuf *sb)
+{
+	const struct model_pod_spec *s = p->spec;
+
+	sb_reset(sb);
+	sb_printf(sb, "%s|%" PRId64 "|%" PRId64 "|", p->ns, p->req.cpu_milli, p->req.mem_bytes);
+	for (size_t i = 0; i < s->n_node_selector; i++)
+		sb_printf(sb, "%s=%s;", s->node_selector[i].key, s->node_selector[i].value);
+	sb_putc(sb, '|');
+	if (s->required_node_affinity)
+		for (size_t t = 0; t < s->required_node_affinity->n_terms; t++) {
+			const struct model_node_selector_term *term =
+				&s->required_node_affinity->terms[t];
+
+			put_reqs(sb, term->match_expressions, term->n_match_expressions);
+			sb_putc(sb, '&');
+			put_reqs(sb, term->match_fields, term->n_match_fields);
+			sb_putc(sb, '/');
+		}
+	sb_putc(sb, '|');
+	for (size_t i = 0; i < s->n_tolerations; i++) {
+		const struct model_toleration *t = &s->tolerations[i];
+
+		sb_printf(sb, "%s,%s,%s,%s;", t->key ? t->key : "", t->operator_text,
+			  t->value ? t->value : "", t->effect ? t->effect : "");
+	}
+	sb_putc(sb, '|');
+	for (size_t i = 0; i < s->n_resource_claims; i++)
+		sb_printf(sb, "%s;", s->resource_claims[i].resource_claim_template_name);
+}
+
+struct shape_map {
+	char **keys;
+	size_t *ids;
+	size_t cap;
+};
+
+static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, size_t *id)
+{
+	uint64_t h;
+	size_t i;
+
+	if (!m->cap || next_id * 2 >= m->cap) {
+		struct shape_map nm = { 0 };
+
+		nm.cap = m->cap ? m->cap * 4 : 64;
+		nm.keys = calloc(nm.cap, sizeof(char *));
+		nm.ids = calloc(nm.cap, sizeof(size_t));
+		if (!nm.keys || !nm.ids) {
+			free(nm.keys);
+			free(nm.ids);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < m->cap; j++) {
+			if (!m->keys[j])
+				continue;
+			h = fnv1a(0xcbf29ce484222325ULL, m->keys[j]);
+			for (i = h % nm.cap; nm.keys[i]; i = (i + 1) % nm.cap)
+				;
+			nm.keys[i] = m->keys[j];
+			nm.ids[i] = m->ids[j];
+		}
+		free(m->keys);
+		free(m->ids);
+		*m = nm;
+	}
+	h = fnv1a(0xcbf29ce484222325ULL, key);
+	for (i = h % m->cap; m->keys[i]; i = (i + 1) % m->cap) {
+		if (!strcmp(m->keys[i], key)) {
+			*id = m->ids[i];
+			return 0;
+		}
+	}
+	if (!(m->keys[i] = strdup(key)))
+		return -ENOMEM;
+	m->ids[i] = next_id;
+	*id = next_id;
+	return 1;
+}
+
+static void shape_map_free(struct shape_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->ids);
+}
+
+static int claim_index(const struct model_object **claims, size_t n, const struct model_object *c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (claims[i] == c)
+			return (int)i;
+	return -1;
+}
+
+static int build_units(struct collect *c)
+{
+	struct plan_pods *out = c->out;
+	size_t n = out->n_pods, *parent = NULL, *root_unit = NULL;
+	const struct model_object **owner = NULL;      /* shared claim -> first pod */
+	size_t *owner_pod = NULL, n_owner = 0, cap_owner = 0;
+	struct shape_map map = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	int rc = -ENOMEM;
+
+	if (!n)
+		return 0;
+	parent = malloc(n * sizeof(*parent));
+	root_unit = malloc(n * sizeof(*root_unit));
+	out->units = calloc(n, sizeof(*out->units));
+	if (!parent || !root_unit || !out->units)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		parent[i] = i;
+		root_unit[i] = SIZE_MAX;
+	}
+	/* Union pods that name the same shared claim. */
+	for (size_t i = 0; i < n; i++) {
+		struct plan_pod *p = &out->pods[i];
+
+		for (size_t k = 0; k < p->n_claims; k++) {
+			const struct model_object *cl = p->claims[k];
+			int at;
+
+			if (is_generated(p, cl))
+				continue;
+			at = claim_index(owner, n_owner, cl);
+			if (at < 0) {
+				if (grow((void **)&owner, &cap_owner, n_owner + 1, sizeof(*owner)) ||
+				    !(owner_pod = realloc(owner_pod, cap_owner * sizeof(size_t))))
+					goto out;
+				owner[n_owner] = cl;
+				owner_pod[n_owner++] = i;
+				continue;
+			}
+			size_t a = uf_find(parent, i), b = uf_find(parent, owner_pod[at]);
+
+			if (a != b)
+				parent[a < b ? b : a] = a < b ? a : b;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t r = uf_find(parent, i);
+		struct plan_pod *p = &out->pods[i];
+		struct plan_unit *u;
+
+		if (root_unit[r] == SIZE_MAX)
+			root_unit[r] = out->n_units++;
+		u = &out->units[root_unit[r]];
+		p->unit = root_unit[r];
+		if (!(u->pods = realloc(u->pods, (u->n_pods + 1) * sizeof(size_t))))
+			goto out;
+		u->pods[u->n_pods++] = i;
+		u->req.cpu_milli += p->req.cpu_milli;
+		u->req.mem_bytes += p->req.mem_bytes;
+		u->req.pods += p->req.pods;
+		if (p->problem && !u->problem)
+			u->problem = p->problem;
+		for (size_t k = 0; k < p->n_claims; k++) {
+			const struct model_object *cl = p->claims[k];
+			bool done = cl->u.claim.status.allocation != NULL;
+			const struct model_object ***list = done ? &u->allocated : &u->claims;
+			size_t *cnt = done ? &u->n_allocated : &u->n_claims;
+
+			if (claim_index(*list, *cnt, cl) >= 0)
+				continue;
+			if (!(*list = realloc(*list, (*cnt + 1) * sizeof(**list))))
+				goto out;
+			(*list)[(*cnt)++] = cl;
+		}
+	}
+	/* Shapes: single-pod units with template claims only can be swapped. */
+	for (size_t i = 0; i < out->n_units; i++) {
+		struct plan_unit *u = &out->units[i];
+		const struct plan_pod *p = &out->pods[u->pods[0]];
+		bool simple = u->n_pods == 1 && !u->n_allocated && !u->problem;
+		size_t id;
+		int r;
+
+		for (size_t k = 0; simple && k < p->n_claims; k++)
+			simple = is_generated(p, p->claims[k]);
+		if (simple) {
+			shape_key(p, &sb);
+		} else {
+			sb_reset(&sb);
+			sb_printf(&sb, "#unit %zu", i);
+		}
+		if (sb_error(&sb) || (r = shape_lookup(&map, sb_str(&sb), out->n_shapes, &id)) < 0)
+			goto out;
+		if (r == 1)
+			out->n_shapes++;
+		u->shape = id;
+	}
+	rc = 0;
+out:
+	if (rc)
+		dt_err_set(c->err, rc, "out of memory");
+	shape_map_free(&map);
+	sb_free(&sb);
+	free(parent);
+	free(root_unit);
+	free(owner);
+	free(owner_pod);
+	return rc;
+}
+
+int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_err *err)
+{
+	struct collect c = { .set = set, .out = out, .err = err };
+	const struct model_object *o;
+	static const enum model_kind workloads[] = {
+		MODEL_DEPLOYMENT, MODEL_REPLICA_SET, MODEL_STATEFUL_SET, MODEL_JOB,
+	};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	for (o = NULL; (o = model_set_next(set, MODEL_POD, o));) {
+		const struct model_pod *pod = &o->u.pod;
+		const char *phase = pod->status.phase;
+
+		if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
+			continue;
+		if (pod->spec.node_name) {
+			if (grow((void **)&out->bound, &c.cap_bound, out->n_bound + 1,
+				 sizeof(*out->bound)))
+				return dt_err_set(err, -ENOMEM, "out of memory");
+			out->bound[out->n_bound].node = pod->spec.node_name;
+			plan_pod_requests(&pod->spec, &out->bound[out->n_bound].req);
+			out->n_bound++;
+			continue;
+		}
+		if ((rc = add_pod(&c, o, o->meta.ns, o->meta.name, &pod->spec, &pod->status)))
+			return rc;
+	}
+	for (size_t k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++)
+		for (o = NULL; (o = model_set_next(set, workloads[k], o));)
+			if ((rc = expand_workload(&c, o)))
+				return rc;
+	return build_units(&c);
+}
+
+void plan_pods_free(struct plan_pods *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_units; i++) {
+		free(p->units[i].pods);
+		free(p->units[i].claims);
+		free(p->units[i].allocated);
+	}
+	free(p->units);
+	free(p->pods);
+	free(p->bound);
+	memset(p, 0, sizeof(*p));
+}
