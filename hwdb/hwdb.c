@@ -206,7 +206,9 @@ const char *hwdb_suggest(const char *name)
 
 	if (!name)
 		return NULL;
-	limit = strlen(name) / 3 + 1;
+	/* Close enough to be a typo or a truncation ("p5.48xl"), not so far
+	 * that any name would do. */
+	limit = strlen(name) / 2 + 1;
 	for (size_t i = 0; i < ix->n; i++) {
 		size_t d = edit_distance(name, ix->by_name[i]->name);
 

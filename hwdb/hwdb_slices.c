@@ -104,6 +104,7 @@ static struct quantity mib(int64_t n)
  *   unlimited: memory default 0,    range [0, mem] step 1Mi
  *   memory:    memory default mem,  range [1Mi, mem] step 1Mi
  *   N shares:  memory as unlimited; shares value N, default 1, range [1, N] step 1
+ *              (no step when N is 1: the API refuses a step past the value)
  * Sharing modes round memory down to a whole MiB, as the driver does. */
 static int gpu_capacity(struct model_set *s, const struct hwdb_device *g,
 			const struct hwdb_cc_mode *mode, struct model_device *d)
@@ -147,7 +148,9 @@ static int gpu_capacity(struct model_set *s, const struct hwdb_device *g,
 		sh->request_policy.def = quantity_from_int(1, QUANTITY_DECIMAL_SI);
 		sh->request_policy.has_valid_range = true;
 		sh->request_policy.has_min = sh->request_policy.has_max = true;
-		sh->request_policy.has_step = true;
+		/* With a single share the range [1, 1] holds one value; the API
+		 * refuses a step that would overshoot it (min + step > value). */
+		sh->request_policy.has_step = mode->shares > 1;
 		sh->request_policy.min = quantity_from_int(1, QUANTITY_DECIMAL_SI);
 		sh->request_policy.max = sh->value;
 		sh->request_policy.step = quantity_from_int(1, QUANTITY_DECIMAL_SI);

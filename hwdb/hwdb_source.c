@@ -379,6 +379,11 @@ static int parse_memory(struct ctx *c, const struct doc_node *n, const char *fie
 	return *text ? 0 : oom(c);
 }
 
+static int cmp_attr(const void *a, const void *b)
+{
+	return strcmp(((const struct hwdb_attr *)a)->name, ((const struct hwdb_attr *)b)->name);
+}
+
 static int decode_device(struct ctx *c, const struct kind_defaults *kd, const struct doc_node *dn,
 			 size_t i, struct hwdb_device *d)
 {
@@ -444,6 +449,9 @@ attrs:
 		return oom(c);
 	if (n_attrs)
 		memcpy(copy, attrs, n_attrs * sizeof(*copy));
+	/* By name, as the API prints maps: one order whatever the source's. */
+	if (n_attrs > 1)
+		qsort(copy, n_attrs, sizeof(*copy), cmp_attr);
 	d->attrs = copy;
 	d->n_attrs = n_attrs;
 	return 0;
@@ -1138,40 +1146,4 @@ struct doc_node *hwdb_source_encode_type(const struct hwdb_type *t, struct doc_a
 		rc |= doc_map_set(ar, m, "notes", notes);
 	}
 	return rc ? NULL : m;
-}
-
-int hwdb_file_write_yaml(const struct hwdb_type *const *types, size_t n, struct strbuf *out)
-{
-	struct doc_arena *ar = doc_arena_new();
-	struct doc_node *root, *list;
-	int rc = -ENOMEM;
-
-	if (!ar)
-		return -ENOMEM;
-	root = doc_new_map(ar);
-	list = doc_new_seq(ar);
-	if (!root || !list || doc_map_set(ar, root, "instanceTypes", list))
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (doc_seq_push(ar, list, hwdb_source_encode_type(types[i], ar)))
-			goto out;
-	rc = doc_emit_yaml(root, out);
-out:
-	doc_arena_free(ar);
-	return rc;
-}
-
-int hwdb_entry_write_yaml(const struct hwdb_type *t, struct strbuf *out)
-{
-	struct doc_arena *ar = doc_arena_new();
-	struct doc_node *list;
-	int rc = -ENOMEM;
-
-	if (!ar)
-		return -ENOMEM;
-	list = doc_new_seq(ar);
-	if (list && !doc_seq_push(ar, list, hwdb_source_encode_type(t, ar)))
-		rc = doc_emit_yaml(list, out);
-	doc_arena_free(ar);
-	return rc;
 }

@@ -116,6 +116,9 @@ static void test_every_type_matches_facts(void)
 			for (size_t g = 0; g < t->n_gpus; g++)
 				CU_ASSERT_PTR_NULL(t->gpus[g].pcie_root);
 	}
+	/* and hwdb has no type the facts lack */
+	for (size_t i = 0; i < hwdb_count(); i++)
+		CU_ASSERT_PTR_NOT_NULL(expect_for(hwdb_at(i)->name));
 }
 
 /* Every family the product must cover has at least one type. */
@@ -600,7 +603,9 @@ static void check_mode(const char *mode_text)
 		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.def), 1);
 		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.min), 1);
 		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.max), mode.shares);
-		CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.step), 1);
+		CU_ASSERT_EQUAL(s->request_policy.has_step, mode.shares > 1);
+		if (s->request_policy.has_step)
+			CU_ASSERT_EQUAL(quantity_value_ceil(&s->request_policy.step), 1);
 	}
 	/* EFAs are never shared */
 	for (size_t i = 0; i < slices[1]->u.slice.n_devices; i++) {
@@ -615,6 +620,7 @@ static void test_cc_policies(void)
 	check_mode("disabled");
 	check_mode("memory");
 	check_mode("unlimited");
+	check_mode("1");
 	check_mode("4");
 	check_mode("7");
 }

@@ -1,0 +1,384 @@
+/* cli_hwdb.c - `dratopo hwdb`: the instance types hwdb knows and the
+ * ResourceSlices their drivers publish.
+ *
+ *   dratopo hwdb list [-o table|json] [--family F] [--hwdb-extra FILE]...
+ *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
+ *                     [--node NAME] [--hwdb-extra FILE]...
+ *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "doc.h"
+#include "hwdb.h"
+#include "model.h"
+#include "strbuf.h"
+
+#define MAX_EXTRAS 64
+#define MAX_NAMES  256
+
+struct opts {
+	const char *output;
+	const char *family;
+	const char *cc;
+	const char *node;
+	const char *extras[MAX_EXTRAS];
+	size_t n_extras;
+	const char *names[MAX_NAMES];
+	size_t n_names;
+	bool help;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--hwdb-extra FILE]...\n"
+		"       dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]\n"
+		"                         [--node NAME] [--hwdb-extra FILE]...\n"
+		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
+		"\n"
+		"list    the known EC2 GPU instance types, cheapest first (no on-demand price last)\n"
+		"show    the resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
+		"        and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
+		"        {\"instanceType\": {...}, \"resourceSlices\": [...]}\n"
+		"export  entries in hwdb's source format, the format --hwdb-extra reads\n"
+		"\n"
+		"  -o, --output FORMAT          table|json (list), yaml|json (show)\n"
+		"  --family FAMILY              list only that family (p5, g6e, ...)\n"
+		"  --consumable-capacity MODE   the NVIDIA driver's GPU sharing: disabled, memory,\n"
+		"                               unlimited, or a number of shares N (default disabled)\n"
+		"  --node NAME                  node (and pool) name of the slices (default: TYPE)\n"
+		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n");
+}
+
+/* "--name value", "--name=value", "-o value", "-ovalue". Returns 1 when
+ * argv[*i] is the option (*val set, *i advanced), 0 when it is not, -1
+ * when its value is missing. */
+static int take(int argc, char **argv, int *i, const char *lng, const char *shrt,
+		const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (shrt && !strncmp(a, shrt, 2) && a[2]) {
+		*val = a + 2;
+		return 1;
+	}
+	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+static int parse(int argc, char **argv, int first, struct opts *o)
+{
+	for (int i = first; i < argc; i++) {
+		const char *v = NULL;
+		int r;
+
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			o->help = true;
+			continue;
+		}
+		if ((r = take(argc, argv, &i, "--output", "-o", &v))) {
+			o->output = v;
+		} else if ((r = take(argc, argv, &i, "--family", NULL, &v))) {
+			o->family = v;
+		} else if ((r = take(argc, argv, &i, "--consumable-capacity", NULL, &v))) {
+			o->cc = v;
+		} else if ((r = take(argc, argv, &i, "--node", NULL, &v))) {
+			o->node = v;
+		} else if ((r = take(argc, argv, &i, "--hwdb-extra", NULL, &v))) {
+			if (v && o->n_extras == MAX_EXTRAS) {
+				fprintf(stderr, "dratopo hwdb: at most %d --hwdb-extra files\n",
+					MAX_EXTRAS);
+				return -1;
+			}
+			if (v)
+				o->extras[o->n_extras++] = v;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "dratopo hwdb: unknown option '%s'\n", argv[i]);
+			return -1;
+		} else {
+			if (o->n_names == MAX_NAMES) {
+				fprintf(stderr, "dratopo hwdb: at most %d names\n", MAX_NAMES);
+				return -1;
+			}
+			o->names[o->n_names++] = argv[i];
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "dratopo hwdb: option '%s' needs a value\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int load_extras(const struct opts *o)
+{
+	for (size_t i = 0; i < o->n_extras; i++) {
+		struct dt_err err = { 0 };
+
+		if (hwdb_load_extra(o->extras[i], &err)) {
+			fprintf(stderr, "dratopo hwdb: %s\n", err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_out(struct strbuf *sb)
+{
+	if (sb_error(sb)) {
+		fprintf(stderr, "dratopo hwdb: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	fwrite(sb_str(sb), 1, sb->len, stdout);
+	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static const struct hwdb_type *find_type(const char *name)
+{
+	const struct hwdb_type *t = hwdb_lookup(name);
+	const char *hint;
+
+	if (t)
+		return t;
+	hint = hwdb_suggest(name);
+	if (hint)
+		fprintf(stderr, "dratopo hwdb: unknown instance type '%s' (did you mean '%s'?)\n",
+			name, hint);
+	else
+		fprintf(stderr, "dratopo hwdb: unknown instance type '%s' (see 'dratopo hwdb "
+			"list')\n", name);
+	return NULL;
+}
+
+/* ---- list ---- */
+
+static void table_row(struct strbuf *sb, const struct hwdb_type *t)
+{
+	struct hwdb_root roots[2 * 128];
+	size_t n_roots = hwdb_type_roots(t, roots, sizeof(roots) / sizeof(roots[0]));
+	char mem[32], gmem[32], price[32], roots_s[16];
+
+	snprintf(mem, sizeof(mem), "%lldGi", (long long)(t->memory_mib / 1024));
+	snprintf(gmem, sizeof(gmem), "%s", t->n_gpus && t->gpus[0].memory ? t->gpus[0].memory : "-");
+	if (t->has_price)
+		snprintf(price, sizeof(price), "%.4f", t->price);
+	else
+		snprintf(price, sizeof(price), "-");
+	if (t->dra_metadata)
+		snprintf(roots_s, sizeof(roots_s), "%zu", n_roots);
+	else
+		snprintf(roots_s, sizeof(roots_s), "?");
+	sb_printf(sb, "%-18s %-8s %5d %7s %-5s %4zu  %-40s %-9s %4zu %5s %10s\n", t->name,
+		  t->family, t->vcpu, mem, t->arch, t->n_gpus,
+		  t->gpu_model ? t->gpu_model : "-", gmem, t->n_efas, roots_s, price);
+}
+
+static int cmd_list(const struct opts *o)
+{
+	bool json = o->output && !strcmp(o->output, "json");
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_arena *a = NULL;
+	struct doc_node *root = NULL, *list = NULL;
+	int rc;
+
+	if (o->output && !json && strcmp(o->output, "table")) {
+		fprintf(stderr, "dratopo hwdb list: unknown output format '%s' (table or json)\n",
+			o->output);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->n_names) {
+		fprintf(stderr, "dratopo hwdb list: unexpected argument '%s'\n", o->names[0]);
+		return CLI_EXIT_USAGE;
+	}
+	if (json) {
+		a = doc_arena_new();
+		root = a ? doc_new_map(a) : NULL;
+		list = a ? doc_new_seq(a) : NULL;
+		if (!root || !list || doc_map_set(a, root, "instanceTypes", list)) {
+			doc_arena_free(a);
+			fprintf(stderr, "dratopo hwdb: out of memory\n");
+			return CLI_EXIT_FAIL;
+		}
+	} else {
+		sb_printf(&sb, "%-18s %-8s %5s %7s %-5s %4s  %-40s %-9s %4s %5s %10s\n", "NAME",
+			  "FAMILY", "VCPU", "MEMORY", "ARCH", "GPUS", "GPU", "GPU-MEM", "EFAS",
+			  "ROOTS", "PRICE/H");
+	}
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (o->family && strcmp(t->family, o->family))
+			continue;
+		if (json) {
+			if (doc_seq_push(a, list, hwdb_type_encode(t, a)))
+				sb.oom = true;
+		} else {
+			table_row(&sb, t);
+		}
+	}
+	if (json) {
+		if (!sb.oom)
+			doc_emit_json(root, 4, &sb);
+		sb_putc(&sb, '\n');
+	}
+	rc = write_out(&sb);
+	sb_free(&sb);
+	doc_arena_free(a);
+	return rc;
+}
+
+/* ---- show ---- */
+
+static int cmd_show(const struct opts *o)
+{
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct strbuf sb = STRBUF_INIT;
+	struct model_set *set = NULL;
+	struct doc_arena *a = NULL;
+	struct dt_err err = { 0 };
+	struct hwdb_cc_mode mode;
+	const struct hwdb_type *t;
+	bool json = o->output && !strcmp(o->output, "json");
+	char ccbuf[24];
+	size_t n = 0;
+	int rc = CLI_EXIT_FAIL;
+
+	if (o->output && !json && strcmp(o->output, "yaml")) {
+		fprintf(stderr, "dratopo hwdb show: unknown output format '%s' (yaml or json)\n",
+			o->output);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->n_names != 1) {
+		fprintf(stderr, "dratopo hwdb show: give exactly one instance type\n");
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (hwdb_cc_parse(o->cc, &mode, &err)) {
+		fprintf(stderr, "dratopo hwdb show: --consumable-capacity: %s\n", err.msg);
+		return CLI_EXIT_USAGE;
+	}
+	t = find_type(o->names[0]);
+	if (!t)
+		return CLI_EXIT_FAIL;
+	set = model_set_new();
+	if (!set) {
+		fprintf(stderr, "dratopo hwdb: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	if (hwdb_slices(t, &mode, o->node, set, slices, &n, &err)) {
+		fprintf(stderr, "dratopo hwdb show: %s\n", err.msg);
+		rc = err.code == -EINVAL && o->node ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (json) {
+		struct doc_node *root, *list;
+
+		a = doc_arena_new();
+		root = a ? doc_new_map(a) : NULL;
+		list = a ? doc_new_seq(a) : NULL;
+		if (!root || !list || doc_map_set(a, root, "instanceType", hwdb_type_encode(t, a)) ||
+		    doc_map_set(a, root, "resourceSlices", list))
+			sb.oom = true;
+		for (size_t i = 0; i < n && !sb.oom; i++)
+			if (doc_seq_push(a, list, model_encode(slices[i], a)))
+				sb.oom = true;
+		if (!sb.oom)
+			doc_emit_json(root, 4, &sb);
+		sb_putc(&sb, '\n');
+	} else {
+		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s)\n",
+			  t->name, hwdb_cc_name(&mode, ccbuf, sizeof(ccbuf)),
+			  t->dra_metadata ? "" : "; topology unknown: no scraped device data");
+		/* model_emit separates documents itself ("---" before each
+		 * one, as the buffer already holds the comment). */
+		for (size_t i = 0; i < n; i++)
+			if (model_emit(slices[i], DOC_FORMAT_YAML, &sb))
+				sb.oom = true;
+	}
+	rc = write_out(&sb);
+out:
+	sb_free(&sb);
+	doc_arena_free(a);
+	model_set_free(set);
+	return rc;
+}
+
+/* ---- export ---- */
+
+static int cmd_export(const struct opts *o)
+{
+	const struct hwdb_type **types;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0, cap = o->n_names ? o->n_names : hwdb_count();
+	int rc = CLI_EXIT_FAIL;
+
+	types = calloc(cap ? cap : 1, sizeof(*types));
+	if (!types) {
+		fprintf(stderr, "dratopo hwdb: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < cap; i++) {
+		const struct hwdb_type *t = o->n_names ? find_type(o->names[i]) : hwdb_at(i);
+
+		if (!t)
+			goto out;
+		types[n++] = t;
+	}
+	if (hwdb_file_write_yaml(types, n, &sb))
+		sb.oom = true;
+	rc = write_out(&sb);
+out:
+	sb_free(&sb);
+	free(types);
+	return rc;
+}
+
+int cli_hwdb(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const char *sub = argc > 1 ? argv[1] : NULL;
+	int rc;
+
+	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
+		usage(sub ? stdout : stderr);
+		return sub ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	}
+	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export")) {
+		fprintf(stderr, "dratopo hwdb: unknown subcommand '%s'\n\n", sub);
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (parse(argc, argv, 2, &o)) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.help) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (load_extras(&o)) {
+		hwdb_reset();
+		return CLI_EXIT_FAIL;
+	}
+	if (!strcmp(sub, "list"))
+		rc = cmd_list(&o);
+	else if (!strcmp(sub, "show"))
+		rc = cmd_show(&o);
+	else
+		rc = cmd_export(&o);
+	hwdb_reset();
+	return rc;
+}
