@@ -1433,6 +1433,22 @@ static void dec_ec2_node_class(struct dec *d, const struct doc_node *root,
 
 /* ---- Documents ---- */
 
+static void peek_name(struct dec *d, const struct doc_node *root, struct model_object *o)
+{
+	const struct doc_node *md = child(root, "metadata");
+	const struct doc_node *name = child(md, "name");
+	const struct doc_node *ns = child(md, "namespace");
+
+	if (md && md->kind != DOC_MAP)
+		return;
+	if (name && name->kind == DOC_STRING)
+		o->meta.name = dstrdup(d, name);
+	if (ns && ns->kind == DOC_STRING)
+		o->meta.ns = dstrdup(d, ns);
+	else if (model_kind_namespaced(o->kind))
+		o->meta.ns = "default";
+}
+
 static int dec_object(struct dec *d, const struct doc_node *root, enum model_kind k, int line)
 {
 	struct model_object *o = model_set_add(d->set, k);
@@ -1443,9 +1459,11 @@ static int dec_object(struct dec *d, const struct doc_node *root, enum model_kin
 	o->src.document = d->document;
 	o->src.item = d->item;
 	o->src.line = line;
-	/* Metadata first, so that every later message can name the object. */
-	get_meta(d, root, "metadata", &o->meta);
+	/* Name the object before anything is reported about it, metadata
+	 * included; dec_meta then reads the metadata for real. */
+	peek_name(d, root, o);
 	d->obj = o;
+	get_meta(d, root, "metadata", &o->meta);
 	switch (k) {
 	case MODEL_DEVICE_CLASS: {
 		const struct doc_node *spec = get_map(d, root, "spec");

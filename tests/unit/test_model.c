@@ -1,10 +1,538 @@
-/* test_model.c - decoding and defaults (placeholder, filled below). */
+/* test_model.c - decoding every kind, the API server's defaults, Lists
+ * and JSON, lookups, objects built in code, and the malformed-input corpus
+ * (tests/fixtures/model/malformed: each FILE has FILE.expect listing
+ * messages, or parts of them, that loading and validating must produce). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dt_test.h"
 #include "model.h"
+#include "strbuf.h"
 
-static void test_kinds(void)
+static struct model_set *load_fixture(const char *rel, struct dt_diags *errs)
 {
-	CU_ASSERT_EQUAL(model_kind_lookup("v1", "Pod"), MODEL_POD);
+	struct model_set *s = model_set_new();
+	struct dt_err err;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dt_diags_init(errs);
+	CU_ASSERT_EQUAL(model_set_load_file(s, dt_fixture(rel), errs, &err), 0);
+	return s;
 }
 
-DT_SUITE_MAIN("model", DT_TEST(test_kinds))
+static struct model_set *load_str(const char *yaml, struct dt_diags *errs)
+{
+	struct model_set *s = model_set_new();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dt_diags_init(errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", errs, NULL), 0);
+	return s;
+}
+
+static void dump(const struct dt_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(stderr, "    got: %s\n", d->msgs[i]);
+}
+
+static const struct model_attribute *attr(const struct model_device *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_attributes; i++)
+		if (!strcmp(d->attributes[i].name, name))
+			return &d->attributes[i];
+	return NULL;
+}
+
+static bool q_eq(const struct quantity *q, const char *text)
+{
+	struct quantity want;
+
+	return quantity_parse_str(text, &want, NULL) == 0 && quantity_cmp(q, &want) == 0;
+}
+
+static void test_kind_table(void)
+{
+	for (int k = 0; k < MODEL_KIND_COUNT; k++)
+		CU_ASSERT_EQUAL(model_kind_lookup(model_kind_api_version((enum model_kind)k),
+						  model_kind_name((enum model_kind)k)), k);
+	CU_ASSERT_EQUAL(model_kind_lookup("resource.k8s.io/v1beta1", "ResourceClaim"), -1);
+	CU_ASSERT_EQUAL(model_kind_lookup("v1", NULL), -1);
+	CU_ASSERT(model_kind_namespaced(MODEL_POD));
+	CU_ASSERT(!model_kind_namespaced(MODEL_RESOURCE_SLICE));
+	DT_ASSERT_STR(model_kind_name(MODEL_KIND_COUNT), "?");
+}
+
+static void test_every_kind_decoded(void)
+{
+	struct dt_diags errs;
+	struct model_set *s = load_fixture("model/all-kinds.yaml", &errs);
+	const struct model_object *o;
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	dump(&errs);
+	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 0);
+	dump(&errs);
+	for (int k = 0; k < MODEL_KIND_COUNT; k++)
+		CU_ASSERT(model_set_count(s, (enum model_kind)k) >= 1);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_SLICE), 3);
+
+	o = model_set_find(s, MODEL_DEVICE_CLASS, NULL, "gpu.example.com");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->u.device_class.n_selectors, 1);
+	DT_ASSERT_STR(o->u.device_class.selectors[0].expression,
+		      "device.driver == \"gpu.example.com\"");
+	CU_ASSERT_EQUAL(o->u.device_class.n_config, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.device_class.config[0].parameters);
+	CU_ASSERT_EQUAL(o->u.device_class.config[0].parameters->kind, DOC_MAP);
+	DT_ASSERT_STR(o->u.device_class.extended_resource_name, "example.com/gpu");
+	DT_ASSERT_STR(o->src.file, dt_fixture("model/all-kinds.yaml"));
+	CU_ASSERT_EQUAL(o->src.document, 1);
+	CU_ASSERT_EQUAL(o->src.item, -1);
+
+	o = model_set_find(s, MODEL_RESOURCE_SLICE, NULL, "node-1-gpus");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	{
+		const struct model_resource_slice_spec *sl = &o->u.slice;
+		const struct model_device *d = &sl->devices[0];
+		const struct model_attribute *a;
+
+		DT_ASSERT_STR(sl->driver, "gpu.example.com");
+		DT_ASSERT_STR(sl->pool.name, "node-1");
+		CU_ASSERT_EQUAL(sl->pool.generation, 3);
+		CU_ASSERT_EQUAL(sl->pool.resource_slice_count, 1);
+		DT_ASSERT_STR(sl->node_name, "node-1");
+		CU_ASSERT_EQUAL(sl->n_devices, 2);
+		CU_ASSERT_EQUAL(d->n_attributes, 5);
+		a = attr(d, "model");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		CU_ASSERT_EQUAL(a->type, CEL_ATTR_STRING);
+		DT_ASSERT_STR(a->domain, "gpu.example.com");
+		DT_ASSERT_STR(a->id, "model");
+		DT_ASSERT_STR(a->v.str.s, "A100");
+		a = attr(d, "resource.kubernetes.io/pcieRoot");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		DT_ASSERT_STR(a->domain, "resource.kubernetes.io");
+		DT_ASSERT_STR(a->id, "pcieRoot");
+		a = attr(d, "driverVersion");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		CU_ASSERT_EQUAL(a->type, CEL_ATTR_VERSION);
+		CU_ASSERT(a->version_ok);
+		CU_ASSERT_EQUAL(a->version.major, 1);
+		CU_ASSERT_EQUAL(a->version.patch, 3);
+		DT_ASSERT_STR(a->version.pre, "rc.1");
+		a = attr(d, "numa");
+		CU_ASSERT_EQUAL(a->type, CEL_ATTR_INT);
+		CU_ASSERT_EQUAL(a->v.i, 1);
+		a = attr(d, "nvlink");
+		CU_ASSERT_EQUAL(a->type, CEL_ATTR_BOOL);
+		CU_ASSERT(a->v.b);
+		CU_ASSERT_EQUAL(d->n_capacity, 2);
+		CU_ASSERT(q_eq(&d->capacity[0].value, "80Gi"));
+		CU_ASSERT(d->capacity[0].has_request_policy);
+		CU_ASSERT(d->capacity[0].request_policy.has_valid_range);
+		CU_ASSERT(q_eq(&d->capacity[0].request_policy.step, "1Gi"));
+		CU_ASSERT_EQUAL(sl->devices[1].capacity[0].request_policy.n_valid_values, 3);
+		CU_ASSERT(d->allow_multiple_allocations);
+		CU_ASSERT_EQUAL(d->n_taints, 1);
+		DT_ASSERT_STR(d->taints[0].effect, "NoSchedule");
+		CU_ASSERT(d->binds_to_node);
+		DT_ASSERT_STR(d->binding_conditions[0], "IsPrepared");
+		DT_ASSERT_STR(d->binding_failure_conditions[0], "PrepareFailed");
+		/* The CEL view of the device. */
+		DT_ASSERT_STR(d->cel.driver, "gpu.example.com");
+		CU_ASSERT_EQUAL(d->cel.n_attrs, 5);
+		CU_ASSERT_EQUAL(d->cel.n_capacity, 2);
+		CU_ASSERT(d->cel.allow_multiple_allocations);
+		DT_ASSERT_STR(d->cel.capacity[0].domain, "gpu.example.com");
+		DT_ASSERT_STR(d->cel.capacity[0].id, "memory");
+	}
+
+	o = model_set_find(s, MODEL_RESOURCE_SLICE, NULL, "node-1-counters");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.slice.node_selector);
+	CU_ASSERT_EQUAL(o->u.slice.node_selector->n_terms, 1);
+	CU_ASSERT_EQUAL(o->u.slice.node_selector->terms[0].match_expressions[0].op, MODEL_OP_IN);
+	CU_ASSERT_EQUAL(o->u.slice.node_selector->terms[0].n_match_fields, 1);
+	CU_ASSERT_EQUAL(o->u.slice.n_shared_counters, 1);
+	CU_ASSERT_EQUAL(o->u.slice.shared_counters[0].n_counters, 2);
+
+	o = model_set_find(s, MODEL_RESOURCE_SLICE, NULL, "node-1-parts");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.slice.per_device_node_selection);
+	DT_ASSERT_STR(o->u.slice.devices[0].consumes_counters[0].name, "gpu-0-counters");
+	CU_ASSERT(o->u.slice.devices[1].all_nodes);
+
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM, "team-a", "two-gpus");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NULL(model_set_find(s, MODEL_RESOURCE_CLAIM, "default", "two-gpus"));
+	{
+		const struct model_resource_claim *c = &o->u.claim;
+		const struct model_exact_request *gpu = c->spec.requests[0].exactly;
+
+		CU_ASSERT_EQUAL(c->spec.n_requests, 2);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(gpu);
+		CU_ASSERT_EQUAL(gpu->count, 2);
+		CU_ASSERT(gpu->has_admin_access && !gpu->admin_access);
+		CU_ASSERT_EQUAL(gpu->n_tolerations, 2);
+		DT_ASSERT_STR(gpu->tolerations[0].operator_text, "Exists");
+		CU_ASSERT(q_eq(&gpu->capacity_requests.items[0].value, "10Gi"));
+		CU_ASSERT_EQUAL(c->spec.requests[1].n_first_available, 2);
+		CU_ASSERT_EQUAL(c->spec.requests[1].first_available[0].req.allocation_mode,
+				MODEL_ALLOC_ALL);
+		CU_ASSERT(!c->spec.requests[1].first_available[0].req.has_count);
+		CU_ASSERT_EQUAL(c->spec.n_constraints, 2);
+		DT_ASSERT_STR(c->spec.constraints[0].requests[1], "nic/fast");
+		DT_ASSERT_STR(c->spec.constraints[1].distinct_attribute,
+			      "resource.kubernetes.io/pcieRoot");
+		CU_ASSERT_EQUAL(c->spec.n_config, 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c->status.allocation);
+		CU_ASSERT_EQUAL(c->status.allocation->n_results, 2);
+		DT_ASSERT_STR(c->status.allocation->results[1].request, "nic/fast");
+		DT_ASSERT_STR(c->status.allocation->results[0].share_id,
+			      "0a1b2c3d-0000-4000-8000-00000000000a");
+		CU_ASSERT(q_eq(&c->status.allocation->results[0].consumed_capacity.items[0].value,
+			       "10Gi"));
+		DT_ASSERT_STR(c->status.allocation->config[0].source, "FromClaim");
+		CU_ASSERT_PTR_NOT_NULL(c->status.allocation->node_selector);
+		CU_ASSERT_EQUAL(c->status.n_reserved_for, 1);
+	}
+
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM_TEMPLATE, NULL, "one-gpu");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	DT_ASSERT_STR(o->meta.ns, "default");
+	CU_ASSERT_EQUAL(o->u.claim_template.claim_meta.n_labels, 1);
+	CU_ASSERT_EQUAL(o->u.claim_template.spec.n_requests, 1);
+
+	o = model_set_find(s, MODEL_POD, "team-a", "worker");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	{
+		const struct model_pod_spec *p = &o->u.pod.spec;
+
+		CU_ASSERT_EQUAL(o->meta.n_owner_refs, 1);
+		CU_ASSERT(o->meta.owner_refs[0].controller);
+		CU_ASSERT_EQUAL(p->n_node_selector, 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p->required_node_affinity);
+		CU_ASSERT_EQUAL(p->required_node_affinity->terms[0].match_expressions[0].op,
+				MODEL_OP_NOT_IN);
+		CU_ASSERT_EQUAL(p->n_tolerations, 2);
+		CU_ASSERT_EQUAL(p->tolerations[1].toleration_seconds, 300);
+		CU_ASSERT_EQUAL(p->n_resource_claims, 2);
+		DT_ASSERT_STR(p->resource_claims[0].resource_claim_name, "two-gpus");
+		DT_ASSERT_STR(p->resource_claims[1].resource_claim_template_name, "one-gpu");
+		CU_ASSERT_EQUAL(p->n_init_containers, 1);
+		CU_ASSERT_EQUAL(p->n_containers, 1);
+		CU_ASSERT_EQUAL(p->containers[0].n_claims, 2);
+		DT_ASSERT_STR(p->containers[0].claims[0].request, "gpu");
+		CU_ASSERT_PTR_NULL(p->containers[0].claims[1].request);
+		CU_ASSERT(q_eq(&p->overhead.items[0].value, "100m"));
+		CU_ASSERT_EQUAL(p->priority, 1000);
+		DT_ASSERT_STR(o->u.pod.status.phase, "Pending");
+		DT_ASSERT_STR(o->u.pod.status.resource_claim_statuses[0].resource_claim_name,
+			      "worker-extra-x7k2");
+	}
+
+	o = model_set_find(s, MODEL_NODE, NULL, "node-1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.node.unschedulable);
+	CU_ASSERT_EQUAL(o->u.node.n_taints, 1);
+	CU_ASSERT_EQUAL(o->u.node.capacity.n_items, 4);
+	CU_ASSERT(q_eq(&o->u.node.allocatable.items[0].value, "191500m"));
+
+	o = model_set_find(s, MODEL_REPLICA_SET, "team-a", "rs-1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->u.workload.replicas, 3);
+	CU_ASSERT_EQUAL(o->u.workload.selector->n_match_expressions, 1);
+	o = model_set_find(s, MODEL_STATEFUL_SET, NULL, "db");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->u.workload.replicas, 2);
+
+	o = model_set_find(s, MODEL_NODE_POOL, NULL, "gpu");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	{
+		const struct model_node_pool *p = &o->u.node_pool;
+
+		DT_ASSERT_STR(p->node_class_ref.kind, "EC2NodeClass");
+		CU_ASSERT_EQUAL(p->n_requirements, 2);
+		CU_ASSERT(p->requirements[0].has_min_values);
+		CU_ASSERT_EQUAL(p->requirements[1].op, MODEL_OP_GT);
+		CU_ASSERT_EQUAL(p->n_taints, 1);
+		CU_ASSERT_EQUAL(p->n_startup_taints, 1);
+		DT_ASSERT_STR(p->expire_after, "168h");
+		CU_ASSERT_EQUAL(p->limits.n_items, 2);
+		CU_ASSERT_EQUAL(p->weight, 10);
+		CU_ASSERT_EQUAL(p->n_template_labels, 1);
+		CU_ASSERT_EQUAL(p->n_template_annotations, 1);
+	}
+	o = model_set_find(s, MODEL_NODE_CLAIM, NULL, "gpu-abc12");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->u.node_claim.resource_requests.n_items, 2);
+	o = model_set_find(s, MODEL_EC2_NODE_CLASS, NULL, "gpu");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	DT_ASSERT_STR(o->u.ec2_node_class.role, "KarpenterNodeRole-demo");
+	CU_ASSERT_PTR_NOT_NULL(o->u.ec2_node_class.spec);
+	DT_ASSERT_STR(o->meta.annotations[0].value, "4");
+
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_defaults(void)
+{
+	const char *yaml =
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+		"metadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n"
+		"      - name: a\n        exactly:\n          deviceClassName: x\n"
+		"          tolerations: [{key: k}]\n"
+		"      - name: b\n        exactly: {deviceClassName: x, count: 0}\n"
+		"      - name: c\n        exactly: {deviceClassName: x, allocationMode: All}\n"
+		"      - name: d\n        firstAvailable: [{name: s, deviceClassName: x}]\n"
+		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+		"  template:\n    spec:\n      containers:\n      - name: c\n        image: i\n"
+		"        resources: {limits: {nvidia.com/gpu: 2}, requests: {cpu: 1}}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {}\n"
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: k}\nspec: {parallelism: 3}\n"
+		"---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec: {}\n"
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ''}\nspec: {}\n";
+	struct dt_diags errs;
+	struct model_set *s = load_str(yaml, &errs);
+	const struct model_object *o;
+	const struct model_claim_spec *c;
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM_TEMPLATE, "default", "t");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	c = &o->u.claim_template.spec;
+	DT_ASSERT_STR(c->requests[0].exactly->allocation_mode_text, "ExactCount");
+	CU_ASSERT_EQUAL(c->requests[0].exactly->allocation_mode, MODEL_ALLOC_EXACT_COUNT);
+	CU_ASSERT(c->requests[0].exactly->has_count);
+	CU_ASSERT_EQUAL(c->requests[0].exactly->count, 1);
+	DT_ASSERT_STR(c->requests[0].exactly->tolerations[0].operator_text, "Equal");
+	CU_ASSERT_EQUAL(c->requests[1].exactly->count, 1);
+	CU_ASSERT_EQUAL(c->requests[2].exactly->allocation_mode, MODEL_ALLOC_ALL);
+	CU_ASSERT(!c->requests[2].exactly->has_count);
+	DT_ASSERT_STR(c->requests[3].first_available[0].req.allocation_mode_text, "ExactCount");
+	CU_ASSERT_EQUAL(c->requests[3].first_available[0].req.count, 1);
+
+	o = model_set_find(s, MODEL_DEPLOYMENT, NULL, "d");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.workload.has_replicas);
+	CU_ASSERT_EQUAL(o->u.workload.replicas, 1);
+	/* Limits without requests become requests. */
+	CU_ASSERT_EQUAL(o->u.workload.template_.spec.containers[0].requests.n_items, 2);
+	DT_ASSERT_STR(o->u.workload.template_.spec.containers[0].requests.items[1].name,
+		      "nvidia.com/gpu");
+	DT_ASSERT_STR(o->u.workload.template_.spec.scheduler_name, "default-scheduler");
+
+	o = model_set_find(s, MODEL_JOB, NULL, "j");
+	CU_ASSERT_EQUAL(o->u.workload.parallelism, 1);
+	CU_ASSERT(o->u.workload.has_completions);
+	CU_ASSERT_EQUAL(o->u.workload.completions, 1);
+	o = model_set_find(s, MODEL_JOB, NULL, "k");
+	CU_ASSERT_EQUAL(o->u.workload.parallelism, 3);
+	CU_ASSERT(!o->u.workload.has_completions);
+
+	o = model_set_find(s, MODEL_NODE_POOL, NULL, "np");
+	DT_ASSERT_STR(o->u.node_pool.expire_after, "720h");
+	o = model_set_find(s, MODEL_POD, NULL, "p");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	DT_ASSERT_STR(o->meta.ns, "default");
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_lists_json_and_sources(void)
+{
+	const char *json =
+		"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+		"{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}},"
+		"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+		"  {\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"b\"}}]},"
+		"{\"apiVersion\": \"example.com/v1\", \"kind\": \"Widget\"}]}";
+	struct dt_diags errs;
+	struct model_set *s = load_str(json, &errs);
+	const struct model_object *a, *b;
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	CU_ASSERT_EQUAL(s->n_objects, 2);
+	a = model_set_find(s, MODEL_NODE, NULL, "a");
+	b = model_set_find(s, MODEL_NODE, NULL, "b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(a->src.item, 0);
+	CU_ASSERT_EQUAL(b->src.item, 1);
+	CU_ASSERT_EQUAL(b->src.document, 1);
+	CU_ASSERT_PTR_EQUAL(model_set_next(s, MODEL_NODE, NULL), a);
+	CU_ASSERT_PTR_EQUAL(model_set_next(s, MODEL_NODE, a), b);
+	CU_ASSERT_PTR_NULL(model_set_next(s, MODEL_NODE, b));
+	CU_ASSERT_EQUAL(s->warnings.n, 1);
+	DT_ASSERT_STR(s->warnings.msgs[0], "t.yaml: document 1, item 2: skipping example.com/v1 "
+		      "Widget: not a kind dratopo reads");
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_built_in_code(void)
+{
+	struct model_set *s = model_set_new();
+	struct model_object *o = model_set_add(s, MODEL_RESOURCE_SLICE);
+	struct model_device *d;
+	struct dt_diags errs;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	o->meta.name = model_set_strdup(s, "built");
+	o->u.slice.driver = "gpu.nvidia.com";
+	o->u.slice.pool.name = "node-9";
+	o->u.slice.pool.resource_slice_count = 1;
+	o->u.slice.node_name = "node-9";
+	o->u.slice.devices = model_set_calloc(s, 1, sizeof(*d));
+	o->u.slice.n_devices = 1;
+	d = &o->u.slice.devices[0];
+	d->name = "gpu-0";
+	d->attributes = model_set_calloc(s, 1, sizeof(*d->attributes));
+	d->n_attributes = 1;
+	d->attributes[0].name = "resource.kubernetes.io/pcieRoot";
+	d->attributes[0].type = CEL_ATTR_STRING;
+	d->attributes[0].v.str.s = "pci0000:44";
+	d->attributes[0].v.str.len = 10;
+	CU_ASSERT_EQUAL(model_device_cel_init(s, o->u.slice.driver, d), 0);
+	DT_ASSERT_STR(d->cel.attrs[0].domain, "resource.kubernetes.io");
+	DT_ASSERT_STR(d->cel.attrs[0].id, "pcieRoot");
+	CU_ASSERT_EQUAL(model_object_default(s, o), 0);
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_validate_object(o, NULL, &errs), 0);
+	/* Built objects carry no file; their messages start with the object. */
+	o->u.slice.pool.resource_slice_count = 0;
+	CU_ASSERT_EQUAL(model_validate_object(o, NULL, &errs), 1);
+	DT_ASSERT_STR(errs.n ? errs.msgs[0] : NULL, "ResourceSlice built: "
+		      "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero");
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_unreadable_file(void)
+{
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+	struct dt_err err;
+
+	dt_diags_init(&errs);
+	CU_ASSERT(model_set_load_file(s, "/nonexistent/x.yaml", &errs, &err) < 0);
+	CU_ASSERT_EQUAL(errs.n, 1);
+	CU_ASSERT(errs.n && strstr(errs.msgs[0], "/nonexistent/x.yaml") == errs.msgs[0]);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+/* ---- The malformed corpus ---- */
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_append(&sb, buf, n);
+	fclose(f);
+	sb_putc(&sb, '\0');
+	return sb_detach(&sb);
+}
+
+static bool any_contains(const struct dt_diags *d, const struct dt_diags *w, const char *want)
+{
+	const char *warn = "warning: ";
+
+	if (!strncmp(want, warn, strlen(warn))) {
+		for (size_t i = 0; i < w->n; i++)
+			if (strstr(w->msgs[i], want + strlen(warn)))
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (strstr(d->msgs[i], want))
+			return true;
+	return false;
+}
+
+static void check_corpus_file(const char *dir, const char *name)
+{
+	char path[4096], expect_path[4200];
+	char *data, *expect;
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+	size_t n_expect = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(expect_path, sizeof(expect_path), "%s.expect", path);
+	data = read_all(path);
+	expect = read_all(expect_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	if (!expect) {
+		fprintf(stderr, "\n  %s has no .expect file\n", name);
+		CU_FAIL("corpus file without expectations");
+		free(data);
+		model_set_free(s);
+		return;
+	}
+	dt_diags_init(&errs);
+	/* Named t.yaml so that expectations do not depend on where the tree is. */
+	model_set_load_buffer(s, data, strlen(data), "t.yaml", &errs, NULL);
+	CU_ASSERT(model_validate_set(s, NULL, &errs) >= 0);
+	for (char *line = strtok(expect, "\n"); line; line = strtok(NULL, "\n")) {
+		bool ok = any_contains(&errs, &s->warnings, line);
+
+		n_expect++;
+		if (!ok) {
+			fprintf(stderr, "\n  %s: missing %s\n", name, line);
+			dump(&errs);
+		}
+		CU_ASSERT(ok);
+	}
+	if (n_expect == 0) {
+		CU_ASSERT_EQUAL(errs.n, 0);
+		dump(&errs);
+	} else {
+		CU_ASSERT(dt_diags_count(&errs) > 0);
+	}
+	dt_diags_free(&errs);
+	model_set_free(s);
+	free(data);
+	free(expect);
+}
+
+static void test_malformed_corpus(void)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	int files = 0;
+
+	snprintf(dir, sizeof(dir), "%s", dt_fixture("model/malformed"));
+	d = opendir(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || (n > 7 && !strcmp(e->d_name + n - 7, ".expect")))
+			continue;
+		check_corpus_file(dir, e->d_name);
+		files++;
+	}
+	closedir(d);
+	CU_ASSERT(files >= 10);
+}
+
+DT_SUITE_MAIN("model",
+	      DT_TEST(test_kind_table),
+	      DT_TEST(test_every_kind_decoded),
+	      DT_TEST(test_defaults),
+	      DT_TEST(test_lists_json_and_sources),
+	      DT_TEST(test_built_in_code),
+	      DT_TEST(test_unreadable_file),
+	      DT_TEST(test_malformed_corpus))
