@@ -1,0 +1,400 @@
+/* cli_allocate.c - `dratopo allocate -f FILE... --node NODE [-o yaml|json]`:
+ * structured allocation for one node with the scheduler's semantics.
+ *
+ * Input: DeviceClasses, ResourceSlices, ResourceClaims and optionally
+ * Nodes (their labels, for nodeSelector matching; default: a node named
+ * NODE without labels). Claims that have status.allocation count as in
+ * use; the others are allocated together, in input order, as one pod's.
+ *
+ * exit 0: allocated; JSON {"claims": [{"name", "allocation"}]} or YAML
+ *         (the claims with status.allocation set).
+ * exit 1: invalid input or a fatal allocation error (CEL runtime error,
+ *         unknown class, over limits, step budget).
+ * exit 2: usage error.
+ * exit 3: the claims cannot be allocated on NODE:
+ *         {"claims": [], "unallocatable": "reason"}. */
+#ifdef DT_HAVE_ALLOC
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "cel.h"
+#include "cli.h"
+#include "doc.h"
+#include "model.h"
+#include "strbuf.h"
+
+#define EXIT_UNALLOCATABLE 3
+
+struct opts {
+	const char **files;
+	size_t n_files;
+	const char *node;
+	bool yaml;
+	uint64_t max_steps;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dratopo allocate -f FILE... --node NODE [-o yaml|json] [--max-steps N]\n\n"
+		"Allocate the ResourceClaims of the manifests on one node, the way the\n"
+		"Kubernetes scheduler's structured allocator would. Input: DeviceClasses,\n"
+		"ResourceSlices, ResourceClaims and optionally Nodes (labels for nodeSelector\n"
+		"matching). Claims with status.allocation count as in use; the others are\n"
+		"allocated together, in input order, as one pod's claims.\n\n"
+		"options:\n"
+		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f;\n"
+		"                          \"-\" reads standard input)\n"
+		"  -n, --node NODE         the node to allocate on (required)\n"
+		"  -o, --output FORMAT     json (default) or yaml (the claims with\n"
+		"                          status.allocation set)\n"
+		"      --max-steps N       search step budget (default %u)\n"
+		"  -h, --help              this help\n\n"
+		"Exit codes: 0 allocated, 1 invalid input or fatal allocation error,\n"
+		"2 usage error, 3 the claims cannot be allocated on NODE.\n",
+		ALLOC_DEFAULT_MAX_STEPS);
+}
+
+/* The value of option argv[*i]: after '=' in "--opt=value", else the
+ * next argument (NULL when there is none). */
+static const char *opt_value(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *eq = strchr(a, '=');
+
+	if (a[1] == '-' && eq)
+		return eq + 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+/* a is the short option s, the long option l, or "l=value". */
+static bool is_opt(const char *a, const char *s, const char *l)
+{
+	size_t n = strlen(l);
+
+	if (s && !strcmp(a, s))
+		return true;
+	return !strncmp(a, l, n) && (a[n] == '\0' || a[n] == '=');
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	bool in_files = false;
+
+	o->files = calloc((size_t)argc + 1, sizeof(*o->files));
+	if (!o->files)
+		return -ENOMEM;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		}
+		if (is_opt(a, "-f", "--filename")) {
+			if (!strchr(a, '=')) {
+				in_files = true;
+				if (i + 1 >= argc) {
+					fprintf(stderr, "dratopo allocate: %s needs a file\n", a);
+					return -EINVAL;
+				}
+				continue;
+			}
+			o->files[o->n_files++] = strchr(a, '=') + 1;
+			in_files = true;
+			continue;
+		}
+		if (is_opt(a, "-n", "--node") || is_opt(a, "-o", "--output") ||
+		    is_opt(a, NULL, "--max-steps")) {
+			in_files = false;
+			v = opt_value(argc, argv, &i);
+			if (!v) {
+				fprintf(stderr, "dratopo allocate: %s needs a value\n", a);
+				return -EINVAL;
+			}
+			if (is_opt(a, "-n", "--node")) {
+				o->node = v;
+			} else if (is_opt(a, "-o", "--output")) {
+				if (!strcmp(v, "yaml"))
+					o->yaml = true;
+				else if (!strcmp(v, "json"))
+					o->yaml = false;
+				else {
+					fprintf(stderr, "dratopo allocate: unknown output format "
+						"'%s' (json or yaml)\n", v);
+					return -EINVAL;
+				}
+			} else {
+				char *end;
+				unsigned long long n = strtoull(v, &end, 10);
+
+				if (!*v || *end || !n) {
+					fprintf(stderr, "dratopo allocate: --max-steps needs a "
+						"positive integer, got '%s'\n", v);
+					return -EINVAL;
+				}
+				o->max_steps = n;
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "dratopo allocate: unknown option '%s'\n", a);
+			return -EINVAL;
+		}
+		if (!in_files) {
+			fprintf(stderr, "dratopo allocate: unexpected argument '%s'\n", a);
+			return -EINVAL;
+		}
+		o->files[o->n_files++] = a;
+	}
+	if (!o->n_files || !o->node) {
+		fprintf(stderr, "dratopo allocate: %s\n", !o->n_files ? "no input: use -f FILE" :
+			"no node: use --node NODE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The validator's CEL hook: the API server compiles every selector. */
+static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
+{
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	int rc;
+
+	(void)ctx;
+	rc = cel_compile_selector(expr, len, true, &p, &err);
+	cel_program_free(p);
+	if (!rc)
+		return 0;
+	if (strstr(err.msg, "cost limit")) {
+		snprintf(msg, msgsz, "too complex, exceeds cost limit");
+		return -E2BIG;
+	}
+	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
+	return -EINVAL;
+}
+
+static int load(const struct opts *o, struct model_set *set)
+{
+	struct model_validate_opts vo = { check_cel, NULL };
+	struct dt_diags errs;
+	int rc = 0;
+
+	dt_diags_init(&errs);
+	for (size_t i = 0; i < o->n_files; i++) {
+		struct dt_err err = { 0 };
+
+		if (model_set_load_file(set, o->files[i], &errs, &err) && !errs.n)
+			fprintf(stderr, "dratopo allocate: %s\n", err.msg);
+	}
+	if (!dt_diags_count(&errs) && model_validate_set(set, &vo, &errs) < 0)
+		fprintf(stderr, "dratopo allocate: out of memory\n");
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "%s\n", errs.msgs[i]);
+	if (errs.dropped)
+		fprintf(stderr, "dratopo allocate: %zu more problems not shown\n", errs.dropped);
+	if (dt_diags_count(&errs))
+		rc = -EINVAL;
+	dt_diags_free(&errs);
+	return rc;
+}
+
+/* Objects of one kind, in load order. NULL and *n 0 when there are none. */
+static const struct model_object **collect(const struct model_set *set, enum model_kind k,
+					   size_t *n)
+{
+	const struct model_object **v;
+	const struct model_object *o;
+
+	*n = 0;
+	v = calloc(model_set_count(set, k) + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (o = NULL; (o = model_set_next(set, k, o));)
+		v[(*n)++] = o;
+	return v;
+}
+
+static void print_unallocatable(const char *reason)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_node *root;
+
+	if (a && (root = doc_new_map(a)) &&
+	    !doc_map_set(a, root, "claims", doc_new_seq(a)) &&
+	    !doc_map_set(a, root, "unallocatable", doc_new_string(a, reason)) &&
+	    !doc_emit_json(root, 4, &sb))
+		printf("%s\n", sb_str(&sb));
+	else
+		printf("{\"claims\": [], \"unallocatable\": \"out of memory\"}\n");
+	sb_free(&sb);
+	doc_arena_free(a);
+}
+
+/* A copy of the claim with status.allocation set, in set. */
+static struct model_object *allocated_claim(struct model_set *set, const struct model_object *c,
+					    const struct alloc_claim_result *r)
+{
+	struct model_object *o = model_set_add(set, MODEL_RESOURCE_CLAIM);
+	struct model_allocation *a;
+
+	if (!o || alloc_result_to_model(r, set, &a))
+		return NULL;
+	o->src = c->src;
+	o->meta = c->meta;
+	o->u.claim = c->u.claim;
+	o->u.claim.status.allocation = a;
+	return o;
+}
+
+static int print_result(const struct opts *o, struct model_set *set,
+			const struct alloc_outcome *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *root = NULL, *seq = NULL;
+	int rc = -ENOMEM;
+
+	if (!a)
+		goto out;
+	if (!o->yaml) {
+		root = doc_new_map(a);
+		seq = doc_new_seq(a);
+		if (!root || !seq || doc_map_set(a, root, "claims", seq))
+			goto out;
+	}
+	for (size_t i = 0; i < out->n_claims; i++) {
+		const struct alloc_claim_result *r = &out->claims[i];
+		struct model_object *c = allocated_claim(set, r->claim, &r[0]);
+		const struct doc_node *alloc;
+		struct doc_node *enc, *item;
+		char name[600];
+
+		if (!c)
+			goto out;
+		if (o->yaml) {
+			if (model_emit(c, DOC_FORMAT_YAML, &sb))
+				goto out;
+			continue;
+		}
+		enc = model_encode(c, a);
+		alloc = enc ? doc_get_path(enc, "status", "allocation", NULL) : NULL;
+		item = doc_new_map(a);
+		snprintf(name, sizeof(name), "%s/%s", c->meta.ns ? c->meta.ns : "default",
+			 c->meta.name ? c->meta.name : "");
+		if (!alloc || !item || doc_map_set(a, item, "name", doc_new_string(a, name)) ||
+		    doc_map_set(a, item, "allocation", doc_clone(a, alloc)) ||
+		    doc_seq_push(a, seq, item))
+			goto out;
+	}
+	if (!o->yaml && doc_emit_json(root, 4, &sb))
+		goto out;
+	if (sb_error(&sb))
+		goto out;
+	fputs(sb_str(&sb), stdout);
+	if (sb.len && sb_str(&sb)[sb.len - 1] != '\n')
+		putchar('\n');
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "dratopo allocate: out of memory\n");
+	sb_free(&sb);
+	doc_arena_free(a);
+	return rc;
+}
+
+int cli_allocate(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct model_set *set = NULL;
+	const struct model_object **slices = NULL, **classes = NULL, **claims = NULL;
+	const struct model_object **nodes = NULL, **pending = NULL;
+	size_t n_slices, n_classes, n_claims, n_nodes, n_pending = 0;
+	struct alloc_options ao = { 0 };
+	struct alloc_node node = { 0 };
+	struct alloc_ctx *ctx = NULL;
+	struct alloc_state *state = NULL;
+	struct alloc_outcome out = { 0 };
+	struct dt_err err = { 0 };
+	int rc, ret = CLI_EXIT_FAIL;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc) {
+		free(o.files);
+		if (rc > 0)
+			return CLI_EXIT_OK;
+		if (rc == -ENOMEM)
+			return CLI_EXIT_FAIL;
+		fprintf(stderr, "Run 'dratopo allocate --help' for usage.\n");
+		return CLI_EXIT_USAGE;
+	}
+	set = model_set_new();
+	if (!set || load(&o, set))
+		goto out;
+	slices = collect(set, MODEL_RESOURCE_SLICE, &n_slices);
+	classes = collect(set, MODEL_DEVICE_CLASS, &n_classes);
+	claims = collect(set, MODEL_RESOURCE_CLAIM, &n_claims);
+	nodes = collect(set, MODEL_NODE, &n_nodes);
+	pending = calloc(n_claims + 1, sizeof(*pending));
+	if (!slices || !classes || !claims || !nodes || !pending) {
+		fprintf(stderr, "dratopo allocate: out of memory\n");
+		goto out;
+	}
+	node.name = o.node;
+	for (size_t i = 0; i < n_nodes; i++)
+		if (nodes[i]->meta.name && !strcmp(nodes[i]->meta.name, o.node)) {
+			node.labels = nodes[i]->meta.labels;
+			node.n_labels = nodes[i]->meta.n_labels;
+			break;
+		}
+	ao.max_steps = o.max_steps;
+	rc = alloc_ctx_new(&node, slices, n_slices, classes, n_classes, &ao, &ctx, &err);
+	if (!rc && !(state = alloc_state_new(ctx)))
+		rc = dt_err_set(&err, -ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < n_claims; i++) {
+		if (claims[i]->u.claim.status.allocation)
+			rc = alloc_state_add_allocation(state, claims[i]->u.claim.status.allocation,
+							&err);
+		else
+			pending[n_pending++] = claims[i];
+	}
+	if (!rc)
+		rc = alloc_try(ctx, state, pending, n_pending, &out, &err);
+	if (rc) {
+		fprintf(stderr, "dratopo allocate: error: %s\n", err.msg);
+		goto out;
+	}
+	if (!out.allocated) {
+		fprintf(stderr, "dratopo allocate: cannot allocate on node %s: %s\n", o.node,
+			out.reason);
+		print_unallocatable(out.reason);
+		ret = EXIT_UNALLOCATABLE;
+		goto out;
+	}
+	if (!print_result(&o, set, &out))
+		ret = CLI_EXIT_OK;
+out:
+	alloc_outcome_free(&out);
+	alloc_state_free(state);
+	alloc_ctx_free(ctx);
+	free(slices);
+	free(classes);
+	free(claims);
+	free(nodes);
+	free(pending);
+	model_set_free(set);
+	free(o.files);
+	return ret;
+}
+#else
+/* Without dt_alloc in the tree the command is left out (cli.h's weak
+ * declaration stays NULL and the dispatcher says so). */
+typedef int cli_allocate_left_out;
+#endif
