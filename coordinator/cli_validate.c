@@ -60,6 +60,61 @@ static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void
 	return -EINVAL;
 }
 
+/* Errors come in two passes (loading, then validation); users read them
+ * per document, so order them by file, document and List item, keeping
+ * the order within one object. */
+struct keyed_msg {
+	size_t file, pos;
+	long doc, item;
+	char *msg;
+};
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+	const struct keyed_msg *a = pa, *b = pb;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	if (a->doc != b->doc)
+		return a->doc < b->doc ? -1 : 1;
+	if (a->item != b->item)
+		return a->item < b->item ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static void sort_by_document(struct dt_diags *errs, const char *const *files, size_t n_files)
+{
+	struct keyed_msg *k = calloc(errs->n ? errs->n : 1, sizeof(*k));
+
+	if (!k)
+		return;         /* unsorted is still correct */
+	for (size_t i = 0; i < errs->n; i++) {
+		const char *m = errs->msgs[i];
+
+		k[i].msg = errs->msgs[i];
+		k[i].pos = i;
+		k[i].file = n_files;
+		k[i].item = -1;
+		for (size_t f = 0; f < n_files; f++) {
+			size_t len = strlen(files[f]);
+
+			if (!strncmp(m, files[f], len) && !strncmp(m + len, ": document ", 11)) {
+				char *end;
+
+				k[i].file = f;
+				k[i].doc = strtol(m + len + 11, &end, 10);
+				if (!strncmp(end, ", item ", 7))
+					k[i].item = strtol(end + 7, NULL, 10);
+				break;
+			}
+		}
+	}
+	qsort(k, errs->n, sizeof(*k), keyed_cmp);
+	for (size_t i = 0; i < errs->n; i++)
+		errs->msgs[i] = k[i].msg;
+	free(k);
+}
+
 static void json_string(struct strbuf *sb, const char *s)
 {
 	sb_putc(sb, '"');
@@ -221,6 +276,7 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
+	sort_by_document(&errs, files, n_files);
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
 	if (output == OUT_JSON)

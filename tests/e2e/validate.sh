@@ -1,0 +1,111 @@
+#!/bin/bash
+# tests/e2e/validate.sh BUILD_DIR - `dratopo validate` end to end: exit
+# codes, the summary, the exact error lines, both ways of naming several
+# files, JSON output and usage errors (design.md's contract).
+set -u
+BIN="$1/bin/dratopo"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+SEED="$ROOT/examples/seed"
+FIX="$ROOT/tests/fixtures/model"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
+expect() {
+	local want="$1" got
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, want $want: $*"
+		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
+		return 1
+	fi
+	return 0
+}
+
+# same FILE TEXT: FILE holds exactly TEXT
+same() {
+	if ! diff -u <(printf '%s\n' "$2") "$1" >"$TMP/diff"; then
+		fail "unexpected output in $1"
+		cat "$TMP/diff" >&2
+	fi
+}
+
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
+
+# The seed's manifests are valid: one summary line per kind, in kind order.
+summary='ResourceClaimTemplate: 3 valid
+Pod: 2 valid
+Deployment: 1 valid
+NodePool: 1 valid
+EC2NodeClass: 2 valid'
+if expect 0 "$BIN" validate -f "$SEED"/*.yaml; then
+	same "$TMP/out" "$summary"
+fi
+# -f a -f b ... reads the same files as -f a b ...
+args=()
+for f in "$SEED"/*.yaml; do args+=(-f "$f"); done
+if expect 0 "$BIN" validate "${args[@]}"; then
+	same "$TMP/out" "$summary"
+fi
+# Standard input.
+if expect 0 "$BIN" validate -f - <"$SEED/large-gpu.yaml"; then
+	same "$TMP/out" 'ResourceClaimTemplate: 1 valid
+Pod: 1 valid'
+fi
+
+# Invalid input: exit 1, every error on its own line, FILE: document N (KIND NS/NAME): PATH: message.
+bad="$FIX/e2e-bad.yaml"
+if expect 1 "$BIN" validate -f "$bad"; then
+	same "$TMP/err" "warning: $bad: document 3: skipping example.com/v1 Widget: not a kind dratopo reads
+$bad: document 1 (ResourceClaimTemplate default/large-gpu): spec.spec.devices.requests[0].exactly.count: Invalid value: -1: must be greater than zero
+$bad: document 2 (ResourceSlice node-1): spec: Required value: exactly one of \`nodeName\`, \`nodeSelector\`, \`allNodes\`, \`perDeviceNodeSelection\` is required
+$bad: document 2 (ResourceSlice node-1): spec.devices[0].attributes[cudaComputeCapability].version: Invalid value: \"9.0\": must be a string compatible with semver.org spec 2.0.0"
+	[ -s "$TMP/out" ] && fail "summary printed although invalid"
+fi
+# Errors of every file, in the order of the files; valid files do not hide them.
+if expect 1 "$BIN" validate -f "$SEED/nodepool.yaml" "$bad" "$FIX/malformed/dupkey.yaml"; then
+	[ "$(grep -v '^warning: ' "$TMP/err" | grep -c ': document ')" = 4 ] || fail "want 4 error lines"
+	tail -1 "$TMP/err" | grep -q "^$FIX/malformed/dupkey.yaml: document 1: line 3, column 1: mapping key \"kind\" already defined at line 2\$" ||
+		fail "duplicate key error missing or out of order"
+fi
+# A missing file is an input error, reported with its name.
+if expect 1 "$BIN" validate -f "$TMP/none.yaml"; then
+	grep -q "^$TMP/none.yaml: " "$TMP/err" || fail "missing file not named"
+fi
+
+# JSON report.
+if expect 1 "$BIN" validate -o json -f "$bad"; then
+	grep -q '"valid": false' "$TMP/out" || fail "json: valid"
+	grep -q '"errorCount": 3' "$TMP/out" || fail "json: errorCount"
+	grep -q '"ResourceSlice": 1' "$TMP/out" || fail "json: objects"
+	grep -q 'must be greater than zero' "$TMP/out" || fail "json: errors"
+	grep -q 'skipping example.com/v1 Widget' "$TMP/out" || fail "json: warnings"
+fi
+if expect 0 "$BIN" validate -f "$SEED/nodepool.yaml" --output json; then
+	grep -q '"valid": true' "$TMP/out" || fail "json: valid true"
+	grep -q '"NodePool": 1' "$TMP/out" || fail "json: NodePool count"
+fi
+
+# Usage errors exit 2; --help exits 0.
+expect 2 "$BIN" validate
+expect 2 "$BIN" validate -f
+expect 2 "$BIN" validate -o yaml -f "$bad"
+expect 2 "$BIN" validate --frobnicate -f "$bad"
+expect 2 "$BIN" validate "$bad"
+if expect 0 "$BIN" validate --help; then
+	grep -q '^usage: dratopo validate -f FILE' "$TMP/out" || fail "--help text"
+fi
+
+if [ "$failures" -ne 0 ]; then
+	echo "validate.sh: $failures failures" >&2
+	exit 1
+fi
+echo "validate.sh: all passed"
