@@ -29,13 +29,24 @@ static const char ERR_SUFFIX[] = "unable to parse quantity's suffix";
 static const char ERR_RANGE[] = "quantity is out of the representable range "
 				"(more than 38 significant digits or a huge exponent)";
 
+#define E19 ((u128)10000000000000000000u)
+
+/* 10^0 .. 10^38, the powers of ten a 128-bit mantissa can hold. */
+static const u128 pow10_tab[POW10_MAX + 1] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+	1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+	100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+	1000000000000000000u, E19, E19 * 10u, E19 * 100u, E19 * 1000u, E19 * 10000u,
+	E19 * 100000u, E19 * 1000000u, E19 * 10000000u, E19 * 100000000u,
+	E19 * 1000000000u, E19 * 10000000000u, E19 * 100000000000u, E19 * 1000000000000u,
+	E19 * 10000000000000u, E19 * 100000000000000u, E19 * 1000000000000000u,
+	E19 * 10000000000000000u, E19 * 100000000000000000u, E19 * 1000000000000000000u,
+	E19 * E19,
+};
+
 static u128 pow10_u128(unsigned n)
 {
-	u128 p = 1;
-
-	while (n--)
-		p *= 10;
-	return p;
+	return pow10_tab[n];
 }
 
 static u128 mag(i128 v)
@@ -43,15 +54,16 @@ static u128 mag(i128 v)
 	return v < 0 ? (u128)0 - (u128)v : (u128)v;
 }
 
+/* Decimal digits of v > 0, from its bit length (1233/4096 ~ log10 2). */
 static int ndigits(u128 v)
 {
-	int n = 1;
+	uint64_t hi = (uint64_t)(v >> 64);
+	int bits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)v | 1);
+	int t = ((bits - 1) * 1233) >> 12;
 
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
+	if (t >= POW10_MAX)
+		return POW10_MAX + 1;
+	return t + 1 + (v >= pow10_tab[t + 1]);
 }
 
 /* ---- scanning (parseQuantityString) ------------------------------------ */
@@ -474,16 +486,24 @@ bool quantity_is_zero(const struct quantity *q)
 /* Compare ma*10^ea with mb*10^eb, both non-zero magnitudes. */
 static int cmp_mag(u128 ma, int32_t ea, u128 mb, int32_t eb)
 {
-	int64_t oa = (int64_t)ndigits(ma) + ea, ob = (int64_t)ndigits(mb) + eb;
+	int64_t oa, ob;
 	unsigned d;
 	u128 p;
 
-	if (oa != ob)
-		return oa < ob ? -1 : 1;
 	if (ea == eb)
 		return ma < mb ? -1 : ma > mb;
 	if (ea < eb)
 		return -cmp_mag(mb, eb, ma, ea);
+	/* the common case, int64-sized mantissas a few digits apart: align */
+	if (ma >> 64 == 0 && (int64_t)ea - eb <= 19) {
+		u128 sa = ma * pow10_tab[ea - eb];
+
+		return sa < mb ? -1 : sa > mb;
+	}
+	oa = (int64_t)ndigits(ma) + ea;
+	ob = (int64_t)ndigits(mb) + eb;
+	if (oa != ob)
+		return oa < ob ? -1 : 1;
 	/* same order of magnitude, so the exponents differ by < 39 digits */
 	d = (unsigned)((int64_t)ea - eb);
 	p = pow10_u128(d);
@@ -528,6 +548,17 @@ static void strip_zeros(i128 *m, int64_t *e)
 {
 	if (*m == 0)
 		return;
+	if (fits_int64(*m)) {
+		/* 64-bit division is much cheaper than 128-bit */
+		int64_t v = (int64_t)*m;
+
+		while (v % 10 == 0) {
+			v /= 10;
+			(*e)++;
+		}
+		*m = v;
+		return;
+	}
 	while (*m % 10 == 0) {
 		*m /= 10;
 		(*e)++;
@@ -720,10 +751,19 @@ static size_t put_u128(char *buf, u128 v)
 	char tmp[40];
 	size_t n = 0, i;
 
-	do {
-		tmp[n++] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
+	/* 128-bit division is slow: peel off 19-digit chunks, then use 64 bits */
+	while (v >> 64) {
+		uint64_t chunk = (uint64_t)(v % E19);
+
+		v /= E19;
+		for (int k = 0; k < 19; k++, chunk /= 10)
+			tmp[n++] = (char)('0' + (int)(chunk % 10));
+	}
+	for (uint64_t w = (uint64_t)v;; w /= 10) {
+		tmp[n++] = (char)('0' + (int)(w % 10));
+		if (w < 10)
+			break;
+	}
 	for (i = 0; i < n; i++)
 		buf[i] = tmp[n - 1 - i];
 	return n;

@@ -136,13 +136,16 @@ static int parse_number(const char *what, const char *s, size_t n, uint64_t *out
 {
 	char q[160];
 
-	go_quote(q, sizeof(q), s, n);
-	if (!only_digits(s, n))
+	if (!only_digits(s, n)) {
+		go_quote(q, sizeof(q), s, n);
 		return dt_err_set(err, -EINVAL, "Invalid character(s) found in %s number %s",
 				  what, q);
-	if (leading_zero(s, n))
+	}
+	if (leading_zero(s, n)) {
+		go_quote(q, sizeof(q), s, n);
 		return dt_err_set(err, -EINVAL, "%c%s number must not contain leading zeroes %s",
 				  what[0] - 'a' + 'A', what + 1, q);
+	}
 	return parse_uint(s, n, out, err);
 }
 
@@ -154,15 +157,17 @@ static int check_pre_ident(const char *s, size_t n, struct dt_err *err)
 
 	if (n == 0)
 		return dt_err_set(err, -EINVAL, "Prerelease is empty");
-	go_quote(q, sizeof(q), s, n);
 	if (only_digits(s, n)) {
-		if (leading_zero(s, n))
-			return dt_err_set(err, -EINVAL, "Numeric PreRelease version must not "
-					  "contain leading zeroes %s", q);
-		return parse_uint(s, n, &v, err);
+		if (!leading_zero(s, n))
+			return parse_uint(s, n, &v, err);
+		go_quote(q, sizeof(q), s, n);
+		return dt_err_set(err, -EINVAL, "Numeric PreRelease version must not "
+				  "contain leading zeroes %s", q);
 	}
-	if (!only_alnum_dash(s, n))
+	if (!only_alnum_dash(s, n)) {
+		go_quote(q, sizeof(q), s, n);
 		return dt_err_set(err, -EINVAL, "Invalid character(s) found in prerelease %s", q);
+	}
 	return 0;
 }
 
