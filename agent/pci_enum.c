@@ -162,24 +162,25 @@ static int entry_cmp(const void *a, const void *b)
 	return probe_bdf_cmp(&((const struct entry *)a)->bdf, &((const struct entry *)b)->bdf);
 }
 
-/* The files libpci opens for a device. One that exists but is not a
- * regular file (a FIFO would block libpci's plain open() forever) rules
- * the device out; a missing one is left to libpci, whose error the guard
- * turns into a warning. */
-static const char *const libpci_files[] = {
-	"vendor", "device", "class", "revision", "subsystem_vendor", "subsystem_device",
-	"config",
+/* The files libpci opens for a device: the ids and class of every device,
+ * the rest only for the vendors the agent reads further. One that exists
+ * but is not a regular file (a FIFO would block libpci's plain open()
+ * forever) rules the device out; a missing one is left to libpci, whose
+ * error the guard turns into a warning. */
+static const char *const libpci_ident_files[] = { "vendor", "device", "class", NULL };
+static const char *const libpci_detail_files[] = {
+	"revision", "subsystem_vendor", "subsystem_device", "config", NULL,
 };
 
-static int entry_safe(const char *sys, const char *name, struct dt_diags *warnings)
+static int entry_safe(const char *sys, const char *name, const char *const *files,
+		      struct dt_diags *warnings)
 {
 	char path[PROBE_PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(libpci_files) / sizeof(libpci_files[0]); i++) {
+	for (size_t i = 0; files[i]; i++) {
 		int rc;
 
-		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sys, name,
-			 libpci_files[i]);
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sys, name, files[i]);
 		rc = probe_check_file(path);
 		if (rc == -EINVAL || rc == -EISDIR) {
 			dt_diags_add(warnings, "%s: not a regular file; device %s skipped",
@@ -226,7 +227,7 @@ static int list_entries(const char *sys, struct entry **out, size_t *n, int *cle
 			*clean = 0;
 			continue;
 		}
-		if (!entry_safe(sys, e->d_name, warnings)) {
+		if (!entry_safe(sys, e->d_name, libpci_ident_files, warnings)) {
 			*clean = 0;
 			continue;
 		}
@@ -260,29 +261,39 @@ out:
 
 /* ---- Reading one device ---- */
 
-static int want_config(uint16_t vendor)
+/* Whether a device may be a GPU or an EFA, judged from ids and class
+ * alone: only those are worth their subsystem ids and config space. */
+static int want_details(uint16_t vendor, uint16_t device, uint16_t device_class)
 {
-	return vendor == HWDB_PCI_VENDOR_NVIDIA || vendor == HWDB_PCI_VENDOR_AMAZON;
+	if (vendor == HWDB_PCI_VENDOR_NVIDIA)
+		return device_class == 0x0300 || device_class == 0x0302;
+	return hwdb_pci_efa(vendor, device) != NULL;
 }
 
-/* Fill rec from libpci's view of d. 0, or -EIO with a warning added. */
-static int read_device(struct pci_dev *d, const char *name, struct probe_pci_dev *rec,
-		       struct dt_diags *warnings)
+/* Fill rec from libpci's view of d. 0, or -EIO with a warning added.
+ * Every device costs three small reads (ids and class); only the possible
+ * GPUs and EFAs get the rest, which keeps a probe cheap on hosts full of
+ * bridges. */
+static int read_device(const char *sys, struct pci_dev *d, const char *name,
+		       struct probe_pci_dev *rec, struct dt_diags *warnings)
 {
 	struct dt_err e = { 0 };
 	uint16_t word;
 
 	memset(rec, 0, sizeof(*rec));
-	if (guarded_fill(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT, &e)) {
+	if (guarded_fill(d, PCI_FILL_IDENT | PCI_FILL_CLASS, &e)) {
 		dt_diags_add(warnings, "%s: libpci: %s; device skipped", name, e.msg);
 		return -EIO;
 	}
 	rec->vendor = d->vendor_id;
 	rec->device = d->device_id;
-	rec->class_code = (uint32_t)d->device_class << 8 | d->prog_if;
-	if (!want_config(rec->vendor))
+	rec->class_code = (uint32_t)d->device_class << 8;
+	if (!want_details(d->vendor_id, d->device_id, d->device_class))
 		return 0;
-	if (guarded_fill(d, PCI_FILL_SUBSYS, &e) == 0) {
+	if (!entry_safe(sys, name, libpci_detail_files, warnings))
+		return -EIO;
+	if (guarded_fill(d, PCI_FILL_CLASS_EXT | PCI_FILL_SUBSYS, &e) == 0) {
+		rec->class_code |= d->prog_if;
 		if (d->known_fields & PCI_FILL_SUBSYS) {
 			rec->has_subsys = true;
 			rec->subsys_vendor = d->subsys_vendor_id;
@@ -303,7 +314,8 @@ static int read_device(struct pci_dev *d, const char *name, struct probe_pci_dev
 /* Enumerate with a ready pci_access: scan when the listing was clean, else
  * look up each listed device by address (pci_get_dev), which never parses
  * a directory entry. */
-static int enumerate(struct pci_access *a, const struct entry *ents, size_t n_ents,
+static int enumerate(const char *sys, struct pci_access *a, const struct entry *ents,
+		     size_t n_ents,
 		     int clean, struct probe_pci_dev *recs, size_t *n_recs,
 		     struct dt_diags *warnings)
 {
@@ -331,7 +343,7 @@ static int enumerate(struct pci_access *a, const struct entry *ents, size_t n_en
 					     "skipped", name);
 				continue;
 			}
-			if (k >= n_ents || read_device(d, name, &recs[k], warnings) != 0)
+			if (k >= n_ents || read_device(sys, d, name, &recs[k], warnings) != 0)
 				continue;
 			recs[k].bdf = b;
 			snprintf(recs[k].name, sizeof(recs[k].name), "%s", name);
@@ -351,7 +363,7 @@ static int enumerate(struct pci_access *a, const struct entry *ents, size_t n_en
 				     e.msg);
 			continue;
 		}
-		if (read_device(d, ents[i].name, &recs[k], warnings) == 0) {
+		if (read_device(sys, d, ents[i].name, &recs[k], warnings) == 0) {
 			recs[k].bdf = ents[i].bdf;
 			snprintf(recs[k].name, sizeof(recs[k].name), "%s", ents[i].name);
 			k++;
@@ -416,7 +428,7 @@ int probe_pci_enum(const char *sys, struct probe_pci_dev **out, size_t *n,
 		dt_err_prefix(err, "libpci: ");
 		goto out;
 	}
-	enumerate(a, ents, n_ents, clean, recs, &n_recs, warnings);
+	enumerate(sys, a, ents, n_ents, clean, recs, &n_recs, warnings);
 	if (n_recs)
 		qsort(recs, n_recs, sizeof(*recs), rec_cmp);
 out:

@@ -29,8 +29,8 @@ struct probe_pci_dev {
 	uint32_t class_code;            /* sysfs `class`: 0x030200 */
 	bool has_subsys;
 	uint16_t subsys_vendor, subsys_device;
-	/* Filled for devices of the vendors the agent cares about (NVIDIA,
-	 * Amazon) only; reading config space of every bridge costs time. */
+	/* Filled only for devices that may be GPUs or EFAs (NVIDIA display
+	 * controllers, EFA ids); reading every bridge's costs time. */
 	bool config_read;
 	bool config_dead;               /* vendor word reads 0xffff */
 };

@@ -79,7 +79,8 @@ static struct shape *node_shapes(const struct probe_topology *t, size_t *n)
 
 static struct shape *hwdb_shapes(const struct hwdb_type *type, size_t *n)
 {
-	size_t cnt = hwdb_type_roots(type, NULL, 0);
+	/* A type has at most one root per device: room for every root. */
+	size_t cnt = type->n_gpus + type->n_efas;
 	struct hwdb_root *roots = calloc(cnt ? cnt : 1, sizeof(*roots));
 	struct shape *v = calloc(cnt ? cnt : 1, sizeof(*v));
 

@@ -95,12 +95,18 @@ expect_out '^p7.48xlarge: match' "learned entry matches the node"
 # ---- slices ----
 expect_rc 0 "slices p5 json" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" --node-name node-a -o json
 expect_out '"resourceSlices"' "slices json has resourceSlices"
+expect_out '"instanceType"' "slices json has the facts, as hwdb show"
 expect_out '"driver": "gpu.nvidia.com"' "GPU slice"
 expect_out '"driver": "dra.net"' "EFA slice"
-[ "$(count '"name": "gpu-[0-9]+"')" = 8 ] && pass "8 GPU devices" || fail "GPU devices: $(count '"name": "gpu-')"
+expect_rc 0 "slices p5 yaml" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" --node-name node-a
+[ "$(count 'name: gpu-[0-9]+$')" = 8 ] && pass "8 GPU devices" || fail "GPU devices: $(count 'name: gpu-[0-9]+$')"
+[ "$(count 'name: efa-[0-9]+$')" = 32 ] && pass "32 EFA devices" || fail "EFA devices: $(count 'name: efa-[0-9]+$')"
+expect_out 'pool:' "slices carry their pool"
 expect_rc 0 "slices degraded yaml" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge-degraded" --node-name node-b
-[ "$(count '^  - name: gpu-|^    - name: gpu-|name: gpu-[0-9]')" = 7 ] && pass "7 GPU devices when one is gone" \
-	|| fail "degraded GPU devices: $(count 'name: gpu-[0-9]')"
+[ "$(count 'name: gpu-[0-9]+$')" = 7 ] && pass "7 GPU devices when one is gone" \
+	|| fail "degraded GPU devices: $(count 'name: gpu-[0-9]+$')"
+[ "$(count 'name: efa-[0-9]+$')" = 30 ] && pass "30 EFA devices when two are gone" \
+	|| fail "degraded EFA devices: $(count 'name: efa-[0-9]+$')"
 expect_rc 2 "bad consumable capacity" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" \
 	--consumable-capacity shares
 

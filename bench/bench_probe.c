@@ -1,0 +1,118 @@
+/* bench_probe.c - how fast and how small a full probe is, next to lspci.
+ *
+ *   bench_probe AGENT FIXTURE [ROUNDS]
+ *
+ * On the sysfs tree FIXTURE (a directory holding sys/, e.g. the
+ * p5.48xlarge tree of tests/fixtures/agent/mksysfs.sh) it times, in the
+ * same run and interleaved so both see the same cache state:
+ *   - probe_run() in this process (the library's own cost),
+ *   - `AGENT probe --sysfs-root FIXTURE -o json` as a process,
+ *   - `lspci -vmm -nn -A linux-sysfs -O sysfs.path=FIXTURE/sys/bus/pci`,
+ * and prints the mean wall time of each, the ratio lspci / agent, and the
+ * agent's peak resident set (ru_maxrss of its process, from wait4). The
+ * targets are an agent faster than lspci and under 4 MB peak RSS; this
+ * program reports, it does not assert. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "topology.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Run argv with stdout and stderr on /dev/null; its wall time in ms, its
+ * peak RSS in KiB in *rss_kib. -1 when it could not run or failed. */
+static double run_child(char *const argv[], long *rss_kib)
+{
+	struct rusage ru;
+	double t0 = now_ms();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	if (rss_kib)
+		*rss_kib = ru.ru_maxrss;
+	return now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	char sysfs_path[4200], lspci_opt[4300];
+	double t_lib = 0, t_agent = 0, t_lspci = 0;
+	long rss = 0, peak = 0;
+	int rounds = argc > 3 ? atoi(argv[3]) : 50;
+
+	if (argc < 3 || rounds <= 0) {
+		fprintf(stderr, "usage: bench_probe AGENT FIXTURE [ROUNDS]\n");
+		return 2;
+	}
+	snprintf(sysfs_path, sizeof(sysfs_path), "%s/sys/bus/pci", argv[2]);
+	snprintf(lspci_opt, sizeof(lspci_opt), "sysfs.path=%s", sysfs_path);
+
+	char *agent_argv[] = { argv[1], (char *)"probe", (char *)"--sysfs-root", argv[2],
+			       (char *)"-o", (char *)"json", NULL };
+	char *lspci_argv[] = { (char *)"lspci", (char *)"-vmm", (char *)"-nn", (char *)"-A",
+			       (char *)"linux-sysfs", (char *)"-O", lspci_opt, NULL };
+	size_t devices = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		struct probe_topology t;
+		struct dt_err err = { 0 };
+		double t0 = now_ms(), a, l;
+
+		if (probe_run(argv[2], NULL, &t, &err)) {
+			fprintf(stderr, "bench_probe: %s\n", err.msg);
+			return 1;
+		}
+		t_lib += now_ms() - t0;
+		devices = t.n_devices;
+		probe_topology_free(&t);
+		a = run_child(agent_argv, &rss);
+		l = run_child(lspci_argv, NULL);
+		if (a < 0 || l < 0) {
+			fprintf(stderr, "bench_probe: %s failed\n", a < 0 ? argv[1] : "lspci");
+			return 1;
+		}
+		t_agent += a;
+		t_lspci += l;
+		if (rss > peak)
+			peak = rss;
+	}
+	printf("fixture            %s (%zu GPUs and EFAs)\n", argv[2], devices);
+	printf("rounds             %d\n", rounds);
+	printf("probe_run()        %8.3f ms per probe (in process)\n", t_lib / rounds);
+	printf("dratopo-agent      %8.3f ms per run (probe -o json, process)\n", t_agent / rounds);
+	printf("lspci -vmm -nn     %8.3f ms per run\n", t_lspci / rounds);
+	printf("ratio              lspci / agent = %.2f  (%s)\n", t_lspci / t_agent,
+	       t_agent < t_lspci ? "agent faster" : "agent SLOWER");
+	printf("agent peak RSS     %ld KiB  (%s 4 MB target)\n", peak,
+	       peak < 4096 ? "under" : "OVER");
+	return 0;
+}
