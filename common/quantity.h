@@ -40,9 +40,14 @@ struct quantity {
 /* Longest canonical form quantity_format() can write, with NUL. */
 #define QUANTITY_STR_MAX 64
 
-/* Parse s (len bytes). Errors as the API server words them:
- * "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
- * and "unable to parse quantity's suffix". */
+/* Parse s (len bytes) as resource.ParseQuantity does; -EINVAL with the API
+ * server's words:
+ * "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+ * "unable to parse quantity's suffix" or "unable to parse numeric part of
+ * quantity"; -ERANGE for values a 128-bit mantissa cannot hold exactly.
+ * No whitespace is trimmed (the API server's JSON decoder trims it before
+ * parsing; callers decoding JSON/YAML do the same). *out is left alone on
+ * error. */
 int quantity_parse(const char *s, size_t len, struct quantity *out, struct dt_err *err);
 /* Whether apimachinery keeps s verbatim as the parsed quantity's String()
  * (and so the API server writes it back as given): true for inputs its fast
@@ -62,21 +67,26 @@ int quantity_cmp(const struct quantity *a, const struct quantity *b);
 bool quantity_is_zero(const struct quantity *q);
 int quantity_sign(const struct quantity *q);
 
-/* Exact arithmetic; the result takes a's format. -ERANGE on overflow. */
+/* Exact arithmetic; the result takes a's format (b's when a is zero, as
+ * Quantity.Add does). -ERANGE on overflow, *out untouched. */
 int quantity_add(const struct quantity *a, const struct quantity *b, struct quantity *out);
 int quantity_sub(const struct quantity *a, const struct quantity *b, struct quantity *out);
 
-/* The value as an int64 when it is an integer that fits; -ERANGE otherwise
- * ("cannot convert value to integer" is the CEL library's message). */
+/* CEL's asInteger()/isInteger() (apimachinery AsInt64): the value as an
+ * int64 when held in int64 form at a scale >= 0 and it fits; -ERANGE
+ * otherwise ("cannot convert value to integer" is the CEL library's
+ * message). So "1k" -> 1000, but "1000m" and "0.5Gi" fail as they do in
+ * Kubernetes. */
 int quantity_to_int64(const struct quantity *q, int64_t *out);
 bool quantity_is_integer(const struct quantity *q);
 /* The value as an int64 when it is an integer that fits, whatever its
  * representation ("1000m" -> 1, "0.5Gi" -> 536870912); -ERANGE otherwise.
  * For callers that want the number, not CEL's asInteger(). */
 int quantity_exact_int64(const struct quantity *q, int64_t *out);
-/* Value rounded up to an integer (Quantity.Value()), saturating. */
+/* Value rounded up, away from zero, to an integer (Quantity.Value()),
+ * saturating at INT64_MIN/INT64_MAX where Value() would overflow. */
 int64_t quantity_value_ceil(const struct quantity *q);
-/* Nearest double (asApproximateFloat). */
+/* asApproximateFloat: mantissa times math.Pow10(exp), as Go computes it. */
 double quantity_to_double(const struct quantity *q);
 
 /* Canonical string, as Quantity.String() prints it: "100Gi", "1500m",
