@@ -1,0 +1,116 @@
+#!/bin/bash
+# tests/e2e/allocate.sh BUILD_DIR - `dratopo allocate` end to end: the
+# JSON and YAML outputs, claims in use, constraints across requests, CEL
+# selectors, shared devices, exit 3 with its reason, fatal errors (exit 1)
+# and usage errors (exit 2), as design.md specifies. Needs jq.
+set -u
+BIN="$1/bin/dratopo"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+FIX="$ROOT/tests/fixtures/alloc"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
+expect() {
+	local want="$1" got
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, want $want: $*"
+		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
+		return 1
+	fi
+	return 0
+}
+
+# jq_is FILTER WANT: the filter applied to $TMP/out prints WANT
+jq_is() {
+	local got
+	got="$(jq -c "$1" "$TMP/out" 2>&1)"
+	[ "$got" = "$2" ] || fail "jq '$1': got $got, want $2"
+}
+
+command -v jq >/dev/null || { echo "allocate.sh: jq is needed" >&2; exit 1; }
+
+# Two claims of one pod, gpu-0 in use: the pair needs two GPUs and the NIC
+# on one NUMA node (only NUMA 1 has two free), the big one >= 40Gi.
+if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claims-in-use.yaml" \
+	"$FIX/claim-pair.yaml" --node node-1; then
+	jq_is '[.claims[].name]' '["ml/pair","ml/big"]'
+	jq_is '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' \
+		'["gpus=gpu-2","gpus=gpu-3","nic=nic-0"]'
+	jq_is '.claims[1].allocation.devices.results[0].device' '"gpu-1"'
+	jq_is '.claims[0].allocation.devices.results[2].driver' '"nic.example.com"'
+	jq_is '.claims[0].allocation.devices.results[0].pool' '"node-1"'
+	jq_is '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0]' \
+		'{"key":"metadata.name","operator":"In","values":["node-1"]}'
+fi
+
+# The same with -f repeated, and YAML: the claims with status.allocation.
+if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" -f "$FIX/claims-in-use.yaml" \
+	-f "$FIX/claim-pair.yaml" --node=node-1 -o yaml; then
+	grep -q '^kind: ResourceClaim$' "$TMP/out" || fail "yaml: no ResourceClaim"
+	[ "$(grep -c '^---$' "$TMP/out")" = 1 ] || fail "yaml: want two documents"
+	grep -q '^    allocation:$' "$TMP/out" || fail "yaml: no status.allocation"
+	grep -q 'device: gpu-3' "$TMP/out" || fail "yaml: gpu-3 missing"
+fi
+
+# Without the claim in use, the pair takes NUMA 0.
+if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-pair.yaml" --node node-1; then
+	jq_is '[.claims[0].allocation.devices.results[] | .device]' '["gpu-2","gpu-3","nic-0"]'
+	jq_is '.claims[1].allocation.devices.results[0].device' '"gpu-0"'
+fi
+
+# Another node: nothing there, exit 3 with the reason on stdout.
+if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-pair.yaml" --node node-2; then
+	jq_is '.claims' '[]'
+	jq_is '.unallocatable | test("claim ml/pair, request gpus: 2 devices of class gpu.example.com requested, 0 of")' 'true'
+fi
+if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-too-many.yaml" --node node-1; then
+	jq_is '.unallocatable | test("request gpus: 5 devices .* 4 of the node.s 5 devices match")' 'true'
+fi
+
+# Shared GPU: 5Gi rounds up to 8Gi, the default share takes 4Gi.
+if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" --node node-1; then
+	jq_is '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
+	jq_is '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")]' '[true,true]'
+	jq_is '.claims[0].allocation.devices.results[0].shareID != .claims[1].allocation.devices.results[0].shareID' 'true'
+fi
+
+# Fatal errors: unknown class, CEL runtime error.
+if expect 1 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-unknown-class.yaml" --node node-1; then
+	grep -q "claim default/lost, request gpu: could not retrieve device class tpu.example.com" \
+		"$TMP/err" || fail "unknown class: $(cat "$TMP/err")"
+fi
+if expect 1 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-cel-error.yaml" --node node-1; then
+	grep -q "claim default/typo, request gpu: selector #0 on device gpu.example.com/node-1/gpu-0: CEL runtime error" \
+		"$TMP/err" || fail "CEL error: $(cat "$TMP/err")"
+fi
+# Invalid input is reported the way `dratopo validate` does.
+printf 'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: bad}\nspec:\n  devices:\n    requests:\n    - name: BAD\n      exactly: {deviceClassName: gpu.example.com}\n' >"$TMP/bad.yaml"
+if expect 1 "$BIN" allocate -f "$TMP/bad.yaml" --node node-1; then
+	grep -q "bad.yaml: document 1 (ResourceClaim default/bad): spec.devices.requests\[0\].name" \
+		"$TMP/err" || fail "invalid input: $(cat "$TMP/err")"
+fi
+
+# Usage errors and help.
+expect 2 "$BIN" allocate -f "$FIX/node-gpus.yaml"
+expect 2 "$BIN" allocate --node node-1
+expect 2 "$BIN" allocate -f "$FIX/node-gpus.yaml" --node node-1 -o table
+expect 2 "$BIN" allocate -f "$FIX/node-gpus.yaml" --node node-1 --bogus
+if expect 0 "$BIN" allocate --help; then
+	grep -q "^usage: dratopo allocate -f FILE... --node NODE" "$TMP/out" || fail "help text"
+fi
+
+if [ "$failures" != 0 ]; then
+	echo "allocate.sh: $failures failure(s)" >&2
+	exit 1
+fi
+echo "allocate.sh: all passed"
