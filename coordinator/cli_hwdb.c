@@ -165,25 +165,49 @@ static const struct hwdb_type *find_type(const char *name)
 
 /* ---- list ---- */
 
-static void table_row(struct strbuf *sb, const struct hwdb_type *t)
+/* Column widths of the table: wide enough for every row shown. */
+struct widths {
+	int name, family, gpu;
+};
+
+static void table_row(struct strbuf *sb, const struct widths *w, const struct hwdb_type *t)
 {
-	struct hwdb_root roots[2 * 128];
-	size_t n_roots = hwdb_type_roots(t, roots, sizeof(roots) / sizeof(roots[0]));
-	char mem[32], gmem[32], price[32], roots_s[16];
+	size_t n_roots = hwdb_type_roots(t, NULL, 0);
+	char mem[32], price[32], roots_s[16];
 
 	snprintf(mem, sizeof(mem), "%lldGi", (long long)(t->memory_mib / 1024));
-	snprintf(gmem, sizeof(gmem), "%s", t->n_gpus && t->gpus[0].memory ? t->gpus[0].memory : "-");
 	if (t->has_price)
 		snprintf(price, sizeof(price), "%.4f", t->price);
 	else
 		snprintf(price, sizeof(price), "-");
+	/* "?": the topology of a type without scraped data is unknown */
 	if (t->dra_metadata)
 		snprintf(roots_s, sizeof(roots_s), "%zu", n_roots);
 	else
 		snprintf(roots_s, sizeof(roots_s), "?");
-	sb_printf(sb, "%-18s %-8s %5d %7s %-5s %4zu  %-40s %-9s %4zu %5s %10s\n", t->name,
-		  t->family, t->vcpu, mem, t->arch, t->n_gpus,
-		  t->gpu_model ? t->gpu_model : "-", gmem, t->n_efas, roots_s, price);
+	sb_printf(sb, "%-*s  %-*s %5d %7s %-5s %4zu  %-*s %-9s %4zu %5s %10s\n", w->name, t->name,
+		  w->family, t->family, t->vcpu, mem, t->arch, t->n_gpus, w->gpu,
+		  t->gpu_model ? t->gpu_model : "-",
+		  t->n_gpus && t->gpus[0].memory ? t->gpus[0].memory : "-", t->n_efas, roots_s,
+		  price);
+}
+
+static void table_widths(const struct opts *o, struct widths *w)
+{
+	*w = (struct widths){ (int)strlen("NAME"), (int)strlen("FAMILY"), (int)strlen("GPU") };
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+		int n;
+
+		if (o->family && strcmp(t->family, o->family))
+			continue;
+		if ((n = (int)strlen(t->name)) > w->name)
+			w->name = n;
+		if ((n = (int)strlen(t->family)) > w->family)
+			w->family = n;
+		if (t->gpu_model && (n = (int)strlen(t->gpu_model)) > w->gpu)
+			w->gpu = n;
+	}
 }
 
 static int cmd_list(const struct opts *o)
@@ -192,6 +216,7 @@ static int cmd_list(const struct opts *o)
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a = NULL;
 	struct doc_node *root = NULL, *list = NULL;
+	struct widths w;
 	int rc;
 
 	if (o->output && !json && strcmp(o->output, "table")) {
@@ -213,9 +238,10 @@ static int cmd_list(const struct opts *o)
 			return CLI_EXIT_FAIL;
 		}
 	} else {
-		sb_printf(&sb, "%-18s %-8s %5s %7s %-5s %4s  %-40s %-9s %4s %5s %10s\n", "NAME",
-			  "FAMILY", "VCPU", "MEMORY", "ARCH", "GPUS", "GPU", "GPU-MEM", "EFAS",
-			  "ROOTS", "PRICE/H");
+		table_widths(o, &w);
+		sb_printf(&sb, "%-*s  %-*s %5s %7s %-5s %4s  %-*s %-9s %4s %5s %10s\n", w.name,
+			  "NAME", w.family, "FAMILY", "VCPU", "MEMORY", "ARCH", "GPUS", w.gpu, "GPU",
+			  "GPU-MEM", "EFAS", "ROOTS", "PRICE/H");
 	}
 	for (size_t i = 0; i < hwdb_count(); i++) {
 		const struct hwdb_type *t = hwdb_at(i);
@@ -226,7 +252,7 @@ static int cmd_list(const struct opts *o)
 			if (doc_seq_push(a, list, hwdb_type_encode(t, a)))
 				sb.oom = true;
 		} else {
-			table_row(&sb, t);
+			table_row(&sb, &w, t);
 		}
 	}
 	if (json) {

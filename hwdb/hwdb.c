@@ -303,25 +303,35 @@ void hwdb_reset(void)
 
 /* ---- PCIe roots ---- */
 
+static const struct hwdb_device *nth_device(const struct hwdb_type *t, size_t i)
+{
+	return i < t->n_gpus ? &t->gpus[i] : &t->efas[i - t->n_gpus];
+}
+
 size_t hwdb_type_roots(const struct hwdb_type *t, struct hwdb_root *out, size_t cap)
 {
-	size_t n = 0;
+	size_t n = 0, total = t ? t->n_gpus + t->n_efas : 0;
 
-	for (size_t i = 0; t && i < t->n_gpus + t->n_efas; i++) {
-		bool gpu = i < t->n_gpus;
-		const struct hwdb_device *d = gpu ? &t->gpus[i] : &t->efas[i - t->n_gpus];
+	for (size_t i = 0; i < total; i++) {
+		const struct hwdb_device *d = nth_device(t, i);
+		bool gpu = i < t->n_gpus, seen = false;
 		size_t k;
 
 		if (!d->pcie_root)
 			continue;
-		for (k = 0; k < n && k < cap && strcmp(out[k].name, d->pcie_root); k++)
-			;
-		if (k == n) {
+		/* New roots are found against the devices, not against out[],
+		 * so that the count is right even when out is too short. */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = nth_device(t, j)->pcie_root &&
+			       !strcmp(nth_device(t, j)->pcie_root, d->pcie_root);
+		if (!seen) {
 			if (n < cap)
 				out[n] = (struct hwdb_root){ .name = d->pcie_root };
 			n++;
 		}
-		if (k < cap) {
+		for (k = 0; k < n && k < cap && strcmp(out[k].name, d->pcie_root); k++)
+			;
+		if (k < n && k < cap) {
 			if (gpu)
 				out[k].n_gpus++;
 			else

@@ -183,6 +183,22 @@ static void test_g6e_48xlarge_no_shared_root(void)
 			CU_ASSERT(strcmp(t->efas[e].pcie_root, t->gpus[g].pcie_root) != 0);
 }
 
+/* A short buffer still gets the right count, and the first roots. */
+static void test_roots_short_buffer(void)
+{
+	const struct hwdb_type *t = hwdb_lookup("p5.48xlarge");
+	struct hwdb_root r[3];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(hwdb_type_roots(t, NULL, 0), 8);
+	CU_ASSERT_EQUAL(hwdb_type_roots(t, r, 3), 8);
+	for (size_t i = 0; i < 3; i++) {
+		DT_ASSERT_STR(r[i].name, t->gpus[i].pcie_root);
+		CU_ASSERT_EQUAL(r[i].n_gpus, 1);
+		CU_ASSERT_EQUAL(r[i].n_efas, 4);
+	}
+}
+
 static void test_g5_48xlarge_flat(void)
 {
 	const struct hwdb_type *t = hwdb_lookup("g5.48xlarge");
@@ -362,6 +378,34 @@ static void test_extra_from_buffer(void)
 	CU_ASSERT(hwdb_load_extra_buf(notmap, sizeof(notmap) - 1, "buf.yaml", &err) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "instanceTypes"));
 	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
+}
+
+/* Every truncation of a valid file either loads or is refused with a
+ * message naming it; none crashes, and a refusal changes nothing. */
+static void test_extra_truncations(void)
+{
+	FILE *f = fopen(dt_fixture("hwdb/extra-add.yaml"), "rb");
+	char buf[8192];
+	size_t len, before = hwdb_count(), refused = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	CU_ASSERT_FATAL(len > 0 && len < sizeof(buf));
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct dt_err err = { 0 };
+
+		if (hwdb_load_extra_buf(buf, cut, "cut.yaml", &err) == 0) {
+			hwdb_reset();
+			continue;
+		}
+		refused++;
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cut.yaml"));
+		CU_ASSERT_EQUAL(hwdb_count(), before);
+	}
+	/* most cuts break the entry; the whole file loads */
+	CU_ASSERT(refused > len / 2);
+	CU_ASSERT_EQUAL(hwdb_count(), before);
 }
 
 /* ---- Writing entries back ---- */
@@ -747,6 +791,7 @@ DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_p5en_48xlarge_roots),
 	DT_TEST(test_g6e_48xlarge_no_shared_root),
 	DT_TEST(test_g5_48xlarge_flat),
+	DT_TEST(test_roots_short_buffer),
 	DT_TEST(test_price_order),
 	DT_TEST(test_family_lookup),
 	DT_TEST(test_lookup_unknown_and_suggest),
@@ -754,6 +799,7 @@ DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_extra_overrides),
 	DT_TEST(test_extra_refuses_malformed),
 	DT_TEST(test_extra_from_buffer),
+	DT_TEST(test_extra_truncations),
 	DT_TEST(test_entry_round_trip),
 	DT_TEST(test_pci_ids),
 	DT_TEST(test_pci_ids_agree_with_types),
