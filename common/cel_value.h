@@ -82,15 +82,10 @@ struct cel_object_type {
 	void (*print)(struct strbuf *sb, const void *a);
 };
 
-/* The runtime type of a value as a type value. Runtime types carry no
- * parameters, as in cel-go: type([1]) == list. */
-struct cel_type_value {
-	const char *name;               /* "int", "list", "kubernetes.Quantity" */
-};
-
 struct cel_list {
 	size_t len;
 	const struct cel_value *items;
+	size_t cap;     /* internal: > 0 while a comprehension grows it; 0 for all others */
 };
 
 /* Maps are either plain (ops == NULL: parallel key/value arrays, keys
@@ -104,6 +99,11 @@ struct cel_map_ops {
 	/* Entry i (0 <= i < size), in a stable order. */
 	void (*entry)(struct cel_ctx *ctx, const struct cel_map *m, size_t i,
 		      struct cel_value *key, struct cel_value *val);
+	/* Optional: the value of m[key] for an absent key (the DRA
+	 * attributes map yields {} for an unknown domain); false: the usual
+	 * "no such key" error. `in` and has() still see the key as absent. */
+	bool (*missing)(struct cel_ctx *ctx, const struct cel_map *m,
+			const struct cel_value *key, struct cel_value *out);
 };
 
 struct cel_map {
@@ -113,6 +113,7 @@ struct cel_map {
 	const struct cel_value *vals;
 	const void *view;               /* view maps: their data */
 	const void *view2;
+	size_t cap;     /* internal: > 0 while a comprehension grows it; 0 for all others */
 };
 
 struct cel_value {
@@ -125,7 +126,10 @@ struct cel_value {
 		struct { const char *s; size_t len; } str;  /* STRING, BYTES */
 		const struct cel_list *list;
 		const struct cel_map *map;
-		const struct cel_type_value *type;
+		/* TYPE: the type's name, static storage ("int", "list",
+		 * "kubernetes.Quantity"). Runtime types carry no parameters,
+		 * as in cel-go: type([1]) == list. */
+		const char *type;
 		struct { int64_t sec; int32_t nsec; } t;    /* TIMESTAMP, DURATION */
 		const struct cel_value *opt;  /* OPTIONAL: NULL is optional.none() */
 		struct { const struct cel_object_type *type; const void *ptr; } obj;
@@ -272,7 +276,7 @@ bool cel_value_compare(const struct cel_value *a, const struct cel_value *b, int
 
 /* The CEL name of the value's runtime type ("int", "list", "kubernetes.Quantity"). */
 const char *cel_value_type_name(const struct cel_value *v);
-/* A type value by name (static storage for the built-in types). */
+/* A type value by name; name must have static storage. */
 struct cel_value cel_type_named(const char *name);
 
 /* Print in CEL literal form (see design.md `dratopo cel eval`). Errors print
