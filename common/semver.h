@@ -16,17 +16,19 @@
 struct semver {
 	uint64_t major, minor, patch;
 	/* Pre-release and build as written ("rc.1", "build.5"), NUL-terminated,
-	 * empty when absent. The whole version is at most SEMVER_MAX_LEN bytes
-	 * for attributes; longer strings are refused. */
+	 * empty when absent. Each is at most SEMVER_MAX_LEN bytes: a valid
+	 * version with a longer one is refused with -E2BIG ("version too
+	 * long"); version attributes are at most 64 bytes in all anyway. */
 	char pre[SEMVER_MAX_LEN + 1];
 	char build[SEMVER_MAX_LEN + 1];
 };
 
-/* Strict parse (blang Parse). Messages as blang words them, e.g.
- * "No Major.Minor.Patch elements found". */
+/* Strict parse (blang Parse). -EINVAL with blang's messages, e.g.
+ * "No Major.Minor.Patch elements found"; *out untouched on error. */
 int semver_parse(const char *s, size_t len, struct semver *out, struct dt_err *err);
 /* Parse with the CEL library's normalization: strip one leading 'v', strip
- * leading zeros, pad missing minor/patch with 0. */
+ * leading zeros, pad missing minor/patch with 0 ("short version cannot
+ * contain PreRelease/Build meta data" when a short one has '-' or '+'). */
 int semver_parse_normalized(const char *s, size_t len, struct semver *out, struct dt_err *err);
 
 /* -1, 0, 1; build metadata ignored. */

@@ -603,6 +603,20 @@ static void test_keeps_input(void)
 	}
 }
 
+/* The result may be written over an operand. */
+static void test_add_aliasing(void)
+{
+	struct quantity a = parse_ok("1Gi"), b = parse_ok("512Mi");
+	char buf[QUANTITY_STR_MAX];
+
+	CU_ASSERT_EQUAL(quantity_add(&a, &b, &a), 0);
+	DT_ASSERT_STR(fmt(&a, buf), "1536Mi");
+	CU_ASSERT_EQUAL(quantity_sub(&a, &a, &a), 0);
+	CU_ASSERT(quantity_is_zero(&a));
+	CU_ASSERT_EQUAL(quantity_add(&b, &b, &b), 0);
+	DT_ASSERT_STR(fmt(&b, buf), "1Gi");
+}
+
 /* Parsing reads exactly len bytes: no terminator needed, none looked at. */
 static void test_length_bounded(void)
 {
@@ -685,5 +699,6 @@ DT_SUITE_MAIN("quantity",
 	      DT_TEST(test_from_int),
 	      DT_TEST(test_format_bounds),
 	      DT_TEST(test_keeps_input),
+	      DT_TEST(test_add_aliasing),
 	      DT_TEST(test_length_bounded),
 	      DT_TEST(test_random_inputs))
