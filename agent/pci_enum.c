@@ -277,8 +277,10 @@ static int want_details(uint16_t vendor, uint16_t device, uint16_t device_class)
 static int read_device(const char *sys, struct pci_dev *d, const char *name,
 		       struct probe_pci_dev *rec, struct dt_diags *warnings)
 {
+	char path[PROBE_PATH_MAX];
 	struct dt_err e = { 0 };
 	uint16_t word;
+	int rc;
 
 	memset(rec, 0, sizeof(*rec));
 	if (guarded_fill(d, PCI_FILL_IDENT | PCI_FILL_CLASS, &e)) {
@@ -301,6 +303,15 @@ static int read_device(const char *sys, struct pci_dev *d, const char *name,
 		}
 	} else {
 		dt_diags_add(warnings, "%s: libpci: %s", name, e.msg);
+	}
+	/* libpci answers all ones for config space it cannot read, which
+	 * would look like a device gone from the bus: check the file first. */
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/config", sys, name);
+	rc = probe_check_file(path);
+	if (rc) {
+		dt_diags_add(warnings, "%s: config space unreadable (%s); cannot tell whether "
+			     "it is still on the bus", name, strerror(-rc));
+		return 0;
 	}
 	if (guarded_read_word(d, PCI_VENDOR_ID, &word, &e) == 0) {
 		rec->config_read = true;

@@ -391,6 +391,65 @@ static void test_probe_broken_host(void)
 	probe_topology_free(&t);
 }
 
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Every entry parses, so libpci scans the bus itself; its errors on the
+ * bad devices (no class file, dangling link) come back as warnings and
+ * the good GPU is still read. */
+static void test_probe_libpci_errors_during_scan(void)
+{
+	char root[] = "/tmp/dt_agent_scan_XXXXXX", dev[4200], path[4200];
+	struct probe_topology t;
+	struct dt_err err = { 0 };
+	static const char *const dirs[] = {
+		"sys", "sys/bus", "sys/bus/pci", "sys/bus/pci/devices", "sys/devices",
+		"sys/devices/pci0000:10", "sys/devices/pci0000:10/0000:10:1c.0",
+		"sys/devices/pci0000:10/0000:10:1d.0",
+	};
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		CU_ASSERT_EQUAL_FATAL(mkdir(path, 0755), 0);
+	}
+	snprintf(dev, sizeof(dev), "%s/sys/devices/pci0000:10/0000:10:1c.0", root);
+	write_file(dev, "vendor", "0x10de\n");
+	write_file(dev, "device", "0x20b0\n");
+	write_file(dev, "class", "0x030200\n");
+	write_file(dev, "numa_node", "1\n");
+	snprintf(dev, sizeof(dev), "%s/sys/devices/pci0000:10/0000:10:1d.0", root);
+	write_file(dev, "vendor", "0x10de\n");
+	write_file(dev, "device", "0x20b0\n");
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:10:1c.0", root);
+	CU_ASSERT_EQUAL(symlink("../../../devices/pci0000:10/0000:10:1c.0", path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:10:1d.0", root);
+	CU_ASSERT_EQUAL(symlink("../../../devices/pci0000:10/0000:10:1d.0", path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:10:1e.0", root);
+	CU_ASSERT_EQUAL(symlink("../../../devices/pci0000:10/0000:10:1e.0", path), 0);
+
+	CU_ASSERT_EQUAL_FATAL(probe_run(root, NULL, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_gpus, 1);
+	CU_ASSERT_PTR_NOT_NULL(find_dev(&t, "0000:10:1c.0"));
+	CU_ASSERT(has_warning(&t, "0000:10:1d.0", "class"));
+	CU_ASSERT(has_warning(&t, "0000:10:1e.0", "vendor"));
+	/* no config space: read as unreadable, not as fallen off the bus */
+	CU_ASSERT_FALSE(find_dev(&t, "0000:10:1c.0")->fell_off_bus);
+	CU_ASSERT(has_warning(&t, "0000:10:1c.0", "config space unreadable"));
+	probe_topology_free(&t);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(path), 0);
+}
+
 static void test_probe_missing_root(void)
 {
 	struct probe_topology t;
@@ -662,6 +721,7 @@ DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_probe_flat_and_split),
 	DT_TEST(test_probe_instance_type_override),
 	DT_TEST(test_probe_broken_host),
+	DT_TEST(test_probe_libpci_errors_during_scan),
 	DT_TEST(test_probe_missing_root),
 	DT_TEST(test_text_tree),
 	DT_TEST(test_json_shape),
