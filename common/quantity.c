@@ -370,7 +370,7 @@ static int slow_binary(const struct qscan *sc, int32_t exponent, struct quantity
 {
 	const u128 nano = 1000000000;
 	const u128 cap_nanos = (u128)INT64_MAX * nano;
-	u128 M = ((u128)1 << exponent) * nano, ip = 0, frac = 0, nanos;
+	u128 M = ((u128)1 << exponent) * nano, ip = 0, frac = 0, nanos = 0;
 	bool sticky = false, capped = false;
 	size_t i;
 
@@ -386,10 +386,11 @@ static int slow_binary(const struct qscan *sc, int32_t exponent, struct quantity
 		sticky = sticky || t % 10 != 0;
 		frac = t / 10;
 	}
+	capped = capped || ip > (u128)INT64_MAX >> exponent;
 	if (!capped) {
-		capped = ip > (u128)INT64_MAX >> exponent;
+		/* ip * 2^exponent <= 2^63-1, so this stays below 2^94 */
 		nanos = ip * ((u128)1 << exponent) * nano + frac + (sticky ? 1 : 0);
-		capped = capped || nanos > cap_nanos;
+		capped = nanos > cap_nanos;
 	}
 	out->dec = true;
 	out->format = QUANTITY_BINARY_SI;
