@@ -22,9 +22,19 @@ struct arena_chunk {
 	_Alignas(16) unsigned char data[];
 };
 
+/* Open-addressing hash of (kind, namespace, name) -> object index + 1, for
+ * model_set_find; rebuilt when the set has grown since it was built. */
+struct find_index {
+	size_t *slots;                  /* 0 = empty */
+	size_t cap;                     /* power of two, > 2 * objects */
+	size_t built_for;               /* n_objects when built */
+};
+
 struct model_arena {
 	struct arena_chunk *chunks;
 	struct doc_arena *docs;         /* deep copies of free-form subtrees */
+	struct find_index index;
+	size_t n_by_kind[MODEL_KIND_COUNT];
 };
 
 static const struct {
@@ -174,6 +184,7 @@ void model_set_free(struct model_set *s)
 	}
 	if (s->arena->docs)
 		doc_arena_free(s->arena->docs);
+	free(s->arena->index.slots);
 	free(s->arena);
 	free(s->objects);
 	dt_diags_free(&s->warnings);
@@ -199,6 +210,8 @@ struct model_object *model_set_add(struct model_set *s, enum model_kind k)
 	if (!o)
 		return NULL;
 	o->kind = k;
+	o->index = s->n_objects;
+	s->arena->n_by_kind[k]++;
 	o->src.item = -1;
 	s->objects[s->n_objects++] = o;
 	return o;
@@ -206,11 +219,7 @@ struct model_object *model_set_add(struct model_set *s, enum model_kind k)
 
 size_t model_set_count(const struct model_set *s, enum model_kind k)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n_objects; i++)
-		n += s->objects[i]->kind == k;
-	return n;
+	return (unsigned)k < MODEL_KIND_COUNT ? s->arena->n_by_kind[k] : 0;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -218,21 +227,90 @@ static bool str_eq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-struct model_object *model_set_find(const struct model_set *s, enum model_kind k,
+static const char *find_ns(enum model_kind k, const char *ns)
+{
+	if (!model_kind_namespaced(k))
+		return "";
+	return ns && ns[0] ? ns : "default";
+}
+
+/* FNV-1a over kind, namespace and name. */
+static size_t find_hash(enum model_kind k, const char *ns, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+
+	for (const char *p = ns; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ '/') * 1099511628211ull;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static bool find_match(const struct model_object *o, enum model_kind k, const char *ns,
+		       const char *name)
+{
+	return o->kind == k && str_eq(o->meta.name, name) &&
+	       !strcmp(find_ns(k, o->meta.ns), ns);
+}
+
+static int find_index_build(struct model_set *s)
+{
+	struct find_index *ix = &s->arena->index;
+	size_t cap = 16;
+
+	while (cap < 2 * s->n_objects + 1)
+		cap *= 2;
+	free(ix->slots);
+	ix->slots = calloc(cap, sizeof(*ix->slots));
+	if (!ix->slots) {
+		ix->cap = 0;
+		return -ENOMEM;
+	}
+	ix->cap = cap;
+	for (size_t i = 0; i < s->n_objects; i++) {
+		const struct model_object *o = s->objects[i];
+		const char *ns = find_ns(o->kind, o->meta.ns);
+		size_t h;
+
+		if (!o->meta.name)
+			continue;
+		h = find_hash(o->kind, ns, o->meta.name) & (cap - 1);
+		while (ix->slots[h]) {
+			if (find_match(s->objects[ix->slots[h] - 1], o->kind, ns, o->meta.name))
+				break;  /* the first one loaded wins */
+			h = (h + 1) & (cap - 1);
+		}
+		if (!ix->slots[h])
+			ix->slots[h] = i + 1;
+	}
+	ix->built_for = s->n_objects;
+	return 0;
+}
+
+struct model_object *model_set_find(const struct model_set *cs, enum model_kind k,
 				    const char *ns, const char *name)
 {
+	/* The index is a cache: building it does not change the set. */
+	struct model_set *s = (struct model_set *)cs;
+	struct find_index *ix = &s->arena->index;
+	size_t h;
+
 	if (!name)
 		return NULL;
-	if (!ns)
-		ns = "default";
-	for (size_t i = 0; i < s->n_objects; i++) {
-		struct model_object *o = s->objects[i];
+	ns = find_ns(k, ns);
+	if ((!ix->slots || ix->built_for != s->n_objects) && find_index_build(s)) {
+		for (size_t i = 0; i < s->n_objects; i++)    /* no memory: scan */
+			if (find_match(s->objects[i], k, ns, name))
+				return s->objects[i];
+		return NULL;
+	}
+	h = find_hash(k, ns, name) & (ix->cap - 1);
+	for (; ix->slots[h]; h = (h + 1) & (ix->cap - 1)) {
+		struct model_object *o = s->objects[ix->slots[h] - 1];
 
-		if (o->kind != k || !str_eq(o->meta.name, name))
-			continue;
-		if (model_kind_namespaced(k) && !str_eq(o->meta.ns, ns))
-			continue;
-		return o;
+		if (find_match(o, k, ns, name))
+			return o;
 	}
 	return NULL;
 }
@@ -243,11 +321,9 @@ struct model_object *model_set_next(const struct model_set *s, enum model_kind k
 	size_t i = 0;
 
 	if (prev) {
-		/* Find prev, then continue after it. Sets are small enough that
-		 * this scan is cheap next to what callers do per object. */
-		while (i < s->n_objects && s->objects[i] != prev)
-			i++;
-		i++;
+		i = prev->index + 1;
+		if (prev->index >= s->n_objects || s->objects[prev->index] != prev)
+			return NULL;    /* not an object of this set */
 	}
 	for (; i < s->n_objects; i++)
 		if (s->objects[i]->kind == k)

@@ -556,6 +556,7 @@ struct model_source {
 
 struct model_object {
 	enum model_kind kind;
+	size_t index;                           /* position in its set's objects[] */
 	struct model_source src;
 	struct model_meta meta;
 	union {
@@ -613,10 +614,12 @@ int model_set_add_stream(struct model_set *s, const struct doc_stream *st,
 /* Number of objects of a kind. */
 size_t model_set_count(const struct model_set *s, enum model_kind k);
 /* The object of kind k named ns/name (ns ignored for cluster-scoped kinds;
- * NULL ns = "default"), or NULL. The first one loaded wins. */
+ * NULL ns = "default"), or NULL. The first one loaded wins. Constant time:
+ * an index is built on first use and again after objects were added, so
+ * set an object's name and namespace before looking objects up. */
 struct model_object *model_set_find(const struct model_set *s, enum model_kind k,
 				    const char *ns, const char *name);
-/* Iterate over the objects of one kind: pass NULL to start.
+/* Iterate over the objects of one kind, in load order: pass NULL to start.
  *   for (o = NULL; (o = model_set_next(s, MODEL_POD, o)); ) ... */
 struct model_object *model_set_next(const struct model_set *s, enum model_kind k,
 				    const struct model_object *prev);

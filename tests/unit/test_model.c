@@ -412,6 +412,44 @@ static void test_built_in_code(void)
 	model_set_free(s);
 }
 
+static void test_find_many(void)
+{
+	struct model_set *s = model_set_new();
+	char name[32];
+	struct model_object *o, *first = NULL;
+	size_t n = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		o = model_set_add(s, i % 2 ? MODEL_POD : MODEL_NODE);
+		snprintf(name, sizeof(name), "obj-%d", i / 2);
+		o->meta.name = model_set_strdup(s, name);
+		o->meta.ns = i % 4 == 1 ? "team-a" : NULL;
+		CU_ASSERT_EQUAL(model_object_default(s, o), 0);
+	}
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_POD), 2500);
+	o = model_set_find(s, MODEL_POD, "team-a", "obj-0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->index, 1);
+	CU_ASSERT_PTR_NULL(model_set_find(s, MODEL_POD, NULL, "obj-0"));
+	CU_ASSERT_PTR_NOT_NULL(model_set_find(s, MODEL_POD, "default", "obj-1"));
+	/* Cluster-scoped: the namespace argument does not matter. */
+	CU_ASSERT_PTR_EQUAL(model_set_find(s, MODEL_NODE, "x", "obj-7"),
+			    model_set_find(s, MODEL_NODE, NULL, "obj-7"));
+	CU_ASSERT_PTR_NULL(model_set_find(s, MODEL_NODE, NULL, "obj-2500"));
+	/* A duplicate added later: the first one still wins; the index grows. */
+	o = model_set_add(s, MODEL_NODE);
+	o->meta.name = "obj-7";
+	first = model_set_find(s, MODEL_NODE, NULL, "obj-7");
+	CU_ASSERT_PTR_NOT_EQUAL(first, o);
+	o = model_set_add(s, MODEL_NODE);
+	o->meta.name = "late";
+	CU_ASSERT_PTR_EQUAL(model_set_find(s, MODEL_NODE, NULL, "late"), o);
+	for (o = NULL; (o = model_set_next(s, MODEL_NODE, o)); )
+		n++;
+	CU_ASSERT_EQUAL(n, 2502);
+	model_set_free(s);
+}
+
 static void test_unreadable_file(void)
 {
 	struct model_set *s = model_set_new();
@@ -534,5 +572,6 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_defaults),
 	      DT_TEST(test_lists_json_and_sources),
 	      DT_TEST(test_built_in_code),
+	      DT_TEST(test_find_many),
 	      DT_TEST(test_unreadable_file),
 	      DT_TEST(test_malformed_corpus))
