@@ -39,20 +39,22 @@ static bool leading_zero(const char *s, size_t n)
 	return n > 1 && s[0] == '0';
 }
 
-/* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* Length of the UTF-8 sequence at s (at most n bytes) and its code point
+ * in *cp; 0 when invalid. */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	size_t len;
-	uint32_t cp;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cp = s[0];
 		return 1;
+	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
+		len = 2, *cp = s[0] & 0x1f;
 	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
+		len = 3, *cp = s[0] & 0x0f;
 	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
+		len = 4, *cp = s[0] & 0x07;
 	else
 		return 0;
 	if (len > n)
@@ -60,17 +62,31 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	for (size_t i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
+		*cp = *cp << 6 | (s[i] & 0x3f);
 	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+	if ((len == 3 && (*cp < 0x800 || (*cp >= 0xd800 && *cp <= 0xdfff))) ||
+	    (len == 4 && (*cp < 0x10000 || *cp > 0x10ffff)))
 		return 0;
 	return len;
 }
 
-/* Go's %q: double quotes, backslash escapes, invalid UTF-8 as \xHH.
- * (Valid multi-byte characters are kept as they are.) Output is cut to
- * cap bytes, always NUL-terminated. */
+/* Code points Go's strconv.IsPrint rejects that text may plausibly carry:
+ * controls, non-ASCII spaces, format characters, separators, noncharacters.
+ * (Unassigned and private-use ones are not listed and print as is.) */
+static bool go_unprintable(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0xa0) || cp == 0xad ||
+	       (cp >= 0x600 && cp <= 0x605) || cp == 0x61c || cp == 0x6dd || cp == 0x70f ||
+	       cp == 0x180e || (cp >= 0x2000 && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202f) || (cp >= 0x205f && cp <= 0x206f) ||
+	       cp == 0x3000 || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	       (cp & 0xfffe) == 0xfffe || (cp >= 0xfdd0 && cp <= 0xfdef) ||
+	       (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+/* Go's %q (strconv.Quote): double quotes, backslash escapes, \xHH for
+ * invalid UTF-8 and ASCII controls, \uHHHH / \UHHHHHHHH for other
+ * unprintable characters. Output is cut to cap bytes, always terminated. */
 static void go_quote(char *out, size_t cap, const char *s, size_t n)
 {
 	static const char esc_from[] = "\a\b\f\n\r\t\v";
@@ -82,7 +98,9 @@ static void go_quote(char *out, size_t cap, const char *s, size_t n)
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		const char *e = c ? strchr(esc_from, c) : NULL;
-		size_t l = utf8_len((const unsigned char *)s + i, n - i);
+		uint32_t cp = 0;
+		size_t l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		char hex[12];
 
 		if (c == '"' || c == '\\') {
 			PUT('\\');
@@ -90,18 +108,21 @@ static void go_quote(char *out, size_t cap, const char *s, size_t n)
 		} else if (e) {
 			PUT('\\');
 			PUT(esc_to[e - esc_from]);
-		} else if (c < 0x20 || c == 0x7f || l == 0) {
-			char hex[5];
-
+		} else if (l == 0 || (l == 1 && go_unprintable(cp))) {
 			snprintf(hex, sizeof(hex), "\\x%02x", c);
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; hex[k]; k++)
 				PUT(hex[k]);
 			l = 1;
+		} else if (go_unprintable(cp)) {
+			snprintf(hex, sizeof(hex), cp > 0xffff ? "\\U%08x" : "\\u%04x",
+				 (unsigned)cp);
+			for (int k = 0; hex[k]; k++)
+				PUT(hex[k]);
 		} else {
 			for (size_t k = 0; k < l; k++)
 				PUT(s[i + k]);
 		}
-		i += l ? l : 1;
+		i += l;
 	}
 	PUT('"');
 #undef PUT
