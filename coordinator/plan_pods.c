@@ -162,7 +162,7 @@ static const char *extended_resource(const struct model_pod_spec *spec)
 }
 
 /* The claim generated for a pod from a template: name as the resourceclaim
- * controller builds it (pod and claim names cut to 28 characters, a
+ * controller builds it ("<pod>-<claim>-" cut to 57 characters, a
  * 5-character suffix), spec copied from the template. */
 static struct model_object *generate_claim(struct model_set *set, const struct plan_pod *p,
 					   const struct model_pod_claim *pc,
@@ -173,8 +173,16 @@ static struct model_object *generate_claim(struct model_set *set, const struct p
 
 	if (!o)
 		return NULL;
+	size_t lp = strlen(p->name), lc = strlen(pc->name), total = lp + lc + 2;
+
+	/* Leave room for the suffix in 63 characters: both parts are cut in
+	 * proportion when "<pod>-<claim>-" is longer than 57. */
+	if (total > 57) {
+		lp = lp * 57 / total;
+		lc = lc * 57 / total;
+	}
 	plan_name_suffix(p->name, pc->name, 0, suffix);
-	snprintf(name, sizeof(name), "%.28s-%.28s-%s", p->name, pc->name, suffix);
+	snprintf(name, sizeof(name), "%.*s-%.*s-%s", (int)lp, p->name, (int)lc, pc->name, suffix);
 	o->meta.name = model_set_strdup(set, name);
 	o->meta.ns = p->ns;
 	o->meta.labels = tmpl->u.claim_template.claim_meta.labels;

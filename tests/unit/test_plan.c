@@ -1,0 +1,398 @@
+/* test_plan.c - the planner on real manifests: the seed's three examples,
+ * existing nodes, shared claims, the price optimizer against hwdb's real
+ * prices, and the reasons for pods that fit nowhere.
+ *
+ * Expectations are derived from hwdb's facts where the seed states a rule
+ * ("the cheapest H200 or Blackwell type the pool allows"), not copied from
+ * the planner's output. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "dt_test.h"
+#include "hwdb.h"
+#include "model.h"
+#include "plan.h"
+
+struct loaded {
+	struct model_set *set;
+	struct plan_result *res;
+};
+
+/* Load files (paths relative to the source tree, NULL-terminated) and plan. */
+static struct loaded plan_files(const char *first, ...)
+{
+	struct loaded l = { model_set_new(), NULL };
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	va_list ap;
+	char path[4096];
+
+	dt_diags_init(&errs);
+	va_start(ap, first);
+	for (const char *f = first; f; f = va_arg(ap, const char *)) {
+		snprintf(path, sizeof(path), "%s/%s", DT_SOURCE_DIR, f);
+		CU_ASSERT_EQUAL(model_set_load_file(l.set, path, &errs, &err), 0);
+	}
+	va_end(ap);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "\n  load: %s", errs.msgs[i]);
+	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
+	dt_diags_free(&errs);
+	if (plan_run(l.set, NULL, &l.res, &err))
+		fprintf(stderr, "\n  plan_run: %s\n", err.msg);
+	CU_ASSERT_PTR_NOT_NULL(l.res);
+	return l;
+}
+
+static void loaded_free(struct loaded *l)
+{
+	plan_result_free(l->res);
+	model_set_free(l->set);
+}
+
+static const char *const seed_families[] = { "g6", "g6e", "p5", "p5en", "p6-b200" };
+
+static bool seed_pool_allows(const struct hwdb_type *t)
+{
+	for (size_t i = 0; i < sizeof(seed_families) / sizeof(seed_families[0]); i++)
+		if (!strcmp(t->family, seed_families[i]))
+			return true;
+	return false;
+}
+
+static int version_major(const char *v)
+{
+	return v ? atoi(v) : -1;
+}
+
+/* A GPU of compute capability >= 9.0 with >= 100Gi, per hwdb. */
+static bool has_large_hopper(const struct hwdb_type *t)
+{
+	for (size_t i = 0; i < t->n_gpus; i++) {
+		const struct hwdb_attr *cc = hwdb_device_attr(&t->gpus[i], "cudaComputeCapability");
+
+		if (cc && version_major(cc->str) >= 9 && t->gpus[i].memory_mib >= 100 * 1024)
+			return true;
+	}
+	return false;
+}
+
+static bool has_shared_root(const struct hwdb_type *t)
+{
+	struct hwdb_root roots[64];
+	size_t n = hwdb_type_roots(t, roots, 64);
+
+	if (!t->dra_metadata)
+		return false;
+	for (size_t i = 0; i < n && i < 64; i++)
+		if (roots[i].n_gpus && roots[i].n_efas)
+			return true;
+	return false;
+}
+
+/* The cheapest priced type the seed pool allows that satisfies pred. */
+static const struct hwdb_type *cheapest(bool (*pred)(const struct hwdb_type *))
+{
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (t->has_price && seed_pool_allows(t) && pred(t))
+			return t;
+	}
+	return NULL;
+}
+
+static void test_seed_large_gpu(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "examples/seed/large-gpu.yaml", NULL);
+	const struct hwdb_type *want = cheapest(has_large_hopper), *got;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	got = hwdb_lookup(l.res->node_claims[0].instance_type);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	/* The seed: H200 (p5e, p5en) or Blackwell (p6-b200, p6-b300). */
+	CU_ASSERT_TRUE(has_large_hopper(got));
+	CU_ASSERT_TRUE(strstr(got->gpu_model, "H200") || strstr(got->gpu_model, "B200") ||
+		       strstr(got->gpu_model, "B300"));
+	DT_ASSERT_STR(got->name, want->name);
+	DT_ASSERT_STR(l.res->node_claims[0].node_pool, "gpu-dra");
+	CU_ASSERT_EQUAL(l.res->node_claims[0].n_pods, 1);
+	CU_ASSERT_EQUAL_FATAL(l.res->node_claims[0].n_claims, 1);
+	CU_ASSERT_EQUAL(l.res->node_claims[0].claims[0].n_results, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].claims[0].results[0].driver, "gpu.nvidia.com");
+	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, want->price, 1e-6);
+	loaded_free(&l);
+}
+
+static void test_seed_gpu_efa_aligned(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "examples/seed/gpu-efa-aligned.yaml", NULL);
+	const struct hwdb_type *want = cheapest(has_shared_root), *got;
+	const struct plan_node_claim *nc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	nc = &l.res->node_claims[0];
+	got = hwdb_lookup(nc->instance_type);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	CU_ASSERT_TRUE(has_shared_root(got));
+	DT_ASSERT_STR(got->name, want->name);
+	/* Both drivers requested, sorted. */
+	CU_ASSERT_EQUAL_FATAL(nc->n_drivers, 2);
+	DT_ASSERT_STR(nc->drivers[0], "dra.net");
+	DT_ASSERT_STR(nc->drivers[1], "gpu.nvidia.com");
+	/* The GPU and the EFA allocated sit on one PCIe root of the type. */
+	CU_ASSERT_EQUAL_FATAL(nc->n_claims, 1);
+	CU_ASSERT_EQUAL_FATAL(nc->claims[0].n_results, 2);
+	{
+		const char *roots[2] = { NULL, NULL };
+
+		for (size_t k = 0; k < 2; k++) {
+			const struct plan_device *d = &nc->claims[0].results[k];
+			const struct hwdb_device *list = strcmp(d->driver, "dra.net") ? got->gpus
+										      : got->efas;
+			size_t n = strcmp(d->driver, "dra.net") ? got->n_gpus : got->n_efas;
+
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(list[i].name, d->device))
+					roots[k] = list[i].pcie_root;
+		}
+		CU_ASSERT_PTR_NOT_NULL_FATAL(roots[0]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(roots[1]);
+		DT_ASSERT_STR(roots[0], roots[1]);
+	}
+	/* Every cheaper type the pool allows lacks a shared root. */
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (t->has_price && t->price < got->price && seed_pool_allows(t))
+			CU_ASSERT_FALSE(has_shared_root(t));
+	}
+	loaded_free(&l);
+}
+
+static void test_seed_timesliced(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/timesliced.yaml",
+				     NULL);
+	char gpus[16][160];
+	size_t n_gpus = 0, pods = 0;
+	double one_gpu = -1, multi_gpu = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	for (size_t i = 0; i < l.res->n_node_claims; i++) {
+		const struct plan_node_claim *nc = &l.res->node_claims[i];
+
+		pods += nc->n_pods;
+		for (size_t c = 0; c < nc->n_claims; c++)
+			for (size_t k = 0; k < nc->claims[c].n_results; k++) {
+				const struct plan_device *d = &nc->claims[c].results[k];
+				char id[160];
+				bool seen = false;
+
+				CU_ASSERT_PTR_NOT_NULL(d->share_id);
+				snprintf(id, sizeof(id), "%s/%s/%s", nc->name, d->pool, d->device);
+				for (size_t g = 0; g < n_gpus; g++)
+					seen = seen || !strcmp(gpus[g], id);
+				if (!seen && n_gpus < 16)
+					snprintf(gpus[n_gpus++], sizeof(gpus[0]), "%s", id);
+			}
+	}
+	CU_ASSERT_EQUAL(pods, 8);
+	/* Four shares a GPU: eight replicas take two GPUs. */
+	CU_ASSERT_EQUAL(n_gpus, 2);
+	/* Lowest total price: no dearer than two of the cheapest one-GPU type
+	 * or one of the cheapest multi-GPU type the pool allows. */
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (!t->has_price || !seed_pool_allows(t) || !t->n_gpus)
+			continue;
+		if (one_gpu < 0)
+			one_gpu = t->price;
+		if (t->n_gpus >= 2 && multi_gpu < 0)
+			multi_gpu = t->price;
+	}
+	CU_ASSERT_TRUE(l.res->total_price <= 2 * one_gpu + 1e-6);
+	CU_ASSERT_TRUE(l.res->total_price <= multi_gpu + 1e-6);
+	loaded_free(&l);
+}
+
+static void test_existing_nodes_first(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "tests/fixtures/plan/existing-node.yaml",
+				     "tests/fixtures/plan/one-gpu-pods.yaml", NULL);
+	const struct plan_existing *e;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	e = &l.res->existing[0];
+	DT_ASSERT_STR(e->node, "gpu-node-1");
+	/* gpu-0 is taken by the running claim: two pods fit. */
+	CU_ASSERT_EQUAL(e->n_pods, 2);
+	DT_ASSERT_STR(e->pods[0], "default/worker-0");
+	DT_ASSERT_STR(e->pods[1], "default/worker-1");
+	for (size_t c = 0; c < e->n_claims; c++)
+		for (size_t k = 0; k < e->claims[c].n_results; k++)
+			CU_ASSERT_STRING_NOT_EQUAL(e->claims[c].results[k].device, "gpu-0");
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].pods[0], "default/worker-2");
+	loaded_free(&l);
+}
+
+static void test_two_small_nodes_beat_one_big(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/two-small.yaml", NULL);
+	double cheapest_l4 = -1, cheapest_multi = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (!t->has_price || !t->dra_metadata || !t->gpu_model ||
+		    strcmp(t->gpu_model, "NVIDIA L4"))
+			continue;
+		if (cheapest_l4 < 0)
+			cheapest_l4 = t->price;
+		if (t->n_gpus >= 2 && cheapest_multi < 0)
+			cheapest_multi = t->price;
+	}
+	CU_ASSERT_FATAL(cheapest_l4 > 0 && cheapest_multi > 2 * cheapest_l4);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 2);
+	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 2 * cheapest_l4, 1e-6);
+	CU_ASSERT_TRUE(l.res->optimal);
+	/* No NodePool given: the default one. */
+	DT_ASSERT_STR(l.res->node_claims[0].node_pool, "default");
+	/* Deployment replicas: <name>-<template hash>-<suffix>, distinct. */
+	CU_ASSERT_EQUAL(strncmp(l.res->node_claims[0].pods[0], "default/infer-", 14), 0);
+	CU_ASSERT_STRING_NOT_EQUAL(l.res->node_claims[0].pods[0], l.res->node_claims[1].pods[0]);
+	loaded_free(&l);
+}
+
+static void test_shared_claim_one_node(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/shared-claim.yaml", NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_EQUAL(l.res->node_claims[0].n_pods, 2);
+	/* The claim is allocated once. */
+	CU_ASSERT_EQUAL(l.res->node_claims[0].n_claims, 1);
+	loaded_free(&l);
+}
+
+static const struct plan_unschedulable *find_uns(const struct plan_result *r, const char *pod)
+{
+	for (size_t i = 0; i < r->n_unschedulable; i++)
+		if (!strcmp(r->unschedulable[i].pod, pod))
+			return &r->unschedulable[i];
+	return NULL;
+}
+
+static bool details_have(const struct plan_unschedulable *u, const char *type, const char *text)
+{
+	for (size_t i = 0; i < u->n_details; i++)
+		if ((!type || (u->details[i].instance_type &&
+			       !strcmp(u->details[i].instance_type, type))) &&
+		    strstr(u->details[i].reason, text))
+			return true;
+	return false;
+}
+
+static void test_reasons(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "tests/fixtures/plan/unschedulable.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 5);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+
+	u = find_uns(l.res, "default/too-many-gpus");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "NodePool gpu-dra"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "devices cannot satisfy"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "requirements"));
+	CU_ASSERT_TRUE(details_have(u, "g5.xlarge", "requirement"));
+	CU_ASSERT_TRUE(details_have(u, "p5.48xlarge", "16"));
+	CU_ASSERT_PTR_NULL(strchr(u->reason, '\n'));
+
+	u = find_uns(l.res, "default/no-toleration");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "nvidia.com/gpu"));
+	CU_ASSERT_TRUE(details_have(u, "g6.xlarge", "taint"));
+
+	u = find_uns(l.res, "default/wants-arm");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_TRUE(details_have(u, "g6.xlarge", "arm64"));
+
+	u = find_uns(l.res, "default/missing-template");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "does-not-exist"));
+
+	u = find_uns(l.res, "default/device-plugin");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "nvidia.com/gpu"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "not a DRA pod"));
+	loaded_free(&l);
+}
+
+static void test_no_on_demand_offering(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/spot-only-pool.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	u = find_uns(l.res, "default/any-gpu");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_TRUE(details_have(u, "p5e.48xlarge", "no on-demand offering"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "offering"));
+	loaded_free(&l);
+}
+
+static void test_output_formats(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "examples/seed/gpu-efa-aligned.yaml", NULL);
+	struct strbuf sb = STRBUF_INIT;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"nodeClaims\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"totalPricePerHour\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"existingNodes\""));
+	sb_reset(&sb);
+	CU_ASSERT_EQUAL(plan_emit_yaml(l.res, &sb), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "kind: NodeClaim"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "karpenter.sh/requested-dra-drivers: dra.net,gpu.nvidia.com"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "nodeClassRef"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "nvidia.com/gpu"));     /* the pool's taint */
+	sb_reset(&sb);
+	CU_ASSERT_EQUAL(plan_emit_table(l.res, &sb), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), l.res->node_claims[0].instance_type));
+	sb_free(&sb);
+	loaded_free(&l);
+}
+
+DT_SUITE_MAIN("plan",
+	      DT_TEST(test_seed_large_gpu),
+	      DT_TEST(test_seed_gpu_efa_aligned),
+	      DT_TEST(test_seed_timesliced),
+	      DT_TEST(test_existing_nodes_first),
+	      DT_TEST(test_two_small_nodes_beat_one_big),
+	      DT_TEST(test_shared_claim_one_node),
+	      DT_TEST(test_reasons),
+	      DT_TEST(test_no_on_demand_offering),
+	      DT_TEST(test_output_formats))
