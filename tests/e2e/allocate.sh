@@ -58,7 +58,7 @@ if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" -f "$FIX/claims-in-use.yaml
 	-f "$FIX/claim-pair.yaml" --node=node-1 -o yaml; then
 	grep -q '^kind: ResourceClaim$' "$TMP/out" || fail "yaml: no ResourceClaim"
 	[ "$(grep -c '^---$' "$TMP/out")" = 1 ] || fail "yaml: want two documents"
-	grep -q '^    allocation:$' "$TMP/out" || fail "yaml: no status.allocation"
+	grep -q '^  allocation:$' "$TMP/out" || fail "yaml: no status.allocation"
 	grep -q 'device: gpu-3' "$TMP/out" || fail "yaml: gpu-3 missing"
 fi
 
