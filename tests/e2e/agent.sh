@@ -110,6 +110,24 @@ expect_rc 0 "slices degraded yaml" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge
 expect_rc 2 "bad consumable capacity" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" \
 	--consumable-capacity shares
 
+# ---- the agent reads the sysfs tree and nothing else ----
+# (the dynamic loader's files and, in sanitizer builds, the runtime's
+# /proc/self reads are not the agent's)
+if command -v strace >/dev/null 2>&1; then
+	for c in probe verify slices; do
+		strace -f -qq -e trace=open,openat,stat,newfstatat,lstat,readlink,access,execve \
+			-o "$TMP/trace" "$AGENT" $c --sysfs-root "$FX/p5.48xlarge" --node-name n \
+			>/dev/null 2>&1
+		outside=$(grep -E '"/' "$TMP/trace" | grep -v "\"$FX/p5.48xlarge/sys" |
+			grep -Ev '\.so(\.[0-9]+)*"|"/etc/ld\.so\.(cache|preload)"|execve\(|"/proc/self/' |
+			head -3)
+		[ -z "$outside" ] && pass "$c opens nothing outside the sysfs tree" ||
+			fail "$c looked outside the sysfs tree: $outside"
+	done
+else
+	echo "skip: strace not installed; file access not checked"
+fi
+
 # ---- usage and failures ----
 expect_rc 2 "no command" "$AGENT"
 expect_rc 2 "unknown command" "$AGENT" frobnicate
