@@ -70,9 +70,9 @@ struct cand {
 	size_t pool;
 	const struct hwdb_type *type;
 	const char *ct;
-	struct model_kv *labels;
+	struct model_kv *labels;        /* values point into vals */
 	size_t n_labels;
-	char vals[PLAN_MAX_TYPE_LABELS][PLAN_LABEL_VALUE_MAX];
+	char (*vals)[PLAN_LABEL_VALUE_MAX];     /* PLAN_MAX_TYPE_LABELS, owned */
 	struct plan_res alloc;
 	size_t hypo;
 };
@@ -563,8 +563,12 @@ static int setup_candidates(struct planner *pl)
 			memset(c, 0, sizeof(*c));
 			c->labels = calloc(PLAN_MAX_TYPE_LABELS + pool->n_tlabels + 2,
 					   sizeof(*c->labels));
-			if (!c->labels)
+			c->vals = calloc(PLAN_MAX_TYPE_LABELS, sizeof(*c->vals));
+			if (!c->labels || !c->vals) {
+				free(c->labels);
+				free(c->vals);
 				return dt_err_set(pl->err, -ENOMEM, "out of memory");
+			}
 			c->ct = pool->on_demand ? "on-demand" : "spot";
 			nl = plan_type_labels(t, c->ct, c->labels, c->vals);
 			memcpy(c->labels + nl, pool->tlabels, pool->n_tlabels * sizeof(*c->labels));
@@ -579,12 +583,14 @@ static int setup_candidates(struct planner *pl)
 			if (!plan_pool_accepts(pool->reqs, pool->n_reqs, c->labels, nl, why,
 					       sizeof(why))) {
 				free(c->labels);
+				free(c->vals);
 				if (add_reject(pl, p, t, "requirement", why))
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}
 			if (!pool->on_demand || !t->has_price) {
 				free(c->labels);
+				free(c->vals);
 				if (add_reject(pl, p, t, "offering",
 					       pool->on_demand ? "no on-demand offering"
 							       : "no spot offering (hwdb has on-demand prices only)"))
@@ -932,19 +938,27 @@ static void pool_use(struct pool *p, const struct hwdb_type *t)
 
 /* ---- New nodes ---- */
 
-static int emit_node_claim(struct planner *pl, size_t node, struct vec_str *pods,
-			   struct vec_claims *claims, struct vec_str *drivers)
+static const char *node_claim_name(struct planner *pl, size_t cand)
+{
+	const struct cand *c = &pl->cands[cand];
+	const struct pool *p = &pl->pools[c->pool];
+	char sfx[6];
+
+	plan_name_suffix(p->name, c->type->name, pl->n_ncs, sfx);
+	return afmt(pl, "%s-%s", p->name, sfx);
+}
+
+static int emit_node_claim(struct planner *pl, size_t node, const char *name,
+			   struct vec_str *pods, struct vec_claims *claims, struct vec_str *drivers)
 {
 	struct cand *c = &pl->cands[pl->pn[node].cand];
 	struct pool *p = &pl->pools[c->pool];
 	struct plan_node_claim *nc;
-	char sfx[6];
 
 	if (grow((void **)&pl->ncs, &pl->cap_ncs, pl->n_ncs + 1, sizeof(*pl->ncs)))
 		return -ENOMEM;
 	nc = &pl->ncs[pl->n_ncs];
-	plan_name_suffix(p->name, c->type->name, pl->n_ncs, sfx);
-	nc->name = afmt(pl, "%s-%s", p->name, sfx);
+	nc->name = name;
 	nc->node_pool = p->name;
 	nc->pool = p->obj;
 	nc->instance_type = c->type->name;
@@ -975,9 +989,13 @@ static int replay_node(struct planner *pl, const struct plan_pack_node *sn, size
 {
 	struct vec_str pods = { 0 }, drivers = { 0 };
 	struct vec_claims claims = { 0 };
+	const char *name = node_claim_name(pl, sn->cand);
+	const char *hnode = pl->hypos[pl->cands[sn->cand].hypo].node;
 	size_t node;
 	int rc;
 
+	if (!name)
+		return -ENOMEM;
 	if ((rc = pack_open(pl, sn->cand, &node)))
 		return rc;
 	for (size_t s = 0; s < pl->pods.n_shapes; s++) {
@@ -1006,8 +1024,13 @@ static int replay_node(struct planner *pl, const struct plan_pack_node *sn, size
 			pl->placed[ui] = true;
 		}
 	}
+	/* The drivers name their pools after the node: here the NodeClaim. */
+	for (size_t i = 0; i < claims.n; i++)
+		for (size_t k = 0; k < claims.v[i].n_results; k++)
+			if (!strcmp(claims.v[i].results[k].pool, hnode))
+				claims.v[i].results[k].pool = name;
 	pool_use(&pl->pools[pl->cands[sn->cand].pool], pl->cands[sn->cand].type);
-	rc = emit_node_claim(pl, node, &pods, &claims, &drivers);
+	rc = emit_node_claim(pl, node, name, &pods, &claims, &drivers);
 	pods.v = NULL;
 	claims.v = NULL;
 	drivers.v = NULL;
@@ -1252,6 +1275,10 @@ static void summarize(struct strbuf *sb, const struct reasons *r, size_t from, s
 			cats[nc++].first = i;
 		}
 		cats[k].n++;
+		/* The largest type (the last in price order) says best how far
+		 * the claims are from fitting. */
+		if (!strcmp(r->cat[i], "devices") || !strcmp(r->cat[i], "resources"))
+			cats[k].first = i;
 	}
 	for (size_t k = 0; k < nc; k++) {
 		const struct plan_reject *x = &r->v[cats[k].first];
@@ -1484,8 +1511,10 @@ static void planner_free(struct planner *pl)
 		alloc_ctx_free(pl->hypos[i].actx);
 	}
 	free(pl->hypos);
-	for (size_t i = 0; i < pl->n_cands; i++)
+	for (size_t i = 0; i < pl->n_cands; i++) {
 		free(pl->cands[i].labels);
+		free(pl->cands[i].vals);
+	}
 	free(pl->cands);
 	free(pl->pools);
 	free(pl->rejects);

@@ -314,6 +314,7 @@ int plan_emit_table(const struct plan_result *r, struct strbuf *out)
 			  r->unschedulable[i].reason);
 	sb_printf(out, "total %.4f per hour, %zu node claim%s, %zu of %zu pods unschedulable%s\n",
 		  price_round(r->total_price), r->n_node_claims, r->n_node_claims == 1 ? "" : "s",
-		  r->n_unschedulable, r->n_pods, r->optimal ? " (price proven lowest)" : "");
+		  r->n_unschedulable, r->n_pods,
+		  r->optimal && r->n_node_claims ? " (price proven lowest)" : "");
 	return sb_error(out);
 }
