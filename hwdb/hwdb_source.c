@@ -367,8 +367,9 @@ static int parse_memory(struct ctx *c, const struct doc_node *n, const char *fie
 	struct dt_err qerr;
 	int64_t bytes;
 
-	if (n->kind != DOC_STRING)
-		return fail(c, n, field, "must be a quantity string such as \"80Gi\", not %s",
+	/* A bare number is a quantity too, as in any Kubernetes manifest. */
+	if (n->kind != DOC_STRING && n->kind != DOC_INT && n->kind != DOC_FLOAT)
+		return fail(c, n, field, "must be a quantity such as \"80Gi\", not %s",
 			    doc_kind_name(n->kind));
 	if (quantity_parse(n->text, n->text_len, &q, &qerr))
 		return fail(c, n, field, "%s", qerr.msg);
@@ -498,19 +499,22 @@ static int decode_kind(struct ctx *c, const struct doc_node *entry, const char *
 	cnt = doc_get(sec, "count");
 	if (!is_null(devs) && !is_null(cnt))
 		return fail(c, cnt, kind, "give either devices or count, not both");
+	snprintf(field, sizeof(field), "%s.devices", kind);
 	if (!is_null(devs)) {
 		if (devs->kind != DOC_SEQ)
-			return fail(c, devs, "devices", "must be a list");
+			return fail(c, devs, field, "must be a list");
 		n = devs->u.seq.n;
 	} else if (!is_null(cnt)) {
+		snprintf(field, sizeof(field), "%s.count", kind);
 		if (cnt->kind != DOC_INT || cnt->u.i < 0 || cnt->u.i > HWDB_MAX_DEVICES)
-			return fail(c, cnt, "count", "must be an integer between 0 and %d",
+			return fail(c, cnt, field, "must be an integer between 0 and %d",
 				    HWDB_MAX_DEVICES);
 		n = (size_t)cnt->u.i;
+		devs = NULL;
+		snprintf(field, sizeof(field), "%s.devices", kind);
 	} else {
 		return fail(c, sec, kind, "needs devices or count");
 	}
-	snprintf(field, sizeof(field), "%s.devices", kind);
 	if (n > HWDB_MAX_DEVICES)
 		return fail(c, devs, field, "%zu devices, more than one slice holds (%d)", n,
 			    HWDB_MAX_DEVICES);

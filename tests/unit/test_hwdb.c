@@ -380,6 +380,105 @@ static void test_extra_from_buffer(void)
 	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
 }
 
+/* The decoder's rules, one malformed entry each: what it must say. */
+static void test_extra_rules(void)
+{
+#define HEAD "instanceTypes:\n- name: zz9.xlarge\n  vcpu: 4\n  memoryMiB: 16384\n  arch: amd64\n"
+	static const struct { const char *yaml, *want; } cases[] = {
+		{ HEAD "  gpu: {memory: 16Gi, count: 200}\n", "gpu.count: must be an integer" },
+		{ HEAD "  gpu: {memory: 16Gi, count: 1, devices: [{}]}\n", "either devices or count" },
+		{ HEAD "  gpu: {memory: 16Gi}\n", "needs devices or count" },
+		{ HEAD "  gpu: {memory: 16Gi, devices: {a: 1}}\n", "gpu.devices: must be a list" },
+		{ HEAD "  gpu: {memory: 16Gi, devices: [{name: a}, {name: a}]}\n",
+		  "duplicate device name \"a\"" },
+		{ HEAD "  gpu: {memory: 16Gi, devices: [{numaNode: -1}]}\n",
+		  "gpu.devices[0].numaNode: must be between 0 and 1023" },
+		{ HEAD "  gpu: {memory: 16Gi, devices: [{pcieRoot: PCI0000:44}]}\n",
+		  "is not a PCIe root name" },
+		{ HEAD "  gpu: {memory: 16Gi, devices: [{pcieRoot: pci0000:4G}]}\n",
+		  "is not a PCIe root name" },
+		{ HEAD "  gpu: {memory: 16Gi, attributes: {x: {float: 1.5}}, count: 1}\n",
+		  "unknown value type \"float\"" },
+		{ HEAD "  gpu: {memory: 16Gi, attributes: {x: {int: a}}, count: 1}\n",
+		  "gpu.attributes.x: int value must be an integer" },
+		{ HEAD "  gpu: {memory: 16Gi, attributes: {x: [1]}, count: 1}\n",
+		  "gpu.attributes.x: must be a string, integer, boolean" },
+		{ HEAD "  gpu: {memory: 16Gi, attributes: {resource.kubernetes.io/pcieRoot: pci0000:00},"
+		  " count: 1}\n", "give it as the device's pcieRoot field" },
+		{ HEAD "  gpu: {memory: 0, count: 1}\n", "not a positive whole number of bytes" },
+		{ HEAD "  gpu: {pciId: 10de, count: 1}\n", "gpu.pciId" },
+		{ HEAD "  efa: {pciId: \"10de:efa1\", count: 1}\n", "EFAs are Amazon devices" },
+		{ HEAD "  draMetadata: true\n  gpu: {memory: 16Gi, count: 2}\n",
+		  "gpu-0 has no pcieRoot, but draMetadata is true" },
+		{ HEAD "  maxEfaInterfaces: 0\n  efa: {count: 2}\n", "less than the 2 EFAs" },
+		{ HEAD "  onDemandPricePerHour: -1\n", "onDemandPricePerHour: must be a finite" },
+		{ HEAD "  notes: [1]\n", "notes[0]: must be a string" },
+		{ "instanceTypes:\n- {name: P5.48XLARGE, vcpu: 1, memoryMiB: 1, arch: amd64}\n",
+		  "is not an instance type name" },
+		{ "instanceTypes:\n- {vcpu: 1, memoryMiB: 1, arch: amd64}\n",
+		  "instanceTypes[0]: name: required field" },
+		{ "instanceTypes: []\nextra: 1\n", "extra: unknown field" },
+		{ "instanceTypes: {a: 1}\n", "instanceTypes: must be a list" },
+		{ "instanceTypes: []\n---\ninstanceTypes: []\n", "holds one document" },
+	};
+#undef HEAD
+	size_t before = hwdb_count();
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dt_err err = { 0 };
+		int rc = hwdb_load_extra_buf(cases[i].yaml, strlen(cases[i].yaml), "rules.yaml",
+					     &err);
+		bool found = strstr(err.msg, cases[i].want) != NULL;
+
+		CU_ASSERT(rc < 0);
+		if (!found)
+			fprintf(stderr, "\n  case %zu: \"%s\" not in \"%s\"\n", i, cases[i].want,
+				err.msg);
+		CU_ASSERT(found);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rules.yaml"));
+	}
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
+}
+
+/* The forms the format accepts, beyond what the built-in data uses. */
+static void test_extra_forms(void)
+{
+	static const char yaml[] =
+		"instanceTypes:\n"
+		"- name: zz9.xlarge\n  vcpu: 4\n  memoryMiB: 16384\n  arch: arm64\n"
+		"  gpu:\n    memory: 16Gi\n"
+		"    attributes: {a: {int: 3}, b: {bool: false}, c: {string: \"7\"}, d: plain}\n"
+		"    devices:\n    - {name: first, attributes: {a: 4}}\n    - {memory: 8Gi}\n"
+		"  efa: {count: 1}\n";
+	struct dt_err err = { 0 };
+	const struct hwdb_type *t;
+	const struct hwdb_attr *a;
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_load_extra_buf(yaml, sizeof(yaml) - 1, "forms.yaml", &err), 0);
+	t = hwdb_lookup("zz9.xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	DT_ASSERT_STR(t->family, "zz9");
+	CU_ASSERT_FALSE(t->has_price);
+	CU_ASSERT_EQUAL(t->max_efa_interfaces, 1);
+	CU_ASSERT_EQUAL_FATAL(t->n_gpus, 2);
+	DT_ASSERT_STR(t->gpus[0].name, "first");
+	DT_ASSERT_STR(t->gpus[1].name, "gpu-1");
+	a = hwdb_device_attr(&t->gpus[0], "a");
+	CU_ASSERT_TRUE(a && a->type == HWDB_ATTR_INT && a->i == 4);     /* overridden */
+	a = hwdb_device_attr(&t->gpus[1], "a");
+	CU_ASSERT_TRUE(a && a->type == HWDB_ATTR_INT && a->i == 3);
+	a = hwdb_device_attr(&t->gpus[1], "b");
+	CU_ASSERT_TRUE(a && a->type == HWDB_ATTR_BOOL && !a->b);
+	a = hwdb_device_attr(&t->gpus[1], "c");
+	CU_ASSERT_TRUE(a && a->type == HWDB_ATTR_STRING && !strcmp(a->str, "7"));
+	CU_ASSERT_EQUAL(t->gpus[0].memory_mib, 16384);
+	CU_ASSERT_EQUAL(t->gpus[1].memory_mib, 8192);
+	CU_ASSERT_PTR_NULL(t->gpus[1].pcie_root);
+	CU_ASSERT_EQUAL(t->gpus[1].numa_node, -1);
+	hwdb_reset();
+}
+
 /* Every truncation of a valid file either loads or is refused with a
  * message naming it; none crashes, and a refusal changes nothing. */
 static void test_extra_truncations(void)
@@ -800,6 +899,8 @@ DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_extra_refuses_malformed),
 	DT_TEST(test_extra_from_buffer),
 	DT_TEST(test_extra_truncations),
+	DT_TEST(test_extra_rules),
+	DT_TEST(test_extra_forms),
 	DT_TEST(test_entry_round_trip),
 	DT_TEST(test_pci_ids),
 	DT_TEST(test_pci_ids_agree_with_types),
