@@ -118,6 +118,10 @@ if command -v strace >/dev/null 2>&1; then
 		strace -f -qq -e trace=open,openat,stat,newfstatat,lstat,readlink,access,execve \
 			-o "$TMP/trace" "$AGENT" $c --sysfs-root "$FX/p5.48xlarge" --node-name n \
 			>/dev/null 2>&1
+		if ! grep -q "$FX/p5.48xlarge/sys" "$TMP/trace" 2>/dev/null; then
+			echo "skip: strace could not trace $c here"
+			continue
+		fi
 		outside=$(grep -E '"/' "$TMP/trace" | grep -v "\"$FX/p5.48xlarge/sys" |
 			grep -Ev '\.so(\.[0-9]+)*"|"/etc/ld\.so\.(cache|preload)"|execve\(|"/proc/self/' |
 			head -3)
