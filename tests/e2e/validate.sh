@@ -94,6 +94,24 @@ if expect 0 "$BIN" validate -f "$SEED/nodepool.yaml" --output json; then
 	grep -q '"NodePool": 1' "$TMP/out" || fail "json: NodePool count"
 fi
 
+# CEL selectors are compiled when the build has the CEL module.
+if "$BIN" cel --help >/dev/null 2>&1; then
+	cat >"$TMP/cel.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: broken}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.nvidia.com"'}
+  - cel: {expression: 'device.driver =='}
+YAML
+	if expect 1 "$BIN" validate -f "$TMP/cel.yaml"; then
+		grep -q "^$TMP/cel.yaml: document 1 (DeviceClass broken): spec.selectors\[1\].cel.expression: Invalid value: \"device.driver ==\": compilation failed: ERROR: <input>:1:17: " "$TMP/err" ||
+			fail "CEL compile error not reported as the API server does"
+		grep -q 'selectors\[0\]' "$TMP/err" && fail "valid selector reported"
+	fi
+fi
+
 # Usage errors exit 2; --help exits 0.
 expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f
