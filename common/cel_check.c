@@ -110,6 +110,15 @@ static bool type_equal(const struct cel_ctype *a, const struct cel_ctype *b)
 	}
 }
 
+/* The type of an unconstrained value ([] elements, optional.none()): a
+ * type variable that any later type refines; printed as dyn. */
+static const struct cel_ctype free_type = { .kind = CT_PARAM, .name = "_" };
+
+static bool is_free(const struct cel_ctype *t)
+{
+	return t == &free_type;
+}
+
 static const struct cel_ctype **subst_get(struct subst *s, const char *name)
 {
 	for (int i = 0; i < s->n; i++)
@@ -135,7 +144,7 @@ static bool assignable(struct subst *s, const struct cel_ctype *p, const struct 
 
 		if (!b)
 			return false;
-		if (!*b) {
+		if (!*b || is_free(*b)) {
 			*b = a;
 			return true;
 		}
@@ -163,9 +172,8 @@ static bool assignable(struct subst *s, const struct cel_ctype *p, const struct 
 	case CT_OPTIONAL:
 		return assignable(s, p->p[0], a->p[0]);
 	case CT_TYPE:
-		if (!p->p[0] || !a->p[0])
-			return true;
-		return assignable(s, p->p[0], a->p[0]);
+		/* All type values have the runtime type `type`. */
+		return true;
 	case CT_MAP:
 		return assignable(s, p->p[0], a->p[0]) && assignable(s, p->p[1], a->p[1]);
 	case CT_OBJECT:
@@ -184,8 +192,8 @@ static const struct cel_ctype *substitute(struct checker *c, struct subst *s,
 	case CT_PARAM:
 		for (int i = 0; i < s->n; i++)
 			if (!strcmp(s->name[i], t->name))
-				return s->t[i] ? s->t[i] : &cel_t_dyn;
-		return &cel_t_dyn;
+				return s->t[i] ? s->t[i] : &free_type;
+		return &free_type;
 	case CT_LIST:
 	case CT_OPTIONAL:
 	case CT_TYPE:
@@ -202,15 +210,31 @@ static const struct cel_ctype *substitute(struct checker *c, struct subst *s,
 	}
 }
 
-/* The common type of two element types: equal, else dyn. */
-static const struct cel_ctype *join(const struct cel_ctype *a, const struct cel_ctype *b)
+static const struct cel_ctype *mk(struct checker *c, uint8_t kind, const struct cel_ctype *a,
+				  const struct cel_ctype *b);
+
+/* The common type of two element types: a free type takes the other, like
+ * constructors join parameter-wise, anything else that differs is dyn. */
+static const struct cel_ctype *join(struct checker *c, const struct cel_ctype *a,
+				    const struct cel_ctype *b)
 {
-	if (!a)
+	if (!a || is_free(a))
 		return b;
+	if (is_free(b))
+		return a;
 	if (type_equal(a, b))
 		return a;
-	if (a->kind == CT_NULL && b->kind != CT_NULL)
-		return &cel_t_dyn;
+	if (a->kind == b->kind) {
+		switch (a->kind) {
+		case CT_LIST:
+		case CT_OPTIONAL:
+			return mk(c, a->kind, join(c, a->p[0], b->p[0]), NULL);
+		case CT_MAP:
+			return mk(c, CT_MAP, join(c, a->p[0], b->p[0]), join(c, a->p[1], b->p[1]));
+		default:
+			break;
+		}
+	}
 	return &cel_t_dyn;
 }
 
@@ -261,7 +285,7 @@ static const struct cel_ctype *type_ident(struct checker *c, const char *name)
 	static const struct { const char *name; const struct cel_ctype *t; } names[] = {
 		{ "int", &cel_t_int }, { "uint", &cel_t_uint }, { "double", &cel_t_double },
 		{ "bool", &cel_t_bool }, { "string", &cel_t_string }, { "bytes", &cel_t_bytes },
-		{ "null_type", &cel_t_null }, { "dyn", &cel_t_dyn },
+		{ "null_type", &cel_t_null },
 		{ "google.protobuf.Timestamp", &cel_t_timestamp },
 		{ "google.protobuf.Duration", &cel_t_duration },
 	};
@@ -427,6 +451,15 @@ static const struct cel_ctype *check_select(struct checker *c, struct cel_node *
 		return &cel_t_error;
 	if (!c->typed)
 		return n->u.sel.test_only ? &cel_t_bool : &cel_t_dyn;
+	if (ot->kind == CT_OPTIONAL) {
+		/* opt.f: optional chaining continues through plain selects. */
+		const struct cel_ctype *ft;
+
+		if (n->u.sel.test_only)
+			return &cel_t_bool;
+		ft = select_field(c, n, ot->p[0], n->u.sel.field);
+		return ft->kind == CT_OPTIONAL ? ft : mk(c, CT_OPTIONAL, ft, NULL);
+	}
 	if (n->u.sel.test_only) {
 		if (ot->kind != CT_MAP && ot->kind != CT_OBJECT && !is_dynish(ot) &&
 		    ot->kind != CT_PARAM) {
@@ -553,7 +586,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 			sb_free(&sb);
 			return &cel_t_error;
 		}
-		return c->typed ? join(at[1], at[2]) : &cel_t_dyn;
+		return c->typed ? join(c, at[1], at[2]) : &cel_t_dyn;
 	case SP_NOT_STRICTLY_FALSE:
 		return &cel_t_bool;
 	case SP_APPEND:
@@ -585,7 +618,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 			return mk(c, CT_OPTIONAL, ot->p[0], NULL);
 		if (ot->kind == CT_MAP)
 			return mk(c, CT_OPTIONAL, ot->p[1], NULL);
-		if (is_dynish(ot))
+		if (is_dynish(ot) || ot->kind == CT_PARAM)
 			return mk(c, CT_OPTIONAL, &cel_t_dyn, NULL);
 		cerr(c, n->pos, "found no matching overload for '_[?_]' applied to '(%s, %s)'",
 		     type_str(c, at[0]), type_str(c, at[1]));
@@ -670,9 +703,9 @@ static const struct cel_ctype *check_list(struct checker *c, struct cel_node *n)
 				return &cel_t_error;
 			}
 		}
-		elem = join(elem, t);
+		elem = join(c, elem, t);
 	}
-	return mk(c, CT_LIST, elem ? elem : &cel_t_dyn, NULL);
+	return mk(c, CT_LIST, elem ? elem : &free_type, NULL);
 }
 
 static const struct cel_ctype *check_map(struct checker *c, struct cel_node *n)
@@ -691,10 +724,10 @@ static const struct cel_ctype *check_map(struct checker *c, struct cel_node *n)
 		}
 		if (n->u.map.optional[i] && v->kind == CT_OPTIONAL)
 			v = v->p[0];
-		kt = join(kt, k);
-		vt = join(vt, v);
+		kt = join(c, kt, k);
+		vt = join(c, vt, v);
 	}
-	return mk(c, CT_MAP, kt ? kt : &cel_t_dyn, vt ? vt : &cel_t_dyn);
+	return mk(c, CT_MAP, kt ? kt : &free_type, vt ? vt : &free_type);
 }
 
 static bool push_var(struct checker *c, const char *name, int slot, const struct cel_ctype *t)

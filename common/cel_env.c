@@ -38,6 +38,9 @@ void cel_type_print(struct strbuf *sb, const struct cel_ctype *t)
 	case CT_DURATION: sb_puts(sb, "google.protobuf.Duration"); break;
 	case CT_ERROR: sb_puts(sb, "*error*"); break;
 	case CT_PARAM:
+		/* The checker's free type variable "_" reads as dyn. */
+		sb_puts(sb, strcmp(t->name, "_") ? t->name : "dyn");
+		break;
 	case CT_OBJECT: sb_puts(sb, t->name); break;
 	case CT_LIST:
 		sb_puts(sb, "list(");

@@ -107,7 +107,7 @@ struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
 	bool member = call->u.call.target != NULL;
 
 	for (uint32_t i = 0; i < call->u.call.ncands; i++)
-		if (ovl_matches(call->u.call.cands[i], args, nargs))
+		if (call->u.call.cands[i]->decl->fn && ovl_matches(call->u.call.cands[i], args, nargs))
 			return call_ovl(ctx, call->u.call.cands[i], args, nargs);
 	/* Unchecked programs: any overload of the name may apply. */
 	if (call->u.call.group && !call->u.call.ncands) {
@@ -116,7 +116,7 @@ struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
 		for (size_t i = 0; i < g->n; i++) {
 			const struct cel_ovl *o = g->ovls[i];
 
-			if (((o->decl->flags & CEL_OV_MEMBER) != 0) == member &&
+			if (((o->decl->flags & CEL_OV_MEMBER) != 0) == member && o->decl->fn &&
 			    ovl_matches(o, args, nargs))
 				return call_ovl(ctx, o, args, nargs);
 		}
@@ -409,8 +409,12 @@ static struct cel_value eval_call(struct cel_ctx *ctx, const struct cel_node *n)
 	switch (n->u.call.special) {
 	case SP_INDEX:
 		charge(ctx, 1);
-		if (args[0].kind == CEL_OPTIONAL)
-			break;
+		if (args[0].kind == CEL_OPTIONAL) {
+			/* opt[k]: optional chaining through an index. */
+			if (!args[0].v.opt)
+				return args[0];
+			return index_value(ctx, args[0].v.opt, &args[1], true);
+		}
 		return index_value(ctx, &args[0], &args[1], false);
 	case SP_OPT_INDEX:
 	case SP_OPT_SELECT: {
@@ -592,6 +596,16 @@ struct cel_value cel_eval_node(struct cel_ctx *ctx, const struct cel_node *n)
 			return o;
 		if (!n->u.sel.test_only)
 			charge(ctx, COST_IDENT);
+		if (o.kind == CEL_OPTIONAL) {
+			/* Optional chaining: none stays none, a value is selected
+			 * optionally. */
+			if (!o.v.opt)
+				return n->u.sel.test_only ? cel_bool(false) : o;
+			o = *o.v.opt;
+			if (n->u.sel.test_only)
+				return select_field(ctx, &o, n->u.sel.field, true, false);
+			return select_field(ctx, &o, n->u.sel.field, false, true);
+		}
 		return select_field(ctx, &o, n->u.sel.field, n->u.sel.test_only, false);
 	}
 	case N_CALL:

@@ -741,10 +741,9 @@ static struct cel_node *parse_member(struct parser *p)
 				opt = true;
 				advance(p);
 			}
-			if (p->tok.kind == TK_RESERVED) {
-				perr(p, p->tok.pos, "reserved identifier: %s", p->tok.v.str.s);
-				return NULL;
-			}
+			/* Reserved words are fine as field and method names. */
+			if (p->tok.kind == TK_RESERVED)
+				p->tok.kind = TK_IDENT;
 			if (p->tok.kind != TK_IDENT && p->tok.kind != TK_TRUE &&
 			    p->tok.kind != TK_FALSE && p->tok.kind != TK_NULL &&
 			    p->tok.kind != TK_IN) {

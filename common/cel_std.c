@@ -431,7 +431,7 @@ static size_t format_go_g(double d, char *out, size_t cap)
 			digits[nd++] = *p;
 	digits[nd] = 0;
 	exp10 = atoi(strchr(e, 'e') + 1);
-	if (exp10 < -4 || exp10 >= (nd > 21 ? nd : 21)) {
+	if (exp10 < -4 || exp10 >= 6) {
 		size_t k = 0;
 
 		if (d < 0)

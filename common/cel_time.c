@@ -222,12 +222,14 @@ static bool tz_offset(const struct cel_value *tz, int64_t t, int64_t *off)
 		*off = 0;
 		return true;
 	}
-	if (len >= 5 && (s[0] == '+' || s[0] == '-') && s[3] == ':' && len == 6) {
-		int h = (s[1] - '0') * 10 + (s[2] - '0');
-		int m = (s[4] - '0') * 10 + (s[5] - '0');
+	if ((len == 6 && (s[0] == '+' || s[0] == '-') && s[3] == ':') ||
+	    (len == 5 && s[2] == ':')) {
+		const char *hm = len == 6 ? s + 1 : s;
+		int h = (hm[0] - '0') * 10 + (hm[1] - '0');
+		int m = (hm[3] - '0') * 10 + (hm[4] - '0');
 
-		for (int i = 1; i < 6; i++)
-			if (i != 3 && (s[i] < '0' || s[i] > '9'))
+		for (int i = 0; i < 5; i++)
+			if (i != 2 && (hm[i] < '0' || hm[i] > '9'))
 				return false;
 		*off = (int64_t)(h * 3600 + m * 60) * (s[0] == '-' ? -1 : 1);
 		return true;
@@ -538,7 +540,8 @@ GETTER(get_millis, G_MILLIS)
 FN(dur_hours) { (void)ctx; (void)n; return cel_int((int64_t)(dur_ns(&a[0]) / (3600 * NS))); }
 FN(dur_minutes) { (void)ctx; (void)n; return cel_int((int64_t)(dur_ns(&a[0]) / (60 * NS))); }
 FN(dur_seconds) { (void)ctx; (void)n; return cel_int((int64_t)(dur_ns(&a[0]) / NS)); }
-FN(dur_millis) { (void)ctx; (void)n; return cel_int((int64_t)(dur_ns(&a[0]) / 1000000)); }
+/* The milliseconds component, not the total (cel-go's legacy behaviour). */
+FN(dur_millis) { (void)ctx; (void)n; return cel_int(a[0].v.t.nsec / 1000000); }
 
 #define TS "google.protobuf.Timestamp"
 #define DUR "google.protobuf.Duration"

@@ -317,44 +317,16 @@ static bool num_cmp(const struct cel_value *a, const struct cel_value *b, int *c
 		return true;
 	}
 	if (a->kind == CEL_DOUBLE || b->kind == CEL_DOUBLE) {
-		const struct cel_value *d = a->kind == CEL_DOUBLE ? a : b;
-		const struct cel_value *o = a->kind == CEL_DOUBLE ? b : a;
-		double x = d->v.d;
-		int c;
+		/* The integer is converted to double, as cel-go does: 2^63-1
+		 * and 2^63 compare equal. */
+		double x = a->kind == CEL_DOUBLE ? a->v.d :
+			   a->kind == CEL_INT ? (double)a->v.i : (double)a->v.u;
+		double y = b->kind == CEL_DOUBLE ? b->v.d :
+			   b->kind == CEL_INT ? (double)b->v.i : (double)b->v.u;
 
-		if (isnan(x))
+		if (isnan(x) || isnan(y))
 			return false;
-		if (o->kind == CEL_INT) {
-			/* Exact: compare against the integer's range first. */
-			if (x < -9223372036854775808.0)
-				c = -1;
-			else if (x >= 9223372036854775808.0)
-				c = 1;
-			else {
-				double t = trunc(x);
-				int64_t xi = (int64_t)t;
-
-				if (xi != o->v.i)
-					c = xi < o->v.i ? -1 : 1;
-				else
-					c = (x > t) - (x < t);
-			}
-		} else {
-			if (x < 0)
-				c = -1;
-			else if (x >= 18446744073709551616.0)
-				c = 1;
-			else {
-				double t = trunc(x);
-				uint64_t xu = (uint64_t)t;
-
-				if (xu != o->v.u)
-					c = xu < o->v.u ? -1 : 1;
-				else
-					c = (x > t) - (x < t);
-			}
-		}
-		*cmp = d == a ? c : -c;
+		*cmp = (x > y) - (x < y);
 		return true;
 	}
 	return false;

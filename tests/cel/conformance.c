@@ -162,12 +162,17 @@ static int run_case(json_object *c, struct strbuf *why)
 	struct run_ctx rc = { 0 };
 	struct cel_value vars[32], got, want;
 	json_object *decls = NULL, *bindings, *expect, *ev_err;
-	const char *expr = jstr(c, "expr");
+	json_object *jexpr = NULL;
+	const char *expr;
+	size_t expr_len;
 	const char *want_text, *want_type;
 	bool want_error;
 	size_t nb = 0;
 	int pass = 0, r;
 
+	json_object_object_get_ex(c, "expr", &jexpr);
+	expr = json_object_get_string(jexpr);
+	expr_len = (size_t)json_object_get_string_len(jexpr);
 	json_object_object_get_ex(c, "expect", &expect);
 	want_error = json_object_object_get_ex(expect, "error", &ev_err);
 	want_text = jstr(expect, "value");
@@ -211,7 +216,7 @@ static int run_case(json_object *c, struct strbuf *why)
 			vars[slot] = v;
 			nb++;
 		}
-	r = cel_compile(env, expr, strlen(expr), &prog, &err);
+	r = cel_compile(env, expr, expr_len, &prog, &err);
 	if (r < 0) {
 		pass = want_error;
 		if (!pass)

@@ -1,10 +1,473 @@
-/* test_cel.c - the CEL core: lexer, parser, checker, evaluator. */
+/* test_cel.c - the CEL core: lexer and parser (escapes, errors with
+ * positions, guards), checker messages, evaluator semantics (overflow,
+ * heterogeneous numbers, error absorption, macros, optionals, time zones),
+ * the cost limit, the DRA `device` variable, the printer and the cache. */
+#include <errno.h>
+#include <malloc.h>
+#include <string.h>
+
+#include "cel.h"
 #include "cel_env.h"
 #include "dt_test.h"
+#include "strbuf.h"
 
-static void test_placeholder(void)
+/* Evaluate expr in the CLI environment (device bound when dev != NULL) and
+ * return the printed result, or "error: MSG" / "compile: MSG". */
+static const char *eval_dev(const char *expr, const struct cel_device *dev)
 {
-	CU_ASSERT_TRUE(1);
+	static char out[2048];
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value var, v;
+	struct strbuf sb = STRBUF_INIT;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+	if (cel_compile(env, expr, strlen(expr), &p, &err) < 0) {
+		snprintf(out, sizeof(out), "compile: %s", err.msg);
+		goto done;
+	}
+	if (dev)
+		var = cel_device_value(dev);
+	if (cel_eval(p, dev ? &var : NULL, dev ? 1 : 0, ev, &v, &err) < 0) {
+		snprintf(out, sizeof(out), "error: %s", err.msg);
+		goto done;
+	}
+	cel_value_print(&sb, &v);
+	snprintf(out, sizeof(out), "%s", sb_str(&sb));
+done:
+	sb_free(&sb);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+	return out;
 }
 
-DT_SUITE_MAIN("cel", DT_TEST(test_placeholder))
+static const char *eval(const char *expr)
+{
+	return eval_dev(expr, NULL);
+}
+
+static void test_literals_and_escapes(void)
+{
+	DT_ASSERT_STR(eval("'a\\tb\\n\\x41\\101\\u00e9\\U0001F600'"), "\"a\\tb\\nAAé😀\"");
+	DT_ASSERT_STR(eval("r'a\\tb'"), "\"a\\\\tb\"");
+	DT_ASSERT_STR(eval("'''multi\nline'''"), "\"multi\\nline\"");
+	DT_ASSERT_STR(eval("b'\\xff\\000a'"), "b\"\\xff\\x00a\"");
+	DT_ASSERT_STR(eval("-9223372036854775808"), "-9223372036854775808");
+	DT_ASSERT_STR(eval("0x1F + 18446744073709551615u - 18446744073709551615u"),
+		      "compile: ERROR: <input>:1:6: found no matching overload for '_+_' applied "
+		      "to '(int, uint)'\n | 0x1F + 18446744073709551615u - 18446744073709551615u\n"
+		      " | .....^");
+	DT_ASSERT_STR(eval("1e3 + .5"), "1000.5");
+	DT_ASSERT_STR(eval("[1, 'a', 2.0, true, null, b'x']"), "[1, \"a\", 2.0, true, null, b\"x\"]");
+	/* Surrogates are not code points. */
+	DT_ASSERT_STR(eval("'\\ud800'"), "compile: ERROR: <input>:1:2: Syntax error: "
+		      "token recognition error at: ''\\ud800''\n | '\\ud800'\n | .^");
+}
+
+static void test_syntax_errors(void)
+{
+	DT_ASSERT_STR(eval("1 +"), "compile: ERROR: <input>:1:4: Syntax error: mismatched input "
+		      "'<EOF>' expecting an expression\n | 1 +\n | ...^");
+	DT_ASSERT_STR(eval("if"), "compile: ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^");
+	DT_ASSERT_STR(eval("9223372036854775808"),
+		      "compile: ERROR: <input>:1:1: invalid int literal\n | 9223372036854775808\n | ^");
+	DT_ASSERT_STR(eval("{'a': 1}.if"), "error: no such key: if");
+	/* Second line positions count from the line start. */
+	DT_ASSERT_STR(eval("1 +\n  )"), "compile: ERROR: <input>:2:3: Syntax error: mismatched "
+		      "input ')' expecting an expression\n |   )\n | ..^");
+}
+
+static void test_depth_guard(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *r;
+
+	/* The spec's minimums parse ... */
+	for (int i = 0; i < 24; i++)
+		sb_puts(&sb, "false ? 0 : ");
+	sb_puts(&sb, "1");
+	DT_ASSERT_STR(eval(sb_str(&sb)), "1");
+	sb_reset(&sb);
+	for (int i = 0; i < 12; i++)
+		sb_puts(&sb, "[");
+	for (int i = 0; i < 12; i++)
+		sb_puts(&sb, "]");
+	DT_ASSERT_STR(eval(sb_str(&sb)), "[[[[[[[[[[[[]]]]]]]]]]]]");
+	sb_reset(&sb);
+	/* ... and absurd nesting is an error, not a stack overflow. */
+	for (int i = 0; i < 5000; i++)
+		sb_putc(&sb, '(');
+	sb_putc(&sb, '1');
+	for (int i = 0; i < 5000; i++)
+		sb_putc(&sb, ')');
+	r = eval(sb_str(&sb));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r, "expression recursion limit exceeded"));
+	sb_reset(&sb);
+	for (int i = 0; i < 5000; i++)
+		sb_puts(&sb, "[");
+	r = eval(sb_str(&sb));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r, "compile: ERROR"));
+	sb_free(&sb);
+}
+
+static void test_checker_errors(void)
+{
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+
+	DT_ASSERT_STR(eval("1 + x"), "compile: ERROR: <input>:1:5: undeclared reference to 'x' "
+		      "(in container '')\n | 1 + x\n | ....^");
+	DT_ASSERT_STR(eval("'a'.size(1)"), "compile: ERROR: <input>:1:9: found no matching "
+		      "overload for 'size' applied to 'string.(int)'\n | 'a'.size(1)\n | ........^");
+	DT_ASSERT_STR(eval("nosuch(1)"), "compile: ERROR: <input>:1:1: undeclared reference to "
+		      "'nosuch' (in container '')\n | nosuch(1)\n | ^");
+	/* Selectors must be bool (or dyn). */
+	CU_ASSERT_EQUAL(cel_compile_selector("1 + 1", 5, false, &p, &err), -EINVAL);
+	DT_ASSERT_STR(err.msg, "must evaluate to bool or the unknown type, not int");
+	CU_ASSERT_PTR_NULL(p);
+	CU_ASSERT_EQUAL(cel_compile_selector("device.nosuch", 13, false, &p, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "undefined field 'nosuch'"));
+}
+
+static void test_arithmetic(void)
+{
+	DT_ASSERT_STR(eval("9223372036854775807 + 1"), "error: integer overflow");
+	DT_ASSERT_STR(eval("-9223372036854775808 / -1"), "error: integer overflow");
+	DT_ASSERT_STR(eval("1 / 0"), "error: division by zero");
+	DT_ASSERT_STR(eval("5 % 0"), "error: modulus by zero");
+	DT_ASSERT_STR(eval("0u - 1u"), "error: unsigned integer overflow");
+	DT_ASSERT_STR(eval("-7 / 2"), "-3");
+	DT_ASSERT_STR(eval("-7 % 2"), "-1");
+	DT_ASSERT_STR(eval("1.0 / 0.0"), "double(\"inf\")");
+	DT_ASSERT_STR(eval("int(1e19)"), "error: integer overflow");
+	DT_ASSERT_STR(eval("int(-3.9)"), "-3");
+	DT_ASSERT_STR(eval("uint(-1)"), "error: unsigned integer overflow");
+	DT_ASSERT_STR(eval("string(1e100)"), "\"1e+100\"");
+	DT_ASSERT_STR(eval("string(123456789.0)"), "\"1.23456789e+08\"");
+	DT_ASSERT_STR(eval("double('1.5') + double(2u)"), "3.5");
+}
+
+static void test_equality_and_ordering(void)
+{
+	DT_ASSERT_STR(eval("dyn(1) == 1.0 && dyn(1u) == 1 && 2 < 2.5 && 3u > -1"), "true");
+	DT_ASSERT_STR(eval("dyn(1) == 'a'"), "false");
+	DT_ASSERT_STR(eval("double('nan') == double('nan')"), "false");
+	DT_ASSERT_STR(eval("[1, [2]] == [1.0, [2u]] && {'a': dyn(1)} == {'a': dyn(1.0)}"), "true");
+	DT_ASSERT_STR(eval("b'a' < b'b' && 'abc' > 'abb' && false < true"), "true");
+}
+
+static void test_logic_absorbs_errors(void)
+{
+	DT_ASSERT_STR(eval("1/0 == 0 && false"), "false");
+	DT_ASSERT_STR(eval("false && 1/0 == 0"), "false");
+	DT_ASSERT_STR(eval("1/0 == 0 || true"), "true");
+	DT_ASSERT_STR(eval("1/0 == 0 && true"), "error: division by zero");
+	DT_ASSERT_STR(eval("true ? 1 : 1/0"), "1");
+	DT_ASSERT_STR(eval("!(1/0 == 0)"), "error: division by zero");
+	DT_ASSERT_STR(eval("[1, 0].all(x, 1/x > 0)"), "error: division by zero");
+	DT_ASSERT_STR(eval("[0, 1].exists(x, 1/x > 0)"), "true");
+}
+
+static void test_macros(void)
+{
+	DT_ASSERT_STR(eval("[1, 2, 3].map(x, x * 2)"), "[2, 4, 6]");
+	DT_ASSERT_STR(eval("[1, 2, 3].map(x, x > 1, x * 10)"), "[20, 30]");
+	DT_ASSERT_STR(eval("[1, 2, 3].filter(x, x % 2 == 1)"), "[1, 3]");
+	DT_ASSERT_STR(eval("[1, 2, 3].exists_one(x, x > 2)"), "true");
+	DT_ASSERT_STR(eval("{'a': 1, 'b': 2}.all(k, k.size() == 1)"), "true");
+	DT_ASSERT_STR(eval("has({'a': 1}.a) && !has({'a': 1}.b)"), "true");
+	DT_ASSERT_STR(eval("cel.bind(x, 20, x + x)"), "40");
+	DT_ASSERT_STR(eval("[10, 20].all(i, v, v == (i + 1) * 10)"), "true");
+	DT_ASSERT_STR(eval("[1, 2].transformList(i, v, v + i)"), "[1, 3]");
+	DT_ASSERT_STR(eval("{'a': 1}.transformMap(k, v, v + 1)"), "{\"a\": 2}");
+	DT_ASSERT_STR(eval("[1, 2].transformMapEntry(i, v, {string(v): i})"), "{\"1\": 0, \"2\": 1}");
+	/* Comprehension variables shadow, a leading dot reaches the root. */
+	DT_ASSERT_STR(eval("[1].map(x, [2].map(x, x))"), "[[2]]");
+	DT_ASSERT_STR(eval("has(1)"), "compile: ERROR: <input>:1:5: invalid argument to has() "
+		      "macro\n | has(1)\n | ....^");
+}
+
+static void test_optionals(void)
+{
+	DT_ASSERT_STR(eval("optional.of(1).orValue(2) + optional.none().orValue(3)"), "4");
+	DT_ASSERT_STR(eval("{'a': {'b': 1}}.?a.?b"), "optional.of(1)");
+	DT_ASSERT_STR(eval("{'a': 1}.?z.orValue(0)"), "0");
+	DT_ASSERT_STR(eval("[1, 2][?5].hasValue()"), "false");
+	DT_ASSERT_STR(eval("[?optional.none(), ?optional.of(1)]"), "[1]");
+	DT_ASSERT_STR(eval("{?'k': optional.none(), 'j': 2}"), "{\"j\": 2}");
+	DT_ASSERT_STR(eval("optional.of(2).optMap(x, x * 3)"), "optional.of(6)");
+	DT_ASSERT_STR(eval("optional.ofNonZeroValue(0)"), "optional.none()");
+	DT_ASSERT_STR(eval("optional.none().value()"), "error: optional.none() dereference");
+}
+
+static void test_time(void)
+{
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z') + duration('1h30m')"),
+		      "timestamp(\"2009-02-14T01:01:30Z\")");
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('America/Los_Angeles')"), "15");
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('+05:30')"), "5");
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getDayOfWeek()"), "5");
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30.5Z').getMilliseconds()"), "500");
+	DT_ASSERT_STR(eval("duration('-1.5s')"), "duration(\"-1.5s\")");
+	DT_ASSERT_STR(eval("timestamp('9999-12-31T23:59:59Z') + duration('1s')"),
+		      "error: timestamp out of range");
+	DT_ASSERT_STR(eval("timestamp('2009-02-30T00:00:00Z')"),
+		      "error: invalid timestamp \"2009-02-30T00:00:00Z\"");
+	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('Nowhere/City')"),
+		      "error: unknown time zone \"Nowhere/City\"");
+}
+
+static void test_printer(void)
+{
+	DT_ASSERT_STR(eval("3u"), "3u");
+	DT_ASSERT_STR(eval("1e100"), "1e+100");
+	DT_ASSERT_STR(eval("0.1"), "0.1");
+	DT_ASSERT_STR(eval("-double('inf')"), "double(\"-inf\")");
+	DT_ASSERT_STR(eval("'q\"\\\\\\x01'"), "\"q\\\"\\\\\\x01\"");
+	DT_ASSERT_STR(eval("int"), "int");
+	DT_ASSERT_STR(eval("type([1])"), "list");
+	DT_ASSERT_STR(eval("duration('3600s')"), "duration(\"3600s\")");
+}
+
+static void test_cost_limit(void)
+{
+	const char *expr = "[0,1,2,3,4,5,6,7,8,9].all(a, [0,1,2,3,4,5,6,7,8,9].all(b, "
+			   "[0,1,2,3,4,5,6,7,8,9].all(c, [0,1,2,3,4,5,6,7,8,9].all(d, "
+			   "[0,1,2,3,4,5,6,7,8,9].all(e, [0,1,2,3,4,5,6,7,8,9].all(f, "
+			   "[0,1,2,3,4,5,6,7,8,9].all(g, true)))))))";
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	struct cel_device dev = { .driver = "d" };
+	bool match;
+
+	CU_ASSERT_EQUAL_FATAL(cel_compile_selector(expr, strlen(expr), false, &p, &err), 0);
+	CU_ASSERT_EQUAL(cel_eval_selector(p, &dev, &match, &err), -ECANCELED);
+	DT_ASSERT_STR(err.msg, "operation cancelled: actual cost limit exceeded");
+	cel_program_free(p);
+	/* The estimate rejects it up front when asked to. */
+	CU_ASSERT_EQUAL(cel_compile_selector(expr, strlen(expr), true, &p, &err), -EINVAL);
+	DT_ASSERT_STR(err.msg, "too complex, exceeds cost limit");
+	/* String growth is bounded too. */
+	DT_ASSERT_STR(eval("[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]"
+			   ".map(x, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')"
+			   ".all(s, [1,2,3,4,5,6,7,8,9,10].all(t, (s + s + s + s).size() > 0))"),
+		      "true");
+}
+
+/* An H200-like device for the selector tests. */
+static struct quantity mem_q;
+static struct semver cc_v;
+static struct cel_device_attr h200_attrs[4];
+static struct cel_device_capacity h200_cap[1];
+static struct cel_device h200;
+
+static void setup_h200(void)
+{
+	struct dt_err err;
+
+	CU_ASSERT_EQUAL_FATAL(quantity_parse_str("143771Mi", &mem_q, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(semver_parse("9.0.0", 5, &cc_v, &err), 0);
+	h200_attrs[0] = (struct cel_device_attr){ "gpu.nvidia.com", "productName", CEL_ATTR_STRING,
+						  .v.str = { "NVIDIA H200", 11 } };
+	h200_attrs[1] = (struct cel_device_attr){ "gpu.nvidia.com", "memoryMiB", CEL_ATTR_INT,
+						  .v.i = 143771 };
+	h200_attrs[2] = (struct cel_device_attr){ "gpu.nvidia.com", "cudaComputeCapability",
+						  CEL_ATTR_VERSION, .v.version = &cc_v };
+	h200_attrs[3] = (struct cel_device_attr){ "dra.net", "rdma", CEL_ATTR_BOOL, .v.b = true };
+	h200_cap[0] = (struct cel_device_capacity){ "gpu.nvidia.com", "memory", &mem_q };
+	h200 = (struct cel_device){ "gpu.nvidia.com", h200_attrs, 4, h200_cap, 1, false };
+}
+
+static void test_device_variable(void)
+{
+	setup_h200();
+	DT_ASSERT_STR(eval_dev("device.driver", &h200), "\"gpu.nvidia.com\"");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].memoryMiB", &h200), "143771");
+	DT_ASSERT_STR(eval_dev("device.attributes['dra.net'].rdma", &h200), "true");
+	DT_ASSERT_STR(eval_dev("device.attributes['unknown.example.com']", &h200), "{}");
+	DT_ASSERT_STR(eval_dev("'unknown.example.com' in device.attributes", &h200), "false");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].missing", &h200),
+		      "error: no such key: missing");
+	DT_ASSERT_STR(eval_dev("has(device.attributes['gpu.nvidia.com'].missing)", &h200), "false");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].?missing.orValue(7)", &h200),
+		      "7");
+	DT_ASSERT_STR(eval_dev("device.capacity['gpu.nvidia.com'].memory", &h200),
+		      "quantity(\"143771Mi\")");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].cudaComputeCapability", &h200),
+		      "semver(\"9.0.0\")");
+	DT_ASSERT_STR(eval_dev("device.allowMultipleAllocations", &h200), "false");
+	DT_ASSERT_STR(eval_dev("device.attributes.size()", &h200), "2");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].productName.includes("
+			       "'NVIDIA H200')", &h200), "true");
+}
+
+static void test_seed_selector(void)
+{
+	static const char *const exprs[] = {
+		"device.attributes[\"gpu.nvidia.com\"].cudaComputeCapability.compareTo("
+		"semver(\"9.0.0\")) >= 0 && device.capacity[\"gpu.nvidia.com\"].memory.compareTo("
+		"quantity(\"100Gi\")) >= 0",
+		"device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA H200\" && "
+		"device.attributes[\"gpu.nvidia.com\"].memoryMiB >= 102400",
+	};
+	struct cel_program *p;
+	struct dt_err err = { 0 };
+	bool match;
+
+	setup_h200();
+	for (size_t i = 0; i < 2; i++) {
+		p = NULL;
+		match = false;
+		CU_ASSERT_EQUAL_FATAL(cel_compile_selector(exprs[i], strlen(exprs[i]), true, &p,
+							   &err), 0);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		h200_attrs[1].v.i = 81920;     /* an 80 GiB part fails the second */
+		mem_q = quantity_from_int(80LL << 30, QUANTITY_BINARY_SI);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_FALSE(match);
+		setup_h200();
+		cel_program_free(p);
+	}
+	/* A non-bool dyn result is a runtime error. */
+	p = NULL;
+	CU_ASSERT_EQUAL_FATAL(cel_compile_selector("device.attributes['gpu.nvidia.com'].memoryMiB",
+						   45, false, &p, &err), 0);
+	CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), -EDOM);
+	DT_ASSERT_STR(err.msg, "CEL result of type int could not be converted to bool");
+	cel_program_free(p);
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__has_feature)
+#define COUNT_MALLOC 1
+#elif defined(__has_feature)
+#if !__has_feature(address_sanitizer)
+#define COUNT_MALLOC 1
+#endif
+#endif
+
+#ifdef COUNT_MALLOC
+/* Count heap allocations by interposing malloc (glibc's entry points). */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile size_t n_mallocs;
+
+void *malloc(size_t n);
+void *calloc(size_t a, size_t b);
+void *realloc(void *p, size_t n);
+
+void *malloc(size_t n)
+{
+	n_mallocs++;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+	n_mallocs++;
+	return __libc_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+	n_mallocs++;
+	return __libc_realloc(p, n);
+}
+#endif
+
+static void test_selector_eval_no_heap(void)
+{
+	const char *expr = "device.attributes[\"gpu.nvidia.com\"].cudaComputeCapability.compareTo("
+			   "semver(\"9.0.0\")) >= 0 && device.capacity[\"gpu.nvidia.com\"].memory"
+			   ".compareTo(quantity(\"100Gi\")) >= 0 && "
+			   "device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA')";
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	bool match = false;
+
+	setup_h200();
+	CU_ASSERT_EQUAL_FATAL(cel_compile_selector(expr, strlen(expr), false, &p, &err), 0);
+#ifdef COUNT_MALLOC
+	size_t before = n_mallocs;
+#endif
+	for (int i = 0; i < 100; i++)
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+#ifdef COUNT_MALLOC
+	CU_ASSERT_EQUAL(n_mallocs, before);
+#endif
+	CU_ASSERT_TRUE(match);
+	cel_program_free(p);
+}
+
+static void test_cache(void)
+{
+	struct cel_cache *c = cel_cache_new(2);
+	const struct cel_program *a, *b, *a2, *x;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(cel_cache_get(c, "true", 4, &a, &err), 0);
+	CU_ASSERT_EQUAL(cel_cache_get(c, "false", 5, &b, &err), 0);
+	CU_ASSERT_EQUAL(cel_cache_get(c, "true", 4, &a2, &err), 0);
+	CU_ASSERT_PTR_EQUAL(a, a2);
+	CU_ASSERT_PTR_NOT_EQUAL(a, b);
+	/* A third entry evicts the least recently used ("false"). */
+	CU_ASSERT_EQUAL(cel_cache_get(c, "1 == 1", 6, &x, &err), 0);
+	CU_ASSERT_EQUAL(cel_cache_get(c, "true", 4, &a2, &err), 0);
+	CU_ASSERT_PTR_EQUAL(a, a2);
+	CU_ASSERT_EQUAL(cel_cache_get(c, "1 +", 3, &x, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Syntax error"));
+	cel_cache_free(c);
+}
+
+static void test_cli_env_declarations(void)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value vars[2], out;
+	int slot;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	slot = cel_env_declare(env, "n", "dyn", &err);
+	CU_ASSERT_EQUAL(slot, 1);              /* device is slot 0 */
+	CU_ASSERT_EQUAL(cel_env_declare(env, "n", "int", &err), -EEXIST);
+	CU_ASSERT_EQUAL(cel_env_declare(env, "m", "list(", &err), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(cel_compile(env, "n * 2", 5, &p, &err), 0);
+	vars[0] = cel_null();
+	vars[1] = cel_int(21);
+	CU_ASSERT_EQUAL(cel_eval(p, vars, 2, ev, &out, &err), 0);
+	CU_ASSERT_EQUAL(out.kind, CEL_INT);
+	CU_ASSERT_EQUAL(out.v.i, 42);
+	vars[1] = cel_string("x", 1);
+	CU_ASSERT_EQUAL(cel_eval(p, vars, 2, ev, &out, &err), -EDOM);
+	DT_ASSERT_STR(err.msg, "no such overload: _*_");
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+}
+
+DT_SUITE_MAIN("cel",
+	DT_TEST(test_literals_and_escapes),
+	DT_TEST(test_syntax_errors),
+	DT_TEST(test_depth_guard),
+	DT_TEST(test_checker_errors),
+	DT_TEST(test_arithmetic),
+	DT_TEST(test_equality_and_ordering),
+	DT_TEST(test_logic_absorbs_errors),
+	DT_TEST(test_macros),
+	DT_TEST(test_optionals),
+	DT_TEST(test_time),
+	DT_TEST(test_printer),
+	DT_TEST(test_cost_limit),
+	DT_TEST(test_device_variable),
+	DT_TEST(test_seed_selector),
+	DT_TEST(test_selector_eval_no_heap),
+	DT_TEST(test_cache),
+	DT_TEST(test_cli_env_declarations))
