@@ -95,7 +95,7 @@ if expect 0 "$BIN" validate -f "$SEED/nodepool.yaml" --output json; then
 fi
 
 # CEL selectors are compiled when the build has the CEL module.
-if "$BIN" cel --help >/dev/null 2>&1; then
+if [ -f "$1/common/libdt_cel.a" ]; then
 	cat >"$TMP/cel.yaml" <<'YAML'
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
