@@ -151,6 +151,13 @@ struct planner {
 
 /* ---- Small helpers ---- */
 
+/* memcpy that accepts NULL when there is nothing to copy. */
+static void copy(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+
 static int grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	void *nv;
@@ -321,7 +328,7 @@ static int setup_nodes(struct planner *pl)
 		en->labels = calloc(o->meta.n_labels + 1, sizeof(*en->labels));
 		if (!en->labels)
 			return dt_err_set(pl->err, -ENOMEM, "out of memory");
-		memcpy(en->labels, o->meta.labels, o->meta.n_labels * sizeof(*en->labels));
+		copy(en->labels, o->meta.labels, o->meta.n_labels * sizeof(*en->labels));
 		en->labels[o->meta.n_labels].key = "metadata.name";
 		en->labels[o->meta.n_labels].value = o->meta.name;
 		en->n_labels = o->meta.n_labels + 1;
@@ -571,7 +578,7 @@ static int setup_candidates(struct planner *pl)
 			}
 			c->ct = pool->on_demand ? "on-demand" : "spot";
 			nl = plan_type_labels(t, c->ct, c->labels, c->vals);
-			memcpy(c->labels + nl, pool->tlabels, pool->n_tlabels * sizeof(*c->labels));
+			copy(c->labels + nl, pool->tlabels, pool->n_tlabels * sizeof(*c->labels));
 			nl += pool->n_tlabels;
 			c->labels[nl].key = PLAN_LABEL_NODEPOOL;
 			c->labels[nl++].value = pool->name;
@@ -1055,9 +1062,9 @@ static int settle_node_claims(struct planner *pl)
 
 		if (!pods || !cl || !dr)
 			return -ENOMEM;
-		memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
-		memcpy(cl, nc->claims, nc->n_claims * sizeof(*cl));
-		memcpy(dr, nc->drivers, nc->n_drivers * sizeof(*dr));
+		copy(pods, nc->pods, nc->n_pods * sizeof(*pods));
+		copy(cl, nc->claims, nc->n_claims * sizeof(*cl));
+		copy(dr, nc->drivers, nc->n_drivers * sizeof(*dr));
 		free((void *)nc->pods);
 		free(nc->claims);
 		free((void *)nc->drivers);
@@ -1415,7 +1422,7 @@ static int explain(struct planner *pl)
 				rc = -ENOMEM;
 				goto out;
 			}
-			memcpy(last_details, r.v, r.n * sizeof(*r.v));
+			copy(last_details, r.v, r.n * sizeof(*r.v));
 			last_n = r.n;
 			last_shape = u->problem ? SIZE_MAX : u->shape;
 		}
@@ -1462,9 +1469,9 @@ static int finish(struct planner *pl)
 	res->existing = doc_arena_alloc(a, (pl->n_nodes + 1) * sizeof(*res->existing));
 	if (!res->node_claims || !res->unschedulable || !res->existing)
 		return -ENOMEM;
-	memcpy(res->node_claims, pl->ncs, pl->n_ncs * sizeof(*pl->ncs));
+	copy(res->node_claims, pl->ncs, pl->n_ncs * sizeof(*pl->ncs));
 	res->n_node_claims = pl->n_ncs;
-	memcpy(res->unschedulable, pl->uns, pl->n_uns * sizeof(*pl->uns));
+	copy(res->unschedulable, pl->uns, pl->n_uns * sizeof(*pl->uns));
 	res->n_unschedulable = pl->n_uns;
 	for (size_t i = 0; i < pl->n_nodes; i++) {
 		struct exnode *en = &pl->nodes[i];
@@ -1478,9 +1485,9 @@ static int finish(struct planner *pl)
 		e->claims = doc_arena_alloc(a, (en->claims.n + 1) * sizeof(*e->claims));
 		if (!e->pods || !e->claims)
 			return -ENOMEM;
-		memcpy(e->pods, en->pods.v, en->pods.n * sizeof(*e->pods));
+		copy(e->pods, en->pods.v, en->pods.n * sizeof(*e->pods));
 		e->n_pods = en->pods.n;
-		memcpy(e->claims, en->claims.v, en->claims.n * sizeof(*e->claims));
+		copy(e->claims, en->claims.v, en->claims.n * sizeof(*e->claims));
 		e->n_claims = en->claims.n;
 	}
 	res->n_existing = n_ex;
