@@ -314,40 +314,133 @@ static const char *host_arch(void)
 #endif
 }
 
+/* What every learned GPU (or EFA) carries: the drivers' attributes and the
+ * GPU memory, from a reference type or built. */
+struct device_source {
+	const struct hwdb_type *ref;    /* NULL: built from the PCI tables */
+	const struct hwdb_attr *attrs;
+	size_t n_attrs;
+	const char *memory;
+	int64_t memory_mib;
+};
+
+/* The first live device of a kind, warning about live ones of another
+ * model (an entry has one GPU model and one EFA id). */
+static const struct probe_device *first_live(const struct probe_topology *t,
+					     enum probe_kind kind, size_t *count,
+					     struct dt_diags *warnings)
+{
+	const struct probe_device *first = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+
+		if (d->fell_off_bus || d->kind != kind)
+			continue;
+		(*count)++;
+		if (!first)
+			first = d;
+		else if (d->device != first->device)
+			dt_diags_add(warnings, "%s %s is %04x:%04x, not %04x:%04x like %s; the "
+				     "entry describes the first", kind == PROBE_GPU ? "GPU" : "EFA",
+				     d->bdf_str, d->vendor, d->device, first->vendor,
+				     first->device, first->bdf_str);
+	}
+	return first;
+}
+
+static int gpu_source(struct probe_learned *l, const struct probe_device *gpu,
+		      struct hwdb_attr *built, struct device_source *src, size_t *used)
+{
+	struct hwdb_type *ty = &l->type;
+	int n;
+
+	*used = 0;
+	ty->gpu_vendor = gpu->vendor;
+	ty->gpu_device = gpu->device;
+	src->ref = reference_type(gpu->vendor, gpu->device, 0);
+	if (src->ref) {
+		ty->gpu_model = src->ref->gpu_model;
+		ty->gpu_architecture = src->ref->gpu_architecture;
+		src->attrs = src->ref->gpus[0].attrs;
+		src->n_attrs = src->ref->gpus[0].n_attrs;
+		src->memory = src->ref->gpus[0].memory;
+		src->memory_mib = src->ref->gpus[0].memory_mib;
+		return 0;
+	}
+	n = build_gpu_attrs(l, gpu, built);
+	if (n < 0)
+		return n;
+	ty->gpu_model = l->gpu_model;
+	ty->gpu_architecture = gpu->architecture;
+	src->attrs = built;
+	src->n_attrs = (size_t)n;
+	*used = (size_t)n;
+	return 0;
+}
+
+static void efa_source(struct probe_learned *l, const struct probe_device *efa,
+		       struct hwdb_attr *built, struct device_source *src)
+{
+	l->type.efa_device = efa->device;
+	src->ref = reference_type(0, 0, efa->device);
+	if (src->ref) {
+		src->attrs = src->ref->efas[0].attrs;
+		src->n_attrs = src->ref->efas[0].n_attrs;
+	} else {
+		src->attrs = built;
+		src->n_attrs = (size_t)build_efa_attrs(efa, built);
+	}
+}
+
+/* Fill the live devices of t into l->devices (GPUs first), named gpu-N
+ * and efa-N in address order. */
+static void fill_devices(const struct probe_topology *t, struct probe_learned *l,
+			 size_t n_gpus, const struct device_source *gsrc,
+			 const struct device_source *esrc)
+{
+	size_t gi = 0, ei = 0;
+
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+		int gpu = d->kind == PROBE_GPU;
+		const struct device_source *src = gpu ? gsrc : esrc;
+		size_t index, slot;
+		struct hwdb_device *h;
+
+		if (d->fell_off_bus)
+			continue;
+		index = gpu ? gi++ : ei++;
+		slot = gpu ? index : n_gpus + index;
+		h = &l->devices[slot];
+		h->name = l->names + slot * PROBE_LEARNED_NAME;
+		snprintf(l->names + slot * PROBE_LEARNED_NAME, PROBE_LEARNED_NAME, "%s-%zu",
+			 probe_kind_name(d->kind), index);
+		h->pcie_root = d->pcie_root[0] ? d->pcie_root : NULL;
+		h->numa_node = d->numa_node;
+		h->attrs = src->attrs;
+		h->n_attrs = src->n_attrs;
+		h->memory = gpu ? src->memory : NULL;
+		h->memory_mib = gpu ? src->memory_mib : 0;
+	}
+}
+
 int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *l,
 		struct dt_diags *warnings, struct dt_err *err)
 {
-	const struct probe_device *first_gpu = NULL, *first_efa = NULL;
-	const struct hwdb_type *gref = NULL, *eref = NULL;
+	const struct probe_device *gpu, *efa;
+	struct device_source gsrc = { 0 }, esrc = { 0 };
 	struct hwdb_type *ty = &l->type;
-	struct hwdb_device *gpus, *efas;
-	size_t n_gpus = 0, n_efas = 0, na = 0;
+	size_t n_gpus, n_efas, used = 0;
 	const char *dot;
-	int rc = 0;
+	int rc;
 
 	memset(l, 0, sizeof(*l));
 	if (!name)
 		name = t->instance_type ? t->instance_type : "unknown";
-	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
-
-		if (d->fell_off_bus)
-			continue;
-		if (d->kind == PROBE_GPU) {
-			if (!first_gpu)
-				first_gpu = d;
-			else if (d->device != first_gpu->device)
-				dt_diags_add(warnings, "GPU %s is %04x:%04x, not %04x:%04x like %s; "
-					     "the entry describes the first", d->bdf_str, d->vendor,
-					     d->device, first_gpu->vendor, first_gpu->device,
-					     first_gpu->bdf_str);
-			n_gpus++;
-		} else {
-			if (!first_efa)
-				first_efa = d;
-			n_efas++;
-		}
-	}
+	gpu = first_live(t, PROBE_GPU, &n_gpus, warnings);
+	efa = first_live(t, PROBE_EFA, &n_efas, warnings);
 	l->devices = calloc(n_gpus + n_efas + 1, sizeof(*l->devices));
 	l->names = calloc(n_gpus + n_efas + 1, PROBE_LEARNED_NAME);
 	/* Built attributes: at most 3 for the GPUs, 4 for the EFAs. */
@@ -357,8 +450,6 @@ int probe_learn(const struct probe_topology *t, const char *name, struct probe_l
 	l->family = dot ? strndup(name, (size_t)(dot - name)) : strdup(name);
 	if (!l->devices || !l->names || !l->attrs || !l->name || !l->family)
 		goto oom;
-	gpus = l->devices;
-	efas = l->devices + n_gpus;
 
 	ty->name = l->name;
 	ty->family = l->family;
@@ -366,79 +457,14 @@ int probe_learn(const struct probe_topology *t, const char *name, struct probe_l
 	ty->vcpu = t->cpus;
 	ty->memory_mib = t->memory_mib;
 	ty->dra_metadata = true;        /* pcieRoot and NUMA were seen, not guessed */
-	ty->builtin = false;
-
-	const struct hwdb_attr *gattrs = NULL, *eattrs = NULL;
-	size_t n_gattrs = 0, n_eattrs = 0;
-	const char *gmem = NULL;
-	int64_t gmem_mib = 0;
-
-	if (first_gpu) {
-		gref = reference_type(first_gpu->vendor, first_gpu->device, 0);
-		ty->gpu_vendor = first_gpu->vendor;
-		ty->gpu_device = first_gpu->device;
-		if (gref) {
-			ty->gpu_model = gref->gpu_model;
-			ty->gpu_architecture = gref->gpu_architecture;
-			gattrs = gref->gpus[0].attrs;
-			n_gattrs = gref->gpus[0].n_attrs;
-			gmem = gref->gpus[0].memory;
-			gmem_mib = gref->gpus[0].memory_mib;
-		} else {
-			int n = build_gpu_attrs(l, first_gpu, l->attrs);
-
-			if (n < 0)
-				goto oom;
-			ty->gpu_model = l->gpu_model;
-			ty->gpu_architecture = first_gpu->architecture;
-			gattrs = l->attrs;
-			n_gattrs = (size_t)n;
-			na = (size_t)n;
-		}
-	}
-	if (first_efa) {
-		eref = reference_type(0, 0, first_efa->device);
-		ty->efa_device = first_efa->device;
-		if (eref) {
-			eattrs = eref->efas[0].attrs;
-			n_eattrs = eref->efas[0].n_attrs;
-		} else {
-			eattrs = l->attrs + na;
-			n_eattrs = (size_t)build_efa_attrs(first_efa, l->attrs + na);
-		}
-	}
-
-	size_t gi = 0, ei = 0;
-
-	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
-		struct hwdb_device *h;
-		char *nm;
-
-		if (d->fell_off_bus)
-			continue;
-		h = d->kind == PROBE_GPU ? &gpus[gi] : &efas[ei];
-		nm = l->names + (size_t)(h - l->devices) * PROBE_LEARNED_NAME;
-		snprintf(nm, PROBE_LEARNED_NAME, "%s-%zu", probe_kind_name(d->kind),
-			 d->kind == PROBE_GPU ? gi : ei);
-		h->name = nm;
-		h->pcie_root = d->pcie_root[0] ? d->pcie_root : NULL;
-		h->numa_node = d->numa_node;
-		if (d->kind == PROBE_GPU) {
-			h->attrs = gattrs;
-			h->n_attrs = n_gattrs;
-			h->memory = gmem;
-			h->memory_mib = gmem_mib;
-			gi++;
-		} else {
-			h->attrs = eattrs;
-			h->n_attrs = n_eattrs;
-			ei++;
-		}
-	}
-	ty->gpus = gpus;
+	if (gpu && gpu_source(l, gpu, l->attrs, &gsrc, &used))
+		goto oom;
+	if (efa)
+		efa_source(l, efa, l->attrs + used, &esrc);
+	fill_devices(t, l, n_gpus, &gsrc, &esrc);
+	ty->gpus = l->devices;
 	ty->n_gpus = n_gpus;
-	ty->efas = efas;
+	ty->efas = l->devices + n_gpus;
 	ty->n_efas = n_efas;
 	ty->max_efa_interfaces = (int)n_efas;
 	/* EC2 gives each EFA its own network card on every type with more
@@ -446,8 +472,8 @@ int probe_learn(const struct probe_topology *t, const char *name, struct probe_l
 	ty->network_cards = n_efas > 1 ? (int)n_efas : 1;
 	if (asprintf(&l->note, "learned by dratopo-agent from a live node: devices, pcieRoot "
 		     "and NUMA as probed%s%s; price, network cards and bandwidth are not "
-		     "visible in sysfs", gref ? "; GPU attributes as on " : "",
-		     gref ? gref->name : "") < 0) {
+		     "visible in sysfs", gsrc.ref ? "; GPU attributes as on " : "",
+		     gsrc.ref ? gsrc.ref->name : "") < 0) {
 		l->note = NULL;
 		goto oom;
 	}
