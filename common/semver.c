@@ -290,8 +290,10 @@ int semver_parse_normalized(const char *s, size_t len, struct semver *out, struc
 	char *buf;
 	int rc;
 
-	if (!s)
+	if (!s) {
+		s = "";
 		len = 0;
+	}
 	if (len && s[0] == 'v') {
 		s++;
 		len--;

@@ -127,6 +127,7 @@ static void test_parse_errors(void)
 		DT_ASSERT_STR(err.msg, error_cases[i].msg);
 	}
 	CU_ASSERT_EQUAL(semver_parse(NULL, 0, &(struct semver){ 0 }, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(semver_parse_normalized(NULL, 0, &(struct semver){ 0 }, NULL), -EINVAL);
 }
 
 /* pre and build live in fixed buffers: longer ones are refused. */
