@@ -385,45 +385,15 @@ static int cmp_attr(const void *a, const void *b)
 	return strcmp(((const struct hwdb_attr *)a)->name, ((const struct hwdb_attr *)b)->name);
 }
 
-static int decode_device(struct ctx *c, const struct kind_defaults *kd, const struct doc_node *dn,
-			 size_t i, struct hwdb_device *d)
+/* pcieRoot, numaNode and memory of one device entry. */
+static int device_fields(struct ctx *c, const struct doc_node *dn, const char *prefix,
+			 struct hwdb_device *d)
 {
-	static const char *const gpu_keys[] = { "name", "pcieRoot", "numaNode", "memory",
-						"attributes", NULL };
-	static const char *const efa_keys[] = { "name", "pcieRoot", "numaNode", "attributes", NULL };
-	struct hwdb_attr attrs[HWDB_MAX_ATTRS];
-	size_t n_attrs = kd->n_attrs;
-	char prefix[64], field[96];
-	const struct doc_node *mem;
-	struct hwdb_attr *copy;
-	const char *name;
+	const struct doc_node *mem = doc_get(dn, "memory");
+	char field[96];
 	bool present;
 	int64_t numa;
 	int rc;
-
-	snprintf(prefix, sizeof(prefix), "%s.devices[%zu]", kd->kind, i);
-	d->numa_node = -1;
-	d->memory = kd->memory;
-	d->memory_mib = kd->memory_mib;
-	if (dn && dn->kind != DOC_MAP)
-		return fail(c, dn, prefix, "must be a map (pcieRoot, numaNode, ...)");
-	if (dn && (rc = check_keys(c, dn, prefix, kd->kind[0] == 'g' ? gpu_keys : efa_keys)))
-		return rc;
-
-	snprintf(field, sizeof(field), "%s.name", prefix);
-	if (dn && (rc = get_str(c, dn, "name", field, false, &name)))
-		return rc;
-	if (!dn || !name) {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%s-%zu", kd->kind, i);
-		name = doc_arena_strdup(c->arena, buf);
-		if (!name)
-			return oom(c);
-	}
-	d->name = name;
-	if (!dn)
-		goto attrs;
 
 	snprintf(field, sizeof(field), "%s.pcieRoot", prefix);
 	if ((rc = get_str(c, dn, "pcieRoot", field, false, &d->pcie_root)))
@@ -436,15 +406,53 @@ static int decode_device(struct ctx *c, const struct kind_defaults *kd, const st
 		return rc;
 	if (present)
 		d->numa_node = (int)numa;
-	mem = doc_get(dn, "memory");
 	snprintf(field, sizeof(field), "%s.memory", prefix);
 	if (!is_null(mem) && (rc = parse_memory(c, mem, field, &d->memory, &d->memory_mib)))
 		return rc;
-	snprintf(field, sizeof(field), "%s.attributes", prefix);
-attrs:
+	return 0;
+}
+
+/* Device i of a kind: the shared defaults, then what its entry dn (NULL
+ * with `count:`) says. */
+static int decode_device(struct ctx *c, const struct kind_defaults *kd, const struct doc_node *dn,
+			 size_t i, struct hwdb_device *d)
+{
+	static const char *const gpu_keys[] = { "name", "pcieRoot", "numaNode", "memory",
+						"attributes", NULL };
+	static const char *const efa_keys[] = { "name", "pcieRoot", "numaNode", "attributes", NULL };
+	struct hwdb_attr attrs[HWDB_MAX_ATTRS];
+	size_t n_attrs = kd->n_attrs;
+	char prefix[64], field[96];
+	struct hwdb_attr *copy;
+	const char *name = NULL;
+	int rc;
+
+	snprintf(prefix, sizeof(prefix), "%s.devices[%zu]", kd->kind, i);
+	d->numa_node = -1;
+	d->memory = kd->memory;
+	d->memory_mib = kd->memory_mib;
 	memcpy(attrs, kd->attrs, kd->n_attrs * sizeof(attrs[0]));
-	if (dn && (rc = merge_attrs(c, doc_get(dn, "attributes"), field, attrs, &n_attrs)))
-		return rc;
+	if (dn) {
+		if (dn->kind != DOC_MAP)
+			return fail(c, dn, prefix, "must be a map (pcieRoot, numaNode, ...)");
+		if ((rc = check_keys(c, dn, prefix, kd->kind[0] == 'g' ? gpu_keys : efa_keys)))
+			return rc;
+		snprintf(field, sizeof(field), "%s.name", prefix);
+		if ((rc = get_str(c, dn, "name", field, doc_get(dn, "name") != NULL, &name)) ||
+		    (rc = device_fields(c, dn, prefix, d)))
+			return rc;
+		snprintf(field, sizeof(field), "%s.attributes", prefix);
+		if ((rc = merge_attrs(c, doc_get(dn, "attributes"), field, attrs, &n_attrs)))
+			return rc;
+	}
+	if (!name) {            /* the drivers' naming: gpu-0, efa-3 */
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%s-%zu", kd->kind, i);
+		if (!(name = doc_arena_strdup(c->arena, buf)))
+			return oom(c);
+	}
+	d->name = name;
 	copy = n_attrs ? doc_arena_alloc(c->arena, n_attrs * sizeof(*copy)) : NULL;
 	if (n_attrs && !copy)
 		return oom(c);
