@@ -5,6 +5,8 @@
  *
  * Left out on purpose: values that are not facts of the manifest
  * (taint timeAdded "now", generated names and uids). */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "model_internal.h"
@@ -46,38 +48,42 @@ static void default_claim_spec(struct model_claim_spec *c)
 	}
 }
 
-static bool has_resource(const struct model_resource_list *l, const char *name)
-{
-	for (size_t i = 0; i < l->n_items; i++)
-		if (l->items[i].name && !strcmp(l->items[i].name, name))
-			return true;
-	return false;
-}
-
 /* SetDefaults_Pod: a container that gives limits but no request for a
  * resource requests its limit (how GPUs are usually asked for). */
 static int default_container(struct model_set *s, struct model_container *c)
 {
-	size_t missing = 0;
+	struct model_name_index have;
 	struct model_quantity_entry *items;
-	size_t n;
+	size_t missing = 0, n;
+	int rc = -ENOMEM;
 
-	for (size_t i = 0; i < c->limits.n_items; i++)
-		missing += !has_resource(&c->requests, c->limits.items[i].name);
-	if (!missing)
+	if (!c->limits.n_items)
 		return 0;
+	if (model_name_index_build(&have, c->requests.items, c->requests.n_items,
+				   sizeof(*c->requests.items),
+				   offsetof(struct model_quantity_entry, name)))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->limits.n_items; i++)
+		missing += model_name_index_find(&have, c->limits.items[i].name) == SIZE_MAX;
+	rc = 0;
+	if (!missing)
+		goto out;
+	rc = -ENOMEM;
 	items = model_set_calloc(s, c->requests.n_items + missing, sizeof(*items));
 	if (!items)
-		return -ENOMEM;
+		goto out;
 	if (c->requests.n_items)
 		memcpy(items, c->requests.items, c->requests.n_items * sizeof(*items));
 	n = c->requests.n_items;
 	for (size_t i = 0; i < c->limits.n_items; i++)
-		if (!has_resource(&c->requests, c->limits.items[i].name))
+		if (model_name_index_find(&have, c->limits.items[i].name) == SIZE_MAX)
 			items[n++] = c->limits.items[i];
 	c->requests.items = items;
 	c->requests.n_items = n;
-	return 0;
+	rc = 0;
+out:
+	model_name_index_free(&have);
+	return rc;
 }
 
 static int default_pod_spec(struct model_set *s, struct model_pod_spec *p)

@@ -49,6 +49,27 @@ int model_check_c_identifier(const char *s, struct model_name_msgs *out);
 int model_check_qualified_name(const char *s, struct model_name_msgs *out);
 int model_check_label_value(const char *s, struct model_name_msgs *out);
 
+/* ---- Name lookups over arrays of structs, in O(log n) ----
+ * Lists the API does not bound (pod claims, resource maps, labels) are
+ * searched through a sorted index so that hostile sizes stay fast. */
+struct model_name_ref {
+	const char *name;
+	size_t idx;
+};
+
+struct model_name_index {
+	struct model_name_ref *refs;    /* sorted by name, then idx; malloc'd */
+	size_t n;
+};
+
+/* Index the n items of an array (base, stride) by the string pointer at
+ * name_offset in each; NULL names are left out. 0 or -ENOMEM. */
+int model_name_index_build(struct model_name_index *ix, const void *base, size_t n,
+			   size_t stride, size_t name_offset);
+/* Index of the first item named name, or SIZE_MAX. */
+size_t model_name_index_find(const struct model_name_index *ix, const char *name);
+void model_name_index_free(struct model_name_index *ix);
+
 /* Append a value the way field.Error prints it: strings quoted as Go's %q
  * does (escapes, cut after 256 bytes of input), numbers plain. */
 struct strbuf;

@@ -1,7 +1,9 @@
 /* model_names.c - the name rules of the Kubernetes API machinery (DNS-1123
  * labels and subdomains, C identifiers, qualified names, label values),
  * field paths, and printing values the way field.Error does. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model_internal.h"
@@ -264,4 +266,66 @@ void model_quote(struct strbuf *sb, const char *s, size_t len)
 	if (n < len)
 		sb_puts(sb, "...");
 	sb_putc(sb, '"');
+}
+
+/* ---- Name index ---- */
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct model_name_ref *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int model_name_index_build(struct model_name_index *ix, const void *base, size_t n,
+			   size_t stride, size_t name_offset)
+{
+	const char *p = base;
+
+	ix->n = 0;
+	ix->refs = malloc((n ? n : 1) * sizeof(*ix->refs));
+	if (!ix->refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+
+		memcpy(&name, p + i * stride + name_offset, sizeof(name));
+		if (!name)
+			continue;
+		ix->refs[ix->n].name = name;
+		ix->refs[ix->n].idx = i;
+		ix->n++;
+	}
+	qsort(ix->refs, ix->n, sizeof(*ix->refs), ref_cmp);
+	return 0;
+}
+
+size_t model_name_index_find(const struct model_name_index *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->n;
+
+	if (!name)
+		return SIZE_MAX;
+	/* Lower bound: the first ref not less than name, i.e. the smallest idx. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->refs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->n && !strcmp(ix->refs[lo].name, name))
+		return ix->refs[lo].idx;
+	return SIZE_MAX;
+}
+
+void model_name_index_free(struct model_name_index *ix)
+{
+	free(ix->refs);
+	ix->refs = NULL;
+	ix->n = 0;
 }

@@ -11,7 +11,10 @@
  * as the API server does to bound its work. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model_internal.h"
@@ -1150,6 +1153,8 @@ static void v_binding(struct val *v, const char *const *cond, size_t n_cond,
 
 	v_string_list(v, "bindingConditions", cond, n_cond, MAX_BINDING_CONDITIONS);
 	v_string_list(v, "bindingFailureConditions", fail, n_fail, MAX_BINDING_CONDITIONS);
+	if (n_cond > MAX_BINDING_CONDITIONS || n_fail > MAX_BINDING_CONDITIONS)
+		return;         /* reported; the pairwise checks would be unbounded */
 	f = P_FIELD(v, "bindingConditions");
 	for (size_t i = 0; i < n_cond; i++)
 		if (list_has(cond, i, cond[i])) {
@@ -1848,14 +1853,10 @@ static void v_claim_template(struct val *v, const struct model_resource_claim_te
 
 /* ---- Pods and workloads ---- */
 
-static const struct model_quantity_entry *find_resource(const struct model_resource_list *l,
-							const char *name)
-{
-	for (size_t i = 0; i < l->n_items; i++)
-		if (str_eq(l->items[i].name, name))
-			return &l->items[i];
-	return NULL;
-}
+/* Index a list of structs by their name member. */
+#define NAME_INDEX(v, ix, arr, n, member)                                             \
+	(model_name_index_build((ix), (arr), (n), sizeof(*(arr)),                     \
+				offsetof(__typeof__(*(arr)), member)) ? ((v)->oom = true) : 0)
 
 static bool is_native_resource(const char *name)
 {
@@ -1883,8 +1884,97 @@ static void v_resource_list(struct val *v, const char *field, const struct model
 	P_POP(v, f);
 }
 
+/* requests <= limits; extended resources need requests == limits. */
+static void v_requests_vs_limits(struct val *v, const struct model_container *c)
+{
+	struct model_name_index limits;
+	size_t f;
+
+	if (!c->requests.n_items || !c->limits.n_items ||
+	    NAME_INDEX(v, &limits, c->limits.items, c->limits.n_items, name))
+		return;
+	f = P_FIELD(v, "requests");
+	for (size_t i = 0; i < c->requests.n_items; i++) {
+		const struct model_quantity_entry *req = &c->requests.items[i];
+		size_t li = model_name_index_find(&limits, req->name);
+		const struct model_quantity_entry *lim;
+		char a[QUANTITY_STR_MAX], b[QUANTITY_STR_MAX], msg[512];
+		size_t k;
+
+		if (li == SIZE_MAX)
+			continue;
+		lim = &c->limits.items[li];
+		k = P_KEY(v, req->name);
+		q_str(&req->value, a);
+		q_str(&lim->value, b);
+		if (!is_native_resource(req->name) && quantity_cmp(&req->value, &lim->value)) {
+			snprintf(msg, sizeof(msg), "must be equal to %s limit of %s", req->name, b);
+			e_invalid_str(v, a, msg);
+		} else if (quantity_cmp(&req->value, &lim->value) > 0) {
+			snprintf(msg, sizeof(msg), "must be less than or equal to %s limit of %s",
+				 req->name, b);
+			e_invalid_str(v, a, msg);
+		}
+		P_POP(v, k);
+	}
+	P_POP(v, f);
+	model_name_index_free(&limits);
+}
+
+/* resources.claims: names of the pod's claims, each (name, request) once. */
+static void v_container_claims(struct val *v, const struct model_container *c,
+			       const struct model_name_index *pod_claims)
+{
+	struct model_name_index seen;
+	const char **keys;
+	struct strbuf kb = STRBUF_INIT;
+	size_t f;
+
+	if (!c->n_claims)
+		return;
+	keys = calloc(c->n_claims, sizeof(*keys));
+	if (!keys) {
+		v->oom = true;
+		return;
+	}
+	/* Key "name\x1frequest": one claim may be referenced once per request. */
+	for (size_t i = 0; i < c->n_claims; i++)
+		sb_printf(&kb, "%s\x1f%s%c", c->claims[i].name ? c->claims[i].name : "",
+			  c->claims[i].request ? c->claims[i].request : "", '\0');
+	if (sb_error(&kb)) {
+		v->oom = true;
+		goto out;
+	}
+	for (size_t i = 0, off = 0; i < c->n_claims; i++) {
+		keys[i] = kb.buf + off;
+		off += strlen(keys[i]) + 1;
+	}
+	if (model_name_index_build(&seen, keys, c->n_claims, sizeof(*keys), 0)) {
+		v->oom = true;
+		goto out;
+	}
+	f = P_FIELD(v, "claims");
+	for (size_t i = 0; i < c->n_claims; i++) {
+		const char *name = c->claims[i].name;
+		size_t ix = P_INDEX(v, i);
+
+		if (empty(name))
+			e_required(v, "");
+		else if (model_name_index_find(pod_claims, name) == SIZE_MAX)
+			e_not_found(v, name, "must be one of the names in pod.spec.resourceClaims");
+		else if (model_name_index_find(&seen, keys[i]) != i)
+			e_duplicate(v, name);
+		P_POP(v, ix);
+	}
+	P_POP(v, f);
+	model_name_index_free(&seen);
+out:
+	sb_free(&kb);
+	free(keys);
+}
+
 static void v_container(struct val *v, const struct model_container *c,
-			const struct model_pod_spec *p)
+			const struct model_name_index *pod_claims)
 {
 	size_t f = P_FIELD(v, "name");
 	size_t r;
@@ -1902,67 +1992,25 @@ static void v_container(struct val *v, const struct model_container *c,
 	r = P_FIELD(v, "resources");
 	v_resource_list(v, "limits", &c->limits);
 	v_resource_list(v, "requests", &c->requests);
-	/* requests <= limits; extended resources need requests == limits. */
-	f = P_FIELD(v, "requests");
-	for (size_t i = 0; i < c->requests.n_items; i++) {
-		const struct model_quantity_entry *req = &c->requests.items[i];
-		const struct model_quantity_entry *lim = find_resource(&c->limits, req->name);
-		char a[QUANTITY_STR_MAX], b[QUANTITY_STR_MAX], msg[512];
-		size_t k;
-
-		if (!lim)
-			continue;
-		k = P_KEY(v, req->name);
-		q_str(&req->value, a);
-		q_str(&lim->value, b);
-		if (!is_native_resource(req->name) && quantity_cmp(&req->value, &lim->value)) {
-			snprintf(msg, sizeof(msg), "must be equal to %s limit of %s", req->name, b);
-			e_invalid_str(v, a, msg);
-		} else if (quantity_cmp(&req->value, &lim->value) > 0) {
-			snprintf(msg, sizeof(msg), "must be less than or equal to %s limit of %s",
-				 req->name, b);
-			e_invalid_str(v, a, msg);
-		}
-		P_POP(v, k);
-	}
-	P_POP(v, f);
-	f = P_FIELD(v, "claims");
-	for (size_t i = 0; i < c->n_claims; i++) {
-		const char *name = c->claims[i].name;
-		size_t ix = P_INDEX(v, i);
-		bool known = false;
-
-		for (size_t j = 0; j < p->n_resource_claims; j++)
-			known |= str_eq(p->resource_claims[j].name, name);
-		if (empty(name)) {
-			e_required(v, "");
-		} else if (!known) {
-			e_not_found(v, name, "must be one of the names in pod.spec.resourceClaims");
-		} else {
-			for (size_t j = 0; j < i; j++)
-				if (str_eq(c->claims[j].name, name) &&
-				    str_eq(c->claims[j].request ? c->claims[j].request : "",
-					   c->claims[i].request ? c->claims[i].request : "")) {
-					e_duplicate(v, name);
-					break;
-				}
-		}
-		P_POP(v, ix);
-	}
-	P_POP(v, f);
+	v_requests_vs_limits(v, c);
+	v_container_claims(v, c, pod_claims);
 	P_POP(v, r);
 }
 
 static void v_pod_spec(struct val *v, const struct model_pod_spec *p)
 {
-	size_t f = P_FIELD(v, "containers");
+	struct model_name_index claims;
+	size_t f;
 
+	if (NAME_INDEX(v, &claims, p->resource_claims, p->n_resource_claims, name))
+		return;
+	f = P_FIELD(v, "containers");
 	if (p->n_containers == 0)
 		e_required(v, "");
 	for (size_t i = 0; i < p->n_containers; i++) {
 		size_t ix = P_INDEX(v, i);
 
-		v_container(v, &p->containers[i], p);
+		v_container(v, &p->containers[i], &claims);
 		P_POP(v, ix);
 	}
 	P_POP(v, f);
@@ -1970,7 +2018,7 @@ static void v_pod_spec(struct val *v, const struct model_pod_spec *p)
 	for (size_t i = 0; i < p->n_init_containers; i++) {
 		size_t ix = P_INDEX(v, i);
 
-		v_container(v, &p->init_containers[i], p);
+		v_container(v, &p->init_containers[i], &claims);
 		P_POP(v, ix);
 	}
 	P_POP(v, f);
@@ -2003,11 +2051,8 @@ static void v_pod_spec(struct val *v, const struct model_pod_spec *p)
 
 		v_dns_label(v, c->name);
 		P_POP(v, g);
-		for (size_t j = 0; j < i; j++)
-			if (str_eq(c->name, p->resource_claims[j].name)) {
-				e_duplicate(v, c->name);
-				break;
-			}
+		if (c->name && model_name_index_find(&claims, c->name) != i)
+			e_duplicate(v, c->name);
 		if (!empty(c->resource_claim_name) && !empty(c->resource_claim_template_name))
 			e_invalid_raw(v, "{...}", "at most one of `resourceClaimName` or "
 				      "`resourceClaimTemplateName` may be specified");
@@ -2032,6 +2077,7 @@ static void v_pod_spec(struct val *v, const struct model_pod_spec *p)
 		v_dns_subdomain(v, p->node_name);
 		P_POP(v, f);
 	}
+	model_name_index_free(&claims);
 }
 
 static void v_nonneg(struct val *v, const char *field, bool has, int64_t value)
@@ -2044,19 +2090,21 @@ static void v_nonneg(struct val *v, const char *field, bool has, int64_t value)
 	}
 }
 
-static bool selector_matches_labels(const struct model_label_selector *s,
+static bool selector_matches_labels(struct val *v, const struct model_label_selector *s,
 				    const struct model_kv *labels, size_t n)
 {
-	for (size_t i = 0; i < s->n_match_labels; i++) {
-		bool found = false;
+	struct model_name_index ix;
+	bool match = true;
 
-		for (size_t j = 0; j < n && !found; j++)
-			found = str_eq(labels[j].key, s->match_labels[i].key) &&
-				str_eq(labels[j].value, s->match_labels[i].value);
-		if (!found)
-			return false;
+	if (NAME_INDEX(v, &ix, labels, n, key))
+		return true;    /* out of memory: reported, nothing more to say */
+	for (size_t i = 0; i < s->n_match_labels && match; i++) {
+		size_t j = model_name_index_find(&ix, s->match_labels[i].key);
+
+		match = j != SIZE_MAX && str_eq(labels[j].value, s->match_labels[i].value);
 	}
-	return true;
+	model_name_index_free(&ix);
+	return match;
 }
 
 static void v_workload(struct val *v, const struct model_workload *w)
@@ -2077,7 +2125,7 @@ static void v_workload(struct val *v, const struct model_workload *w)
 			f = P_FIELD(v, "selector");
 			e_invalid_str(v, "", "empty selector is invalid for deployment");
 			P_POP(v, f);
-		} else if (!selector_matches_labels(w->selector, w->template_.meta.labels,
+		} else if (!selector_matches_labels(v, w->selector, w->template_.meta.labels,
 						    w->template_.meta.n_labels)) {
 			f = P_FIELD(v, "template");
 			size_t g = P_FIELD(v, "metadata");

@@ -324,6 +324,12 @@ static const struct vcase cases[] = {
 	{ POD("  containers: [{name: c, image: i, resources: {claims: [{name: gpu}]}}]\n"),
 	  PP "spec.containers[0].resources.claims[0]: Not found: \"gpu\": must be one of the names "
 	  "in pod.spec.resourceClaims" },
+	{ POD("  resourceClaims: [{name: gpu, resourceClaimName: g}]\n"
+	      "  containers: [{name: c, image: i, resources: {claims: [{name: gpu}, {name: gpu}]}}]\n"),
+	  PP "spec.containers[0].resources.claims[1]: Duplicate value: \"gpu\"" },
+	{ POD("  resourceClaims: [{name: gpu, resourceClaimName: g}]\n"
+	      "  containers: [{name: c, image: i, resources: {claims: [{name: gpu, request: a}, "
+	      "{name: gpu, request: b}]}}]\n"), NULL },
 	{ POD("  resourceClaims: [{name: gpu}]\n  containers: [{name: c, image: i}]\n"),
 	  PP "spec.resourceClaims[0]: Required value: must specify one of: `resourceClaimName`, "
 	  "`resourceClaimTemplateName`" },
