@@ -51,11 +51,16 @@ int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode 
 		rc = doc_emit_json(top, 4, out);
 		sb_putc(out, '\n');
 	} else {
-		for (size_t i = 0; i < n && !rc; i++) {
-			if (i)
-				sb_puts(out, "---\n");
+		char ccbuf[32];
+		struct hwdb_cc_mode off = { HWDB_CC_DISABLED, 0 };
+
+		/* As `dratopo hwdb show` prints them: a comment, then each slice
+		 * as a document (model_emit puts "---" before each one). */
+		sb_printf(out, "# ResourceSlices the drivers would publish on node %s (%s, as "
+			  "probed; consumable capacity: %s)\n", node_name, learned.type.name,
+			  hwdb_cc_name(mode ? mode : &off, ccbuf, sizeof(ccbuf)));
+		for (size_t i = 0; i < n && !rc; i++)
 			rc = model_emit(slices[i], DOC_FORMAT_YAML, out);
-		}
 	}
 	if (rc || sb_error(out))
 		rc = dt_err_set(err, rc ? rc : -ENOMEM, "cannot print the slices");

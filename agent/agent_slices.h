@@ -18,8 +18,9 @@
 #include "topology.h"
 
 /* Print the slices for node node_name: JSON as `dratopo hwdb show -o json`
- * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as one document
- * per slice. mode may be NULL (consumable capacity disabled). */
+ * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as it does: a
+ * comment line, then one document per slice. mode may be NULL (consumable
+ * capacity disabled). */
 int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
 		      const char *node_name, enum doc_format fmt, struct strbuf *out,
 		      struct dt_diags *warnings, struct dt_err *err);

@@ -15,7 +15,8 @@
  * Memory: a probe_verify_result and a probe_learned own their contents;
  * the learned entry also points into hwdb's tables (attributes borrowed
  * from a known type with the same GPU or EFA), so it is valid until the
- * next hwdb_load_extra() or hwdb_reset(). */
+ * next hwdb_load_extra() or hwdb_reset(), and into the probed topology
+ * (the pcieRoot strings), which must outlive it. */
 #ifndef DT_VERIFY_H
 #define DT_VERIFY_H
 

@@ -110,6 +110,20 @@ expect_rc 0 "slices degraded yaml" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge
 expect_rc 2 "bad consumable capacity" "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" \
 	--consumable-capacity shares
 
+# the prediction for a node of a known type is what `dratopo hwdb show` says
+if [ -x "$BUILD/bin/dratopo" ]; then
+	for f in p5.48xlarge p4d.24xlarge p5en.48xlarge g6e.48xlarge g5.48xlarge; do
+		"$BUILD/bin/dratopo" hwdb show "$f" --node node-1 | tail -n +2 >"$TMP/show"
+		"$AGENT" slices --sysfs-root "$FX/$f" --node-name node-1 | tail -n +2 >"$TMP/pred"
+		if cmp -s "$TMP/show" "$TMP/pred"; then pass "$f: slices = dratopo hwdb show"; else
+			fail "$f: slices differ from dratopo hwdb show"
+			diff "$TMP/show" "$TMP/pred" | head -10 | sed 's/^/    /'
+		fi
+	done
+else
+	echo "skip: $BUILD/bin/dratopo not built; slices not compared with hwdb show"
+fi
+
 # ---- the agent reads the sysfs tree and nothing else ----
 # (the dynamic loader's files and, in sanitizer builds, the runtime's
 # /proc/self reads are not the agent's)

@@ -16,6 +16,7 @@
 #include "doc.h"
 #include "dt_test.h"
 #include "hwdb.h"
+#include "model.h"
 #include "sysfs_probe.h"
 #include "topology.h"
 #include "verify.h"
@@ -710,6 +711,49 @@ static void test_slices(void)
 	check_slices("broken", 2, 8);
 }
 
+/* The prediction for a fixture of a known type is, slice for slice, what
+ * hwdb's own entry publishes (the fixtures hold hwdb's roots and NUMA). */
+static void check_slices_equal_hwdb(const char *type_name)
+{
+	struct model_object *slices[HWDB_MAX_SLICES];
+	const struct hwdb_type *ty = hwdb_lookup(type_name);
+	struct model_set *set = model_set_new();
+	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+	struct probe_topology t;
+	struct dt_diags w;
+	struct dt_err err = { 0 };
+	const char *body;
+	size_t n = 0;
+
+	dt_diags_init(&w);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ty);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	CU_ASSERT_EQUAL_FATAL(hwdb_slices(ty, NULL, "node-1", set, slices, &n, &err), 0);
+	sb_puts(&want, "#\n");
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(model_emit(slices[i], DOC_FORMAT_YAML, &want), 0);
+	CU_ASSERT_EQUAL_FATAL(probe_fixture(type_name, &t), 0);
+	CU_ASSERT_EQUAL(probe_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, &got, &w, &err), 0);
+	/* past the comment line, which says where the slices come from */
+	body = strchr(sb_str(&got), '\n');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+	DT_ASSERT_STR(body + 1, strchr(sb_str(&want), '\n') + 1);
+	probe_topology_free(&t);
+	model_set_free(set);
+	sb_free(&want);
+	sb_free(&got);
+	dt_diags_free(&w);
+}
+
+static void test_slices_equal_hwdb(void)
+{
+	check_slices_equal_hwdb("p5.48xlarge");
+	check_slices_equal_hwdb("p4d.24xlarge");
+	check_slices_equal_hwdb("p5en.48xlarge");
+	check_slices_equal_hwdb("g6e.48xlarge");
+	check_slices_equal_hwdb("g5.48xlarge");
+}
+
 DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_bdf_parse),
 	DT_TEST(test_parse_values),
@@ -730,4 +774,5 @@ DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_verify_wrong_type),
 	DT_TEST(test_verify_broken_counts_fallen_gpu),
 	DT_TEST(test_verify_unknown_learns_entry),
-	DT_TEST(test_slices))
+	DT_TEST(test_slices),
+	DT_TEST(test_slices_equal_hwdb))
