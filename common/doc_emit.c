@@ -425,8 +425,14 @@ static bool key_less(const struct doc_node *ka, const struct doc_node *kb)
 			return ai < bi;
 		return ra[i] < rb[i];
 	}
-	if (na == nb && (ka->text_len > 1024 || kb->text_len > 1024))
-		return ka->text_len < kb->text_len;
+	if (na == nb && (na == 256 || nb == 256)) {
+		/* Alike in their first 256 characters: settle it bytewise so
+		 * that distinct keys never compare equal. */
+		size_t n = ka->text_len < kb->text_len ? ka->text_len : kb->text_len;
+		int c = memcmp(ka->text, kb->text, n);
+
+		return c ? c < 0 : ka->text_len < kb->text_len;
+	}
 	return na < nb;
 }
 

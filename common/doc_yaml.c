@@ -570,9 +570,8 @@ static void on_end(struct yctx *c, const yaml_event_t *ev)
 	struct yframe *f = &c->frames[c->depth - 1];
 	struct doc_node *node = f->node;
 	size_t n = c->n_scratch - f->base;
-	struct doc_node **kids = c->scratch + f->base;
+	struct doc_node **kids = n ? c->scratch + f->base : NULL;
 
-	(void)ev;
 	if (node->kind == DOC_SEQ) {
 		node->u.seq.items = doc_arena_alloc(c->s->arena, doc_array_cap(n) * sizeof(*kids));
 		if (!node->u.seq.items) {

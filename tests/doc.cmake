@@ -2,3 +2,19 @@
 # that what doc_emit_json() prints is JSON to another reader too.
 dt_add_suite(test_doc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_doc.c
              LIBS dt_doc PkgConfig::JSONC)
+
+# fuzz_doc: libFuzzer over the readers and printers (clang only). The
+# module's sources are compiled into it so that they carry the fuzzer's
+# coverage instrumentation without changing dt_doc for everyone else.
+if(DRATOPO_FUZZ)
+  add_executable(fuzz_doc ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_doc.c
+    ${PROJECT_SOURCE_DIR}/common/doc.c
+    ${PROJECT_SOURCE_DIR}/common/doc_scalar.c
+    ${PROJECT_SOURCE_DIR}/common/doc_yaml.c
+    ${PROJECT_SOURCE_DIR}/common/doc_json.c
+    ${PROJECT_SOURCE_DIR}/common/doc_emit.c)
+  target_compile_options(fuzz_doc PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_doc PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_doc PRIVATE dt_base PkgConfig::YAML m)
+  set_target_properties(fuzz_doc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+endif()

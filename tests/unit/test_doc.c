@@ -994,6 +994,7 @@ static const struct corpus_case corpus[] = {
 	{ "dup-key.yaml", "line 3, column 1: mapping key \"a\" already defined at line 1" },
 	{ "empty-docs.yaml", NULL },
 	{ "empty.yaml", NULL },
+	{ "fuzz-empty-flow-map.yaml", NULL },
 	{ "huge-float.json", "number 1e999 is out of range" },
 	{ "huge-int.json", NULL },
 	{ "huge-numbers.yaml", NULL },
