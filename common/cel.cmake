@@ -27,3 +27,7 @@ target_include_directories(dt_cel PUBLIC ${PROJECT_SOURCE_DIR}/common)
 # dt_units (quantity, semver) may be defined by a later fragment.
 target_link_libraries(dt_cel PUBLIC $<TARGET_NAME_IF_EXISTS:dt_units> dt_base
                       PkgConfig::PCRE2 Threads::Threads m)
+if(DRATOPO_FUZZ)
+  # Coverage feedback for tests/fuzz/fuzz_cel.c.
+  target_compile_options(dt_cel PRIVATE -fsanitize=fuzzer-no-link)
+endif()

@@ -224,6 +224,11 @@ static const struct cel_ctype *join(struct checker *c, const struct cel_ctype *a
 		return a;
 	if (type_equal(a, b))
 		return a;
+	/* null joins with the nullable kinds (legacy wrapper semantics). */
+	if (a->kind == CT_NULL && (b->kind == CT_OPTIONAL || b->kind == CT_OBJECT))
+		return b;
+	if (b->kind == CT_NULL && (a->kind == CT_OPTIONAL || a->kind == CT_OBJECT))
+		return a;
 	if (a->kind == b->kind) {
 		switch (a->kind) {
 		case CT_LIST:
