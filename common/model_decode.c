@@ -171,6 +171,11 @@ static const struct doc_node *get_seq(struct dec *d, const struct doc_node *m, c
 
 static const char *node_str(struct dec *d, const struct doc_node *n)
 {
+	if (n->kind == DOC_BOOL && n->text && strcmp(n->text, "true") && strcmp(n->text, "false")) {
+		/* YAML 1.1 reads y, n, yes, off, ... as booleans. */
+		report(d, n, "must be a string (YAML reads this word as a boolean; quote it)");
+		return NULL;
+	}
 	if (n->kind != DOC_STRING) {
 		report(d, n, "must be a string");
 		return NULL;
@@ -302,9 +307,10 @@ static void get_str_list(struct dec *d, const struct doc_node *m, const char *ke
 		const struct doc_node *it = seq->u.seq.items[i];
 		const char *s = it->kind == DOC_NULL ? NULL : node_str(d, it);
 
-		/* A null item reads as "" in Go; keep the slot so that
-		 * indexes in later messages match the file. */
-		(*out)[n++] = s ? s : (it->kind == DOC_NULL ? "" : "");
+		/* A null item reads as "" in Go, and so does one reported as
+		 * the wrong type; keeping the slot keeps later messages'
+		 * indexes those of the file. */
+		(*out)[n++] = s ? s : "";
 		model_path_pop(&d->path, im);
 	}
 	model_path_pop(&d->path, mark);
@@ -664,11 +670,12 @@ static void dec_attribute(struct dec *d, const struct doc_node *v, struct model_
 		set[f] = child(v, fields[f]);
 		n_set += set[f] != NULL;
 	}
-	if (n_set != 1) {
-		/* The API server's wording (validateDeviceAttribute). */
-		report(d, n_set ? v : NULL, n_set ? "exactly one value must be specified" :
-		       "Invalid value: \"\": exactly one value must be specified");
-	}
+	/* The API server's wording (validateDeviceAttribute): the bad value is
+	 * the attribute when several are set, "" when none is. */
+	if (n_set > 1)
+		report(d, v, "exactly one value must be specified");
+	else if (n_set == 0)
+		report(d, NULL, "Invalid value: \"\": exactly one value must be specified");
 	if (set[0]) {
 		size_t mark = model_path_field(&d->path, "int");
 
