@@ -289,9 +289,11 @@ struct plan_pod {
 	const struct model_pod_spec *spec;
 	struct plan_res req;
 	bool dra;                               /* spec.resourceClaims or container claims */
-	/* The claims it needs, resolved: a template's generated claim, or
-	 * the named claim (shared). Objects of the set. */
+	/* The claims it needs, one per spec.resourceClaims entry (NULL when
+	 * missing): a template's generated claim, or the named claim
+	 * (shared). Objects of the set. tmpl: the template, when used. */
 	const struct model_object **claims;
+	const struct model_object **tmpl;
 	size_t n_claims;
 	/* Set when the pod cannot be planned at all (a claim or template
 	 * that does not exist, an extended resource): the reason. */

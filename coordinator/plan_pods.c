@@ -205,6 +205,9 @@ static const char *status_claim_name(const struct model_pod_status *st, const ch
 	return NULL;
 }
 
+/* Find each claim the pod names; templates are only noted here (in
+ * tmpl) and their claims generated once every pod is known, because
+ * adding objects to the set invalidates its lookup index. */
 static int resolve_claims(struct collect *c, struct plan_pod *p,
 			  const struct model_pod_status *st)
 {
@@ -214,39 +217,48 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 	if (!spec->n_resource_claims)
 		return 0;
 	p->claims = model_set_calloc(set, spec->n_resource_claims, sizeof(*p->claims));
-	if (!p->claims)
+	p->tmpl = model_set_calloc(set, spec->n_resource_claims, sizeof(*p->tmpl));
+	if (!p->claims || !p->tmpl)
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	p->n_claims = spec->n_resource_claims;
 	for (size_t i = 0; i < spec->n_resource_claims; i++) {
 		const struct model_pod_claim *pc = &spec->resource_claims[i];
-		const struct model_object *claim = NULL, *tmpl;
 		const char *named = st ? status_claim_name(st, pc->name) : NULL;
 
 		if (pc->resource_claim_name) {
-			claim = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns,
-					       pc->resource_claim_name);
-			if (!claim && !p->problem)
+			p->claims[i] = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns,
+						      pc->resource_claim_name);
+			if (!p->claims[i] && !p->problem)
 				p->problem = fmt_problem(set, "resourceClaim %s/%s not found",
 							 p->ns, pc->resource_claim_name);
 		} else if (pc->resource_claim_template_name) {
 			if (named)
-				claim = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns, named);
-			if (!claim) {
-				tmpl = model_set_find(set, MODEL_RESOURCE_CLAIM_TEMPLATE, p->ns,
-						      pc->resource_claim_template_name);
-				if (!tmpl) {
-					if (!p->problem)
-						p->problem = fmt_problem(set,
-							"resourceClaimTemplate %s/%s not found",
-							p->ns, pc->resource_claim_template_name);
-					continue;
-				}
-				claim = generate_claim(set, p, pc, tmpl);
-				if (!claim)
-					return dt_err_set(c->err, -ENOMEM, "out of memory");
-			}
+				p->claims[i] = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns, named);
+			if (p->claims[i])
+				continue;
+			p->tmpl[i] = model_set_find(set, MODEL_RESOURCE_CLAIM_TEMPLATE, p->ns,
+						    pc->resource_claim_template_name);
+			if (!p->tmpl[i] && !p->problem)
+				p->problem = fmt_problem(set, "resourceClaimTemplate %s/%s not found",
+							 p->ns, pc->resource_claim_template_name);
 		}
-		if (claim)
-			p->claims[p->n_claims++] = claim;
+	}
+	return 0;
+}
+
+static int generate_claims(struct collect *c)
+{
+	for (size_t k = 0; k < c->out->n_pods; k++) {
+		struct plan_pod *p = &c->out->pods[k];
+
+		for (size_t i = 0; p->tmpl && i < p->n_claims; i++) {
+			if (!p->tmpl[i] || p->claims[i])
+				continue;
+			p->claims[i] = generate_claim(c->set, p, &p->spec->resource_claims[i],
+						      p->tmpl[i]);
+			if (!p->claims[i])
+				return dt_err_set(c->err, -ENOMEM, "out of memory");
+		}
 	}
 	return 0;
 }
@@ -371,9 +383,8 @@ static bool is_generated(const struct plan_pod *p, const struct model_object *cl
 	const struct model_pod_spec *s = p->spec;
 
 	/* A claim a template produced for this pod is the pod's alone. */
-	for (size_t i = 0; i < s->n_resource_claims; i++)
-		if (s->resource_claims[i].resource_claim_template_name && i < p->n_claims &&
-		    p->claims[i] == claim)
+	for (size_t i = 0; i < s->n_resource_claims && i < p->n_claims; i++)
+		if (s->resource_claims[i].resource_claim_template_name && p->claims[i] == claim)
 			return true;
 	return false;
 }
@@ -514,7 +525,7 @@ static int build_units(struct collect *c)
 			const struct model_object *cl = p->claims[k];
 			int at;
 
-			if (is_generated(p, cl))
+			if (!cl || is_generated(p, cl))
 				continue;
 			at = claim_index(owner, n_owner, cl);
 			if (at < 0) {
@@ -550,7 +561,11 @@ static int build_units(struct collect *c)
 			u->problem = p->problem;
 		for (size_t k = 0; k < p->n_claims; k++) {
 			const struct model_object *cl = p->claims[k];
-			bool done = cl->u.claim.status.allocation != NULL;
+			bool done;
+
+			if (!cl)
+				continue;
+			done = cl->u.claim.status.allocation != NULL;
 			const struct model_object ***list = done ? &u->allocated : &u->claims;
 			size_t *cnt = done ? &u->n_allocated : &u->n_claims;
 
@@ -570,7 +585,7 @@ static int build_units(struct collect *c)
 		int r;
 
 		for (size_t k = 0; simple && k < p->n_claims; k++)
-			simple = is_generated(p, p->claims[k]);
+			simple = p->claims[k] && is_generated(p, p->claims[k]);
 		if (simple) {
 			shape_key(p, &sb);
 		} else {
@@ -628,6 +643,8 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 		for (o = NULL; (o = model_set_next(set, workloads[k], o));)
 			if ((rc = expand_workload(&c, o)))
 				return rc;
+	if ((rc = generate_claims(&c)))
+		return rc;
 	return build_units(&c);
 }
 
