@@ -121,6 +121,15 @@ struct planner {
 	size_t n_slices;
 	const struct model_object **allocated;  /* claims with status.allocation */
 	size_t n_allocated;
+	/* Indexes so that each node finds its slices and allocated claims
+	 * without scanning the cluster: slices sorted by nodeName (those
+	 * without one first, n_global_slices of them); (node, claim) pairs
+	 * sorted by node, and the claims not tied to one node. */
+	size_t n_global_slices;
+	struct node_claim { const char *node; const struct model_object *claim; } *by_node;
+	size_t n_by_node;
+	const struct model_object **global_claims;
+	size_t n_global_claims;
 
 	struct plan_pods pods;
 	bool *placed;                           /* per unit */
@@ -283,6 +292,84 @@ static int push_str(struct vec_str *v, const char *s)
 
 /* ---- Inputs ---- */
 
+static int cmp_slice_node(const void *a, const void *b)
+{
+	const char *x = (*(const struct model_object *const *)a)->u.slice.node_name;
+	const char *y = (*(const struct model_object *const *)b)->u.slice.node_name;
+
+	if (!x || !y)
+		return !x && !y ? 0 : !x ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int cmp_node_claim(const void *a, const void *b)
+{
+	return strcmp(((const struct node_claim *)a)->node, ((const struct node_claim *)b)->node);
+}
+
+struct pool_node { const char *driver, *pool, *node; };
+
+static int cmp_pool_node(const void *a, const void *b)
+{
+	const struct pool_node *x = a, *y = b;
+	int c = strcmp(x->driver, y->driver);
+
+	return c ? c : strcmp(x->pool, y->pool);
+}
+
+/* Which node each allocated claim's devices are on: through the pools of
+ * node-local slices; a claim using any other device counts everywhere. */
+static int index_allocated(struct planner *pl)
+{
+	struct pool_node *pools = calloc(pl->n_slices + 1, sizeof(*pools));
+	size_t np = 0, cap = 0;
+	int rc = -ENOMEM;
+
+	pl->global_claims = calloc(pl->n_allocated + 1, sizeof(*pl->global_claims));
+	if (!pools || !pl->global_claims)
+		goto out;
+	for (size_t i = pl->n_global_slices; i < pl->n_slices; i++) {
+		const struct model_resource_slice_spec *sp = &pl->slices[i]->u.slice;
+
+		if (sp->driver && sp->pool.name)
+			pools[np++] = (struct pool_node){ sp->driver, sp->pool.name, sp->node_name };
+	}
+	qsort(pools, np, sizeof(*pools), cmp_pool_node);
+	for (size_t i = 0; i < pl->n_allocated; i++) {
+		const struct model_allocation *a = pl->allocated[i]->u.claim.status.allocation;
+		const char *node = NULL;
+		bool global = false;
+
+		for (size_t k = 0; k < a->n_results && !global; k++) {
+			struct pool_node key = { a->results[k].driver, a->results[k].pool, NULL };
+			const struct pool_node *hit;
+
+			if (!key.driver || !key.pool) {
+				global = true;
+				break;
+			}
+			hit = bsearch(&key, pools, np, sizeof(*pools), cmp_pool_node);
+			if (!hit || (node && strcmp(node, hit->node)))
+				global = true;
+			else
+				node = hit->node;
+		}
+		if (global || !node) {
+			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
+			continue;
+		}
+		if (grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+			goto out;
+		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
+	}
+	if (pl->n_by_node)
+		qsort(pl->by_node, pl->n_by_node, sizeof(*pl->by_node), cmp_node_claim);
+	rc = 0;
+out:
+	free(pools);
+	return rc ? dt_err_set(pl->err, rc, "out of memory") : 0;
+}
+
 static int collect_objects(struct planner *pl)
 {
 	struct model_set *set = pl->set;
@@ -303,11 +390,36 @@ static int collect_objects(struct planner *pl)
 	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
 		pl->slices[i++] = o;
 	pl->n_slices = i;
+	/* Stable order within a node: qsort is not stable, but the
+	 * allocator sorts pools itself. */
+	qsort(pl->slices, pl->n_slices, sizeof(*pl->slices), cmp_slice_node);
+	while (pl->n_global_slices < pl->n_slices &&
+	       !pl->slices[pl->n_global_slices]->u.slice.node_name)
+		pl->n_global_slices++;
 	for (o = NULL; (o = model_set_next(set, MODEL_RESOURCE_CLAIM, o));)
 		if (o->u.claim.status.allocation)
 			pl->allocated[na++] = o;
 	pl->n_allocated = na;
-	return 0;
+	return index_allocated(pl);
+}
+
+/* [*lo, *hi) of the sorted slices whose nodeName is name. */
+static void slice_range(const struct planner *pl, const char *name, size_t *lo, size_t *hi)
+{
+	size_t a = pl->n_global_slices, b = pl->n_slices;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(pl->slices[m]->u.slice.node_name, name) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = a; b < pl->n_slices && !strcmp(pl->slices[b]->u.slice.node_name, name); b++)
+		;
+	*hi = b;
 }
 
 static int setup_nodes(struct planner *pl)
@@ -360,15 +472,16 @@ static int exnode_ctx(struct planner *pl, struct exnode *en)
 		return 0;
 	/* Only the node's own slices and those not bound to a node matter
 	 * here; other nodes' pools cannot serve it. */
-	en->slices = calloc(pl->n_slices + 1, sizeof(*en->slices));
+	size_t lo, hi;
+
+	slice_range(pl, en->obj->meta.name, &lo, &hi);
+	en->slices = calloc(pl->n_global_slices + (hi - lo) + 1, sizeof(*en->slices));
 	if (!en->slices)
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < pl->n_slices; i++) {
-		const char *nn = pl->slices[i]->u.slice.node_name;
-
-		if (!nn || !strcmp(nn, en->obj->meta.name))
-			en->slices[k++] = pl->slices[i];
-	}
+	for (size_t i = 0; i < pl->n_global_slices; i++)
+		en->slices[k++] = pl->slices[i];
+	for (size_t i = lo; i < hi; i++)
+		en->slices[k++] = pl->slices[i];
 	en->an.name = en->obj->meta.name;
 	en->an.labels = en->obj->meta.labels;
 	en->an.n_labels = en->obj->meta.n_labels;
@@ -378,9 +491,19 @@ static int exnode_ctx(struct planner *pl, struct exnode *en)
 		return rc;
 	if (!(en->state = alloc_state_new(en->actx)))
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < pl->n_allocated; i++)
+	for (size_t i = 0; i < pl->n_global_claims; i++)
 		if ((rc = alloc_state_add_allocation(en->state,
-				pl->allocated[i]->u.claim.status.allocation, pl->err)))
+				pl->global_claims[i]->u.claim.status.allocation, pl->err)))
+			return rc;
+	struct node_claim key = { en->obj->meta.name, NULL };
+	const struct node_claim *hit = pl->n_by_node ? bsearch(&key, pl->by_node, pl->n_by_node,
+							      sizeof(key), cmp_node_claim) : NULL;
+
+	while (hit && hit > pl->by_node && !strcmp(hit[-1].node, key.node))
+		hit--;
+	for (; hit && hit < pl->by_node + pl->n_by_node && !strcmp(hit->node, key.node); hit++)
+		if ((rc = alloc_state_add_allocation(en->state,
+				hit->claim->u.claim.status.allocation, pl->err)))
 			return rc;
 	return 0;
 }
@@ -1536,6 +1659,8 @@ static void planner_free(struct planner *pl)
 	free(pl->classes);
 	free(pl->slices);
 	free(pl->allocated);
+	free(pl->by_node);
+	free(pl->global_claims);
 	free(pl->placed);
 	free(pl->shape_rep);
 	plan_pods_free(&pl->pods);
