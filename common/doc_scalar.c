@@ -440,6 +440,13 @@ int doc_fmt_float_json(double v, char *buf)
 		strcpy(buf, signbit(v) ? "-0" : "0");
 		return 0;
 	}
+	if (a < 1e21 && v == floor(v)) {
+		/* An integral value prints as an integer, which the reader takes
+		 * as DOC_INT when it fits: print it exactly (Go would round the
+		 * digits past 2^53, 2003764205206896640 as ...600). */
+		snprintf(buf, DOC_NUM_BUF, "%.0f", v);
+		return 0;
+	}
 	exp = doc_shortest_digits(v, false, d, sizeof(d));
 	if (v < 0)
 		*buf++ = '-';

@@ -794,12 +794,13 @@ static struct doc_node *gen_tree(struct doc_arena *a, int depth, bool finite)
 	}
 	case 3: {
 		static const double fl[] = { 0.1, 1.5, -2.25, 1e6, 1e21, 1e-7, 123456.0, 5e-324,
-					     1.7976931348623157e308, 0.30000000000000004, -0.0 };
+					     1.7976931348623157e308, 0.30000000000000004, -0.0,
+					     2003764205206896640.0, -1e20, 9007199254740992.0 };
 		double f;
 		uint64_t bits = rnd();
 
 		if (rnd() & 1) {
-			f = fl[rnd() % 11];
+			f = fl[rnd() % (sizeof(fl) / sizeof(fl[0]))];
 		} else {
 			memcpy(&f, &bits, sizeof(f));
 			if (finite && !isfinite(f))
@@ -963,6 +964,14 @@ static void test_round_trip_specials(void)
 	CU_ASSERT_TRUE(round_trip(doc_new_map(a), 0));
 	CU_ASSERT_TRUE(round_trip(doc_new_seq(a), 0));
 	CU_ASSERT_TRUE(round_trip(doc_new_int(a, INT64_MIN), 0));
+	/* Integral floats past 2^53 print exactly, or JSON would read back a
+	 * different integer (found by fuzz_doc). */
+	for (int form = 0; form < 3; form++) {
+		CU_ASSERT_TRUE(round_trip(doc_new_float(a, 2003764205206896640.0), form));
+		CU_ASSERT_TRUE(round_trip(doc_new_float(a, -1152921504606846976.0), form));
+		CU_ASSERT_TRUE(round_trip(doc_new_float(a, 9.3e18), form));
+		CU_ASSERT_TRUE(round_trip(doc_new_float(a, 1e20), form));
+	}
 	doc_arena_free(a);
 }
 
