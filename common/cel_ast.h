@@ -262,6 +262,8 @@ struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
 			      const struct cel_value *args, size_t nargs);
 
 uint64_t cel_value_size(const struct cel_value *v);
+/* Replace constant subtrees by their values (after checking). */
+void cel_fold_constants(struct cel_program *p);
 uint64_t cel_estimate_cost(const struct cel_program *p);
 
 /* Time helpers (cel_time.c). */

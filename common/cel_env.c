@@ -792,6 +792,7 @@ int cel_compile(const struct cel_env *env, const char *expr, size_t len,
 	p->n_vars = env->n_vars;
 	p->result_bool = env->result_bool;
 	p->est_cost = cel_estimate_cost(p);
+	cel_fold_constants(p);
 	*out = p;
 	return 0;
 fail:

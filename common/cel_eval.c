@@ -622,6 +622,85 @@ struct cel_value cel_eval_node(struct cel_ctx *ctx, const struct cel_node *n)
 	}
 }
 
+/* ---- constant folding ---- */
+
+static bool is_const(const struct cel_node *n)
+{
+	return n->kind == N_CONST;
+}
+
+/* Fold n (children first) when it is a pure call, list or map of constants:
+ * semver("9.0.0") is then parsed once per program, not per device, as
+ * cel-go's OptOptimize does. Runtime errors are left to the run time. */
+static void fold(struct cel_ctx *ctx, struct cel_node *n, int depth)
+{
+	bool all = true;
+	struct cel_value v;
+
+	if (depth > CEL_MAX_DEPTH * 4)
+		return;
+	switch (n->kind) {
+	case N_SELECT:
+		fold(ctx, n->u.sel.operand, depth + 1);
+		return;
+	case N_COMP:
+		fold(ctx, n->u.comp.range, depth + 1);
+		fold(ctx, n->u.comp.init, depth + 1);
+		fold(ctx, n->u.comp.cond, depth + 1);
+		fold(ctx, n->u.comp.step, depth + 1);
+		fold(ctx, n->u.comp.result, depth + 1);
+		return;
+	case N_LIST:
+		for (uint32_t i = 0; i < n->u.list.n; i++) {
+			fold(ctx, n->u.list.elems[i], depth + 1);
+			all = all && is_const(n->u.list.elems[i]) && !n->u.list.optional[i];
+		}
+		break;
+	case N_MAP:
+		for (uint32_t i = 0; i < n->u.map.n; i++) {
+			fold(ctx, n->u.map.keys[i], depth + 1);
+			fold(ctx, n->u.map.vals[i], depth + 1);
+			all = all && is_const(n->u.map.keys[i]) && is_const(n->u.map.vals[i]) &&
+			      !n->u.map.optional[i];
+		}
+		break;
+	case N_CALL:
+		if (n->u.call.target) {
+			fold(ctx, n->u.call.target, depth + 1);
+			all = is_const(n->u.call.target);
+		}
+		for (uint32_t i = 0; i < n->u.call.nargs; i++) {
+			fold(ctx, n->u.call.args[i], depth + 1);
+			all = all && is_const(n->u.call.args[i]);
+		}
+		/* Accumulator updates must stay calls; the rest is pure. */
+		if (n->u.call.special == SP_APPEND || n->u.call.special == SP_MAP_INSERT)
+			all = false;
+		break;
+	default:
+		return;
+	}
+	if (!all)
+		return;
+	ctx->cost = 0;
+	ctx->cancelled = ctx->oom = false;
+	v = cel_eval_node(ctx, n);
+	if (v.kind == CEL_ERROR || ctx->cancelled || ctx->oom)
+		return;
+	n->kind = N_CONST;
+	n->u.lit = v;
+}
+
+void cel_fold_constants(struct cel_program *p)
+{
+	struct cel_ctx ctx = { 0 };
+
+	ctx.arena = &p->pool;
+	ctx.prog = p;
+	ctx.cost_limit = CEL_COST_LIMIT;
+	fold(&ctx, p->ast.root, 0);
+}
+
 /* ---- evaluations ---- */
 
 struct cel_evaluation {
