@@ -444,12 +444,25 @@ static int setup_nodes(struct planner *pl)
 		en->labels[o->meta.n_labels].key = "metadata.name";
 		en->labels[o->meta.n_labels].value = o->meta.name;
 		en->n_labels = o->meta.n_labels + 1;
+		/* A Node written by hand may leave out its status: then what a
+		 * node of its instance type has, as for a new one, and no
+		 * limit when the type is not known either. */
+		const struct hwdb_type *t = hwdb_lookup(plan_label(o->meta.labels, o->meta.n_labels,
+								   PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		struct plan_res guess = { INT64_MAX / 4, INT64_MAX / 4, PLAN_DEFAULT_MAX_PODS };
+
+		if (t) {
+			struct plan_kubelet k;
+
+			plan_kubelet_defaults(&k);
+			plan_node_allocatable(t->vcpu, t->memory_mib, &k, &guess);
+		}
 		if (!spec_has_quantity(al, "cpu", &en->cap.cpu_milli, true))
-			en->cap.cpu_milli = 0;
+			en->cap.cpu_milli = guess.cpu_milli;
 		if (!spec_has_quantity(al, "memory", &en->cap.mem_bytes, false))
-			en->cap.mem_bytes = 0;
+			en->cap.mem_bytes = guess.mem_bytes;
 		if (!spec_has_quantity(al, "pods", &en->cap.pods, false))
-			en->cap.pods = PLAN_DEFAULT_MAX_PODS;
+			en->cap.pods = guess.pods;
 	}
 	pl->n_nodes = i;
 	for (size_t b = 0; b < pl->pods.n_bound; b++)
@@ -1473,7 +1486,11 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 		if ((rc = reason_add(pl, r, NULL, en->obj->meta.name, NULL, cat, why)))
 			return rc;
 	}
-	if (pl->n_nodes) {
+	if (pl->n_nodes > MAX_DETAILS_NODES) {
+		sb_printf(sb, "the first %d of %zu existing nodes: ", MAX_DETAILS_NODES, pl->n_nodes);
+		summarize(sb, r, 0, r->n, false);
+		sb_puts(sb, "; ");
+	} else if (pl->n_nodes) {
 		sb_printf(sb, "%zu existing node%s: ", pl->n_nodes, pl->n_nodes == 1 ? "" : "s");
 		summarize(sb, r, 0, r->n, false);
 		sb_puts(sb, "; ");

@@ -362,6 +362,22 @@ static void test_no_on_demand_offering(void)
 	loaded_free(&l);
 }
 
+static void test_pool_limits(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/limited-pool.yaml", NULL);
+	const struct hwdb_type *t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	t = hwdb_lookup(l.res->node_claims[0].instance_type);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_TRUE(t->vcpu <= 8);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason, "limits"));
+	CU_ASSERT_FALSE(l.res->optimal);
+	loaded_free(&l);
+}
+
 static void test_output_formats(void)
 {
 	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
@@ -395,4 +411,5 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_shared_claim_one_node),
 	      DT_TEST(test_reasons),
 	      DT_TEST(test_no_on_demand_offering),
+	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_output_formats))
