@@ -341,23 +341,15 @@ static bool looks_like_json(const char *buf, size_t len)
 	return false;
 }
 
-int doc_parse(const char *buf, size_t len, enum doc_format fmt,
-	      const char *filename, struct doc_stream **out, struct dt_err *err)
+static int parse_as(const char *buf, size_t len, enum doc_format fmt, const char *filename,
+		    struct doc_stream **out, struct dt_err *err)
 {
-	struct doc_stream *s;
+	struct doc_stream *s = doc_stream_new(filename);
 	int rc;
 
 	*out = NULL;
-	if (!buf && len)
-		return dt_err_set(err, -EINVAL, "no input buffer");
-	if (len > DOC_MAX_FILE_SIZE)
-		return dt_err_set(err, -EFBIG, "input too large (%zu bytes, limit %u)",
-				  len, DOC_MAX_FILE_SIZE);
-	s = doc_stream_new(filename);
 	if (!s)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	if (fmt == DOC_FORMAT_AUTO)
-		fmt = looks_like_json(buf, len) ? DOC_FORMAT_JSON : DOC_FORMAT_YAML;
 	if (fmt == DOC_FORMAT_JSON)
 		rc = doc_parse_json(buf ? buf : "", len, s, err);
 	else
@@ -368,6 +360,22 @@ int doc_parse(const char *buf, size_t len, enum doc_format fmt,
 	}
 	*out = s;
 	return 0;
+}
+
+int doc_parse(const char *buf, size_t len, enum doc_format fmt,
+	      const char *filename, struct doc_stream **out, struct dt_err *err)
+{
+	*out = NULL;
+	if (!buf && len)
+		return dt_err_set(err, -EINVAL, "no input buffer");
+	if (len > DOC_MAX_FILE_SIZE)
+		return dt_err_set(err, -EFBIG, "input too large (%zu bytes, limit %u)",
+				  len, DOC_MAX_FILE_SIZE);
+	/* Input that starts like JSON is read as strict JSON, as kubectl
+	 * does: a typo such as {"a": tru} is an error, not YAML's string. */
+	if (fmt == DOC_FORMAT_AUTO)
+		fmt = looks_like_json(buf, len) ? DOC_FORMAT_JSON : DOC_FORMAT_YAML;
+	return parse_as(buf, len, fmt, filename, out, err);
 }
 
 /* Reads all of fd into a malloc'd buffer, refusing more than the limit. */

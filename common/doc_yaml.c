@@ -628,9 +628,17 @@ static void doc_begin(struct yctx *c, int line)
 	c->failed = false;
 	c->depth = 0;
 	c->n_scratch = 0;
-	if (c->anchors)
+	/* Anchors belong to one document. A big table is dropped rather than
+	 * cleared, so that many small documents after one with thousands of
+	 * anchors do not each pay for clearing it. */
+	if (c->n_anchors && c->cap_anchors > 256) {
+		free(c->anchors);
+		c->anchors = NULL;
+		c->cap_anchors = 0;
+	} else if (c->n_anchors) {
 		memset(c->anchors, 0, c->cap_anchors * sizeof(*c->anchors));
-	c->n_anchors = 0;     /* anchors belong to one document */
+	}
+	c->n_anchors = 0;
 }
 
 static void syntax_error(struct yctx *c, const yaml_parser_t *p)

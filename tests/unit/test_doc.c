@@ -398,6 +398,34 @@ static void test_documents_around_errors(void)
 	doc_stream_free(s);
 }
 
+static void test_anchors_per_document(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_stream *s;
+
+	/* Anchors do not reach into the next document, however many there
+	 * were (a big table is dropped between documents). */
+	for (int many = 0; many < 2; many++) {
+		sb_reset(&sb);
+		for (int i = 0; i < (many ? 1000 : 1); i++)
+			sb_printf(&sb, "k%d: &a%d %d\n", i, i, i);
+		sb_puts(&sb, "---\nx: *a0\n---\ny: &a0 7\nz: *a0\n");
+		s = parse(sb_str(&sb), DOC_FORMAT_YAML);
+		CU_ASSERT_EQUAL(s->n_docs, 3);
+		if (s->n_docs == 3) {
+			CU_ASSERT_PTR_NULL(s->docs[0].error);
+			char want[80];
+
+			snprintf(want, sizeof(want), "line %d, column 4: unknown anchor 'a0' "
+				 "referenced", many ? 1002 : 3);
+			DT_ASSERT_STR(s->docs[1].error, want);
+			CU_ASSERT_EQUAL(ival(doc_get(s->docs[2].root, "z")), 7);
+		}
+		doc_stream_free(s);
+	}
+	sb_free(&sb);
+}
+
 static void test_limits(void)
 {
 	struct doc_stream *s = NULL;
@@ -1127,6 +1155,7 @@ DT_SUITE_MAIN("doc",
 	      DT_TEST(test_anchors_and_merges),
 	      DT_TEST(test_error_messages),
 	      DT_TEST(test_documents_around_errors),
+	      DT_TEST(test_anchors_per_document),
 	      DT_TEST(test_limits),
 	      DT_TEST(test_load_file),
 	      DT_TEST(test_json_values),
