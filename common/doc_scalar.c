@@ -19,24 +19,27 @@ struct word {
 	const char *s;
 	enum doc_resolved r;
 	int val;                /* bool value, or sign of an infinity, 0 for NaN */
+	size_t len;             /* filled in by W() */
 };
 
+#define W(s, r, v) { s, r, v, sizeof(s) - 1 }
+
 static const struct word words[] = {
-	{ "y", DOC_RES_BOOL, 1 }, { "Y", DOC_RES_BOOL, 1 }, { "yes", DOC_RES_BOOL, 1 },
-	{ "Yes", DOC_RES_BOOL, 1 }, { "YES", DOC_RES_BOOL, 1 }, { "true", DOC_RES_BOOL, 1 },
-	{ "True", DOC_RES_BOOL, 1 }, { "TRUE", DOC_RES_BOOL, 1 }, { "on", DOC_RES_BOOL, 1 },
-	{ "On", DOC_RES_BOOL, 1 }, { "ON", DOC_RES_BOOL, 1 },
-	{ "n", DOC_RES_BOOL, 0 }, { "N", DOC_RES_BOOL, 0 }, { "no", DOC_RES_BOOL, 0 },
-	{ "No", DOC_RES_BOOL, 0 }, { "NO", DOC_RES_BOOL, 0 }, { "false", DOC_RES_BOOL, 0 },
-	{ "False", DOC_RES_BOOL, 0 }, { "FALSE", DOC_RES_BOOL, 0 }, { "off", DOC_RES_BOOL, 0 },
-	{ "Off", DOC_RES_BOOL, 0 }, { "OFF", DOC_RES_BOOL, 0 },
-	{ "~", DOC_RES_NULL, 0 }, { "null", DOC_RES_NULL, 0 }, { "Null", DOC_RES_NULL, 0 },
-	{ "NULL", DOC_RES_NULL, 0 },
-	{ ".nan", DOC_RES_FLOAT, 0 }, { ".NaN", DOC_RES_FLOAT, 0 }, { ".NAN", DOC_RES_FLOAT, 0 },
-	{ ".inf", DOC_RES_FLOAT, 1 }, { ".Inf", DOC_RES_FLOAT, 1 }, { ".INF", DOC_RES_FLOAT, 1 },
-	{ "+.inf", DOC_RES_FLOAT, 1 }, { "+.Inf", DOC_RES_FLOAT, 1 }, { "+.INF", DOC_RES_FLOAT, 1 },
-	{ "-.inf", DOC_RES_FLOAT, -1 }, { "-.Inf", DOC_RES_FLOAT, -1 }, { "-.INF", DOC_RES_FLOAT, -1 },
-	{ "<<", DOC_RES_MERGE, 0 },
+	W("y", DOC_RES_BOOL, 1), W("Y", DOC_RES_BOOL, 1), W("yes", DOC_RES_BOOL, 1),
+	W("Yes", DOC_RES_BOOL, 1), W("YES", DOC_RES_BOOL, 1), W("true", DOC_RES_BOOL, 1),
+	W("True", DOC_RES_BOOL, 1), W("TRUE", DOC_RES_BOOL, 1), W("on", DOC_RES_BOOL, 1),
+	W("On", DOC_RES_BOOL, 1), W("ON", DOC_RES_BOOL, 1),
+	W("n", DOC_RES_BOOL, 0), W("N", DOC_RES_BOOL, 0), W("no", DOC_RES_BOOL, 0),
+	W("No", DOC_RES_BOOL, 0), W("NO", DOC_RES_BOOL, 0), W("false", DOC_RES_BOOL, 0),
+	W("False", DOC_RES_BOOL, 0), W("FALSE", DOC_RES_BOOL, 0), W("off", DOC_RES_BOOL, 0),
+	W("Off", DOC_RES_BOOL, 0), W("OFF", DOC_RES_BOOL, 0),
+	W("~", DOC_RES_NULL, 0), W("null", DOC_RES_NULL, 0), W("Null", DOC_RES_NULL, 0),
+	W("NULL", DOC_RES_NULL, 0),
+	W(".nan", DOC_RES_FLOAT, 0), W(".NaN", DOC_RES_FLOAT, 0), W(".NAN", DOC_RES_FLOAT, 0),
+	W(".inf", DOC_RES_FLOAT, 1), W(".Inf", DOC_RES_FLOAT, 1), W(".INF", DOC_RES_FLOAT, 1),
+	W("+.inf", DOC_RES_FLOAT, 1), W("+.Inf", DOC_RES_FLOAT, 1), W("+.INF", DOC_RES_FLOAT, 1),
+	W("-.inf", DOC_RES_FLOAT, -1), W("-.Inf", DOC_RES_FLOAT, -1), W("-.INF", DOC_RES_FLOAT, -1),
+	W("<<", DOC_RES_MERGE, 0),
 };
 
 static bool is_digit(char c)
@@ -266,9 +269,10 @@ enum doc_resolved doc_resolve_plain(const char *s, size_t len, struct doc_scalar
 	if (len == 0)
 		return DOC_RES_NULL;
 	c = s[0];
-	if (len <= 5) {
+	/* Only these first characters can start a word of the table. */
+	if (len <= 5 && strchr("yYnNtTfFoO~.+-<", c)) {
 		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-			if (strlen(words[i].s) != len || memcmp(words[i].s, s, len) != 0)
+			if (words[i].len != len || memcmp(words[i].s, s, len) != 0)
 				continue;
 			if (words[i].r == DOC_RES_BOOL)
 				v->b = words[i].val;
