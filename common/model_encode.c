@@ -377,8 +377,8 @@ static void put_counter_sets(struct enc *e, struct doc_node *map, const char *ke
 		struct doc_node *m = new_map(e);
 		struct doc_node *counters = new_map(e);
 
-		/* counterSet sorts after counters; name before. */
-		if (!strcmp(name_field, "name"))
+		/* Keys in kubectl's (byte) order: counterSet < counters < name. */
+		if (!strcmp(name_field, "counterSet"))
 			put_str(e, m, name_field, cs[i].name);
 		for (size_t j = 0; j < cs[i].n_counters; j++) {
 			struct doc_node *c = new_map(e);
@@ -386,9 +386,9 @@ static void put_counter_sets(struct enc *e, struct doc_node *map, const char *ke
 			put_quantity(e, c, "value", &cs[i].counters[j].value);
 			put(e, counters, cs[i].counters[j].name, c);
 		}
-		if (!strcmp(name_field, "counterSet"))
-			put_str(e, m, name_field, cs[i].name);
 		put(e, m, "counters", counters);
+		if (!strcmp(name_field, "name"))
+			put_str(e, m, name_field, cs[i].name);
 		push(e, seq, m);
 	}
 	put(e, map, key, seq);
@@ -460,8 +460,10 @@ static struct doc_node *enc_slice(struct enc *e, const struct model_resource_sli
 	return spec;
 }
 
+/* The fields of an exact request or subrequest; name (subrequests only,
+ * NULL otherwise) goes where kubectl's key order puts it. */
 static void enc_exact_fields(struct enc *e, struct doc_node *m, const struct model_exact_request *r,
-			     bool exactly)
+			     bool exactly, const char *name)
 {
 	if (exactly && r->has_admin_access)
 		put_bool(e, m, "adminAccess", r->admin_access);
@@ -475,6 +477,7 @@ static void enc_exact_fields(struct enc *e, struct doc_node *m, const struct mod
 	if (r->has_count)
 		put_int(e, m, "count", r->count);
 	put_str(e, m, "deviceClassName", r->device_class_name);
+	put_str(e, m, "name", name);
 	put_selectors(e, m, r->selectors, r->n_selectors);
 	put_tolerations(e, m, "tolerations", r->tolerations, r->n_tolerations);
 }
@@ -509,7 +512,7 @@ static struct doc_node *enc_claim_spec(struct enc *e, const struct model_claim_s
 			if (r->exactly) {
 				struct doc_node *ex = new_map(e);
 
-				enc_exact_fields(e, ex, r->exactly, true);
+				enc_exact_fields(e, ex, r->exactly, true, NULL);
 				put(e, m, "exactly", ex);
 			}
 			if (r->n_first_available) {
@@ -518,8 +521,8 @@ static struct doc_node *enc_claim_spec(struct enc *e, const struct model_claim_s
 				for (size_t j = 0; j < r->n_first_available; j++) {
 					struct doc_node *sub = new_map(e);
 
-					enc_exact_fields(e, sub, &r->first_available[j].req, false);
-					put_str(e, sub, "name", r->first_available[j].name);
+					enc_exact_fields(e, sub, &r->first_available[j].req, false,
+							 r->first_available[j].name);
 					push(e, fa, sub);
 				}
 				put(e, m, "firstAvailable", fa);
