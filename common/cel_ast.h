@@ -206,6 +206,7 @@ struct cel_node {
 /* Recursion and size guards. */
 #define CEL_MAX_DEPTH 250
 #define CEL_MAX_NODES 100000
+#define CEL_MAX_TREE_DEPTH 1000                 /* height of the tree */
 
 struct cel_ast {
 	struct cel_node *root;

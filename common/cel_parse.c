@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cel_ast.h"
@@ -981,6 +982,111 @@ static struct cel_node *parse_expr(struct parser *p)
 	return c;
 }
 
+/* The children of n, for walking the tree without recursion. */
+static uint32_t children(const struct cel_node *n, const struct cel_node **out, uint32_t cap)
+{
+	uint32_t k = 0;
+
+#define PUSH(c) do { if ((c) && k < cap) out[k++] = (c); } while (0)
+	switch (n->kind) {
+	case N_SELECT:
+		PUSH(n->u.sel.operand);
+		break;
+	case N_CALL:
+		PUSH(n->u.call.target);
+		for (uint32_t i = 0; i < n->u.call.nargs; i++)
+			PUSH(n->u.call.args[i]);
+		break;
+	case N_LIST:
+		for (uint32_t i = 0; i < n->u.list.n; i++)
+			PUSH(n->u.list.elems[i]);
+		break;
+	case N_MAP:
+		for (uint32_t i = 0; i < n->u.map.n; i++) {
+			PUSH(n->u.map.keys[i]);
+			PUSH(n->u.map.vals[i]);
+		}
+		break;
+	case N_STRUCT:
+		for (uint32_t i = 0; i < n->u.strct.n; i++)
+			PUSH(n->u.strct.vals[i]);
+		break;
+	case N_COMP:
+		PUSH(n->u.comp.range);
+		PUSH(n->u.comp.init);
+		PUSH(n->u.comp.cond);
+		PUSH(n->u.comp.step);
+		PUSH(n->u.comp.result);
+		break;
+	default:
+		break;
+	}
+#undef PUSH
+	return k;
+}
+
+/* Long left-associative chains (a.b.c..., 1 + 1 + ...) do not recurse in
+ * the parser but make a deep tree; the checker and evaluator recurse over
+ * it, so its height is bounded too. Returns the first node too deep. */
+static const struct cel_node *too_deep(const struct cel_node *root, uint32_t n_nodes)
+{
+	struct item { const struct cel_node *n; uint32_t depth; } *stack;
+	const struct cel_node *kids[64], *bad = NULL;
+	size_t sp = 0, cap = 2 * (size_t)n_nodes + 16;   /* macros share a few nodes */
+
+	stack = malloc(cap * sizeof(*stack));
+	if (!stack)
+		return root;
+	stack[sp++] = (struct item){ root, 1 };
+	while (sp && !bad) {
+		struct item it = stack[--sp];
+		uint32_t k;
+
+		if (it.depth > CEL_MAX_TREE_DEPTH) {
+			bad = it.n;
+			break;
+		}
+		/* Wide nodes have more than 64 children: walk them in slices. */
+		switch (it.n->kind) {
+		case N_LIST:
+		case N_MAP:
+		case N_CALL:
+		case N_STRUCT: {
+			const struct cel_node *const *arr = NULL;
+			uint32_t cnt = 0;
+
+			if (it.n->kind == N_LIST) {
+				arr = (const struct cel_node *const *)it.n->u.list.elems;
+				cnt = it.n->u.list.n;
+			} else if (it.n->kind == N_CALL) {
+				arr = (const struct cel_node *const *)it.n->u.call.args;
+				cnt = it.n->u.call.nargs;
+				if (it.n->u.call.target && sp < cap)
+					stack[sp++] = (struct item){ it.n->u.call.target, it.depth + 1 };
+			} else if (it.n->kind == N_STRUCT) {
+				arr = (const struct cel_node *const *)it.n->u.strct.vals;
+				cnt = it.n->u.strct.n;
+			} else {
+				for (uint32_t i = 0; i < it.n->u.map.n && sp + 1 < cap; i++) {
+					stack[sp++] = (struct item){ it.n->u.map.keys[i], it.depth + 1 };
+					stack[sp++] = (struct item){ it.n->u.map.vals[i], it.depth + 1 };
+				}
+			}
+			for (uint32_t i = 0; i < cnt && sp < cap; i++)
+				stack[sp++] = (struct item){ arr[i], it.depth + 1 };
+			continue;
+		}
+		default:
+			break;
+		}
+		k = children(it.n, kids, 64);
+		for (uint32_t i = 0; i < k && sp < cap; i++)
+			stack[sp++] = (struct item){ kids[i], it.depth + 1 };
+	}
+	free(stack);
+	return bad;
+}
+
 int cel_parse(const char *src, size_t len, bool macros, struct cel_arena *pool,
 	      struct cel_ast *out, struct dt_err *err)
 {
@@ -1006,6 +1112,14 @@ int cel_parse(const char *src, size_t len, bool macros, struct cel_arena *pool,
 		if (!p.failed)
 			cel_report(err, -EINVAL, src, len, p.tok.pos, "Syntax error");
 		return -EINVAL;
+	}
+	{
+		const struct cel_node *deep = too_deep(root, p.nodes);
+
+		if (deep)
+			return cel_report(err, -EINVAL, src, len, deep->pos,
+					  "expression nested too deeply: more than %d levels",
+					  CEL_MAX_TREE_DEPTH);
 	}
 	out->root = root;
 	out->n_nodes = p.nodes;

@@ -111,6 +111,24 @@ static void test_depth_guard(void)
 		sb_puts(&sb, "[");
 	r = eval(sb_str(&sb));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r, "compile: ERROR"));
+	/* Long chains make deep trees without deep parsing: bounded too. */
+	sb_reset(&sb);
+	sb_puts(&sb, "{'a': 1}");
+	for (int i = 0; i < 20000; i++)
+		sb_puts(&sb, ".a");
+	r = eval(sb_str(&sb));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r, "expression nested too deeply"));
+	sb_reset(&sb);
+	sb_puts(&sb, "1");
+	for (int i = 0; i < 30000; i++)
+		sb_puts(&sb, " + 1");
+	r = eval(sb_str(&sb));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r, "expression nested too deeply"));
+	sb_reset(&sb);
+	sb_puts(&sb, "0");
+	for (int i = 0; i < 400; i++)
+		sb_puts(&sb, " + 1");
+	DT_ASSERT_STR(eval(sb_str(&sb)), "400");
 	sb_free(&sb);
 }
 
