@@ -136,19 +136,8 @@ static int parse_uint_base0(const char *s, size_t len, uint64_t *out)
 	return range ? -ERANGE : 0;
 }
 
-static double parse_double(const char *s, size_t len)
-{
-	char buf[128];
-
-	if (len >= sizeof(buf))
-		return strtod("nan", NULL);     /* cannot happen for float syntax we accept */
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return strtod(buf, NULL);
-}
-
 /* Numbers after the underscores are gone (the 'D' and 'S' cases of
- * go-yaml's resolver). */
+ * go-yaml's resolver). s is NUL-terminated. */
 static enum doc_resolved resolve_number(const char *s, size_t len, struct doc_scalar_value *v)
 {
 	bool neg = false;
@@ -175,8 +164,8 @@ static enum doc_resolved resolve_number(const char *s, size_t len, struct doc_sc
 			return DOC_RES_BIGINT;
 		}
 	}
-	if (len < 120 && yaml_float_syntax(s, len)) {
-		double f = parse_double(s, len);
+	if (yaml_float_syntax(s, len)) {
+		double f = strtod(s, NULL);
 
 		if (isinf(f))
 			return DOC_RES_STRING;      /* go-yaml: out of range stays text */
@@ -261,7 +250,8 @@ static bool is_timestamp(const char *s, size_t len)
 
 enum doc_resolved doc_resolve_plain(const char *s, size_t len, struct doc_scalar_value *v)
 {
-	char plain[128];
+	char small[128], *plain = small;
+	enum doc_resolved r = DOC_RES_STRING;
 	size_t n = 0;
 	char c;
 
@@ -281,30 +271,38 @@ enum doc_resolved doc_resolve_plain(const char *s, size_t len, struct doc_scalar
 			return words[i].r;
 		}
 	}
-	if (c == '.') {
-		if (len < 120 && yaml_float_syntax(s, len)) {
-			v->f = parse_double(s, len);
-			if (!isinf(v->f))
-				return DOC_RES_FLOAT;
-		}
+	if (!is_digit(c) && c != '+' && c != '-' && c != '.')
 		return DOC_RES_STRING;
-	}
-	if (!is_digit(c) && c != '+' && c != '-')
-		return DOC_RES_STRING;
-	if (is_timestamp(s, len))
+	if (c != '.' && is_timestamp(s, len))
 		return DOC_RES_TIMESTAMP;
-	/* Longer text cannot be a number but may still be one with many
-	 * underscores; anything over the buffer is a string. */
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '_')
-			continue;
-		if (n == sizeof(plain))
+	/* A NUL-terminated copy for strtod; numbers have no length limit (a
+	 * 300-digit integer is a float), so long ones go to the heap. */
+	if (len >= sizeof(small)) {
+		plain = malloc(len + 1);
+		if (!plain)
 			return DOC_RES_STRING;
-		plain[n++] = s[i];
 	}
-	if (n == 0)
-		return DOC_RES_STRING;
-	return resolve_number(plain, n, v);
+	if (c == '.') {
+		/* go-yaml's '.' case: ParseFloat of the text as it is. */
+		memcpy(plain, s, len);
+		plain[len] = '\0';
+		if (yaml_float_syntax(plain, len)) {
+			v->f = strtod(plain, NULL);
+			if (!isinf(v->f))
+				r = DOC_RES_FLOAT;
+		}
+		goto out;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != '_')
+			plain[n++] = s[i];
+	plain[n] = '\0';
+	if (n)
+		r = resolve_number(plain, n, v);
+out:
+	if (plain != small)
+		free(plain);
+	return r;
 }
 
 /* [-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)? */
