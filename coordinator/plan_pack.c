@@ -29,6 +29,12 @@
 
 #define CAP(p, s, c) ((s) * (p)->n_cands + (c))
 
+/* Fresh nodes the merge pass may try: many partly filled nodes (units
+ * that share claims are shapes of their own) must not make it quadratic
+ * without bound. */
+#define MERGE_BUDGET 20000u
+#define MERGE_PAIRS  2000000u
+
 static int compute_capacity(const struct plan_pack_problem *p, size_t *cap, struct dt_err *err)
 {
 	for (size_t s = 0; s < p->n_shapes; s++) {
@@ -213,14 +219,16 @@ static bool node_full(const struct plan_pack_problem *p, const size_t *cap,
 static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
 {
 	bool improved = true;
-	size_t rounds = 0;
+	size_t rounds = 0, tries = 0, pairs = 0;
 
-	while (improved && rounds++ < 4 * (w->n + 1)) {
+	while (improved && rounds++ < 4 * (w->n + 1) && tries < MERGE_BUDGET &&
+	       pairs < MERGE_PAIRS) {
 		improved = false;
 		for (size_t i = 0; i < w->n && !improved; i++) {
 			if (node_full(p, cap, &w->nodes[i]))
 				continue;
-			for (size_t j = i + 1; j < w->n && !improved; j++) {
+			for (size_t j = i + 1; j < w->n && !improved && tries < MERGE_BUDGET &&
+					       pairs < MERGE_PAIRS; j++, pairs++) {
 				double pair = p->price[w->nodes[i].cand] + p->price[w->nodes[j].cand];
 				double best = pair;
 				size_t best_c = SIZE_MAX;
@@ -232,6 +240,7 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
 
 					if (p->price[c] >= best - 1e-9)
 						continue;
+					tries++;
 					rc = try_hold(p, c, &w->nodes[i], &w->nodes[j]);
 					if (rc < 0)
 						return rc;
