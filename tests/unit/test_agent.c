@@ -6,6 +6,7 @@
  * built from the same facts), so a test fails when probe and hwdb disagree,
  * not when a number typed here goes stale. */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,94 @@ static void test_probe_libpci_errors_during_scan(void)
 	CU_ASSERT_EQUAL(system(path), 0);
 }
 
+/* ---- Corruption: a seeded mess made of a good tree ---- */
+
+static unsigned corrupt_seed;
+static size_t corrupt_count;
+
+static unsigned next_rand(void)
+{
+	corrupt_seed = corrupt_seed * 1103515245u + 12345u;
+	return corrupt_seed >> 16;
+}
+
+/* Break one file of the copy in one of the ways sysfs breaks: emptied,
+ * garbage, huge, a FIFO, a directory, gone, a dangling or looping link. */
+static int corrupt_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	unsigned r = next_rand() % 100;
+	FILE *f;
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F && type != FTW_SL)
+		return 0;
+	if (r >= 30)
+		return 0;
+	corrupt_count++;
+	if (r < 20 && type == FTW_F) {
+		f = fopen(path, "w");
+		if (!f)
+			return 0;
+		if (r < 5)
+			;                               /* truncated to nothing */
+		else if (r < 10)
+			fputs("\xff\xfe garbage -17 0x\n", f);
+		else if (r < 12)
+			for (int i = 0; i < 5000; i++)
+				fputc('7', f);
+		else
+			fputs("0xffffffffffff\n", f);
+		fclose(f);
+		return 0;
+	}
+	unlink(path);
+	if (r < 23)
+		mkfifo(path, 0600);
+	else if (r < 25)
+		mkdir(path, 0755);
+	else if (r < 27)
+		symlink("nowhere/at/all", path);
+	else if (r < 29)
+		symlink(strrchr(path, '/') + 1, path);  /* a link to itself */
+	return 0;                                       /* r == 29: just gone */
+}
+
+static void test_probe_survives_corruption(void)
+{
+	char cmd[8500], dir[] = "/tmp/dt_agent_corrupt_XXXXXX";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	/* the "unknown" tree: switches and EFAs like a p5, a third of its size */
+	for (unsigned seed = 1; seed <= 8; seed++) {
+		struct probe_topology t;
+		struct dt_err err = { 0 };
+		char copy[4200];
+		int rc;
+
+		snprintf(copy, sizeof(copy), "%s/%u", dir, seed);
+		snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", fx("unknown"), copy);
+		CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+		corrupt_seed = seed;
+		corrupt_count = 0;
+		CU_ASSERT_EQUAL(nftw(copy, corrupt_one, 16, FTW_PHYS), 0);
+		CU_ASSERT(corrupt_count > 0);
+		/* no crash, no hang, no exit: a result with what could be read */
+		rc = probe_run(copy, NULL, &t, &err);
+		if (rc == 0) {
+			CU_ASSERT(t.n_gpus <= 8);
+			CU_ASSERT(t.n_efas <= 8);
+			CU_ASSERT(t.warnings.n > 0);
+			probe_topology_free(&t);
+		} else {
+			/* only when bus/pci/devices itself was broken */
+			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bus/pci/devices"));
+		}
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void test_probe_missing_root(void)
 {
 	struct probe_topology t;
@@ -766,6 +855,7 @@ DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_probe_instance_type_override),
 	DT_TEST(test_probe_broken_host),
 	DT_TEST(test_probe_libpci_errors_during_scan),
+	DT_TEST(test_probe_survives_corruption),
 	DT_TEST(test_probe_missing_root),
 	DT_TEST(test_text_tree),
 	DT_TEST(test_json_shape),
