@@ -9,12 +9,14 @@
  *   bench_plan run [PODS NODES]                 the runner: generates the
  *       cluster in memory at 1/8, 1/4, 1/2 and all of PODS x NODES (default
  *       10000 x 1000), plans each and prints a table of load and plan time,
- *       pods per second and the growth factor per doubling.
+ *       pods per second and the growth factor per doubling; then the same
+ *       with only the pods doubling, and with only the nodes doubling.
  *
  * The shapes: one L4 by product name; one Hopper-or-newer GPU with 100Gi;
  * a GPU and an EFA on one PCIe root; two GPUs on one root; four GPUs; a
  * CPU-only pod. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,28 +219,40 @@ int main(int argc, char **argv)
 		pods = (unsigned)strtoul(argv[2], NULL, 10);
 		nodes = (unsigned)strtoul(argv[3], NULL, 10);
 	}
-	printf("%8s %7s %9s %9s %10s %8s %9s %6s %12s\n", "pods", "nodes", "load s", "plan s",
-	       "pods/s", "growth", "on-nodes", "new", "unschedul.");
-	for (unsigned div = 8; div >= 1; div /= 2) {
-		struct plan_result *res = NULL;
-		struct model_set *set = NULL;
-		double load_s = 0, plan_s = 0;
-		size_t on_nodes = 0;
+	/* Both doubling, then pods alone, then nodes alone. */
+	static const struct { const char *title; unsigned pdiv, ndiv; bool pods, nodes; } series[] = {
+		{ "pods and nodes double", 8, 8, true, true },
+		{ "pods double, nodes fixed at 1/8", 8, 8, true, false },
+		{ "nodes double, pods fixed at 1/8", 8, 8, false, true },
+	};
 
-		if (run_one(pods / div, nodes / div, &load_s, &plan_s, &res, &set))
-			return 1;
-		for (size_t i = 0; i < res->n_existing; i++)
-			on_nodes += res->existing[i].n_pods;
-		char growth[16] = "-";
+	for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
+		prev = 0;
+		printf("%s%s:\n", k ? "\n" : "", series[k].title);
+		printf("%8s %7s %9s %9s %10s %8s %9s %6s %12s\n", "pods", "nodes", "load s",
+		       "plan s", "pods/s", "growth", "on-nodes", "new", "unschedul.");
+		for (unsigned f = 1; f <= 8; f *= 2) {
+			unsigned p = pods / series[k].pdiv * (series[k].pods ? f : 1);
+			unsigned n = nodes / series[k].ndiv * (series[k].nodes ? f : 1);
+			struct plan_result *res = NULL;
+			struct model_set *set = NULL;
+			double load_s = 0, plan_s = 0;
+			size_t on_nodes = 0;
+			char growth[16] = "-";
 
-		if (prev > 0)
-			snprintf(growth, sizeof(growth), "%.2fx", plan_s / prev);
-		printf("%8u %7u %9.3f %9.3f %10.0f %8s %9zu %6zu %12zu\n", pods / div, nodes / div,
-		       load_s, plan_s, plan_s > 0 ? (double)(pods / div) / plan_s : 0.0, growth,
-		       on_nodes, res->n_node_claims, res->n_unschedulable);
-		prev = plan_s;
-		plan_result_free(res);
-		model_set_free(set);
+			if (run_one(p, n, &load_s, &plan_s, &res, &set))
+				return 1;
+			for (size_t i = 0; i < res->n_existing; i++)
+				on_nodes += res->existing[i].n_pods;
+			if (prev > 0)
+				snprintf(growth, sizeof(growth), "%.2fx", plan_s / prev);
+			printf("%8u %7u %9.3f %9.3f %10.0f %8s %9zu %6zu %12zu\n", p, n, load_s,
+			       plan_s, plan_s > 0 ? (double)p / plan_s : 0.0, growth, on_nodes,
+			       res->n_node_claims, res->n_unschedulable);
+			prev = plan_s;
+			plan_result_free(res);
+			model_set_free(set);
+		}
 	}
 	return 0;
 }
