@@ -9,6 +9,7 @@
  * Exit codes (../shared/design.md): 0 success, 1 runtime failure, 2 usage;
  * verify: 4 drift, 5 the type is unknown to hwdb (a proposed entry on
  * stdout). Warnings about the host go to stderr, one per line. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -321,7 +322,7 @@ static int cmd_verify(const struct args *a)
 }
 
 /* The node name for the slices: --node-name, $NODE_NAME (what a DaemonSet
- * sets from spec.nodeName), or the host name. */
+ * sets from spec.nodeName), or the host name as kubelet uses it. */
 static const char *node_name(const struct args *a, char *buf, size_t len)
 {
 	const char *env = getenv("NODE_NAME");
@@ -333,6 +334,9 @@ static const char *node_name(const struct args *a, char *buf, size_t len)
 	if (gethostname(buf, len) != 0 || !buf[0])
 		return "node";
 	buf[len - 1] = '\0';
+	/* kubelet names a node after its host name, lower-cased */
+	for (char *p = buf; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
 	return buf;
 }
 
