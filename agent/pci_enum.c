@@ -326,8 +326,7 @@ static int read_device(const char *sys, struct pci_dev *d, const char *name,
  * look up each listed device by address (pci_get_dev), which never parses
  * a directory entry. */
 static int enumerate(const char *sys, struct pci_access *a, const struct entry *ents,
-		     size_t n_ents,
-		     int clean, struct probe_pci_dev *recs, size_t *n_recs,
+		     size_t n_ents, int clean, struct probe_pci_dev *recs, size_t *n_recs,
 		     struct dt_diags *warnings)
 {
 	struct dt_err e = { 0 };
