@@ -599,7 +599,8 @@ void model_set_free(struct model_set *s);
  * Objects with decode errors are still added to the set.
  * Unknown kinds and empty documents go to s->warnings (empty: not at all).
  * Returns 0, or a negative code for an unreadable file / out of memory
- * (then err says why and errs holds the file's message too). */
+ * (then err says why and errs holds the file's message too). errs and err
+ * may be NULL when the caller does not want the messages. */
 int model_set_load_file(struct model_set *s, const char *path,
 			struct dt_diags *errs, struct dt_err *err);
 int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,
@@ -667,7 +668,8 @@ struct model_validate_opts {
 
 /* Validate every object of the set with the API server's rules; each
  * problem is added to errs as "FILE: document N (KIND NS/NAME): FIELD.PATH:
- * message". Returns the number of problems found (>= 0), or -ENOMEM. */
+ * message". Returns the number of problems found (>= 0), or -ENOMEM.
+ * errs may be NULL to count problems only. */
 int model_validate_set(const struct model_set *s, const struct model_validate_opts *opts,
 		       struct dt_diags *errs);
 /* One object; same messages. */

@@ -85,7 +85,7 @@ static void report(struct dec *d, const struct doc_node *bad, const char *msg)
 		sb_puts(&sb, ": ");
 	}
 	sb_puts(&sb, msg);
-	if (sb_error(&sb) || dt_diags_add(d->errs, "%s", sb_str(&sb)))
+	if (sb_error(&sb) || (d->errs && dt_diags_add(d->errs, "%s", sb_str(&sb))))
 		d->oom = 1;
 	sb_free(&sb);
 }
@@ -1617,7 +1617,8 @@ int model_set_add_stream(struct model_set *s, const struct doc_stream *st,
 		d.path.buf[0] = '\0';
 		if (doc->error) {
 			d.n_errors++;
-			if (dt_diags_add(errs, "%s: document %d: %s", d.file, d.document, doc->error))
+			if (errs && dt_diags_add(errs, "%s: document %d: %s", d.file, d.document,
+						 doc->error))
 				d.oom = 1;
 			continue;
 		}
@@ -1638,7 +1639,9 @@ int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,
 
 	rc = doc_parse(buf, len, DOC_FORMAT_AUTO, filename, &st, err);
 	if (rc) {
-		dt_diags_add(errs, "%s: %s", filename ? filename : "-", err ? err->msg : "cannot parse");
+		if (errs)
+			dt_diags_add(errs, "%s: %s", filename ? filename : "-",
+				     err ? err->msg : "cannot parse");
 		return rc;
 	}
 	rc = model_set_add_stream(s, st, errs, err);
@@ -1658,6 +1661,8 @@ int model_set_load_file(struct model_set *s, const char *path,
 	rc = doc_load_file(path, &st, err);
 	if (rc) {
 		/* doc's messages name the file already when they can. */
+		if (!errs)
+			return rc;
 		if (!strncmp(err->msg, path, strlen(path)))
 			dt_diags_add(errs, "%s", err->msg);
 		else

@@ -5,6 +5,8 @@
  *
  * The trees are built in the caller's doc_arena; doc_emit_yaml and
  * doc_emit_json print them. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model_internal.h"
@@ -802,6 +804,82 @@ static void enc_node_claim(struct enc *e, struct doc_node *root, const struct mo
 	put_nonempty(e, root, "status", status);
 }
 
+/* ---- Key order ----
+ *
+ * kubectl prints YAML through a JSON map, so every map's keys come out in
+ * go-yaml's order: letters by code, a non-letter before a letter, and runs
+ * of digits by their number ("gpu-2" before "gpu-10"). */
+
+static bool key_letter(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+static bool key_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int key_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+
+	for (size_t i = 0; i < alen && i < blen; i++) {
+		bool xl, yl;
+		size_t xi, yi;
+		uint64_t xn = 0, yn = 0;
+
+		if (x[i] == y[i])
+			continue;
+		xl = key_letter(x[i]);
+		yl = key_letter(y[i]);
+		if (xl && yl)
+			return x[i] < y[i] ? -1 : 1;
+		if (xl || yl)
+			return yl ? -1 : 1;
+		/* Digits continuing a number that has a non-zero digit before
+		 * them compare as that number's tail. */
+		if (x[i] == '0' || y[i] == '0')
+			for (size_t j = i; j-- > 0 && key_digit(x[j]);)
+				if (x[j] != '0') {
+					xn = yn = 1;
+					break;
+				}
+		for (xi = i; xi < alen && key_digit(x[xi]) && xn < UINT64_MAX / 10; xi++)
+			xn = xn * 10 + (uint64_t)(x[xi] - '0');
+		for (yi = i; yi < blen && key_digit(y[yi]) && yn < UINT64_MAX / 10; yi++)
+			yn = yn * 10 + (uint64_t)(y[yi] - '0');
+		if (xn != yn)
+			return xn < yn ? -1 : 1;
+		if (xi != yi)
+			return xi < yi ? -1 : 1;
+		return x[i] < y[i] ? -1 : 1;
+	}
+	return alen < blen ? -1 : alen > blen;
+}
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const struct doc_pair *a = pa, *b = pb;
+
+	return key_cmp(a->key->text ? a->key->text : "", a->key->text ? a->key->text_len : 0,
+		       b->key->text ? b->key->text : "", b->key->text ? b->key->text_len : 0);
+}
+
+static void sort_keys(struct doc_node *n, int depth)
+{
+	if (depth > DOC_MAX_DEPTH)
+		return;
+	if (n->kind == DOC_MAP) {
+		qsort(n->u.map.pairs, n->u.map.n, sizeof(*n->u.map.pairs), pair_cmp);
+		for (size_t i = 0; i < n->u.map.n; i++)
+			sort_keys(n->u.map.pairs[i].value, depth + 1);
+	} else if (n->kind == DOC_SEQ) {
+		for (size_t i = 0; i < n->u.seq.n; i++)
+			sort_keys(n->u.seq.items[i], depth + 1);
+	}
+}
+
 /* ---- Objects ---- */
 
 struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
@@ -857,7 +935,10 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 	case MODEL_KIND_COUNT:
 		break;
 	}
-	return e.oom ? NULL : root;
+	if (e.oom)
+		return NULL;
+	sort_keys(root, 0);
+	return root;
 }
 
 int model_emit(const struct model_object *o, enum doc_format fmt, struct strbuf *out)

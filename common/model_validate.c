@@ -63,8 +63,8 @@ struct val {
 static void emit(struct val *v, struct strbuf *body)
 {
 	v->n++;
-	if (sb_error(body) || dt_diags_add(v->errs, "%s%s: %s", v->prefix, v->path.buf,
-					   sb_str(body)))
+	if (sb_error(body) || (v->errs && dt_diags_add(v->errs, "%s%s: %s", v->prefix,
+						       v->path.buf, sb_str(body))))
 		v->oom = true;
 	sb_free(body);
 }

@@ -132,7 +132,33 @@ static void test_output_form(void)
 	model_set_free(s);
 }
 
+/* Keys come out in kubectl's (go-yaml's) order, user maps included. */
+static void test_key_order(void)
+{
+	const char *yaml = "kind: Node\napiVersion: v1\nmetadata:\n  name: n\n"
+			   "  labels: {gpu-10: a, b: b, gpu-2: c, A: d, _x: e}\n";
+	static const char *const want[] = { "_x", "A", "b", "gpu-2", "gpu-10" };
+	struct model_set *s = model_set_new();
+	struct doc_arena *a = doc_arena_new();
+	const struct doc_node *n, *labels;
+
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(s->n_objects, 1);
+	n = model_encode(s->objects[0], a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	DT_ASSERT_STR(n->u.map.pairs[0].key->text, "apiVersion");
+	DT_ASSERT_STR(n->u.map.pairs[1].key->text, "kind");
+	labels = doc_get_path(n, "metadata", "labels", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(labels);
+	CU_ASSERT_EQUAL_FATAL(labels->u.map.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		DT_ASSERT_STR(labels->u.map.pairs[i].key->text, want[i]);
+	doc_arena_free(a);
+	model_set_free(s);
+}
+
 DT_SUITE_MAIN("model_roundtrip",
+	      DT_TEST(test_key_order),
 	      DT_TEST(test_round_trip_yaml),
 	      DT_TEST(test_round_trip_json),
 	      DT_TEST(test_output_form))
