@@ -12,7 +12,9 @@
  *      an exact dynamic program over the unit count (cost[i] = min over
  *      candidates of price + cost[i - capacity]); then partially filled
  *      nodes of different shapes are merged into one node wherever a
- *      candidate holds both for less than the two cost;
+ *      candidate holds both for less than the two cost, and the units of
+ *      cheap nodes are moved into the spare room of dearer ones (CPU-only
+ *      pods onto a GPU node's idle cores) when they fit there;
  *   3. for small inputs, a branch and bound over units that may mix shapes
  *      freely on every node, starting from stage 2's price as the bound
  *      and pruning with a per-shape lower bound; within its step budget it
@@ -259,6 +261,55 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
 				improved = true;
 			}
 		}
+	}
+	return 0;
+}
+
+/* Move every unit of a cheap node into the spare room of another node of
+ * the plan (its CPU, memory, devices): the cheap node is then not needed.
+ * Cheapest nodes first, a bounded number of targets each. */
+#define ABSORB_TARGETS 32
+#define ABSORB_ADDS    200000u  /* units re-placed in all, the pass's budget */
+
+static size_t node_units(const struct plan_pack_problem *p, const struct wnode *n)
+{
+	size_t k = 0;
+
+	for (size_t s = 0; s < p->n_shapes; s++)
+		k += n->per_shape[s];
+	return k;
+}
+
+static int absorb_pass(const struct plan_pack_problem *p, struct wsol *w)
+{
+	size_t tries = 0;
+
+	for (size_t b = 0; b < w->n && tries < ABSORB_ADDS;) {
+		size_t best_a = SIZE_MAX, targets = 0;
+		int rc;
+
+		for (size_t a = 0; a < w->n && targets < ABSORB_TARGETS && tries < ABSORB_ADDS;
+		     a++) {
+			if (a == b || p->price[w->nodes[a].cand] < p->price[w->nodes[b].cand])
+				continue;
+			targets++;
+			tries += node_units(p, &w->nodes[a]) + node_units(p, &w->nodes[b]);
+			rc = try_hold(p, w->nodes[a].cand, &w->nodes[a], &w->nodes[b]);
+			if (rc < 0)
+				return rc;
+			if (rc == 1) {
+				best_a = a;
+				break;
+			}
+		}
+		if (best_a == SIZE_MAX) {
+			b++;
+			continue;
+		}
+		for (size_t s = 0; s < p->n_shapes; s++)
+			w->nodes[best_a].per_shape[s] += w->nodes[b].per_shape[s];
+		w->cost -= p->price[w->nodes[b].cand];
+		wsol_remove(w, b);
 	}
 	return 0;
 }
@@ -529,7 +580,7 @@ int plan_pack_solve(const struct plan_pack_problem *p, struct plan_pack_solution
 		}
 		total += p->count[s] - unplaced[s];
 	}
-	if ((rc = merge_pass(p, cap, &w)) < 0) {
+	if ((rc = merge_pass(p, cap, &w)) < 0 || (rc = absorb_pass(p, &w)) < 0) {
 		dt_err_set(err, rc, "placing units while merging nodes failed");
 		goto out;
 	}

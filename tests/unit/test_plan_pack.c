@@ -441,6 +441,26 @@ static void test_budget_keeps_heuristic(void)
 	plan_pack_solution_free(&sol);
 }
 
+static void test_absorb_into_spare_room(void)
+{
+	/* 30 GPU pods (1 CPU, 1 GPU) and 30 CPU pods (6 CPU): per shape, 30
+	 * GPU nodes (8 CPU, 1 GPU) at 1.5 and 30 CPU nodes at 1.0. Each GPU
+	 * node has room for one CPU pod: 30 x 1.5 in all. Too many units for
+	 * the exact search, so stage 2 must find it. */
+	static const struct toy_res caps[] = { { 8, 0 }, { 8, 1 } };
+	static const struct toy_res need[] = { { 1, 1 }, { 6, 0 } };
+	const double price[] = { 1.0, 1.5 };
+	const size_t count[] = { 30, 30 };
+	struct toy t = { .cand_cap = caps, .shape_need = need };
+	struct plan_pack_solution sol;
+
+	solve_toy(&t, 2, count, 2, price, 100000, &sol);
+	check_feasible(&t, &sol, 2, count, price);
+	CU_ASSERT_EQUAL(sol.n_nodes, 30);
+	CU_ASSERT_DOUBLE_EQUAL(sol.cost, 45.0, 1e-9);
+	plan_pack_solution_free(&sol);
+}
+
 static void test_large_shape_is_fast_path(void)
 {
 	/* 5000 units of one shape: the dynamic program answers without the
@@ -473,4 +493,5 @@ DT_SUITE_MAIN("plan_pack",
 	      DT_TEST(test_exact_beats_heuristic),
 	      DT_TEST(test_unplaceable),
 	      DT_TEST(test_budget_keeps_heuristic),
+	      DT_TEST(test_absorb_into_spare_room),
 	      DT_TEST(test_large_shape_is_fast_path))
