@@ -47,7 +47,7 @@ struct sresult {
 
 struct sclaim {
 	const struct model_object *obj;
-	char name[320];                 /* "NS/NAME" */
+	char name_buf[320];             /* "NS/NAME", formatted on first use */
 	struct sentry *reqs;
 	size_t n_reqs;
 	struct aconstraint *cons;
@@ -55,6 +55,19 @@ struct sclaim {
 	struct sresult res[ALLOC_MAX_RESULTS];
 	size_t n_res;
 };
+
+/* "NS/NAME" of a claim, for messages: formatted only when one is needed,
+ * which keeps printf off the search's fast path. */
+static const char *cname(const struct sclaim *cl)
+{
+	struct sclaim *w = (struct sclaim *)cl;
+
+	if (!w->name_buf[0])
+		snprintf(w->name_buf, sizeof(w->name_buf), "%s/%s",
+			 cl->obj->meta.ns ? cl->obj->meta.ns : "default",
+			 cl->obj->meta.name ? cl->obj->meta.name : "");
+	return w->name_buf;
+}
 
 struct search {
 	struct alloc_ctx *ctx;
@@ -94,7 +107,7 @@ static int selectable(struct search *S, const struct sclaim *cl, const struct sr
 		rc = alloc_selector_match(ctx, rq->cls->sels[i], dev, ok, S->err);
 		if (rc)
 			return dt_err_prefix(S->err, "claim %s, request %s: class %s: selector #%zu "
-					     "on device %s: CEL runtime error: ", cl->name, rq->name,
+					     "on device %s: CEL runtime error: ", cname(cl), rq->name,
 					     rq->cls->obj->meta.name, i,
 					     dev_label(ctx, dev, label, sizeof(label)));
 		if (!*ok)
@@ -104,7 +117,7 @@ static int selectable(struct search *S, const struct sclaim *cl, const struct sr
 		rc = alloc_selector_match(ctx, rq->sels[i], dev, ok, S->err);
 		if (rc)
 			return dt_err_prefix(S->err, "claim %s, request %s: selector #%zu on device "
-					     "%s: CEL runtime error: ", cl->name, rq->name, i,
+					     "%s: CEL runtime error: ", cname(cl), rq->name, i,
 					     dev_label(ctx, dev, label, sizeof(label)));
 		if (!*ok)
 			return 0;
@@ -203,7 +216,7 @@ static int allocate_device(struct search *S, struct sclaim *cl, const struct sre
 
 				return dt_err_set(S->err, -EINVAL, "claim %s, request %s: cannot add "
 						  "device %s because a claim constraint would not be "
-						  "satisfied", cl->name, rq->name,
+						  "satisfied", cname(cl), rq->name,
 						  dev_label(S->ctx, dev, label, sizeof(label)));
 			}
 			return R_FAIL;
@@ -335,15 +348,15 @@ static int prepare_request(struct search *S, struct sclaim *cl, struct sreq *rq,
 	rq->admin = er->has_admin_access && er->admin_access;
 	if (!er->device_class_name || !*er->device_class_name)
 		return dt_err_set(S->err, -EINVAL, "claim %s, request %s: missing device class "
-				  "name (unsupported request type?)", cl->name, rq->name);
+				  "name (unsupported request type?)", cname(cl), rq->name);
 	rq->cls = alloc_ctx_class(ctx, er->device_class_name);
 	if (!rq->cls)
 		return dt_err_set(S->err, -ENOENT, "claim %s, request %s: could not retrieve "
-				  "device class %s: not found", cl->name, rq->name,
+				  "device class %s: not found", cname(cl), rq->name,
 				  er->device_class_name);
 	rc = alloc_class_resolve(ctx, rq->cls, S->err);
 	if (rc)
-		return dt_err_prefix(S->err, "claim %s, request %s: ", cl->name, rq->name);
+		return dt_err_prefix(S->err, "claim %s, request %s: ", cname(cl), rq->name);
 	rq->n_sels = er->n_selectors;
 	rq->sels = alloc_mem_get(S->mem, (er->n_selectors + 1) * sizeof(*rq->sels));
 	if (!rq->sels)
@@ -354,18 +367,18 @@ static int prepare_request(struct search *S, struct sclaim *cl, struct sreq *rq,
 		if (!sel->expression)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: selector #%zu: "
 					  "CEL expression empty (unsupported selector type?)",
-					  cl->name, rq->name, i);
+					  cname(cl), rq->name, i);
 		rc = alloc_ctx_selector(ctx, sel->expression, sel->expression_len, &rq->sels[i],
 					S->err);
 		if (rc)
 			return dt_err_prefix(S->err, "claim %s, request %s: selector #%zu: ",
-					     cl->name, rq->name, i);
+					     cname(cl), rq->name, i);
 	}
 	switch (er->allocation_mode) {
 	case MODEL_ALLOC_EXACT_COUNT:
 		if (er->count <= 0 || er->count > 1000000)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: count must be "
-					  "greater than zero, got %lld", cl->name, rq->name,
+					  "greater than zero, got %lld", cname(cl), rq->name,
 					  (long long)er->count);
 		rq->num = (uint32_t)er->count;
 		return 0;
@@ -373,7 +386,7 @@ static int prepare_request(struct search *S, struct sclaim *cl, struct sreq *rq,
 		break;
 	default:
 		return dt_err_set(S->err, -EINVAL, "claim %s, request %s: unsupported count mode %s",
-				  cl->name, rq->name,
+				  cname(cl), rq->name,
 				  er->allocation_mode_text ? er->allocation_mode_text : "(empty)");
 	}
 	/* All: every selectable device of every pool, which must be complete
@@ -385,10 +398,10 @@ static int prepare_request(struct search *S, struct sclaim *cl, struct sreq *rq,
 		if (p->incomplete)
 			return dt_err_set(S->err, -EAGAIN, "claim %s, request %s: asks for all "
 					  "devices, but resource pool %s/%s is currently being "
-					  "updated", cl->name, rq->name, p->driver, p->name);
+					  "updated", cname(cl), rq->name, p->driver, p->name);
 		if (p->invalid)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: asks for all "
-					  "devices, but resource pool %s/%s is invalid: %s", cl->name,
+					  "devices, but resource pool %s/%s is invalid: %s", cname(cl),
 					  rq->name, p->driver, p->name, p->invalid_reason);
 	}
 	rq->all_devs = alloc_mem_get(S->mem, (ctx->n_devs + 1) * sizeof(*rq->all_devs));
@@ -422,16 +435,14 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 	int rc;
 
 	cl->obj = o;
-	snprintf(cl->name, sizeof(cl->name), "%s/%s", o->meta.ns ? o->meta.ns : "default",
-		 o->meta.name ? o->meta.name : "");
 	if (o->kind != MODEL_RESOURCE_CLAIM)
-		return dt_err_set(S->err, -EINVAL, "claim %s: not a ResourceClaim", cl->name);
+		return dt_err_set(S->err, -EINVAL, "claim %s: not a ResourceClaim", cname(cl));
 	if (spec->n_requests > ALLOC_MAX_RESULTS)
 		return dt_err_set(S->err, -E2BIG, "claim %s: %zu requests exceed the limit of %d",
-				  cl->name, spec->n_requests, ALLOC_MAX_RESULTS);
+				  cname(cl), spec->n_requests, ALLOC_MAX_RESULTS);
 	if (spec->n_constraints > 32)
 		return dt_err_set(S->err, -E2BIG, "claim %s: %zu constraints exceed the limit "
-				  "of 32", cl->name, spec->n_constraints);
+				  "of 32", cname(cl), spec->n_constraints);
 	cl->n_reqs = spec->n_requests;
 	cl->reqs = alloc_mem_get(S->mem, (cl->n_reqs + 1) * sizeof(*cl->reqs));
 	if (!cl->reqs)
@@ -444,16 +455,16 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 
 		if (dr->exactly && dr->n_first_available)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: exactly and "
-					  "firstAvailable are mutually exclusive", cl->name, name);
+					  "firstAvailable are mutually exclusive", cname(cl), name);
 		if (!dr->exactly && !dr->n_first_available)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: neither exactly "
 					  "nor firstAvailable is set (unsupported request type?)",
-					  cl->name, name);
+					  cname(cl), name);
 		e->first_available = dr->n_first_available > 0;
 		e->n_subs = e->first_available ? dr->n_first_available : 1;
 		if (e->n_subs > 8)
 			return dt_err_set(S->err, -E2BIG, "claim %s, request %s: %zu subrequests "
-					  "exceed the limit of 8", cl->name, name, e->n_subs);
+					  "exceed the limit of 8", cname(cl), name, e->n_subs);
 		e->subs = alloc_mem_get(S->mem, e->n_subs * sizeof(*e->subs));
 		if (!e->subs)
 			return dt_err_set(S->err, -ENOMEM, "out of memory");
@@ -473,7 +484,7 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 	}
 	if (min_devices > ALLOC_MAX_RESULTS)
 		return dt_err_set(S->err, -E2BIG, "claim %s: number of requested devices %llu "
-				  "exceeds the claim limit of %d", cl->name,
+				  "exceeds the claim limit of %d", cname(cl),
 				  (unsigned long long)min_devices, ALLOC_MAX_RESULTS);
 	cl->n_cons = spec->n_constraints;
 	cl->cons = alloc_mem_get(S->mem, (cl->n_cons + 1) * sizeof(*cl->cons));
@@ -488,7 +499,7 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 
 		c->src = mc;
 		if (!attr || (mc->match_attribute && mc->distinct_attribute))
-			return dt_err_set(S->err, -EINVAL, "claim %s: constraint #%zu: %s", cl->name,
+			return dt_err_set(S->err, -EINVAL, "claim %s: constraint #%zu: %s", cname(cl),
 					  i, attr ? "matchAttribute and distinctAttribute are "
 					  "mutually exclusive" : "empty constraint (unsupported "
 					  "constraint type?)");
@@ -496,7 +507,7 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 		slash = strchr(attr, '/');
 		if (!slash || slash == attr || !slash[1])
 			return dt_err_set(S->err, -EINVAL, "claim %s: constraint #%zu: %s: must be "
-					  "a fully qualified name (domain/name)", cl->name, i, attr);
+					  "a fully qualified name (domain/name)", cname(cl), i, attr);
 		dom = alloc_mem_get(S->mem, (size_t)(slash - attr) + 1);
 		c->cap_vals = ALLOC_MAX_RESULTS;
 		c->vals = alloc_mem_get(S->mem, c->cap_vals * sizeof(*c->vals));
@@ -567,12 +578,12 @@ static void explain(struct search *S, char *buf, size_t n)
 			}
 			if (worst->all)
 				snprintf(buf, n, "claim %s, request %s: asks for all %u matching "
-					 "devices, but only %u of them are available", cl->name,
+					 "devices, but only %u of them are available", cname(cl),
 					 worst->name, worst->num, w_free);
 			else
 				snprintf(buf, n, "claim %s, request %s: %u device%s of class %s "
 					 "requested, %u of the node's %zu devices match the selectors, "
-					 "%u of those are available", cl->name, worst->name,
+					 "%u of those are available", cname(cl), worst->name,
 					 worst->num, worst->num == 1 ? "" : "s",
 					 worst->cls->obj->meta.name, w_sel, ctx->n_devs, w_free);
 			goto tail;
@@ -828,24 +839,33 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	struct search S;
 	int rc = 0, r;
 
-	memset(out, 0, sizeof(*out));
+	out->allocated = false;
+	out->reason[0] = '\0';
+	out->claims = NULL;
+	out->n_claims = 0;
+	out->steps = 0;
+	out->mem = NULL;
 	memset(&S, 0, sizeof(S));
 	S.ctx = ctx;
 	S.err = err;
 	S.max_steps = ctx->opts.max_steps;
 	S.n = n_claims;
-	out->mem = alloc_mem_new();
-	S.mem = alloc_mem_new();
-	S.st = state ? alloc_state_clone(state) : alloc_state_new(ctx);
-	S.claims = calloc(n_claims + 1, sizeof(*S.claims));
-	if (!out->mem || !S.mem || !S.st || !S.claims) {
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if (state && state->ctx != ctx) {
-		rc = dt_err_set(err, -EINVAL, "allocator: the state belongs to another node");
-		goto out;
-	}
+	if (state && state->ctx != ctx)
+		return dt_err_set(err, -EINVAL, "allocator: the state belongs to another node");
+	if (!ctx->scratch && !(ctx->scratch = alloc_mem_new()))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	if (!ctx->scratch_state && !(ctx->scratch_state = alloc_state_new(ctx)))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	alloc_mem_reset(ctx->scratch);
+	S.mem = ctx->scratch;
+	S.st = ctx->scratch_state;
+	if (state)
+		alloc_state_copy(S.st, state);
+	else
+		alloc_state_clear(S.st);
+	S.claims = alloc_mem_get(S.mem, (n_claims + 1) * sizeof(*S.claims));
+	if (!S.claims)
+		return dt_err_set(err, -ENOMEM, "out of memory");
 	for (size_t c = 0; c < n_claims; c++) {
 		rc = prepare_claim(&S, &S.claims[c], claims[c]);
 		if (rc)
@@ -858,18 +878,17 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 		goto out;
 	}
 	if (r != R_DONE) {
-		explain(&S, out->reason, sizeof(out->reason));
+		if (!ctx->opts.no_reasons)
+			explain(&S, out->reason, sizeof(out->reason));
 		goto out;
 	}
 	out->allocated = true;
-	rc = build_results(&S, out);
+	out->mem = alloc_mem_new();
+	rc = out->mem ? build_results(&S, out) : -ENOMEM;
 	if (rc)
 		rc = dt_err_set(err, rc, "out of memory");
 out:
 	free(S.caps);
-	free(S.claims);
-	alloc_state_free(S.st);
-	alloc_mem_free(S.mem);
 	return rc;
 }
 
@@ -878,7 +897,11 @@ void alloc_outcome_free(struct alloc_outcome *out)
 	if (!out)
 		return;
 	alloc_mem_free(out->mem);
-	memset(out, 0, sizeof(*out));
+	out->mem = NULL;
+	out->claims = NULL;
+	out->n_claims = 0;
+	out->allocated = false;
+	out->reason[0] = '\0';
 }
 
 int alloc_state_commit(struct alloc_state *s, const struct alloc_outcome *o)

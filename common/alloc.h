@@ -96,6 +96,10 @@ struct alloc_options {
 	/* Compiled selectors; NULL: the ctx owns a cache of its own. A shared
 	 * cache must outlive the ctx and be used by one thread at a time. */
 	struct cel_cache *cel_cache;
+	/* Leave alloc_outcome.reason empty when the claims do not fit: the
+	 * explanation costs about as much as the search, and a caller that
+	 * tries many nodes only needs it for the pods it cannot place. */
+	bool no_reasons;
 };
 
 struct alloc_ctx;

@@ -24,6 +24,8 @@ struct alloc_mem {
 struct alloc_mem *alloc_mem_new(void);
 void *alloc_mem_get(struct alloc_mem *m, size_t size);          /* zeroed; NULL on OOM */
 char *alloc_mem_strdup(struct alloc_mem *m, const char *s);
+/* Forget everything allocated, keeping one chunk for reuse. */
+void alloc_mem_reset(struct alloc_mem *m);
 void alloc_mem_free(struct alloc_mem *m);
 
 /* Open-addressing map from (borrowed) byte strings to uint32 values. */
@@ -127,7 +129,10 @@ struct alloc_ctx {
 	struct asel *sels;
 	size_t n_sels, cap_sels;
 	struct alloc_hash sel_index;     /* expression -> sel */
-	uint64_t share_seq;
+	/* Reused by every alloc_try (one thread at a time): the search's
+	 * tables and its working copy of the allocated state. */
+	struct alloc_mem *scratch;
+	struct alloc_state *scratch_state;
 };
 
 struct alloc_state {
@@ -219,6 +224,8 @@ void alloc_constraint_remove(struct aconstraint *c);
 
 /* One more allocation of dev (shared: consumed per capacity slot;
  * exclusive: NULL). Counters are consumed by the first allocation. */
+/* Nothing allocated. */
+void alloc_state_clear(struct alloc_state *s);
 void alloc_state_take(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
 void alloc_state_release(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
 

@@ -60,6 +60,25 @@ char *alloc_mem_strdup(struct alloc_mem *m, const char *s)
 	return p;
 }
 
+void alloc_mem_reset(struct alloc_mem *m)
+{
+	struct alloc_mem_chunk *c, *next, *keep = NULL;
+
+	for (c = m->chunks; c; c = next) {
+		next = c->next;
+		if (!keep && c->size == CHUNK_MIN) {
+			keep = c;
+			continue;
+		}
+		free(c);
+	}
+	m->chunks = keep;
+	if (keep) {
+		keep->used = 0;
+		keep->next = NULL;
+	}
+}
+
 void alloc_mem_free(struct alloc_mem *m)
 {
 	struct alloc_mem_chunk *c, *next;

@@ -787,6 +787,8 @@ void alloc_ctx_free(struct alloc_ctx *ctx)
 	alloc_hash_free(&ctx->dev_index);
 	alloc_hash_free(&ctx->class_index);
 	alloc_hash_free(&ctx->sel_index);
+	alloc_state_free(ctx->scratch_state);
+	alloc_mem_free(ctx->scratch);
 	for (size_t i = 0; i < ctx->n_sels; i++)
 		free(ctx->sels[i].results);
 	free(ctx->sels);

@@ -54,6 +54,13 @@ int alloc_state_copy(struct alloc_state *dst, const struct alloc_state *src)
 	return 0;
 }
 
+void alloc_state_clear(struct alloc_state *s)
+{
+	size_t cap_off, cnt_off;
+
+	memset(s->n_alloc, 0, state_bytes(s->ctx, &cap_off, &cnt_off));
+}
+
 struct alloc_state *alloc_state_clone(const struct alloc_state *src)
 {
 	struct alloc_state *s = alloc_state_new(src->ctx);
