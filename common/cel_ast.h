@@ -139,6 +139,7 @@ struct cel_token cel_lex_next(struct cel_lexer *lx);
 
 enum cel_nkind {
 	N_CONST, N_IDENT, N_SELECT, N_CALL, N_LIST, N_MAP, N_STRUCT, N_COMP,
+	N_DEVICE_ITEM,      /* device.attributes["d"].id / device.capacity[...][...] */
 };
 
 /* Calls the evaluator treats specially (laziness, error absorption). */
@@ -195,6 +196,11 @@ struct cel_node {
 			struct cel_node **vals;
 			uint32_t n;
 		} strct;
+		struct {                     /* N_DEVICE_ITEM (cel_eval.c) */
+			int slot;                    /* the device variable */
+			bool capacity;
+			const char *domain, *id;
+		} dev;
 		struct {
 			const char *iter_var, *iter_var2, *accu_var;
 			int iter_slot, iter2_slot, accu_slot;

@@ -19,6 +19,8 @@
 /* Initial arena of an evaluation: typical selectors never leave it. */
 #define EVAL_STACK_ARENA 4096
 
+static struct cel_value eval_device_item(struct cel_ctx *ctx, const struct cel_node *n);
+
 static struct cel_value cancelled(struct cel_ctx *ctx)
 {
 	struct cel_value v = { .kind = CEL_ERROR };
@@ -616,10 +618,94 @@ struct cel_value cel_eval_node(struct cel_ctx *ctx, const struct cel_node *n)
 		return eval_map(ctx, n);
 	case N_COMP:
 		return eval_comp(ctx, n);
+	case N_DEVICE_ITEM:
+		return eval_device_item(ctx, n);
 	case N_STRUCT:
 	default:
 		return cel_errorf(ctx, "message construction is not supported");
 	}
+}
+
+/* ---- device lookups ---- */
+
+/* device.attributes[D][I] read straight from the device view: the same
+ * result, error and cost as the generic select/index chain it replaces,
+ * without building the intermediate map views. */
+static struct cel_value eval_device_item(struct cel_ctx *ctx, const struct cel_node *n)
+{
+	const struct cel_value *dv;
+	const struct cel_device *d;
+
+	charge(ctx, 4);        /* ident, select, index, select */
+	if ((size_t)n->u.dev.slot >= ctx->n_vars)
+		return cel_errorf(ctx, "no such attribute: device");
+	dv = &ctx->vars[n->u.dev.slot];
+	if (dv->kind != CEL_OBJECT || dv->v.obj.type != &cel_device_type)
+		return cel_error_no_overload(ctx, "_[_]");
+	d = dv->v.obj.ptr;
+	if (n->u.dev.capacity) {
+		for (size_t i = 0; i < d->n_capacity; i++)
+			if (!strcmp(d->capacity[i].id, n->u.dev.id) &&
+			    !strcmp(d->capacity[i].domain, n->u.dev.domain))
+				return cel_object(&cel_quantity_type, d->capacity[i].value);
+	} else {
+		for (size_t i = 0; i < d->n_attrs; i++) {
+			const struct cel_device_attr *a = &d->attrs[i];
+
+			if (strcmp(a->id, n->u.dev.id) || strcmp(a->domain, n->u.dev.domain))
+				continue;
+			switch (a->kind) {
+			case CEL_ATTR_INT: return cel_int(a->v.i);
+			case CEL_ATTR_BOOL: return cel_bool(a->v.b);
+			case CEL_ATTR_STRING: return cel_string(a->v.str.s, a->v.str.len);
+			default: return cel_object(&cel_semver_type, a->v.version);
+			}
+		}
+	}
+	return cel_errorf(ctx, "no such key: %s", n->u.dev.id);
+}
+
+/* A string constant without NUL bytes (device names are C strings). */
+static const char *const_cstr(const struct cel_node *n)
+{
+	if (n->kind != N_CONST || n->u.lit.kind != CEL_STRING ||
+	    memchr(n->u.lit.v.str.s, 0, n->u.lit.v.str.len))
+		return NULL;
+	return n->u.lit.v.str.s;
+}
+
+/* Rewrite n into N_DEVICE_ITEM when it is device.F[D].I or device.F[D][I]
+ * with F attributes or capacity and D, I string constants. */
+static void match_device_item(struct cel_node *n)
+{
+	const struct cel_node *inner, *sel, *dev;
+	const char *id, *domain;
+
+	if (n->kind == N_SELECT && !n->u.sel.test_only && !n->u.sel.optional) {
+		inner = n->u.sel.operand;
+		id = n->u.sel.field;
+	} else if (n->kind == N_CALL && n->u.call.special == SP_INDEX && n->u.call.nargs == 2) {
+		inner = n->u.call.args[0];
+		id = const_cstr(n->u.call.args[1]);
+	} else {
+		return;
+	}
+	if (!id || inner->kind != N_CALL || inner->u.call.special != SP_INDEX ||
+	    inner->u.call.nargs != 2 || !(domain = const_cstr(inner->u.call.args[1])))
+		return;
+	sel = inner->u.call.args[0];
+	if (sel->kind != N_SELECT || sel->u.sel.test_only ||
+	    (strcmp(sel->u.sel.field, "attributes") && strcmp(sel->u.sel.field, "capacity")))
+		return;
+	dev = sel->u.sel.operand;
+	if (dev->kind != N_IDENT || dev->u.ident.scope != SCOPE_GLOBAL ||
+	    dev->type->kind != CT_OBJECT || dev->type->obj != &cel_device_type)
+		return;
+	n->u.dev.slot = dev->u.ident.slot;
+	n->u.dev.capacity = sel->u.sel.field[0] == 'c';
+	n->u.dev.domain = domain;
+	n->u.dev.id = id;
+	n->kind = N_DEVICE_ITEM;
 }
 
 /* ---- constant folding ---- */
@@ -639,6 +725,7 @@ static void fold(struct cel_ctx *ctx, struct cel_node *n, int depth)
 
 	if (depth > CEL_MAX_DEPTH * 4)
 		return;
+	match_device_item(n);
 	switch (n->kind) {
 	case N_SELECT:
 		fold(ctx, n->u.sel.operand, depth + 1);

@@ -306,6 +306,16 @@ static void test_device_variable(void)
 	DT_ASSERT_STR(eval_dev("device.driver", &h200), "\"gpu.nvidia.com\"");
 	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].memoryMiB", &h200), "143771");
 	DT_ASSERT_STR(eval_dev("device.attributes['dra.net'].rdma", &h200), "true");
+	/* The direct lookup and the generic path agree, errors included. */
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com']['memoryMiB'] == "
+			       "cel.bind(a, device.attributes, a['gpu.nvidia.com'].memoryMiB)", &h200),
+		      "true");
+	DT_ASSERT_STR(eval_dev("device.attributes['nope.example.com'].x", &h200),
+		      "error: no such key: x");
+	DT_ASSERT_STR(eval_dev("cel.bind(a, device.attributes, a['nope.example.com'].x)", &h200),
+		      "error: no such key: x");
+	DT_ASSERT_STR(eval_dev("device.capacity['dra.net'].memory", &h200),
+		      "error: no such key: memory");
 	DT_ASSERT_STR(eval_dev("device.attributes['unknown.example.com']", &h200), "{}");
 	DT_ASSERT_STR(eval_dev("'unknown.example.com' in device.attributes", &h200), "false");
 	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].missing", &h200),
