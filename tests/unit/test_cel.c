@@ -3,7 +3,7 @@
  * heterogeneous numbers, error absorption, macros, optionals, time zones),
  * the cost limit, the DRA `device` variable, the printer and the cache. */
 #include <errno.h>
-#include <malloc.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "cel.h"
@@ -432,6 +432,46 @@ static void test_selector_eval_no_heap(void)
 	cel_program_free(p);
 }
 
+struct thread_arg {
+	const struct cel_program *p;
+	int mismatches;
+};
+
+static void *eval_many(void *arg)
+{
+	struct thread_arg *t = arg;
+	struct dt_err err;
+	bool match;
+
+	for (int i = 0; i < 2000; i++)
+		if (cel_eval_selector(t->p, &h200, &match, &err) != 0 || !match)
+			t->mismatches++;
+	return NULL;
+}
+
+/* One program, four threads at once: programs are immutable. */
+static void test_concurrent_eval(void)
+{
+	const char *expr = "device.attributes['gpu.nvidia.com'].memoryMiB > 1000 && "
+			   "['a', 'b'].map(x, x + device.driver).exists(s, s.endsWith('.com'))";
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	pthread_t th[4];
+	struct thread_arg args[4];
+
+	setup_h200();
+	CU_ASSERT_EQUAL_FATAL(cel_compile_selector(expr, strlen(expr), true, &p, &err), 0);
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct thread_arg){ p, 0 };
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, eval_many, &args[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		CU_ASSERT_EQUAL(args[i].mismatches, 0);
+	}
+	cel_program_free(p);
+}
+
 static void test_cache(void)
 {
 	struct cel_cache *c = cel_cache_new(2);
@@ -497,5 +537,6 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
 	DT_TEST(test_selector_eval_no_heap),
+	DT_TEST(test_concurrent_eval),
 	DT_TEST(test_cache),
 	DT_TEST(test_cli_env_declarations))
