@@ -1121,6 +1121,10 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 		}
 	nc->drivers = drivers->v;
 	nc->n_drivers = drivers->n;
+	nc->node_class = p->nc ? p->nc->meta.name
+			       : p->obj && p->obj->u.node_pool.node_class_ref.name
+				 ? p->obj->u.node_pool.node_class_ref.name : "default";
+	nc->requests = pl->pn[node].used;
 	pl->n_ncs++;
 	pl->res->total_price += nc->price;
 	return nc->name ? 0 : -ENOMEM;

@@ -59,6 +59,14 @@ struct plan_options {
 	void *share_id_arg;
 };
 
+/* CPU (millicores), memory (bytes) and pod slots: what a pod asks for and
+ * what a node offers. */
+struct plan_res {
+	int64_t cpu_milli;
+	int64_t mem_bytes;
+	int64_t pods;
+};
+
 /* One allocated device of a claim. */
 struct plan_device {
 	const char *request, *driver, *pool, *device;
@@ -85,6 +93,8 @@ struct plan_node_claim {
 	size_t n_claims;
 	const char **drivers;           /* sorted, distinct: requested-dra-drivers */
 	size_t n_drivers;
+	const char *node_class;         /* the EC2NodeClass it launches with */
+	struct plan_res requests;       /* what its pods request, summed */
 };
 
 struct plan_existing {
@@ -236,11 +246,6 @@ size_t plan_type_labels(const struct hwdb_type *t, const char *capacity_type,
 
 /* ---- Node overhead and pod requests (plan_fit.c) ---- */
 
-struct plan_res {
-	int64_t cpu_milli;
-	int64_t mem_bytes;
-	int64_t pods;
-};
 
 /* The kubelet settings of an EC2NodeClass (spec.kubelet) that change what
  * a node can hold; -1 = not set. */

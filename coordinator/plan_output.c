@@ -225,11 +225,23 @@ static struct doc_node *node_claim_tree(const struct plan_node_claim *nc, struct
 	    doc_map_set(a, ref, "kind", doc_new_string(a, np && np->node_class_ref.kind
 							      ? np->node_class_ref.kind
 							      : "EC2NodeClass")) ||
-	    doc_map_set(a, ref, "name", doc_new_string(a, np && np->node_class_ref.name
-							      ? np->node_class_ref.name
-							      : "default")) ||
+	    doc_map_set(a, ref, "name", doc_new_string(a, nc->node_class)) ||
 	    doc_map_set(a, spec, "nodeClassRef", ref) || doc_map_set(a, spec, "requirements", reqs))
 		return NULL;
+	/* spec.resources.requests: what the pods placed there ask for. */
+	{
+		struct doc_node *res = doc_new_map(a), *rq = doc_new_map(a);
+		char cpu[32], mem[32], pods[32];
+
+		snprintf(cpu, sizeof(cpu), "%" PRId64 "m", nc->requests.cpu_milli);
+		snprintf(mem, sizeof(mem), "%" PRId64 "Mi", (nc->requests.mem_bytes + (1 << 20) - 1) >> 20);
+		snprintf(pods, sizeof(pods), "%" PRId64, nc->requests.pods);
+		if (!res || !rq || doc_map_set(a, rq, "cpu", doc_new_string(a, cpu)) ||
+		    doc_map_set(a, rq, "memory", doc_new_string(a, mem)) ||
+		    doc_map_set(a, rq, "pods", doc_new_string(a, pods)) ||
+		    doc_map_set(a, res, "requests", rq) || doc_map_set(a, spec, "resources", res))
+			return NULL;
+	}
 	if (np && np->n_taints && doc_map_set(a, spec, "taints", taints_node(a, np->taints,
 									    np->n_taints)))
 		return NULL;
