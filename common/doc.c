@@ -213,10 +213,14 @@ void doc_doc_fail(struct doc_stream *s, struct doc_document *d, int line, int co
 void doc_offset_pos(const char *buf, size_t len, size_t off, int *line, int *col)
 {
 	int l = 1, c = 1;
+	size_t i = 0;
 
 	if (off > len)
 		off = len;
-	for (size_t i = 0; i < off; i++) {
+	/* A byte-order mark takes no column, as in libyaml's marks. */
+	if (off >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	for (; i < off; i++) {
 		unsigned char ch = (unsigned char)buf[i];
 
 		if (ch == '\n') {

@@ -1025,6 +1025,7 @@ static const struct corpus_case corpus[] = {
 	{ "billion-laughs.yaml", "more than 4194304 nodes" },
 	{ "binary-garbage.bin", "line 1, column 1: invalid leading UTF-8 octet" },
 	{ "bom-crlf.yaml", NULL },
+	{ "bom-then-bad-utf8.yaml", "line 1, column 4: invalid leading UTF-8 octet (byte 0xFF)" },
 	{ "collection-key.yaml", "invalid map key of type sequence" },
 	{ "comments-only.yaml", NULL },
 	{ "deep-10000.json", "nesting deeper than 100 levels" },
