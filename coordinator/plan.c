@@ -1342,6 +1342,58 @@ static int reason_add(struct planner *pl, struct reasons *r, const char *pool, c
 	return r->v[r->n - 1].reason ? 0 : -ENOMEM;
 }
 
+/* The allocator says "no combination satisfies the constraints"; say
+ * which, in the terms of the seed: a GPU and an EFA on one PCIe root. */
+static void constraint_hint(const struct plan_unit *u, const struct hwdb_type *t,
+			    const char *reason, char *buf, size_t sz)
+{
+	size_t len;
+
+	snprintf(buf, sz, "%s", reason);
+	if (!strstr(reason, "constraint"))
+		return;
+	for (size_t i = 0; i < u->n_claims; i++) {
+		const struct model_claim_spec *cs = &u->claims[i]->u.claim.spec;
+
+		for (size_t k = 0; k < cs->n_constraints; k++) {
+			const struct model_constraint *con = &cs->constraints[k];
+			const char *attr = con->match_attribute ? con->match_attribute
+								: con->distinct_attribute;
+
+			if (!attr)
+				continue;
+			len = strlen(buf);
+			if (con->match_attribute && !strcmp(attr, "resource.kubernetes.io/pcieRoot") &&
+			    t->n_gpus && t->n_efas) {
+				struct hwdb_root roots[64];
+				size_t n = hwdb_type_roots(t, roots, 64), shared = 0;
+
+				for (size_t r = 0; r < n && r < 64; r++)
+					shared += roots[r].n_gpus && roots[r].n_efas;
+				if (!shared) {
+					snprintf(buf + len, sz - len, "; no EFA on a GPU's PCIe root: "
+						 "the %zu GPU%s and %zu EFA%s sit on different roots",
+						 t->n_gpus, t->n_gpus == 1 ? "" : "s", t->n_efas,
+						 t->n_efas == 1 ? "" : "s");
+					continue;
+				}
+			}
+			snprintf(buf + len, sz - len, "; %s %s of requests ",
+				 con->match_attribute ? "matchAttribute" : "distinctAttribute", attr);
+			for (size_t q = 0; q < con->n_requests; q++) {
+				len = strlen(buf);
+				snprintf(buf + len, sz - len, "%s%s", q ? "," : "", con->requests[q]);
+			}
+			if (!con->n_requests) {
+				len = strlen(buf);
+				snprintf(buf + len, sz - len, "(all)");
+			}
+			len = strlen(buf);
+			snprintf(buf + len, sz - len, " cannot be met on %s", t->name);
+		}
+	}
+}
+
 /* Why a unit fits on no new node of one candidate. */
 static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **cat, char *buf,
 		       size_t sz)
@@ -1369,7 +1421,7 @@ static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **ca
 		rc = alloc_try(pl->hypos[c->hypo].actx, pl->pn[node].state, u->claims,
 			       u->n_claims, &out, pl->err);
 		if (rc == 0 && !out.allocated)
-			snprintf(buf, sz, "%s", out.reason);
+			constraint_hint(u, c->type, out.reason, buf, sz);
 		else if (rc == 0)
 			snprintf(buf, sz, "the claims fit, but not next to the other pods");
 		alloc_outcome_free(&out);

@@ -349,6 +349,24 @@ static void test_reasons(void)
 	loaded_free(&l);
 }
 
+static void test_no_efa_on_gpu_root(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/g6-pool.yaml",
+				     "examples/seed/gpu-efa-aligned.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	u = find_uns(l.res, "default/rdma-worker");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	/* g6.48xlarge has GPUs and an EFA, on different roots. */
+	CU_ASSERT_TRUE(details_have(u, "g6.48xlarge", "no EFA on a GPU's PCIe root"));
+	/* g6.xlarge has no EFA at all: the efa request matches nothing. */
+	CU_ASSERT_TRUE(details_have(u, "g6.xlarge", "request efa"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "NodePool g6-only"));
+	loaded_free(&l);
+}
+
 static void test_no_on_demand_offering(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/spot-only-pool.yaml", NULL);
@@ -410,6 +428,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_two_small_nodes_beat_one_big),
 	      DT_TEST(test_shared_claim_one_node),
 	      DT_TEST(test_reasons),
+	      DT_TEST(test_no_efa_on_gpu_root),
 	      DT_TEST(test_no_on_demand_offering),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_output_formats))
