@@ -666,9 +666,10 @@ static void syntax_error(struct yctx *c, const yaml_parser_t *p)
 		else
 			snprintf(msg, sizeof(msg), "%s", p->problem ? p->problem : "syntax error");
 	}
-	if (!c->in_doc || c->failed) {
-		/* Between documents, or inside one that already failed: the
-		 * rest of the stream is a failed document of its own. */
+	if (!c->in_doc) {
+		/* Between documents: the rest of the stream is a failed
+		 * document of its own. (Inside a document that already failed,
+		 * its first error stands.) */
 		doc_begin(c, line);
 		if (c->oom)
 			return;
