@@ -61,6 +61,23 @@ static int load_skips(const char *path)
 	return 0;
 }
 
+/* Skip reasons and how often each was given, for the summary. */
+static struct { char reason[200]; size_t n; } reasons[64];
+static size_t n_reasons;
+
+static void count_reason(const char *r)
+{
+	for (size_t i = 0; i < n_reasons; i++)
+		if (!strcmp(reasons[i].reason, r)) {
+			reasons[i].n++;
+			return;
+		}
+	if (n_reasons < 64) {
+		snprintf(reasons[n_reasons].reason, sizeof(reasons[0].reason), "%s", r);
+		reasons[n_reasons++].n = 1;
+	}
+}
+
 static const char *skip_reason(const char *id)
 {
 	for (size_t i = 0; i < n_skips; i++)
@@ -346,6 +363,7 @@ int main(int argc, char **argv)
 			reason = skip_reason(id);
 		if (reason) {
 			skipped++;
+			count_reason(reason);
 			if (verbose)
 				printf("SKIP %s: %s\n", id, reason);
 			continue;
@@ -354,6 +372,7 @@ int main(int argc, char **argv)
 
 		if (r == 2) {
 			skipped++;
+			count_reason(sb_str(&why));
 			if (verbose)
 				printf("SKIP %s: %s\n", id, sb_str(&why));
 		} else if (r == 1) {
@@ -366,6 +385,8 @@ int main(int argc, char **argv)
 	}
 	json_object_put(cases);
 	free(skips);
+	for (size_t i = 0; i < n_reasons; i++)
+		printf("skipped %4zu: %s\n", reasons[i].n, reasons[i].reason);
 	printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
 	if (passed + failed == 0)
 		return 1;
