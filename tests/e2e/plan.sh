@@ -70,6 +70,16 @@ run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $FIX/unschedulable.yaml
 check "unschedulable table exit" 3 $rc
 has "unschedulable row" '^unschedulable +default/no-toleration .*taint' "$TMP/out"
 
+# --hwdb-extra: a cheaper type that satisfies the claim wins.
+run --hwdb-extra $FIX/hwdb-extra.yaml -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml \
+	-f $SEED/large-gpu.yaml -o json
+check "hwdb-extra exit" 0 $rc
+has "hwdb-extra type" '"instanceType": "p5.2xlarge"' "$TMP/out"
+printf 'instanceTypes:\n- name: broken\n' >"$TMP/extra.yaml"
+run --hwdb-extra "$TMP/extra.yaml" -f $SEED/large-gpu.yaml
+check "hwdb-extra invalid" 1 $rc
+has "hwdb-extra message" 'extra.yaml' "$TMP/err"
+
 # Usage and input errors.
 run
 check "no arguments" 2 $rc
