@@ -353,6 +353,19 @@ static const struct err_case err_cases[] = {
 	{ "[\"a\nb\"]", 0, "line 1, column 4: invalid character '\\n' in string literal" },
 	{ "{\"a\" 1}", 0, "line 1, column 6: invalid character '1' after object key (expecting ':')" },
 	{ "[\"\\x\"]", 0, "line 1, column 3: invalid escape 'x' in string literal" },
+	{ "~: 1\n", 0, "line 1, column 1: invalid map key of type null" },
+	{ "a: &m {x: 1}\n? *m\n: 2\n", 0, "line 2, column 3: invalid map key of type map (alias 'm')" },
+	{ "v: !!float abc\n", 0, "line 1, column 4: cannot decode !!str `abc` as a !!float" },
+	{ "v: !!bool 1\n", 0, "line 1, column 4: cannot decode !!int `1` as a !!bool" },
+	{ "[-x]", 0, "line 1, column 3: invalid character 'x' in numeric literal" },
+	{ "[1.]", 0, "line 1, column 4: invalid character ']' after decimal point in numeric literal" },
+	{ "[1e+]", 0, "line 1, column 5: invalid character ']' in exponent of numeric literal" },
+	{ "[\"\\u12G4\"]", 0, "line 1, column 3: invalid \\u escape in string literal" },
+	{ "[\n \"abc", 0, "line 2, column 2: unexpected end of JSON input (unterminated string)" },
+	{ "[1 2]", 0, "line 1, column 4: invalid character '2' after array element "
+	  "(expecting ',' or ']')" },
+	{ "{1: 2}", 0, "line 1, column 2: invalid character '1' looking for beginning of object "
+	  "key string" },
 };
 
 static void test_error_messages(void)
