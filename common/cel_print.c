@@ -20,12 +20,20 @@ void cel_print_double(struct strbuf *sb, double d)
 		sb_puts(sb, d > 0 ? "double(\"inf\")" : "double(\"-inf\")");
 		return;
 	}
-	/* The fewest significant digits that read back to the same double. */
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+	/* The fewest significant digits that read back to the same double,
+	 * in positional form for moderate exponents (100.0, 0.001), else as
+	 * 1e+100. */
+	int prec, exp10;
+
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*e", prec - 1, d);
 		if (strtod(buf, NULL) == d)
 			break;
 	}
+	snprintf(buf, sizeof(buf), "%.*e", prec - 1, d);
+	exp10 = atoi(strchr(buf, 'e') + 1);
+	if (exp10 >= -5 && exp10 < 21)
+		snprintf(buf, sizeof(buf), "%.*f", prec - 1 - exp10 > 0 ? prec - 1 - exp10 : 0, d);
 	sb_puts(sb, buf);
 	if (!strpbrk(buf, ".e"))
 		sb_puts(sb, ".0");

@@ -244,6 +244,10 @@ static void test_printer(void)
 	DT_ASSERT_STR(eval("3u"), "3u");
 	DT_ASSERT_STR(eval("1e100"), "1e+100");
 	DT_ASSERT_STR(eval("0.1"), "0.1");
+	DT_ASSERT_STR(eval("100.0"), "100.0");
+	DT_ASSERT_STR(eval("-0.00025"), "-0.00025");
+	DT_ASSERT_STR(eval("1.5e-7"), "1.5e-07");
+	DT_ASSERT_STR(eval("123456789012.5"), "123456789012.5");
 	DT_ASSERT_STR(eval("-double('inf')"), "double(\"-inf\")");
 	DT_ASSERT_STR(eval("'q\"\\\\\\x01'"), "\"q\\\"\\\\\\x01\"");
 	DT_ASSERT_STR(eval("int"), "int");
