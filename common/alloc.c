@@ -421,8 +421,6 @@ static int prepare_request(struct search *S, struct sclaim *cl, struct sreq *rq,
 			ok = alloc_capacity_fits(S->st, dev, consumed);
 		if (!ok)
 			continue;
-		if (rq->num >= ALLOC_MAX_RESULTS + 1u)
-			break;  /* already over the limit; the count is what matters */
 		rq->all_devs[rq->num++] = dev;
 	}
 	return 0;

@@ -210,10 +210,16 @@ static void test_result_limit(void)
 	ta_request(&t, c, "req-1", "class-a", 13);
 	CU_ASSERT_EQUAL(ta_try_range(&t, 1, 1), -E2BIG);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err.msg, "number of requested devices 33"));
+	/* All on 40 devices: over the limit too, with the real count. */
+	c = ta_claim(&t, "claim-all");
+	ta_request(&t, c, "req-0", "class-a", 0);
+	CU_ASSERT_EQUAL(ta_try_range(&t, t.n_claims - 1, 1), -E2BIG);
+	DT_ASSERT_STR(t.err.msg, "claim default/claim-all: number of requested devices 40 "
+		      "exceeds the claim limit of 32");
 	/* Exactly 32 is fine. */
 	c = ta_claim(&t, "claim-2");
 	ta_request(&t, c, "req-0", "class-a", ALLOC_MAX_RESULTS);
-	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 2, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, t.n_claims - 1, 1), 0);
 	CU_ASSERT_TRUE(t.out.allocated);
 	CU_ASSERT_EQUAL(t.out.claims[0].n_results, ALLOC_MAX_RESULTS);
 	ta_done(&t);
