@@ -55,6 +55,10 @@ for f in "$SEED"/*.yaml; do args+=(-f "$f"); done
 if expect 0 "$BIN" validate "${args[@]}"; then
 	same "$TMP/out" "$summary"
 fi
+# A directory stands for its manifests, in name order.
+if expect 0 "$BIN" validate -f "$SEED/"; then
+	same "$TMP/out" "$summary"
+fi
 # Standard input.
 if expect 0 "$BIN" validate -f - <"$SEED/large-gpu.yaml"; then
 	same "$TMP/out" 'ResourceClaimTemplate: 1 valid
