@@ -1,0 +1,541 @@
+/* cel_lib_url.c - the Kubernetes URL library (type kubernetes.URL), with
+ * the parsing rules of Go's url.ParseRequestURI.
+ *
+ *   url("https://example.com:80/a?x=1"), isURL(s)
+ *   <URL>.getScheme() getHost() getHostname() getPort() getEscapedPath()
+ *        getQuery()
+ *
+ * A request URI is absolute ("scheme:...") or an absolute path ("/..."); a
+ * fragment is not split off. The authority after "//" is
+ * [userinfo@]host[:port] with an IPv6 literal in brackets and a numeric
+ * port; the path must be validly %-escaped. getHostname drops the port and
+ * the brackets; getEscapedPath re-escapes the decoded path unless the
+ * written one is already a valid encoding of it; getQuery decodes the query
+ * into map(string, list(string)) as url.ParseQuery does, skipping pairs that
+ * do not decode. */
+#include <string.h>
+
+#include "cel_lib.h"
+#include "cel_value.h"
+#include "strbuf.h"
+
+/* A parsed URL: spans of the source string, which the program or the
+ * caller owns for the evaluation. */
+struct url_parts {
+	const char *src;
+	size_t src_len;
+	const char *scheme, *host, *path, *query, *opaque;
+	size_t scheme_len, host_len, path_len, query_len, opaque_len;
+	bool has_query;
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Every '%' starts a valid escape. */
+static bool escapes_valid(const char *s, size_t len, const char **bad)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '%')
+			continue;
+		if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0) {
+			*bad = s + i;
+			return false;
+		}
+		i += 2;
+	}
+	return true;
+}
+
+/* Go's url.getScheme: "" when no scheme; false on ":..." at the start. */
+static bool split_scheme(struct url_parts *u, const char **rest, size_t *rest_len,
+			 const char **why)
+{
+	const char *s = u->src;
+	size_t len = u->src_len;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (is_alpha(c))
+			continue;
+		if (is_digit(c) || c == '+' || c == '-' || c == '.') {
+			if (i == 0)
+				break;
+			continue;
+		}
+		if (c == ':') {
+			if (i == 0) {
+				*why = "missing protocol scheme";
+				return false;
+			}
+			u->scheme = s;
+			u->scheme_len = i;
+			*rest = s + i + 1;
+			*rest_len = len - i - 1;
+			return true;
+		}
+		break;
+	}
+	*rest = s;
+	*rest_len = len;
+	return true;
+}
+
+/* [userinfo@]host[:port]; host is kept with its port, as url.URL.Host. */
+static bool parse_authority(struct url_parts *u, const char *a, size_t len, const char **why)
+{
+	const char *at = NULL, *host;
+	size_t hlen;
+
+	for (size_t i = len; i-- > 0;)
+		if (a[i] == '@') {
+			at = a + i;
+			break;
+		}
+	host = at ? at + 1 : a;
+	hlen = len - (size_t)(host - a);
+	if (hlen && host[0] == '[') {
+		const char *close = memchr(host, ']', hlen);
+		const char *p;
+
+		if (!close) {
+			*why = "missing ']' in host";
+			return false;
+		}
+		p = close + 1;
+		if (p < host + hlen) {
+			if (*p != ':') {
+				*why = "invalid port after host";
+				return false;
+			}
+			for (p++; p < host + hlen; p++)
+				if (!is_digit(*p)) {
+					*why = "invalid port after host";
+					return false;
+				}
+		}
+	} else {
+		const char *colon = memchr(host, ':', hlen);
+
+		if (colon) {
+			for (const char *p = colon + 1; p < host + hlen; p++)
+				if (!is_digit(*p)) {
+					*why = "invalid port after host";
+					return false;
+				}
+		}
+		for (size_t i = 0; i < hlen; i++) {
+			unsigned char c = (unsigned char)host[i];
+
+			if (c < 0x20 || c == 0x7f || c == ' ' || strchr("<>\"{}|\\^`", c)) {
+				*why = "invalid character in host name";
+				return false;
+			}
+		}
+	}
+	u->host = host;
+	u->host_len = hlen;
+	return true;
+}
+
+static bool parse_url(const char *s, size_t len, struct url_parts *u, const char **why)
+{
+	const char *rest, *bad;
+	size_t rest_len;
+
+	memset(u, 0, sizeof(*u));
+	u->src = s;
+	u->src_len = len;
+	if (len == 0) {
+		*why = "empty url";
+		return false;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+			*why = "net/url: invalid control character in URL";
+			return false;
+		}
+	if (!split_scheme(u, &rest, &rest_len, why))
+		return false;
+	/* The query starts at the first '?'. */
+	{
+		const char *q = memchr(rest, '?', rest_len);
+
+		if (q) {
+			u->has_query = true;
+			u->query = q + 1;
+			u->query_len = rest_len - (size_t)(q - rest) - 1;
+			rest_len = (size_t)(q - rest);
+		}
+	}
+	if (rest_len == 0 || rest[0] != '/') {
+		if (u->scheme) {
+			u->opaque = rest;
+			u->opaque_len = rest_len;
+			return true;
+		}
+		*why = "invalid URI for request";
+		return false;
+	}
+	if (u->scheme && rest_len >= 2 && rest[1] == '/' && !(rest_len >= 3 && rest[2] == '/')) {
+		const char *auth = rest + 2;
+		const char *slash = memchr(auth, '/', rest_len - 2);
+		size_t alen = slash ? (size_t)(slash - auth) : rest_len - 2;
+
+		if (!parse_authority(u, auth, alen, why))
+			return false;
+		rest = auth + alen;
+		rest_len -= alen + 2;
+	}
+	if (!escapes_valid(rest, rest_len, &bad)) {
+		*why = "invalid URL escape";
+		return false;
+	}
+	u->path = rest;
+	u->path_len = rest_len;
+	return true;
+}
+
+static const struct cel_object_type url_type;
+
+static void print_url(struct strbuf *sb, const void *p)
+{
+	const struct url_parts *u = p;
+
+	sb_puts(sb, "url(\"");
+	sb_append(sb, u->src, u->src_len);
+	sb_puts(sb, "\")");
+}
+
+static bool url_equal(const void *a, const void *b)
+{
+	const struct url_parts *x = a, *y = b;
+
+	return x->src_len == y->src_len && !memcmp(x->src, y->src, x->src_len);
+}
+
+static const struct cel_object_type url_type = {
+	.name = "kubernetes.URL",
+	.equal = url_equal,
+	.print = print_url,
+};
+
+#define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
+					      size_t n)
+
+static const struct url_parts *arg_url(const struct cel_value *v)
+{
+	return v->v.obj.ptr;
+}
+
+FN(fn_url)
+{
+	struct url_parts u;
+	const char *why = NULL;
+
+	(void)n;
+	if (!parse_url(a[0].v.str.s, a[0].v.str.len, &u, &why))
+		return cel_errorf(ctx, "URL parse error during conversion from string: parse "
+				  "\"%.*s\": %s", (int)a[0].v.str.len, a[0].v.str.s, why);
+	return cel_object_new(ctx, &url_type, &u, sizeof(u));
+}
+
+FN(fn_is_url)
+{
+	struct url_parts u;
+	const char *why;
+
+	(void)ctx;
+	(void)n;
+	return cel_bool(parse_url(a[0].v.str.s, a[0].v.str.len, &u, &why));
+}
+
+FN(fn_scheme)
+{
+	(void)ctx;
+	(void)n;
+	return cel_string(arg_url(&a[0])->scheme ? arg_url(&a[0])->scheme : "",
+			  arg_url(&a[0])->scheme_len);
+}
+
+FN(fn_host)
+{
+	(void)ctx;
+	(void)n;
+	return cel_string(arg_url(&a[0])->host ? arg_url(&a[0])->host : "",
+			  arg_url(&a[0])->host_len);
+}
+
+/* Host without the port; an IPv6 literal without its brackets. */
+static void hostname_span(const struct url_parts *u, const char **s, size_t *len)
+{
+	const char *h = u->host ? u->host : "";
+	size_t hl = u->host_len;
+
+	if (hl && h[0] == '[') {
+		const char *close = memchr(h, ']', hl);
+
+		*s = h + 1;
+		*len = close ? (size_t)(close - h) - 1 : hl - 1;
+		return;
+	}
+	{
+		const char *colon = memchr(h, ':', hl);
+
+		*s = h;
+		*len = colon ? (size_t)(colon - h) : hl;
+	}
+}
+
+FN(fn_hostname)
+{
+	const char *s;
+	size_t len;
+
+	(void)ctx;
+	(void)n;
+	hostname_span(arg_url(&a[0]), &s, &len);
+	return cel_string(s, len);
+}
+
+FN(fn_port)
+{
+	const struct url_parts *u = arg_url(&a[0]);
+	const char *h = u->host ? u->host : "", *start = h;
+	size_t hl = u->host_len;
+	const char *colon;
+
+	(void)ctx;
+	(void)n;
+	if (hl && h[0] == '[') {
+		const char *close = memchr(h, ']', hl);
+
+		start = close ? close + 1 : h + hl;
+	}
+	colon = memchr(start, ':', hl - (size_t)(start - h));
+	if (!colon)
+		return cel_string("", 0);
+	return cel_string(colon + 1, hl - (size_t)(colon + 1 - h));
+}
+
+/* Characters a path keeps unescaped (Go's shouldEscape for encodePath). */
+static bool path_char_ok(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("-_.~$&+,/:;=@", c));
+}
+
+/* Go's validEncoded also accepts the sub-delims it would escape. */
+static bool raw_path_valid(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '%' || path_char_ok(c) || strchr("!'()*[]", c))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+FN(fn_escaped_path)
+{
+	const struct url_parts *u = arg_url(&a[0]);
+	const char *p = u->path ? u->path : "";
+	size_t len = u->path_len, out = 0;
+	char *d;
+
+	(void)n;
+	if (raw_path_valid(p, len))
+		return cel_string(p, len);
+	/* Decode, then escape what a path may not hold. */
+	d = cel_alloc(ctx, 3 * len + 1);
+	if (!d)
+		return cel_error_oom(ctx);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '%' && i + 2 < len) {
+			c = (unsigned char)(hexval(p[i + 1]) << 4 | hexval(p[i + 2]));
+			i += 2;
+		}
+		if (path_char_ok(c)) {
+			d[out++] = (char)c;
+		} else {
+			d[out++] = '%';
+			d[out++] = "0123456789ABCDEF"[c >> 4];
+			d[out++] = "0123456789ABCDEF"[c & 15];
+		}
+	}
+	d[out] = 0;
+	return cel_string(d, out);
+}
+
+/* Query unescaping ('+' is a space). False on a bad escape or a result
+ * that is not UTF-8. */
+static bool query_unescape(struct cel_ctx *ctx, const char *s, size_t len,
+			   struct cel_value *out)
+{
+	char *d = cel_alloc(ctx, len + 1);
+	size_t k = 0;
+
+	if (!d) {
+		*out = cel_error_oom(ctx);
+		return true;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '+') {
+			d[k++] = ' ';
+		} else if (s[i] == '%') {
+			if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+				return false;
+			d[k++] = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			i += 2;
+		} else {
+			d[k++] = s[i];
+		}
+	}
+	d[k] = 0;
+	if (!cel_utf8_valid(d, k))
+		return false;
+	*out = cel_string(d, k);
+	return true;
+}
+
+FN(fn_query)
+{
+	const struct url_parts *u = arg_url(&a[0]);
+	const char *q = u->query ? u->query : "";
+	size_t qlen = u->query_len, n_pairs = 1, n_keys = 0;
+	struct cel_value *keys, *vals, *pk, r;
+	size_t *counts;
+
+	(void)n;
+	for (size_t i = 0; i < qlen; i++)
+		n_pairs += q[i] == '&';
+	pk = cel_alloc(ctx, n_pairs * sizeof(*pk));
+	counts = cel_alloc(ctx, n_pairs * sizeof(*counts));
+	if (!pk || !counts)
+		return cel_error_oom(ctx);
+	/* First pass: the distinct keys in first-seen order, and their counts. */
+	for (size_t start = 0; start <= qlen && qlen;) {
+		const char *amp = memchr(q + start, '&', qlen - start);
+		size_t end = amp ? (size_t)(amp - q) : qlen;
+		const char *pair = q + start, *eq;
+		size_t plen = end - start;
+		struct cel_value k, v = cel_string("", 0);
+
+		start = end + 1;
+		if (plen == 0 || memchr(pair, ';', plen))
+			continue;
+		eq = memchr(pair, '=', plen);
+		if (!query_unescape(ctx, pair, eq ? (size_t)(eq - pair) : plen, &k))
+			continue;
+		if (eq && !query_unescape(ctx, eq + 1, plen - (size_t)(eq + 1 - pair), &v))
+			continue;
+		if (cel_is_error(&k) || cel_is_error(&v))
+			return cel_error_oom(ctx);
+		{
+			size_t j = 0;
+
+			while (j < n_keys && !cel_value_equal(&pk[j], &k))
+				j++;
+			if (j == n_keys) {
+				pk[n_keys] = k;
+				counts[n_keys++] = 0;
+			}
+			counts[j]++;
+		}
+	}
+	/* Second pass: build the value lists. */
+	r = cel_map_new(ctx, n_keys, &keys, &vals);
+	if (!keys)
+		return r;
+	for (size_t j = 0; j < n_keys; j++) {
+		struct cel_value *items;
+		struct cel_value l = cel_list_new(ctx, counts[j], &items);
+
+		if (!items)
+			return l;
+		keys[j] = pk[j];
+		vals[j] = l;
+		((struct cel_list *)l.v.list)->len = 0;
+	}
+	for (size_t start = 0; start <= qlen && qlen;) {
+		const char *amp = memchr(q + start, '&', qlen - start);
+		size_t end = amp ? (size_t)(amp - q) : qlen;
+		const char *pair = q + start, *eq;
+		size_t plen = end - start;
+		struct cel_value k, v = cel_string("", 0);
+
+		start = end + 1;
+		if (plen == 0 || memchr(pair, ';', plen))
+			continue;
+		eq = memchr(pair, '=', plen);
+		if (!query_unescape(ctx, pair, eq ? (size_t)(eq - pair) : plen, &k))
+			continue;
+		if (eq && !query_unescape(ctx, eq + 1, plen - (size_t)(eq + 1 - pair), &v))
+			continue;
+		for (size_t j = 0; j < n_keys; j++) {
+			if (cel_value_equal(&keys[j], &k)) {
+				struct cel_list *l = (struct cel_list *)vals[j].v.list;
+
+				((struct cel_value *)l->items)[l->len++] = v;
+				break;
+			}
+		}
+	}
+	return r;
+}
+
+static uint64_t cost_parse(const uint64_t *s, size_t n, uint64_t r)
+{
+	uint64_t c = cel_cost_factor(0.1, s[0]);
+
+	(void)n;
+	(void)r;
+	return c ? c : 1;
+}
+
+#define U "kubernetes.URL"
+#define M(name, id, result, fn) { name, id, CEL_OV_MEMBER, U, result, fn, NULL }
+
+static const struct cel_overload url_overloads[] = {
+	{ "url", "string_to_url", 0, "string", U, fn_url, cost_parse },
+	{ "isURL", "is_url_string", 0, "string", "bool", fn_is_url, cost_parse },
+	M("getScheme", "url_get_scheme", "string", fn_scheme),
+	M("getHost", "url_get_host", "string", fn_host),
+	M("getHostname", "url_get_hostname", "string", fn_hostname),
+	M("getPort", "url_get_port", "string", fn_port),
+	M("getEscapedPath", "url_get_escaped_path", "string", fn_escaped_path),
+	M("getQuery", "url_get_query", "map(string, list(string))", fn_query),
+};
+
+static const struct cel_object_type *const url_types[] = { &url_type };
+
+const struct cel_library cel_lib_url = {
+	.name = "url",
+	.overloads = url_overloads,
+	.n_overloads = CEL_ARRAY_LEN(url_overloads),
+	.types = url_types,
+	.n_types = CEL_ARRAY_LEN(url_types),
+};
