@@ -934,6 +934,144 @@ static void test_counters_released_on_reject(void)
 	ta_done(&t);
 }
 
+/* A counter set of 1 unit; every device draws the one unit. */
+static struct model_object *one_unit_pool(struct ta *t, int n, bool shared)
+{
+	struct model_object *s = ta_slice(t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	struct model_counter_set *cs = model_set_calloc(t->set, 1, sizeof(*cs));
+
+	cs->name = "set";
+	cs->counters = model_set_calloc(t->set, 1, sizeof(*cs->counters));
+	cs->counters[0].name = "c";
+	cs->counters[0].value = ta_q("1");
+	cs->n_counters = 1;
+	s->u.slice.shared_counters = cs;
+	s->u.slice.n_shared_counters = 1;
+	for (int i = 0; i < n; i++) {
+		struct model_counter_set *use = model_set_calloc(t->set, 1, sizeof(*use));
+		struct model_device *d;
+		char name[16];
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d = ta_device(t, s, name);
+		if (shared) {
+			d->has_allow_multiple_allocations = d->allow_multiple_allocations = true;
+			ta_capacity(t, s, d, "memory", "8Gi");
+		}
+		use->name = "set";
+		use->counters = model_set_calloc(t->set, 1, sizeof(*use->counters));
+		use->counters[0].name = "c";
+		use->counters[0].value = ta_q("1");
+		use->n_counters = 1;
+		d->consumes_counters = use;
+		d->n_consumes_counters = 1;
+	}
+	return s;
+}
+
+/* A shared device draws its counters once, however many shares it serves
+ * (the scheduler's bug #134100 refused the second share). */
+static void test_shared_device_counters_once(void)
+{
+	struct model_exact_request *er;
+	struct ta t;
+	int placed = 0;
+
+	ta_init(&t);
+	one_unit_pool(&t, 2, true);
+	ta_class(&t, "class-a", NULL);
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	ta_capacity_request(&t, er, "memory", "2Gi");
+	for (int i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+		if (!t.out.allocated)
+			break;
+		/* The counter allows one device: every share lands on device-0. */
+		DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+		CU_ASSERT_EQUAL(alloc_state_commit(t.state, &t.out), 0);
+		placed++;
+	}
+	CU_ASSERT_EQUAL(placed, 4);     /* 8Gi / 2Gi */
+	ta_done(&t);
+}
+
+/* Admin access consumes no counters (#140729 would). */
+static void test_admin_access_uses_no_counters(void)
+{
+	struct model_exact_request *er;
+	struct ta t;
+
+	ta_init(&t);
+	one_unit_pool(&t, 2, false);
+	ta_class(&t, "class-a", NULL);
+	er = ta_request(&t, ta_claim(&t, "admin"), "req-0", "class-a", 2);
+	er->has_admin_access = er->admin_access = true;
+	ta_request(&t, ta_claim(&t, "user"), "req-0", "class-a", 1);
+	/* Both devices for admin access though the counter allows one. */
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	CU_ASSERT_EQUAL(t.out.claims[0].n_results, 2);
+	/* And together with a normal claim in the same pod. */
+	er->count = 1;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 1, 0), D "/pool-1/device-0");
+	ta_done(&t);
+}
+
+static void test_per_device_node_selection(void)
+{
+	struct model_object *s;
+	struct model_device *d;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, NULL);
+	s->u.slice.has_all_nodes = s->u.slice.all_nodes = false;
+	s->u.slice.has_per_device_node_selection = s->u.slice.per_device_node_selection = true;
+	d = ta_device(&t, s, "elsewhere");
+	d->node_name = "node-2";
+	d = ta_device(&t, s, "here");
+	d->node_name = "node-1";
+	d = ta_device(&t, s, "anywhere");
+	d->has_all_nodes = d->all_nodes = true;
+	ta_class(&t, "class-a", NULL);
+	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	ta_request(&t, ta_claim(&t, "claim-1"), "req-0", "class-a", 1);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/here");
+	CU_ASSERT_PTR_NOT_NULL(t.out.claims[0].node_selector);
+	DT_ASSERT_STR(ta_dev(&t, 1, 0), D "/pool-1/anywhere");
+	CU_ASSERT_PTR_NULL(t.out.claims[1].node_selector);
+	ta_done(&t);
+}
+
+/* Pools with binding conditions are tried after the others. */
+static void test_binding_condition_pools_last(void)
+{
+	struct model_object *s;
+	struct model_device *d;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-a", 1, 1, "node-1");
+	d = ta_device(&t, s, "needs-prep");
+	d->binding_conditions = model_set_calloc(t.set, 1, sizeof(char *));
+	d->binding_conditions[0] = "IsPrepared";
+	d->n_binding_conditions = 1;
+	s = ta_slice(&t, "slice-2", D, "pool-b", 1, 1, "node-1");
+	ta_device(&t, s, "ready");
+	ta_class(&t, "class-a", NULL);
+	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 2);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-b/ready");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-a/needs-prep");
+	CU_ASSERT_EQUAL(t.out.claims[0].results[1].n_binding_conditions, 1);
+	ta_done(&t);
+}
+
 static void test_dangling_counter_makes_pool_invalid(void)
 {
 	struct model_counter_set *use;
@@ -1141,6 +1279,10 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_shared_allocation_from_status),
 	DT_TEST(test_counters),
 	DT_TEST(test_counters_released_on_reject),
+	DT_TEST(test_shared_device_counters_once),
+	DT_TEST(test_admin_access_uses_no_counters),
+	DT_TEST(test_per_device_node_selection),
+	DT_TEST(test_binding_condition_pools_last),
 	DT_TEST(test_dangling_counter_makes_pool_invalid),
 	DT_TEST(test_errors),
 	DT_TEST(test_reason_names_the_request),
