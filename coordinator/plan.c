@@ -227,9 +227,11 @@ static bool spec_has_quantity(const struct model_resource_list *l, const char *n
 		if (milli) {
 			double v = quantity_to_double(&l->items[i].value) * 1000.0;
 
-			*out = (int64_t)(v + 0.5);
+			*out = v >= (double)PLAN_RES_MAX ? PLAN_RES_MAX : v <= 0 ? 0 : (int64_t)(v + 0.5);
 		} else {
-			*out = quantity_value_ceil(&l->items[i].value);
+			int64_t v = quantity_value_ceil(&l->items[i].value);
+
+			*out = v > PLAN_RES_MAX ? PLAN_RES_MAX : v < 0 ? 0 : v;
 		}
 		return true;
 	}
@@ -449,7 +451,7 @@ static int setup_nodes(struct planner *pl)
 		 * limit when the type is not known either. */
 		const struct hwdb_type *t = hwdb_lookup(plan_label(o->meta.labels, o->meta.n_labels,
 								   PLAN_LABEL_INSTANCE_TYPE) ?: "");
-		struct plan_res guess = { INT64_MAX / 4, INT64_MAX / 4, PLAN_DEFAULT_MAX_PODS };
+		struct plan_res guess = { PLAN_RES_MAX, PLAN_RES_MAX, PLAN_DEFAULT_MAX_PODS };
 
 		if (t) {
 			struct plan_kubelet k;
@@ -468,9 +470,7 @@ static int setup_nodes(struct planner *pl)
 	for (size_t b = 0; b < pl->pods.n_bound; b++)
 		for (i = 0; i < pl->n_nodes; i++)
 			if (!strcmp(pl->nodes[i].obj->meta.name, pl->pods.bound[b].node)) {
-				pl->nodes[i].used.cpu_milli += pl->pods.bound[b].req.cpu_milli;
-				pl->nodes[i].used.mem_bytes += pl->pods.bound[b].req.mem_bytes;
-				pl->nodes[i].used.pods += 1;
+				plan_res_add(&pl->nodes[i].used, &pl->pods.bound[b].req);
 				break;
 			}
 	return 0;
@@ -867,9 +867,7 @@ static int place_existing(struct planner *pl)
 				if (rc)
 					goto oom;
 			}
-			en->used.cpu_milli += u->req.cpu_milli;
-			en->used.mem_bytes += u->req.mem_bytes;
-			en->used.pods += u->req.pods;
+			plan_res_add(&en->used, &u->req);
 			for (size_t i = 0; i < u->n_pods; i++)
 				if (push_str(&en->pods, pod_id(pl, &pl->pods.pods[u->pods[i]])))
 					goto oom;
@@ -983,9 +981,7 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 	pn->depth++;
 	if (u->n_claims)
 		alloc_state_commit(pn->state, &out);
-	pn->used.cpu_milli += u->req.cpu_milli;
-	pn->used.mem_bytes += u->req.mem_bytes;
-	pn->used.pods += u->req.pods;
+	plan_res_add(&pn->used, &u->req);
 	if (keep)
 		*keep = out;
 	else

@@ -279,6 +279,11 @@ void plan_node_allocatable(int vcpu, int64_t memory_mib, const struct plan_kubel
 /* A pod's effective requests: max(sum of containers, largest init
  * container) + overhead; limits stand in for missing requests. pods = 1. */
 void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out);
+/* Every amount is kept at or below PLAN_RES_MAX, so sums of two never
+ * overflow: absurd requests ("cpu: 1e18") simply never fit. */
+#define PLAN_RES_MAX (INT64_C(1) << 60)
+/* a += b, saturating at PLAN_RES_MAX. */
+void plan_res_add(struct plan_res *a, const struct plan_res *b);
 bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 		   const struct plan_res *cap);
 /* "cpu", "memory" or "pods": the first dimension that does not fit. */

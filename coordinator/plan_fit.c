@@ -37,15 +37,41 @@ void plan_kubelet_defaults(struct plan_kubelet *k)
 	k->eviction_mem_percent = -1;
 }
 
-/* A quantity in milli-units, rounded up (0.1 CPU -> 100). */
+static int64_t clamp(int64_t v)
+{
+	return v < 0 ? 0 : v > PLAN_RES_MAX ? PLAN_RES_MAX : v;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return clamp(clamp(a) + clamp(b));     /* 2^61 at most: no overflow */
+}
+
+void plan_res_add(struct plan_res *a, const struct plan_res *b)
+{
+	a->cpu_milli = sat_add(a->cpu_milli, b->cpu_milli);
+	a->mem_bytes = sat_add(a->mem_bytes, b->mem_bytes);
+	a->pods = sat_add(a->pods, b->pods);
+}
+
+/* A quantity in milli-units, rounded up (0.1 CPU -> 100), clamped. */
 static int64_t milli_ceil(const struct quantity *q)
 {
 	double v = quantity_to_double(q) * 1000.0;
 	double r = nearbyint(v);
 
+	if (!(v < (double)PLAN_RES_MAX))
+		return v != v ? 0 : PLAN_RES_MAX;   /* NaN cannot come from a quantity */
+	if (v <= 0)
+		return 0;
 	if (fabs(v - r) < 1e-6)
 		return (int64_t)r;
 	return (int64_t)ceil(v);
+}
+
+static int64_t value_ceil(const struct quantity *q)
+{
+	return clamp(quantity_value_ceil(q));
 }
 
 static int kubelet_quantity(const struct doc_node *map, const char *key, bool milli,
@@ -60,7 +86,7 @@ static int kubelet_quantity(const struct doc_node *map, const char *key, bool mi
 	if (!n->text || quantity_parse(n->text, n->text_len, &q, &qerr))
 		return dt_err_set(err, -EINVAL, "spec.kubelet.%s.%s: %s", path, key,
 				  n->text ? qerr.msg : "must be a quantity");
-	*out = milli ? milli_ceil(&q) : quantity_value_ceil(&q);
+	*out = milli ? milli_ceil(&q) : value_ceil(&q);
 	return 0;
 }
 
@@ -220,7 +246,7 @@ static void container_requests(const struct model_container *c, int64_t *cpu, in
 				*cpu = milli_ceil(&e->value);
 				have_cpu = true;
 			} else if (!strcmp(e->name, "memory") && !have_mem) {
-				*mem = quantity_value_ceil(&e->value);
+				*mem = value_ceil(&e->value);
 				have_mem = true;
 			}
 		}
@@ -233,8 +259,8 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 
 	for (size_t i = 0; i < spec->n_containers; i++) {
 		container_requests(&spec->containers[i], &c, &m);
-		cpu += c;
-		mem += m;
+		cpu = sat_add(cpu, c);
+		mem = sat_add(mem, m);
 	}
 	for (size_t i = 0; i < spec->n_init_containers; i++) {
 		container_requests(&spec->init_containers[i], &c, &m);
@@ -247,9 +273,9 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 		const struct model_quantity_entry *e = &spec->overhead.items[i];
 
 		if (!strcmp(e->name, "cpu"))
-			out->cpu_milli += milli_ceil(&e->value);
+			out->cpu_milli = sat_add(out->cpu_milli, milli_ceil(&e->value));
 		else if (!strcmp(e->name, "memory"))
-			out->mem_bytes += quantity_value_ceil(&e->value);
+			out->mem_bytes = sat_add(out->mem_bytes, value_ceil(&e->value));
 	}
 	out->pods = 1;
 }

@@ -554,9 +554,7 @@ static int build_units(struct collect *c)
 		if (!(u->pods = realloc(u->pods, (u->n_pods + 1) * sizeof(size_t))))
 			goto out;
 		u->pods[u->n_pods++] = i;
-		u->req.cpu_milli += p->req.cpu_milli;
-		u->req.mem_bytes += p->req.mem_bytes;
-		u->req.pods += p->req.pods;
+		plan_res_add(&u->req, &p->req);
 		if (p->problem && !u->problem)
 			u->problem = p->problem;
 		for (size_t k = 0; k < p->n_claims; k++) {
