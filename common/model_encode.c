@@ -871,7 +871,8 @@ static void sort_keys(struct doc_node *n, int depth)
 	if (depth > DOC_MAX_DEPTH)
 		return;
 	if (n->kind == DOC_MAP) {
-		qsort(n->u.map.pairs, n->u.map.n, sizeof(*n->u.map.pairs), pair_cmp);
+		if (n->u.map.n > 1)
+			qsort(n->u.map.pairs, n->u.map.n, sizeof(*n->u.map.pairs), pair_cmp);
 		for (size_t i = 0; i < n->u.map.n; i++)
 			sort_keys(n->u.map.pairs[i].value, depth + 1);
 	} else if (n->kind == DOC_SEQ) {

@@ -112,7 +112,8 @@ static void sort_by_document(struct dt_diags *errs, const char *const *files, si
 			}
 		}
 	}
-	qsort(k, errs->n, sizeof(*k), keyed_cmp);
+	if (errs->n > 1)
+		qsort(k, errs->n, sizeof(*k), keyed_cmp);
 	for (size_t i = 0; i < errs->n; i++)
 		errs->msgs[i] = k[i].msg;
 	free(k);
@@ -167,7 +168,8 @@ static int expand_dir(const char *dir, char ***list, size_t *n, size_t *cap)
 		(*list)[(*n)++] = path;
 	}
 	closedir(d);
-	qsort(*list + first, *n - first, sizeof(**list), name_cmp);
+	if (*n - first > 1)
+		qsort(*list + first, *n - first, sizeof(**list), name_cmp);
 	return 0;
 oom:
 	closedir(d);
