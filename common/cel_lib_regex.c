@@ -25,6 +25,7 @@
 #define RE_MAX_REPEAT 1000              /* RE2's and Go's repeat count limit */
 #define RE_MATCH_LIMIT 1000000          /* backtracking steps per match call */
 #define RE_CACHE_SLOTS 16
+#define RE_DFA_WORKSPACE 4096             /* ints of DFA state for the fallback */
 #define RE_CACHE_MAX_PATTERN 512        /* longer patterns are not cached */
 
 /* ---- RE2 grammar check ---- */
@@ -417,6 +418,8 @@ static int match_at(struct cel_ctx *ctx, struct re_cache *c, struct re_slot *s,
 #define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
 					      size_t n)
 
+/* Whether the pattern matches at all. When backtracking runs out of its
+ * budget, the DFA matcher (no backtracking, polynomial like RE2) answers. */
 FN(matches)
 {
 	struct cel_value err;
@@ -429,7 +432,18 @@ FN(matches)
 	if (!s)
 		return err;
 	r = match_at(ctx, c, s, &a[0], 0, &b, &e, &err);
-	return r < 0 ? err : cel_bool(r > 0);
+	if (r < 0) {
+		int ws[RE_DFA_WORKSPACE];
+
+		r = pcre2_dfa_match(s->code, (PCRE2_SPTR)a[0].v.str.s, a[0].v.str.len, 0,
+				    PCRE2_NO_UTF_CHECK, s->md, c->mctx, ws, RE_DFA_WORKSPACE);
+		if (r == PCRE2_ERROR_NOMATCH)
+			return cel_bool(false);
+		if (r < 0)
+			return err;
+		return cel_bool(true);
+	}
+	return cel_bool(r > 0);
 }
 
 FN(find)
