@@ -287,10 +287,16 @@ int cli_validate(int argc, char **argv)
 		} else if (!strncmp(a, "--filename=", 11)) {
 			files[n_files++] = a + 11;
 			in_files = true;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
+		} else if (!strncmp(a, "-o", 2) || !strcmp(a, "--output") ||
 			   !strncmp(a, "--output=", 9)) {
-			const char *v = a[1] == 'o' ? (i + 1 < argc ? argv[++i] : NULL) :
-					(a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL));
+			const char *v;
+
+			if (!strncmp(a, "--output=", 9))
+				v = a + 9;
+			else if (a[1] == 'o' && a[2])
+				v = a + 2;                      /* -ojson, as kubectl takes it */
+			else
+				v = i + 1 < argc ? argv[++i] : NULL;
 
 			if (v && !strcmp(v, "text")) {
 				output = OUT_TEXT;

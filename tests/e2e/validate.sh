@@ -93,6 +93,8 @@ if expect 1 "$BIN" validate -o json -f "$bad"; then
 	grep -q 'must be greater than zero' "$TMP/out" || fail "json: errors"
 	grep -q 'skipping example.com/v1 Widget' "$TMP/out" || fail "json: warnings"
 fi
+expect 0 "$BIN" validate -ojson -f "$SEED/nodepool.yaml" && grep -q '"valid": true' "$TMP/out" ||
+	fail "-ojson"
 if expect 0 "$BIN" validate -f "$SEED/nodepool.yaml" --output json; then
 	grep -q '"valid": true' "$TMP/out" || fail "json: valid true"
 	grep -q '"NodePool": 1' "$TMP/out" || fail "json: NodePool count"
