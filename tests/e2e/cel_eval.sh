@@ -1,0 +1,148 @@
+#!/bin/bash
+# tests/e2e/cel_eval.sh BUILD_DIR - `dratopo cel eval` end to end: the
+# printed forms design.md lists, exit codes (1 evaluation error, 2 compile
+# error with position and caret line), --let, --device (a device entry and a
+# ResourceSlice with --device-name), --repeat and --help.
+set -u
+BIN="$1/bin/dratopo"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+FIX="$ROOT/tests/fixtures/cel_lib"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run CODE ARGS...: dratopo cel eval ARGS, check the exit status.
+run() {
+	local want="$1" got
+	shift
+	"$BIN" cel eval "$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, want $want: cel eval $*"
+		sed 's/^/  stdout: /' "$TMP/out" | head -3 >&2
+		sed 's/^/  stderr: /' "$TMP/err" | head -3 >&2
+		return 1
+	fi
+	return 0
+}
+
+# prints EXPR WANT: the result prints exactly as WANT.
+prints() {
+	run 0 "$1" || return
+	[ "$(cat "$TMP/out")" = "$2" ] || fail "cel eval '$1': got '$(cat "$TMP/out")', want '$2'"
+}
+
+# stderr_has TEXT: the last command's stderr contains TEXT.
+stderr_has() {
+	grep -qF -- "$1" "$TMP/err" || fail "stderr lacks '$1': $(head -3 "$TMP/err")"
+}
+
+# --- printed forms (design.md) ---
+prints '-3' '-3'
+prints '3u' '3u'
+prints '1.0' '1.0'
+prints '1e100' '1e+100'
+prints 'double("inf")' 'double("inf")'
+prints 'double("-inf")' 'double("-inf")'
+prints 'double("nan")' 'double("nan")'
+prints '0.1 + 0.2' '0.30000000000000004'
+prints '"a\"b\\c\n\r\t\x01é"' '"a\"b\\c\n\r\t\x01é"'
+prints 'b"\x00ab"' 'b"\x00ab"'
+prints 'true' 'true'
+prints 'null' 'null'
+prints '[1, "a"]' '[1, "a"]'
+prints '{"k": 1}' '{"k": 1}'
+prints 'int' 'int'
+prints 'type(1u)' 'uint'
+prints 'timestamp("2009-02-13T23:31:30Z")' 'timestamp("2009-02-13T23:31:30Z")'
+prints 'duration("1h")' 'duration("3600s")'
+prints 'optional.of(1)' 'optional.of(1)'
+prints 'optional.none()' 'optional.none()'
+prints 'quantity("100Gi")' 'quantity("100Gi")'
+prints 'semver("1.2.3")' 'semver("1.2.3")'
+# The libraries are all there.
+prints '"a,b".split(",").join("-")' '"a-b"'
+prints '[3, 1, 2].sort()' '[1, 2, 3]'
+prints 'sets.contains([1, 2], [2])' 'true'
+prints '"x1y22".findAll("[0-9]+")' '["1", "22"]'
+prints 'url("https://e.com:8/p").getPort()' '"8"'
+prints 'cidr("10.0.0.0/8").containsIP("10.2.3.4")' 'true'
+prints '"%d GPUs".format([8])' '"8 GPUs"'
+prints 'semver("v1.02", true)' 'semver("1.2.0")'
+prints 'quantity("1Gi").add(quantity("1Gi"))' 'quantity("2Gi")'
+
+# --- exit 1: evaluation errors ---
+run 1 '1 / 0' && stderr_has 'error: division by zero'
+run 1 'semver("v1.0")' && stderr_has 'error: No Major.Minor.Patch elements found'
+run 1 '"ab".matches("(a)\\1")' && stderr_has 'error: error parsing regexp: invalid escape sequence'
+run 1 '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(a, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(b, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(c, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(d, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(e, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(f, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(g, true)))))))' &&
+	stderr_has 'error: operation cancelled: actual cost limit exceeded'
+[ -s "$TMP/out" ] && fail "an evaluation error printed a result"
+
+# --- exit 2: compile errors with position and caret line ---
+run 2 '1 +' && stderr_has 'ERROR: <input>:1:4:' && stderr_has ' | ...^'
+run 2 'x + 1' && stderr_has "undeclared reference to 'x'" && stderr_has ' | ^'
+run 2 '"a".charAt("b")' && stderr_has "found no matching overload for 'charAt'"
+run 2 'quantity("1").sign()' && stderr_has 'ERROR: <input>:1:'
+
+# --- --let ---
+run 0 --let x=40 --let 'name="gpu"' 'x + 2 == 42 && name.upperAscii() == "GPU"' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "--let: $(cat "$TMP/out" "$TMP/err")"
+run 0 --let 'l=[1, 2]' 'l.sum()' && [ "$(cat "$TMP/out")" = 3 ] || fail "--let list"
+run 2 --let novalue 'novalue' && stderr_has 'NAME=EXPR'
+run 2 --let 'x=1 +' 'x' && stderr_has 'ERROR: <input>:1:4:'
+run 1 --let 'x=1 / 0' 'x' && stderr_has 'error: --let x: division by zero'
+
+# --- --device: an entry with a driver ---
+H200="$FIX/h200-device.yaml"
+run 0 --device "$H200" 'device.attributes["gpu.nvidia.com"].cudaComputeCapability.compareTo(semver("9.0.0")) >= 0 && device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("100Gi")) >= 0' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "seed selector on the H200: $(cat "$TMP/out")"
+run 0 --device "$H200" 'device.driver' && [ "$(cat "$TMP/out")" = '"gpu.nvidia.com"' ] ||
+	fail "device.driver"
+run 0 --device "$H200" 'device.attributes["gpu.nvidia.com"].productName' &&
+	[ "$(cat "$TMP/out")" = '"NVIDIA H200"' ] || fail "unqualified attribute in the driver's domain"
+run 0 --device "$H200" 'device.attributes["resource.kubernetes.io"].pcieRoot' &&
+	[ "$(cat "$TMP/out")" = '"pci0000:44"' ] || fail "qualified attribute"
+run 0 --device "$H200" 'device.capacity["gpu.nvidia.com"].memory' &&
+	[ "$(cat "$TMP/out")" = 'quantity("143771Mi")' ] || fail "capacity as quantity"
+run 0 --device "$H200" 'device.attributes["gpu.nvidia.com"].memoryMiB >= 102400' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "int attribute"
+run 0 --device "$H200" 'device.attributes["unknown.example.com"]' &&
+	[ "$(cat "$TMP/out")" = '{}' ] || fail "unknown domain is an empty map"
+run 1 --device "$H200" 'device.attributes["gpu.nvidia.com"].missing' &&
+	stderr_has 'no such key: missing'
+run 1 --device "$FIX/bad-version.yaml" 'true' && stderr_has 'bad-version.yaml'
+run 1 --device "$TMP/absent.yaml" 'true'
+
+# --- --device: a ResourceSlice ---
+SLICE="$FIX/slice.yaml"
+run 0 --device "$SLICE" --device-name efa-1 'device.allowMultipleAllocations && device.capacity["dra.net"].bandwidth == quantity("100G")' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "ResourceSlice device: $(cat "$TMP/out")"
+run 0 --device "$SLICE" --device-name efa-0 'device.attributes["dra.net"].pciAddress' &&
+	[ "$(cat "$TMP/out")" = '"0000:4f:00.0"' ] || fail "qualified name in the driver's domain"
+run 1 --device "$SLICE" 'true' && stderr_has '--device-name'
+run 1 --device "$SLICE" --device-name efa-9 'true' && stderr_has 'no device named efa-9'
+
+# --- --repeat ---
+run 0 --device "$H200" --repeat 1000 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA H200"' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "--repeat result"
+grep -qE '^1000 evals, [0-9.]+ ns/eval$' "$TMP/err" || fail "--repeat line: $(cat "$TMP/err")"
+run 2 --repeat 0 'true'
+run 2 --repeat x 'true'
+
+# --- usage ---
+run 0 --help && grep -q 'usage: dratopo cel eval' "$TMP/out" || fail "--help"
+run 2
+run 2 '1' '2'
+run 2 --device-name x 'true'
+
+if [ "$failures" -ne 0 ]; then
+	echo "cel_eval: $failures failures" >&2
+	exit 1
+fi
+echo "cel_eval: ok"
