@@ -721,7 +721,9 @@ static struct cel_node *parse_primary(struct parser *p)
 	}
 	case TK_EOF:
 	default:
-		unexpected(p, "an expression");
+		/* The set ANTLR lists in cel-go's message. */
+		unexpected(p, "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+			   "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}");
 		return NULL;
 	}
 }

@@ -71,14 +71,16 @@ static void test_literals_and_escapes(void)
 static void test_syntax_errors(void)
 {
 	DT_ASSERT_STR(eval("1 +"), "compile: ERROR: <input>:1:4: Syntax error: mismatched input "
-		      "'<EOF>' expecting an expression\n | 1 +\n | ...^");
+		      "'<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+		      "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^");
 	DT_ASSERT_STR(eval("if"), "compile: ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^");
 	DT_ASSERT_STR(eval("9223372036854775808"),
 		      "compile: ERROR: <input>:1:1: invalid int literal\n | 9223372036854775808\n | ^");
 	DT_ASSERT_STR(eval("{'a': 1}.if"), "error: no such key: if");
 	/* Second line positions count from the line start. */
 	DT_ASSERT_STR(eval("1 +\n  )"), "compile: ERROR: <input>:2:3: Syntax error: mismatched "
-		      "input ')' expecting an expression\n |   )\n | ..^");
+		      "input ')' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+		      "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n |   )\n | ..^");
 }
 
 static void test_depth_guard(void)
