@@ -32,6 +32,7 @@ struct vcase {
 #define KP "t.yaml: document 1 (DeviceClass k): "
 #define POD(body) "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" body
 #define PP "t.yaml: document 1 (Pod default/p): "
+#define NP "t.yaml: document 1 (NodePool np): "
 #define REQ1 "    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n"
 
 static const struct vcase cases[] = {
@@ -392,6 +393,114 @@ static const struct vcase cases[] = {
 	  "  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n",
 	  "t.yaml: document 1 (NodePool np): spec.weight: Invalid value: 0: should be greater than "
 	  "or equal to 1" },
+
+	/* more claim status rules */
+	{ CLAIM(REQ1) "status:\n  allocation: {devices: {results: [{request: gpu}]}}\n"
+	  "  reservedFor: [{resource: pods, name: a, uid: u1}, {resource: pods, name: b, uid: u1},"
+	  " {name: c}]\n",
+	  CP "status.reservedFor[1]: Duplicate value: \"u1\"" },
+	{ CLAIM(REQ1) "status:\n  allocation: {devices: {results: [{request: gpu}]}}\n"
+	  "  reservedFor: [{name: c}]\n",
+	  CP "status.reservedFor[0].resource: Required value" },
+	{ CLAIM(REQ1) "status:\n  allocation: {devices: {results: [{request: gpu}]}}\n",
+	  CP "status.allocation.devices.results[0].driver: Required value" },
+	{ CLAIM(REQ1) "status:\n  allocation: {devices: {results: [{request: gpu}]}}\n",
+	  CP "status.allocation.devices.results[0].pool: Required value" },
+	{ CLAIM(REQ1) "status:\n  allocation:\n    devices:\n      results:\n"
+	  "      - {request: gpu, driver: d.io, pool: 'a//b', device: gpu_0}\n",
+	  CP "status.allocation.devices.results[0].device: Invalid value: \"gpu_0\": a lowercase "
+	  "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+	  "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+	  "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')" },
+	{ CLAIM(REQ1) "status:\n  allocation:\n    devices:\n      results:\n"
+	  "      - {request: gpu, driver: d.io, pool: 'a//b', device: gpu-0}\n",
+	  CP "status.allocation.devices.results[0].pool: Invalid value: \"\": a lowercase RFC "
+	  "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+	  "must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+	  "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ CLAIM("    requests:\n    - name: gpu\n      firstAvailable:\n"
+		"      - {name: fast, deviceClassName: x}\n"
+		"    constraints:\n    - {requests: [gpu/slow], matchAttribute: a.io/b}\n"),
+	  CP "spec.devices.constraints[0].requests[0]: Invalid value: \"gpu/slow\": must be the "
+	  "name of a request in the claim or the name of a request and a subrequest separated by '/'" },
+	{ CLAIM("    requests:\n    - name: gpu\n      firstAvailable:\n"
+		"      - {name: fast, deviceClassName: x}\n"
+		"    constraints:\n    - {requests: [gpu/fast, gpu], matchAttribute: a.io/b}\n"), NULL },
+	{ CLAIM(REQ1 "    constraints:\n    - {requests: [a/b/c], matchAttribute: a.io/b}\n"),
+	  CP "spec.devices.constraints[0].requests[0]: Invalid value: \"a/b/c\": must be the name "
+	  "of a request in the claim or the name of a request and a subrequest separated by '/'" },
+	{ CLAIM(REQ1 "    constraints:\n    - {matchAttribute: a.io/b, distinctAttribute: a.io/c}\n"),
+	  CP "spec.devices.constraints[0]: Invalid value: null: exactly one of \"matchAttribute\" "
+	  "or \"distinctAttribute\" is required, but multiple fields are set" },
+	{ CLAIM("    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: x\n"
+		"        capacity: {requests: {'1mem': 1Gi}}\n"),
+	  CP "spec.devices.requests[0].exactly.capacity.requests[1mem]: Invalid value: \"1mem\": "
+	  "a valid C identifier must start with alphabetic character or '_', followed by a "
+	  "string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or "
+	  "'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')" },
+
+	/* metadata on cluster-scoped kinds */
+	{ "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: k, namespace: x}\n"
+	  "spec: {}\n",
+	  KP "metadata.namespace: Forbidden: not allowed on this type" },
+
+	/* more pod and workload rules */
+	{ POD("  nodeName: Node_1\n  containers: [{name: c, image: i}]\n"),
+	  PP "spec.nodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must "
+	  "consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+	  "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+	  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ POD("  containers:\n  - {name: c, image: i, resources: {requests: {memory: -1Gi}}}\n"),
+	  PP "spec.containers[0].resources.requests[memory]: Invalid value: \"-1Gi\": must be "
+	  "greater than or equal to 0" },
+	{ POD("  containers: [{name: c, image: i}]\n  tolerations: [{key: k, operator: Maybe}]\n"),
+	  PP "spec.tolerations[0].operator: Unsupported value: \"Maybe\": supported values: "
+	  "\"Equal\", \"Exists\"" },
+	{ POD("  containers: [{name: c, image: i}]\n  tolerations: [{key: k, effect: Soon}]\n"),
+	  PP "spec.tolerations[0].effect: Unsupported value: \"Soon\": supported values: "
+	  "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"" },
+	{ POD("  containers: [{name: c, image: i}]\n  affinity:\n    nodeAffinity:\n"
+	      "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
+	      "        - matchExpressions: [{key: a, operator: Gt, values: ['1', '2']}]\n"),
+	  PP "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+	  "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified "
+	  "single value when `operator` is 'Lt' or 'Gt'" },
+	{ POD("  containers: [{name: c, image: i}]\n  affinity:\n    nodeAffinity:\n"
+	      "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
+	      "        - matchExpressions: [{key: a, operator: Exists, values: [x]}]\n"),
+	  PP "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+	  "nodeSelectorTerms[0].matchExpressions[0].values: Forbidden: may not be specified when "
+	  "`operator` is 'Exists' or 'DoesNotExist'" },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: -2\n"
+	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (Job default/j): spec.parallelism: Invalid value: -2: must be greater "
+	  "than or equal to 0" },
+	{ "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n"
+	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (StatefulSet default/s): spec.selector: Required value" },
+
+	/* more Karpenter rules */
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      nodeClassRef: {group: g, kind: k}\n",
+	  NP "spec.template.spec.nodeClassRef.name: Required value" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
+	  "      requirements: [{key: a, operator: In}]\n",
+	  NP "spec.template.spec.requirements[0].values: Required value: must be specified when "
+	  "`operator` is 'In'" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
+	  "      requirements: [{key: a, operator: In, values: [x], minValues: 2}]\n",
+	  NP "spec.template.spec.requirements[0].minValues: Invalid value: 2: must be less than "
+	  "or equal to the number of values" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
+	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
+	  "      taints: [{key: k}]\n",
+	  NP "spec.template.spec.taints[0].effect: Required value" },
+	{ "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: nc}\nspec:\n"
+	  "  nodeClassRef: {group: g, kind: k, name: n}\n"
+	  "  requirements: [{operator: Exists}]\n",
+	  "t.yaml: document 1 (NodeClaim nc): spec.requirements[0].key: Required value" },
 };
 
 /* Load and validate one manifest; errors (decode and validation) in errs. */
@@ -490,6 +599,16 @@ static const struct limit_case limits[] = {
 	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    taints:\n",
 	  "    - {key: k%d, value: v%d, effect: None}\n", "",
 	  SP "spec.devices[0].taints: Too many: 17: must have at most 16 items", 17 },
+	{ CLASS("  selectors:\n"), "  - cel: {expression: '%d == %d'}\n", "",
+	  KP "spec.selectors: Too many: 33: must have at most 32 items", 33 },
+	{ CLASS("  config:\n"), "  - opaque: {driver: d%d.io, parameters: {a: %d}}\n", "",
+	  KP "spec.config: Too many: 33: must have at most 32 items", 33 },
+	{ CLAIM_HEAD REQ1 "status:\n  allocation:\n    devices:\n      results:\n",
+	  "      - {request: gpu, driver: d.io, pool: p, device: d%d-%d}\n", "",
+	  CP "status.allocation.devices.results: Too many: 33: must have at most 32 items", 33 },
+	{ CLAIM_HEAD REQ1 "status:\n  allocation: {}\n  reservedFor:\n",
+	  "  - {resource: pods, name: p%d, uid: u%d}\n", "",
+	  CP "status.reservedFor: Too many: 257: must have at most 256 items", 257 },
 	{ SLICE_HEAD "  allNodes: true\n  sharedCounters:\n",
 	  "  - {name: c%d, counters: {m: {value: %d}}}\n", "",
 	  SP "spec.sharedCounters: Too many: 9: must have at most 8 items", 9 },
