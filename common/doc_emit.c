@@ -193,61 +193,6 @@ static enum ystyle y_style(const char *s, size_t len, bool key)
 	return Y_PLAIN;
 }
 
-static void y_double(struct strbuf *out, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	sb_putc(out, '"');
-	for (size_t i = 0; i < len;) {
-		uint32_t c;
-		size_t k = utf8_dec(u, len, i, &c);
-
-		if (!k) {
-			c = 0xFFFD;     /* YAML text cannot hold invalid UTF-8 */
-			k = 1;
-		}
-		i += k;
-		switch (c) {
-		case 0: sb_puts(out, "\\0"); continue;
-		case 0x07: sb_puts(out, "\\a"); continue;
-		case 0x08: sb_puts(out, "\\b"); continue;
-		case 0x09: sb_puts(out, "\\t"); continue;
-		case 0x0A: sb_puts(out, "\\n"); continue;
-		case 0x0B: sb_puts(out, "\\v"); continue;
-		case 0x0C: sb_puts(out, "\\f"); continue;
-		case 0x0D: sb_puts(out, "\\r"); continue;
-		case 0x1B: sb_puts(out, "\\e"); continue;
-		case '"': sb_puts(out, "\\\""); continue;
-		case '\\': sb_puts(out, "\\\\"); continue;
-		case 0x85: sb_puts(out, "\\N"); continue;
-		case 0x2028: sb_puts(out, "\\L"); continue;
-		case 0x2029: sb_puts(out, "\\P"); continue;
-		default:
-			break;
-		}
-		if (y_printable(c))
-			put_cp(out, c);
-		else if (c <= 0xFF)
-			sb_printf(out, "\\x%02X", c);
-		else if (c <= 0xFFFF)
-			sb_printf(out, "\\u%04X", c);
-		else
-			sb_printf(out, "\\U%08X", c);
-	}
-	sb_putc(out, '"');
-}
-
-static void y_single(struct strbuf *out, const char *s, size_t len)
-{
-	sb_putc(out, '\'');
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '\'')
-			sb_putc(out, '\'');
-		sb_putc(out, s[i]);
-	}
-	sb_putc(out, '\'');
-}
-
 static void y_indent(struct strbuf *out, int n)
 {
 	static const char spaces[] = "                                ";
@@ -258,6 +203,141 @@ static void y_indent(struct strbuf *out, int n)
 		sb_append(out, spaces, (size_t)k);
 		n -= k;
 	}
+}
+
+/* Line folding as go-yaml's emitter does it: once a line is past column
+ * 80, a lone space between two words becomes a line break and the
+ * continuation indent. The reader folds the break back into one space. */
+#define YAML_WIDTH 80
+
+struct yfold {
+	struct strbuf *out;
+	int col;                /* column of the next character, 0-based */
+	int indent;             /* continuation indent; negative: never fold */
+};
+
+static struct yfold fold_start(struct strbuf *out, int indent)
+{
+	struct yfold f = { out, 0, indent };
+
+	for (size_t i = out->len; i > 0 && out->buf[i - 1] != '\n'; i--)
+		if (((unsigned char)out->buf[i - 1] & 0xC0) != 0x80)
+			f.col++;
+	return f;
+}
+
+/* Should the space at s[i] become a line break? Quoted scalars never fold
+ * at their first or last character; plain and single-quoted ones not
+ * before another space (double-quoted ones escape it instead). */
+static bool fold_here(const struct yfold *f, const char *s, size_t len, size_t i, char quote)
+{
+	if (f->indent < 0 || f->col <= YAML_WIDTH || (i > 0 && s[i - 1] == ' '))
+		return false;
+	if (quote && (i == 0 || i + 1 == len))
+		return false;
+	return quote == '"' || i + 1 == len || s[i + 1] != ' ';
+}
+
+static void fold_break(struct yfold *f)
+{
+	sb_putc(f->out, '\n');
+	y_indent(f->out, f->indent);
+	f->col = f->indent;
+}
+
+/* Writes bytes that are one character (or an escape) wide each. */
+static void fold_put(struct yfold *f, const char *p, size_t n, int width)
+{
+	sb_append(f->out, p, n);
+	f->col += width;
+}
+
+static void y_plain(struct yfold *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ' ' && fold_here(f, s, len, i, 0)) {
+			fold_break(f);
+			continue;
+		}
+		fold_put(f, s + i, 1, ((unsigned char)s[i] & 0xC0) != 0x80);
+	}
+}
+
+static void y_double(struct yfold *f, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char esc[16];
+
+	fold_put(f, "\"", 1, 1);
+	for (size_t i = 0; i < len;) {
+		const char *e = NULL;
+		uint32_t c;
+		size_t k = utf8_dec(u, len, i, &c);
+
+		if (!k) {
+			c = 0xFFFD;     /* YAML text cannot hold invalid UTF-8 */
+			k = 1;
+		}
+		if (c == ' ' && fold_here(f, s, len, i, '"')) {
+			fold_break(f);
+			if (i + 1 < len && s[i + 1] == ' ')
+				fold_put(f, "\\", 1, 1);  /* keeps the next space */
+			i += k;
+			continue;
+		}
+		switch (c) {
+		case 0: e = "\\0"; break;
+		case 0x07: e = "\\a"; break;
+		case 0x08: e = "\\b"; break;
+		case 0x09: e = "\\t"; break;
+		case 0x0A: e = "\\n"; break;
+		case 0x0B: e = "\\v"; break;
+		case 0x0C: e = "\\f"; break;
+		case 0x0D: e = "\\r"; break;
+		case 0x1B: e = "\\e"; break;
+		case '"': e = "\\\""; break;
+		case '\\': e = "\\\\"; break;
+		case 0x85: e = "\\N"; break;
+		case 0x2028: e = "\\L"; break;
+		case 0x2029: e = "\\P"; break;
+		default:
+			break;
+		}
+		if (!e && !y_printable(c)) {
+			if (c <= 0xFF)
+				snprintf(esc, sizeof(esc), "\\x%02X", c);
+			else if (c <= 0xFFFF)
+				snprintf(esc, sizeof(esc), "\\u%04X", c);
+			else
+				snprintf(esc, sizeof(esc), "\\U%08X", c);
+			e = esc;
+		}
+		if (e)
+			fold_put(f, e, strlen(e), (int)strlen(e));
+		else if (k == 1 && u[i] < 0x80)
+			fold_put(f, s + i, 1, 1);
+		else {
+			put_cp(f->out, c);
+			f->col++;
+		}
+		i += k;
+	}
+	fold_put(f, "\"", 1, 1);
+}
+
+static void y_single(struct yfold *f, const char *s, size_t len)
+{
+	fold_put(f, "'", 1, 1);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ' ' && fold_here(f, s, len, i, '\'')) {
+			fold_break(f);
+			continue;
+		}
+		if (s[i] == '\'')
+			fold_put(f, "'", 1, 1);
+		fold_put(f, s + i, 1, ((unsigned char)s[i] & 0xC0) != 0x80);
+	}
+	fold_put(f, "'", 1, 1);
 }
 
 /* A literal block: header already preceded by the caller's text; the
@@ -289,15 +369,18 @@ static void y_literal(struct strbuf *out, const char *s, size_t len, int indent)
 
 static void y_string(struct strbuf *out, const char *s, size_t len, bool key, int indent)
 {
+	/* Keys are simple keys: one line, never folded. */
+	struct yfold f = fold_start(out, key ? -1 : indent);
+
 	switch (y_style(s, len, key)) {
 	case Y_PLAIN:
-		sb_append(out, s, len);
+		y_plain(&f, s, len);
 		break;
 	case Y_SINGLE:
-		y_single(out, s, len);
+		y_single(&f, s, len);
 		break;
 	case Y_DOUBLE:
-		y_double(out, s, len);
+		y_double(&f, s, len);
 		break;
 	case Y_LITERAL:
 		y_literal(out, s, len, indent);

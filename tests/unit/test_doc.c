@@ -967,6 +967,76 @@ static void test_round_trips(void)
 	CU_ASSERT_EQUAL(failures, 0);
 }
 
+/* Long text with runs of spaces, to exercise line folding. */
+static struct doc_node *gen_long_string(struct doc_arena *a)
+{
+	static const char *const words[] = {
+		"word", "a", "longerword", "x:y", "-", "#", "'", "\"", "\t", "é", "1", "true", "\n",
+		"*", "k8s.io/name", "\\", "ü日本",
+	};
+	char buf[1024];
+	size_t o = 0, n = 20 + rnd() % 80;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *w = words[rnd() % (sizeof(words) / sizeof(words[0]))];
+		size_t l = strlen(w), sp = rnd() % 8 == 0 ? 2 + rnd() % 2 : 1;
+
+		if (o + l + sp + 1 >= sizeof(buf))
+			break;
+		memcpy(buf + o, w, l);
+		o += l;
+		if (i + 1 < n || rnd() % 4 == 0) {
+			memset(buf + o, ' ', sp);
+			o += sp;
+		}
+	}
+	buf[o] = '\0';
+	/* Start with a letter half of the time, so more stay plain. */
+	if (rnd() & 1) {
+		memmove(buf + 1, buf, o + 1);
+		buf[0] = 'w';
+	}
+	return doc_new_string(a, buf);
+}
+
+static void test_folding(void)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *m = doc_new_map(a), *seq = doc_new_seq(a);
+	const char *desc = "APIVersion defines the versioned schema of this representation of an "
+			   "object. Servers should convert recognized schemas to the latest internal "
+			   "value.";
+	char *y;
+	int failures = 0;
+
+	doc_map_set(a, m, "description", doc_new_string(a, desc));
+	doc_seq_push(a, seq, doc_new_string(a, desc));
+	doc_map_set(a, m, "items", seq);
+	y = emit_yaml(m);
+	/* As kubectl prints a CRD's descriptions: past column 80 the next
+	 * space breaks the line, continuation two columns in. */
+	DT_ASSERT_STR(y,
+		"description: APIVersion defines the versioned schema of this representation of an\n"
+		"  object. Servers should convert recognized schemas to the latest internal value.\n"
+		"items:\n"
+		"- APIVersion defines the versioned schema of this representation of an object. Servers\n"
+		"  should convert recognized schemas to the latest internal value.\n");
+	free(y);
+	for (int i = 0; i < 400 && failures < 3; i++) {
+		struct doc_node *t = doc_new_map(a), *l = doc_new_seq(a), *inner = doc_new_map(a);
+
+		doc_map_set(a, t, "k", gen_long_string(a));
+		doc_seq_push(a, l, gen_long_string(a));
+		doc_map_set(a, inner, "deeper", gen_long_string(a));
+		doc_seq_push(a, l, inner);
+		doc_map_set(a, t, "list", l);
+		if (!round_trip(t, 0))
+			failures++;
+	}
+	CU_ASSERT_EQUAL(failures, 0);
+	doc_arena_free(a);
+}
+
 static void test_round_trip_specials(void)
 {
 	static const char *const strs[] = {
@@ -1182,6 +1252,7 @@ DT_SUITE_MAIN("doc",
 	      DT_TEST(test_emit_json_kubectl_style),
 	      DT_TEST(test_round_trips),
 	      DT_TEST(test_round_trip_specials),
+	      DT_TEST(test_folding),
 	      DT_TEST(test_malformed_corpus),
 	      DT_TEST(test_truncations),
 	      DT_TEST(test_kind_names))
