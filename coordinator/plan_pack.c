@@ -31,10 +31,10 @@
 
 #define CAP(p, s, c) ((s) * (p)->n_cands + (c))
 
-/* Fresh nodes the merge pass may try: many partly filled nodes (units
- * that share claims are shapes of their own) must not make it quadratic
- * without bound. */
-#define MERGE_BUDGET 20000u
+/* Units the merge pass may re-place on fresh nodes, and node pairs it may
+ * look at: many partly filled nodes (units that share claims are shapes
+ * of their own) must not make it quadratic without bound. */
+#define MERGE_BUDGET 200000u
 #define MERGE_PAIRS  2000000u
 
 static int compute_capacity(const struct plan_pack_problem *p, size_t *cap, struct dt_err *err)
@@ -217,6 +217,15 @@ static bool node_full(const struct plan_pack_problem *p, const size_t *cap,
 	return false;
 }
 
+static size_t node_units(const struct plan_pack_problem *p, const struct wnode *n)
+{
+	size_t k = 0;
+
+	for (size_t s = 0; s < p->n_shapes; s++)
+		k += n->per_shape[s];
+	return k;
+}
+
 /* Merge two partly filled nodes into one cheaper node while that helps. */
 static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
 {
@@ -242,7 +251,8 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
 
 					if (p->price[c] >= best - 1e-9)
 						continue;
-					tries++;
+					tries += node_units(p, &w->nodes[i]) +
+						 node_units(p, &w->nodes[j]);
 					rc = try_hold(p, c, &w->nodes[i], &w->nodes[j]);
 					if (rc < 0)
 						return rc;
@@ -269,28 +279,32 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
  * the plan (its CPU, memory, devices): the cheap node is then not needed.
  * Cheapest nodes first, a bounded number of targets each. */
 #define ABSORB_TARGETS 32
-#define ABSORB_ADDS    200000u  /* units re-placed in all, the pass's budget */
 
-static size_t node_units(const struct plan_pack_problem *p, const struct wnode *n)
+
+/* Whether a's candidate could hold a's and b's units of every shape, by
+ * the per-shape capacities alone (necessary, not sufficient). */
+static bool may_hold(const struct plan_pack_problem *p, const size_t *cap, const struct wnode *a,
+		     const struct wnode *b)
 {
-	size_t k = 0;
-
 	for (size_t s = 0; s < p->n_shapes; s++)
-		k += n->per_shape[s];
-	return k;
+		if (b->per_shape[s] &&
+		    a->per_shape[s] + b->per_shape[s] > cap[CAP(p, s, a->cand)])
+			return false;
+	return true;
 }
 
-static int absorb_pass(const struct plan_pack_problem *p, struct wsol *w)
+static int absorb_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
 {
 	size_t tries = 0;
 
-	for (size_t b = 0; b < w->n && tries < ABSORB_ADDS;) {
+	for (size_t b = 0; b < w->n && tries < MERGE_BUDGET;) {
 		size_t best_a = SIZE_MAX, targets = 0;
 		int rc;
 
-		for (size_t a = 0; a < w->n && targets < ABSORB_TARGETS && tries < ABSORB_ADDS;
+		for (size_t a = 0; a < w->n && targets < ABSORB_TARGETS && tries < MERGE_BUDGET;
 		     a++) {
-			if (a == b || p->price[w->nodes[a].cand] < p->price[w->nodes[b].cand])
+			if (a == b || p->price[w->nodes[a].cand] < p->price[w->nodes[b].cand] ||
+			    !may_hold(p, cap, &w->nodes[a], &w->nodes[b]))
 				continue;
 			targets++;
 			tries += node_units(p, &w->nodes[a]) + node_units(p, &w->nodes[b]);
@@ -580,7 +594,7 @@ int plan_pack_solve(const struct plan_pack_problem *p, struct plan_pack_solution
 		}
 		total += p->count[s] - unplaced[s];
 	}
-	if ((rc = merge_pass(p, cap, &w)) < 0 || (rc = absorb_pass(p, &w)) < 0) {
+	if ((rc = merge_pass(p, cap, &w)) < 0 || (rc = absorb_pass(p, cap, &w)) < 0) {
 		dt_err_set(err, rc, "placing units while merging nodes failed");
 		goto out;
 	}
