@@ -562,59 +562,46 @@ FN(opt_value)
 FN(opt_or) { UNUSED; return a[0].v.opt ? a[0] : a[1]; }
 FN(opt_or_value) { UNUSED; return a[0].v.opt ? *a[0].v.opt : a[1]; }
 
-/* ---- costs ---- */
+/* ---- costs ----
+ * cel-go's runtime costs (interpreter/runtimecost.go): sizes are string and
+ * bytes lengths, list and map lengths, 1 for scalars; 0.1 is its string
+ * traversal factor. These may be 0 (an empty string compares for free). */
 
 static uint64_t cost_traverse_min(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t m = s[0] < s[1] ? s[0] : s[1];
-	uint64_t c = cel_cost_factor(0.1, m);
-
 	(void)n;
 	(void)r;
-	return c ? c : 1;
+	return cel_cost_factor(0.1, s[0] < s[1] ? s[0] : s[1]);
 }
 
 static uint64_t cost_traverse_sum(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, s[0] + s[1]);
-
 	(void)n;
 	(void)r;
-	return c ? c : 1;
+	return cel_cost_factor(0.1, s[0] + s[1]);
 }
 
-static uint64_t cost_prefix(const uint64_t *s, size_t n, uint64_t r)
+/* startsWith, endsWith, string(bytes), bytes(string): the receiver or
+ * argument's length. */
+static uint64_t cost_traverse_first(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, s[1]);
-
 	(void)n;
 	(void)r;
-	return c ? c : 1;
+	return cel_cost_factor(0.1, s[0]);
 }
 
 static uint64_t cost_contains(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, s[0]) * cel_cost_factor(0.1, s[1]);
-
 	(void)n;
 	(void)r;
-	return c ? c : 1;
+	return cel_cost_factor(0.1, s[0]) * cel_cost_factor(0.1, s[1]);
 }
 
 static uint64_t cost_in_list(const uint64_t *s, size_t n, uint64_t r)
 {
 	(void)n;
 	(void)r;
-	return s[1] ? s[1] : 1;
-}
-
-static uint64_t cost_result_string(const uint64_t *s, size_t n, uint64_t r)
-{
-	uint64_t c = cel_cost_factor(0.1, r);
-
-	(void)s;
-	(void)n;
-	return c ? c : 1;
+	return s[1];
 }
 
 #define O(name, id, params, result, fn) { name, id, 0, params, result, fn, NULL }
@@ -683,8 +670,8 @@ static const struct cel_overload std_overloads[] = {
 	M("size", "map_size", "map(A, B)", "int", size_map),
 	MC("contains", "contains_string", "string, string", "bool", contains, cost_contains),
 	MC("startsWith", "starts_with_string", "string, string", "bool", starts_with,
-	   cost_prefix),
-	MC("endsWith", "ends_with_string", "string, string", "bool", ends_with, cost_prefix),
+	   cost_traverse_first),
+	MC("endsWith", "ends_with_string", "string, string", "bool", ends_with, cost_traverse_first),
 	O("int", "int64_to_int64", "int", "int", identity),
 	O("int", "uint64_to_int64", "uint", "int", int_from_uint),
 	O("int", "double_to_int64", "double", "int", int_from_double),
@@ -703,10 +690,10 @@ static const struct cel_overload std_overloads[] = {
 	O("string", "double_to_string", "double", "string", string_from_double),
 	O("string", "bool_to_string", "bool", "string", string_from_bool),
 	OC("string", "bytes_to_string", "bytes", "string", string_from_bytes,
-	   cost_result_string),
+	   cost_traverse_first),
 	O("bytes", "bytes_to_bytes", "bytes", "bytes", identity),
 	OC("bytes", "string_to_bytes", "string", "bytes", bytes_from_string,
-	   cost_result_string),
+	   cost_traverse_first),
 	O("bool", "bool_to_bool", "bool", "bool", identity),
 	O("bool", "string_to_bool", "string", "bool", bool_from_string),
 	O("type", "type", "A", "type(A)", type_of),

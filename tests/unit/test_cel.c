@@ -282,6 +282,45 @@ static void test_cost_limit(void)
 		      "true");
 }
 
+/* The runtime cost of expr with x bound to a 21-character string. */
+static uint64_t cost_of(const char *expr)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value vars[2] = { cel_null(), cel_string("abcdefghijklmnopqrstu", 21) }, out;
+	uint64_t cost = UINT64_MAX;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_EQUAL(cel_env_declare(env, "x", "dyn", &err), 1);
+	if (cel_compile(env, expr, strlen(expr), &p, &err) == 0 &&
+	    cel_eval(p, vars, 2, ev, &out, &err) == 0)
+		cost = cel_evaluation_cost(ev);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+	return cost;
+}
+
+/* cel-go's runtime cost model (interpreter/runtimecost.go). */
+static void test_runtime_costs(void)
+{
+	CU_ASSERT_EQUAL(cost_of("x"), 1);                        /* ident */
+	CU_ASSERT_EQUAL(cost_of("x == 'abc'"), 1 + 1);            /* ceil(0.1 * min(21, 3)) */
+	CU_ASSERT_EQUAL(cost_of("x == x"), 1 + 1 + 3);           /* ceil(2.1) */
+	CU_ASSERT_EQUAL(cost_of("x.startsWith('a')"), 1 + 3);    /* receiver length */
+	CU_ASSERT_EQUAL(cost_of("x.contains('abcdefghijk')"), 1 + 3 * 2);
+	CU_ASSERT_EQUAL(cost_of("x + x"), 1 + 1 + 5);            /* ceil(0.1 * 42) */
+	CU_ASSERT_EQUAL(cost_of("x.size() > 1 ? 1 : 2"), 1 + 1 + 1);
+	CU_ASSERT_EQUAL(cost_of("[x, x]"), 10 + 2);              /* list literal */
+	CU_ASSERT_EQUAL(cost_of("{x: 1}"), 30 + 1);              /* map literal */
+	CU_ASSERT_EQUAL(cost_of("x in [x]"), 1 + (10 + 1) + 1);  /* list size */
+	/* map: each step is accu + [t] (ident, literal, add) plus t. */
+	CU_ASSERT_EQUAL(cost_of("[1, 2, 3].map(v, v * 2)"), 3 * (1 + 1 + 1 + 11) + 1);
+	CU_ASSERT_EQUAL(cost_of("has({'a': x}.a)"), 30 + 1);     /* has() is free */
+}
+
 /* An H200-like device for the selector tests. */
 static struct quantity mem_q;
 static struct semver cc_v;
@@ -540,6 +579,7 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_time),
 	DT_TEST(test_printer),
 	DT_TEST(test_cost_limit),
+	DT_TEST(test_runtime_costs),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
 	DT_TEST(test_selector_eval_no_heap),
