@@ -70,6 +70,12 @@ run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $FIX/unschedulable.yaml
 check "unschedulable table exit" 3 $rc
 has "unschedulable row" '^unschedulable +default/no-toleration .*taint' "$TMP/out"
 
+# JSON input, kind: List, a Job of parallelism 3 and completions 2: two pods.
+run -f $FIX/list.json -o json
+check "List exit" 0 $rc
+[ "$(grep -cE '^ +"default/train-[a-z0-9]{5}",?$' "$TMP/out")" = 2 ]
+check "Job pods" 0 $?
+
 # --hwdb-extra: a cheaper type that satisfies the claim wins.
 run --hwdb-extra $FIX/hwdb-extra.yaml -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml \
 	-f $SEED/large-gpu.yaml -o json
