@@ -7,7 +7,8 @@
  * read back as something else (then double-quoted, like "80" or "true")
  * or cannot be plain (then single-quoted, like '*x' or 'a: b'), strings
  * with line breaks as literal blocks, and anything unprintable
- * double-quoted with escapes. Unlike go-yaml, long lines are not folded.
+ * double-quoted with escapes; past column 80 a space between words
+ * becomes a line break, as go-yaml folds long strings.
  *
  * JSON follows `kubectl get -o json` (Go's encoding/json): keys in
  * insertion order, 4-space indent (or compact), <, > and & escaped as
