@@ -588,8 +588,42 @@ static void explain(struct search *S, char *buf, size_t n)
 next_request:;
 		}
 	}
-	snprintf(buf, n, "cannot allocate all claims together: no combination of the "
-		 "matching devices satisfies the claims' constraints, capacity and counters");
+	/* Every request could be served on its own: try each claim alone. */
+	for (size_t c = 0; c < S->n; c++) {
+		struct sclaim *cl = &S->claims[c];
+		struct dt_err ignored;
+		struct search T = *S;
+		size_t len;
+		int r;
+
+		T.claims = cl;
+		T.n = 1;
+		T.steps = 0;
+		T.err = &ignored;
+		r = alloc_one(&T, 0, 0, 0, 0, false, 0);
+		S->caps = T.caps;
+		S->cap_caps = T.cap_caps;
+		if (r == R_DONE) {
+			/* Found alone: undo it, the state must stay as it was. */
+			while (cl->n_res)
+				undo_device(&T, cl);
+			continue;
+		}
+		if (r < 0)
+			break;          /* budget: give the general answer */
+		snprintf(buf, n, "claim %s: no combination of the matching devices satisfies "
+			 "its constraints, capacity and counters", cname(cl));
+		for (size_t i = 0; i < cl->n_cons && (len = strlen(buf)) + 80 < n; i++)
+			snprintf(buf + len, n - len, "%s%s %s", i ? ", " : " (",
+				 cl->cons[i].distinct ? "distinctAttribute" : "matchAttribute",
+				 cl->cons[i].src->distinct_attribute ?
+				 cl->cons[i].src->distinct_attribute : cl->cons[i].src->match_attribute);
+		if (cl->n_cons && (len = strlen(buf)) + 2 < n)
+			snprintf(buf + len, n - len, ")");
+		goto tail;
+	}
+	snprintf(buf, n, "cannot allocate all claims together: each fits on its own, but "
+		 "not all of them at once on the node's free devices");
 tail:
 	if (invalid && strlen(buf) + 80 < n)
 		snprintf(buf + strlen(buf), n - strlen(buf), "; invalid resource pools were "

@@ -69,7 +69,8 @@ static void test_claims_share_nothing(void)
 	/* Three claims on two devices: unallocatable, with a reason. */
 	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 3), 0);
 	CU_ASSERT_FALSE(t.out.allocated);
-	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "cannot allocate all claims"));
+	DT_ASSERT_STR(t.out.reason, "cannot allocate all claims together: each fits on its "
+		      "own, but not all of them at once on the node's free devices");
 	ta_done(&t);
 }
 
@@ -605,6 +606,9 @@ static void test_distinct_attribute(void)
 	c->u.claim.spec.requests[0].exactly->count = 4;
 	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
 	CU_ASSERT_FALSE(t.out.allocated);
+	DT_ASSERT_STR(t.out.reason, "claim default/claim-0: no combination of the matching "
+		      "devices satisfies its constraints, capacity and counters "
+		      "(distinctAttribute " D "/root)");
 	ta_done(&t);
 }
 
