@@ -181,6 +181,30 @@ static void e_not_supported(struct val *v, const char *value, const char *const 
 #define P_KEY(v, k)      model_path_key(&(v)->path, (k))
 #define P_POP(v, m)      model_path_pop(&(v)->path, (m))
 
+/* A map key in a path, cut in the middle past max bytes as the API server
+ * does (truncateIfTooLong), so that hostile keys keep messages short. */
+static size_t p_key_cut(struct val *v, const char *key, size_t max)
+{
+	size_t len = strlen(key), remaining, head, tail;
+	char buf[128];
+
+	if (max < 16)
+		max = 16;
+	if (len <= max || max >= sizeof(buf))
+		return P_KEY(v, key);
+	remaining = max - 3;
+	head = (remaining + 1) / 2;
+	tail = remaining / 2;
+	memcpy(buf, key, head);
+	memcpy(buf + head, "...", 3);
+	memcpy(buf + head + 3, key + len - tail, tail);
+	buf[head + 3 + tail] = '\0';
+	return P_KEY(v, buf);
+}
+
+#define ATTR_KEY_MAX (MAX_DOMAIN_LEN + 1 + MAX_ID_LEN)  /* attributeAndCapacityMaxKeyLength */
+#define LABEL_KEY_MAX 63                                 /* DNS1123LabelMaxLength */
+
 static bool str_eq(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
@@ -873,7 +897,7 @@ static void v_counter_map(struct val *v, const struct model_counter_set *cs, int
 		e_too_many(v, cs->n_counters, max);
 	} else {
 		for (size_t i = 0; i < cs->n_counters; i++) {
-			size_t k = P_KEY(v, cs->counters[i].name);
+			size_t k = p_key_cut(v, cs->counters[i].name, LABEL_KEY_MAX);
 
 			v_dns_label(v, cs->counters[i].name);
 			P_POP(v, k);
@@ -1207,7 +1231,7 @@ static void v_device(struct val *v, const struct model_device *d, bool per_devic
 	}
 	f = P_FIELD(v, "attributes");
 	for (size_t i = 0; i < d->n_attributes; i++) {
-		size_t k = P_KEY(v, d->attributes[i].name);
+		size_t k = p_key_cut(v, d->attributes[i].name, ATTR_KEY_MAX);
 
 		v_qualified_name(v, d->attributes[i].name);
 		v_attribute(v, &d->attributes[i]);
@@ -1217,7 +1241,7 @@ static void v_device(struct val *v, const struct model_device *d, bool per_devic
 	f = P_FIELD(v, "capacity");
 	for (size_t i = 0; i < d->n_capacity; i++) {
 		const struct model_capacity *c = &d->capacity[i];
-		size_t k = P_KEY(v, c->name);
+		size_t k = p_key_cut(v, c->name, ATTR_KEY_MAX);
 
 		v_qualified_name(v, c->name);
 		if (c->has_request_policy) {

@@ -219,6 +219,12 @@ static const struct vcase cases[] = {
 	{ DEVICE("    attributes: {a123456789012345678901234567890123: {int: 1}}\n"),
 	  SP "spec.devices[0].attributes[a123456789012345678901234567890123]: Too long: may not "
 	  "be more than 32 bytes" },
+	{ DEVICE("    attributes: {a123456789b123456789c123456789d123456789e123456789f123456789"
+		 "g123456789h123456789i123456789j123456789: {int: 1}}\n"),
+	  /* 100 bytes cut to 96 in the path: 47 + "..." + 46 */
+	  SP "spec.devices[0].attributes[a123456789b123456789c123456789d123456789e123456..."
+	  "456789g123456789h123456789i123456789j123456789]: Too long: may not be more than 32 "
+	  "bytes" },
 	{ DEVICE("    capacity: {memory: {value: 80Gi, requestPolicy: {default: 1Gi}}}\n"),
 	  SP "spec.devices[0].capacity[memory].requestPolicy: Forbidden: allowMultipleAllocations "
 	  "must be true" },
