@@ -152,54 +152,12 @@ static bool zone_name_ok(const char *s, size_t len)
 	return true;
 }
 
-static const struct zone *zone_get(const char *s, size_t len)
-{
-	char name[64], path[128];
-	const struct zone *found = NULL;
-	FILE *f;
-	unsigned char *buf;
-	size_t got;
-
-	if (!zone_name_ok(s, len))
-		return NULL;
-	memcpy(name, s, len);
-	name[len] = 0;
-	pthread_mutex_lock(&zone_lock);
-	for (size_t i = 0; i < n_zones; i++)
-		if (!strcmp(zones[i]->name, name)) {
-			found = zones[i];
-			goto out;
-		}
-	if (n_zones == CEL_ARRAY_LEN(zones))
-		goto out;
-	snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", name);
-	f = fopen(path, "rb");
-	if (!f)
-		goto out;
-	buf = malloc(1 << 20);
-	if (buf) {
-		struct zone *z;
-
-		got = fread(buf, 1, 1 << 20, f);
-		z = zone_parse(name, buf, got);
-		if (z) {
-			zones[n_zones++] = z;
-			found = z;
-		}
-		free(buf);
-	}
-	fclose(f);
-out:
-	pthread_mutex_unlock(&zone_lock);
-	return found;
-}
-
 static int32_t zone_offset(const struct zone *z, int64_t t)
 {
 	int32_t lo = 0, hi = z->n;
 
 	if (z->n == 0 || t < z->at[0])
-		return z->n ? z->off0 : z->off0;
+		return z->off0;
 	while (hi - lo > 1) {
 		int32_t mid = (lo + hi) / 2;
 
@@ -211,12 +169,73 @@ static int32_t zone_offset(const struct zone *z, int64_t t)
 	return z->off[lo];
 }
 
+static void zone_free(struct zone *z)
+{
+	if (!z)
+		return;
+	free(z->at);
+	free(z->off);
+	free(z);
+}
+
+static struct zone *zone_load(const char *name)
+{
+	char path[128];
+	struct zone *z = NULL;
+	unsigned char *buf;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	buf = malloc(1 << 20);
+	if (buf)
+		z = zone_parse(name, buf, fread(buf, 1, 1 << 20, f));
+	free(buf);
+	fclose(f);
+	return z;
+}
+
+/* The UTC offset of IANA zone s at t. Zones are cached per process (the
+ * first 64); further ones are read for each use. */
+static bool zone_lookup(const char *s, size_t len, int64_t t, int64_t *off)
+{
+	char name[64];
+	struct zone *z = NULL;
+	bool ok = false;
+
+	if (!zone_name_ok(s, len))
+		return false;
+	memcpy(name, s, len);
+	name[len] = 0;
+	pthread_mutex_lock(&zone_lock);
+	for (size_t i = 0; i < n_zones; i++)
+		if (!strcmp(zones[i]->name, name)) {
+			*off = zone_offset(zones[i], t);
+			ok = true;
+			goto out;
+		}
+	z = zone_load(name);
+	if (z) {
+		*off = zone_offset(z, t);
+		ok = true;
+		if (n_zones < CEL_ARRAY_LEN(zones)) {
+			zones[n_zones++] = z;
+			z = NULL;
+		}
+	}
+out:
+	pthread_mutex_unlock(&zone_lock);
+	zone_free(z);
+	return ok;
+}
+
 /* Offset in seconds for a timezone argument, or false when unknown. */
 static bool tz_offset(const struct cel_value *tz, int64_t t, int64_t *off)
 {
 	const char *s = tz->v.str.s;
 	size_t len = tz->v.str.len;
-	const struct zone *z;
 
 	if (len == 3 && !memcmp(s, "UTC", 3)) {
 		*off = 0;
@@ -234,11 +253,7 @@ static bool tz_offset(const struct cel_value *tz, int64_t t, int64_t *off)
 		*off = (int64_t)(h * 3600 + m * 60) * (s[0] == '-' ? -1 : 1);
 		return true;
 	}
-	z = zone_get(s, len);
-	if (!z)
-		return false;
-	*off = zone_offset(z, t);
-	return true;
+	return zone_lookup(s, len, t, off);
 }
 
 /* ---- parsing and formatting ---- */
