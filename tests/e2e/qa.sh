@@ -1,0 +1,324 @@
+#!/bin/bash
+# tests/e2e/qa.sh BUILD_DIR - the QA pass's regression cases: inputs nobody
+# wrote the module tests for, driven through the built binaries the way a
+# user would, each checking the exit status and the key output. Only cases
+# that behave correctly are here; the bugs found are in docs/qa.md.
+set -u
+BIN="$1/bin/dratopo"
+AGENT="$1/bin/dratopo-agent"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+Q="$ROOT/tests/fixtures/qa"
+SEED="$ROOT/examples/seed"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# expect CODE CMD...: run CMD (10 s at most), check its exit status;
+# its output is left in $TMP/out and $TMP/err.
+expect() {
+	local want="$1" got
+	shift
+	timeout 10 "$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, want $want: $*"
+		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
+		return 1
+	fi
+	return 0
+}
+
+# has FILE REGEX WHAT: FILE has a line matching the extended REGEX
+has() {
+	grep -Eq -- "$2" "$1" || fail "$3: no line matching /$2/ in $(basename "$1")"
+}
+
+# jqis FILTER WANT WHAT: jq FILTER applied to $TMP/out prints WANT (compact)
+jqis() {
+	local got
+	got=$(jq -c "$1" "$TMP/out" 2>&1)
+	[ "$got" = "$2" ] || fail "$3: $1 gave $got, want $2"
+}
+
+# no_sanitizer_report: a sanitizer build said nothing on stderr
+no_sanitizer_report() {
+	grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' "$TMP/err" &&
+		fail "sanitizer report: $1"
+	return 0
+}
+
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
+
+# ---- validate: API server limits and rules, every error reported ----
+
+expect 1 "$BIN" validate -f "$Q/claim-33-requests.yaml" &&
+	has "$TMP/err" "^$Q/claim-33-requests.yaml: document 1 \(ResourceClaim default/many\): spec\.devices\.requests: Too many: 33: must have at most 32 items$" \
+		"33 requests"
+expect 1 "$BIN" validate -f "$Q/slice-129-devices.yaml" &&
+	has "$TMP/err" "^$Q/slice-129-devices.yaml: document 1 \(ResourceSlice big-slice\): spec\.devices: Too many: 129: must have at most 128 items$" \
+		"129 devices"
+expect 1 "$BIN" validate -f "$Q/selector-too-long.yaml" &&
+	has "$TMP/err" "^$Q/selector-too-long.yaml: document 1 \(DeviceClass huge\): spec\.selectors\[0\]\.cel\.expression: Too long: may not be more than 10240 bytes$" \
+		"10 KiB selector"
+
+# One file, two objects, many problems: all of them, each on its own line in
+# the contract's form, and the unknown kind only warned about.
+if expect 1 "$BIN" validate -f "$Q/bad-fields.yaml"; then
+	f="$Q/bad-fields.yaml"
+	c="^$f: document 1 \(ResourceClaim default/Bad_Name\): "
+	s="^$f: document 2 \(ResourceSlice dup-devices\): "
+	has "$TMP/err" "${c}metadata\.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain" "bad name"
+	has "$TMP/err" "${c}spec\.devices\.requests\[0\]: .*exactly one of \`exactly\` or \`firstAvailable\`" \
+		"exactly + firstAvailable"
+	has "$TMP/err" "${c}spec\.devices\.requests\[1\]\.exactly\.count: Invalid value: 2: must not be specified when allocationMode is 'All'" \
+		"All with count"
+	has "$TMP/err" "${c}spec\.devices\.requests\[2\]\.exactly\.selectors\[0\]\.cel\.expression: Invalid value: .*Syntax error" \
+		"CEL syntax error"
+	has "$TMP/err" "^ \| \.+\^$" "caret line of the CEL syntax error"
+	has "$TMP/err" "${c}spec\.devices\.requests\[3\]\.exactly\.count: Invalid value: \"two\": must be an integer" \
+		"count: \"two\""
+	has "$TMP/err" "${c}spec\.devices\.requests\[4\]\.exactly\.deviceClassName: Invalid value: \"Not\.A\.DNS_name\"" \
+		"bad class name"
+	has "$TMP/err" "${c}spec\.devices\.requests\[4\]: Duplicate value: \"both\"" "duplicate request"
+	has "$TMP/err" "${s}spec\.devices\[1\]: Duplicate value: \"gpu-0\"" "duplicate device"
+	has "$TMP/err" "${s}spec\.devices\[2\]\.name: Invalid value: \"GPU_1\"" "bad device name"
+	has "$TMP/err" "^warning: $f: document 3: skipping resource\.k8s\.io/v1 Widget" "unknown kind"
+	[ -s "$TMP/out" ] && fail "bad-fields: summary printed although invalid"
+fi
+
+if expect 1 "$BIN" validate -f "$Q/policy-bad-step.yaml"; then
+	p="^$Q/policy-bad-step.yaml: document 1 \(ResourceSlice shared-gpus\): spec\.devices"
+	has "$TMP/err" "${p}\[0\]\.capacity\[memory\]\.requestPolicy\.validRange\.step: Invalid value: \"-1Gi\": must be greater than zero" \
+		"negative step"
+	has "$TMP/err" "${p}\[1\]\.capacity\[memory\]\.requestPolicy\.validValues\[1\]: .*sorted in ascending order" \
+		"unsorted validValues"
+	has "$TMP/err" "${p}\[1\]\.capacity\[memory\]\.requestPolicy\.validValues: .*default value is not valid" \
+		"default not in validValues"
+	has "$TMP/err" "${p}\[2\]\.capacity\[memory\]\.requestPolicy\.validRange\.max: .*min is larger than max" \
+		"min > max"
+	[ "$(grep -c ': document ' "$TMP/err")" = 5 ] || fail "policy-bad-step: want 5 errors"
+fi
+
+# Accepted shapes: JSON, anchors and merge keys, an empty document between
+# two, stdin, and the slices hwdb prints.
+expect 0 "$BIN" validate -f "$Q/claim.json" && has "$TMP/out" '^ResourceClaim: 1 valid$' "JSON input"
+expect 0 "$BIN" validate -f "$Q/anchors.yaml" && has "$TMP/out" '^ResourceClaim: 1 valid$' "anchors"
+expect 0 "$BIN" validate -f "$Q/multidoc-empty.yaml" && has "$TMP/out" '^DeviceClass: 2 valid$' \
+	"empty document"
+expect 0 "$BIN" validate -f - <"$Q/claim.json" && has "$TMP/out" '^ResourceClaim: 1 valid$' "stdin"
+expect 1 "$BIN" validate -f "$Q/list-nested.yaml" &&
+	has "$TMP/err" "\(DeviceClass inner\.example\.com\): spec\.selectors\[0\]\.cel\.expression: .*no matching overload" \
+		"error inside a nested List"
+for mode in disabled 4 memory unlimited; do
+	for t in p5.48xlarge p4d.24xlarge g6.xlarge p5en.48xlarge; do
+		"$BIN" hwdb show "$t" -o yaml --consumable-capacity "$mode" >"$TMP/slices.yaml" ||
+			{ fail "hwdb show $t $mode"; continue; }
+		expect 0 "$BIN" validate -f "$TMP/slices.yaml" &&
+			has "$TMP/out" '^ResourceSlice: [12] valid$' "hwdb show $t ($mode) validates"
+	done
+done
+
+# ---- garbage in: a clear error naming the file, never a crash or a hang ----
+
+printf '\xa9\x01\x00binary' >"$TMP/binary.bin"
+printf '%*s' 300 '' | tr ' ' '[' >"$TMP/deep.yaml"
+printf 'a: &a [x, x, x, x, x, x, x, x, x, x]\n' >"$TMP/laughs.yaml"
+for i in 1 2 3 4 5 6 7 8; do
+	printf 'b%d: &b%d [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n' "$i" "$i" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" \
+		"$([ $i = 1 ] && echo a || echo b$((i - 1)))" >>"$TMP/laughs.yaml"
+done
+printf '{"apiVersion": "v1", "kind": "List", "items": [' >"$TMP/trunc.json"
+for cmd in "validate" "plan" "allocate --node n"; do
+	for f in binary.bin deep.yaml laughs.yaml trunc.json; do
+		# shellcheck disable=SC2086
+		expect 1 "$BIN" $cmd -f "$TMP/$f" && has "$TMP/err" "^$TMP/$f: document 1: " "$cmd $f"
+		no_sanitizer_report "$cmd $f"
+	done
+	# shellcheck disable=SC2086
+	expect 1 "$BIN" $cmd -f "$TMP" && has "$TMP/err" "cannot read $TMP: Is a directory" "$cmd DIR"
+	# shellcheck disable=SC2086
+	expect 1 "$BIN" $cmd -f "$TMP/absent.yaml" && has "$TMP/err" "No such file or directory" "$cmd absent"
+done
+expect 1 "$BIN" validate -f "$TMP/laughs.yaml" && has "$TMP/err" "document too large" "alias bomb"
+expect 1 "$BIN" validate -f "$TMP/deep.yaml" && has "$TMP/err" "nesting deeper than" "deep nesting"
+expect 2 "$BIN" validate
+expect 2 "$BIN" validate -f
+expect 2 "$BIN" validate -o xml -f "$Q/claim.json"
+expect 2 "$BIN" no-such-command
+
+# ---- hwdb ----
+
+expect 1 "$BIN" hwdb show nope.xlarge && has "$TMP/err" "unknown instance type 'nope\.xlarge'" "unknown type"
+for mode in 0 -3 bogus 99999999999999999999; do
+	expect 2 "$BIN" hwdb show p5.48xlarge --consumable-capacity "$mode" &&
+		has "$TMP/err" "invalid consumable capacity mode" "mode $mode"
+done
+expect 2 "$BIN" hwdb list -o xml
+# list is cheapest first (types without a price last)
+if expect 0 "$BIN" hwdb list -o json; then
+	jqis '[.instanceTypes[] | .onDemandPricePerHour | select(. != null)] | . == sort' true \
+		"hwdb list sorted by price"
+fi
+
+# ---- allocate: the scheduler's semantics on one node ----
+
+A=("$BIN" allocate -f "$Q/classes.yaml")
+# distinctAttribute over 2 GPUs; 1 GPU + 4 EFAs on one PCIe root
+if expect 0 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-scenarios.yaml" --node node-1; then
+	jqis '.claims | map(.name)' '["ml/pair","ml/aligned"]' "allocate order"
+	jqis '.claims[0].allocation.devices.results | map(.device) | unique | length' 2 "pair: 2 GPUs"
+	jqis '[.claims[1].allocation.devices.results[] | select(.request == "efa")] | length' 4 \
+		"aligned: 4 EFAs"
+	"$BIN" hwdb show p5.48xlarge -o json | jq -c '[.resourceSlices[].spec.devices[] |
+		{(.name): .attributes["resource.kubernetes.io/pcieRoot"].string}] | add' >"$TMP/roots.json"
+	roots=$(jq -c --slurpfile r "$TMP/roots.json" \
+		'[.claims[1].allocation.devices.results[].device | $r[0][.]] | unique | length' "$TMP/out")
+	[ "$roots" = 1 ] || fail "aligned: devices on $roots PCIe roots, want 1"
+	roots=$(jq -c --slurpfile r "$TMP/roots.json" \
+		'[.claims[0].allocation.devices.results[].device | $r[0][.]] | unique | length' "$TMP/out")
+	[ "$roots" = 2 ] || fail "pair: GPUs on $roots PCIe roots, want 2 (distinctAttribute)"
+fi
+# matchAttribute on the root for 2 GPUs: one GPU per root on a p5
+if expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-same-root.yaml" --node node-1; then
+	jqis '.claims' '[]' "same-root: no claims"
+	jqis '.unallocatable | length > 0' true "same-root: a reason"
+fi
+T=(-f "$Q/alloc-tainted.yaml" --node node-2)
+if expect 0 "${A[@]}" "${T[@]}" -f "$Q/alloc-taint-claims.yaml"; then
+	jqis '.claims[0].allocation.devices.results[0].device' '"gpu-0"' "tolerated taint"
+	jqis '.claims[0].allocation.devices.results[0].tolerations[0].key' '"example.com/broken"' \
+		"tolerations copied"
+fi
+expect 3 "${A[@]}" "${T[@]}" -f "$Q/alloc-taint-intolerant.yaml" &&
+	jqis '.unallocatable | test("default/intolerant")' true "untolerated taint"
+expect 3 "${A[@]}" "${T[@]}" -f "$Q/alloc-all-mode.yaml" &&
+	jqis '.unallocatable | test("all 2 matching devices")' true "All mode with a tainted device"
+expect 0 "${A[@]}" "${T[@]}" -f "$Q/alloc-first-available.yaml" &&
+	jqis '.claims[0].allocation.devices.results | map([.request, .device])' '[["gpu/any-40g","gpu-1"]]' \
+		"firstAvailable falls back"
+expect 1 "${A[@]}" "${T[@]}" -f "$Q/alloc-unknown-class.yaml" &&
+	has "$TMP/err" "tpu\.example\.com" "unknown class named"
+S=(-f "$Q/alloc-shared.yaml" --node node-3)
+if expect 0 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-fit.yaml"; then
+	jqis '.claims | map(.allocation.devices.results[0] | [.device, .consumedCapacity.memory])' \
+		'[["gpu-0","20Gi"],["gpu-0","10Gi"]]' "request policy rounding next to a holder"
+	jqis '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f-]{36}$")] | all' true \
+		"shareIDs"
+fi
+expect 3 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-over.yaml"
+
+# ---- plan ----
+
+if expect 0 "$BIN" plan -o json -f "$Q/plan-h100-pair.yaml"; then
+	jqis '[.nodeClaims[] | [.pods[0], .instanceType]] | sort' \
+		'[["ml/ampere","p4de.24xlarge"],["ml/trainer","p5.48xlarge"]]' "H100 pair, Ampere 40Gi"
+fi
+expect 0 "$BIN" plan -o json -f "$Q/plan-resources.yaml" &&
+	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["g6-small","g6.16xlarge"]]' \
+		"CPU and memory force a bigger g6"
+if expect 3 "$BIN" plan -o json -f "$Q/plan-taints-selectors.yaml"; then
+	jqis '[.nodeClaims[] | [.pods[0], .nodePool, .instanceType]] | sort' \
+		'[["default/plain","arm","g5g.xlarge"],["default/tolerant","four-gpu","g4dn.12xlarge"]]' \
+		"taints, Gt/Lt, nodeSelector"
+	jqis '.unschedulable | map(.pod)' '["default/picky"]' "picky unschedulable"
+	jqis '.unschedulable[0].reason | test("taint nvidia.com/gpu:NoSchedule not tolerated") and test("kubernetes.io/arch=amd64")' \
+		true "actionable reason"
+fi
+if expect 0 "$BIN" plan -o json -f "$Q/plan-workloads.yaml"; then
+	jqis '[.nodeClaims[].pods | length] | add' 7 "3 + 2 + 2 pods"
+	jqis '[.nodeClaims[] | select(.instanceType == "p5.48xlarge")] | length' 2 "StatefulSet on p5"
+	jqis '[.nodeClaims[] | select(any(.claims[]; .claim == "team/shared-gpu")) | .pods | length]' '[2]' \
+		"shared claim: both Job pods on one node"
+	jqis '.totalPricePerHour == ([.nodeClaims[].pricePerHour] | add)' true "total is the sum"
+fi
+if expect 0 "$BIN" plan -o yaml -f "$Q/plan-workloads.yaml"; then
+	cp "$TMP/out" "$TMP/nodeclaims.yaml"
+	expect 0 "$BIN" validate -f "$TMP/nodeclaims.yaml" && has "$TMP/out" '^NodeClaim: 6 valid$' \
+		"plan -o yaml validates"
+fi
+if expect 0 "$BIN" plan -o json -f "$Q/p5-node1-slices.yaml" -f "$Q/plan-existing.yaml"; then
+	jqis '.existingNodes | map([.node, .pods])' '[["node-1",["default/first"]]]' "existing node first"
+	jqis '[.existingNodes[0].claims[0].results[].device] | sort' '["gpu-6","gpu-7"]' \
+		"the free GPUs of the existing node"
+	jqis '[.nodeClaims[] | [.pods, .instanceType]]' '[[["default/second"],"g5g.16xlarge"]]' \
+		"the second pod on the cheapest 2-GPU type"
+fi
+if expect 3 "$BIN" plan -o json -f "$Q/plan-unschedulable.yaml"; then
+	jqis '.nodeClaims' '[]' "nothing to launch"
+	jqis '.unschedulable | map(.pod) | sort' '["default/huge-memory","default/sixteen","default/tpu"]' \
+		"all three unschedulable"
+	jqis '[.unschedulable[] | select(.pod == "default/huge-memory") | .reason | test("memory")]' \
+		'[true]' "memory named"
+fi
+if expect 3 "$BIN" plan -o table -f "$Q/plan-unschedulable.yaml"; then
+	[ "$(grep -c '^unschedulable ' "$TMP/out")" = 3 ] || fail "table: 3 unschedulable rows"
+fi
+expect 0 "$BIN" plan -o json -f "$SEED/gpu-efa-aligned.yaml" -f "$SEED/nodepool.yaml" \
+	-f "$SEED/ec2nodeclass.yaml" &&
+	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["gpu-dra","p5.4xlarge"]]' "seed GPU+EFA"
+
+# ---- agent: the fixture trees and one broken by hand ----
+
+if [ -x "$AGENT" ] && bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/sysfs" p5.48xlarge p4d.24xlarge \
+	g5.48xlarge p5.48xlarge-degraded unknown broken >/dev/null 2>&1; then
+	for t in p5.48xlarge p4d.24xlarge g5.48xlarge; do
+		expect 0 "$AGENT" verify --sysfs-root "$TMP/sysfs/$t" && has "$TMP/out" "^$t: match" "verify $t"
+		if expect 0 "$AGENT" slices --sysfs-root "$TMP/sysfs/$t"; then
+			cp "$TMP/out" "$TMP/agent-slices.yaml"
+			expect 0 "$BIN" validate -f "$TMP/agent-slices.yaml" || fail "agent slices of $t invalid"
+		fi
+	done
+	expect 4 "$AGENT" verify --sysfs-root "$TMP/sysfs/p5.48xlarge-degraded" &&
+		has "$TMP/out" "GPU count: hwdb has 8 for p5\.48xlarge, this node has 7" "degraded"
+	# unknown type: exit 5 with an entry that --hwdb-extra takes back
+	if expect 5 "$AGENT" verify --sysfs-root "$TMP/sysfs/unknown"; then
+		cp "$TMP/out" "$TMP/learned.yaml"
+		expect 0 "$AGENT" verify --sysfs-root "$TMP/sysfs/unknown" --hwdb-extra "$TMP/learned.yaml" ||
+			fail "learned entry does not match its own node"
+		expect 0 "$BIN" hwdb show p7.48xlarge --hwdb-extra "$TMP/learned.yaml" -o yaml
+	fi
+	expect 4 "$AGENT" verify --sysfs-root "$TMP/sysfs/broken"
+	no_sanitizer_report "verify broken"
+	# break a p5 further: garbage NUMA node, a class that is a directory,
+	# a dangling device link, a binary product name
+	B="$TMP/sysfs/p5.48xlarge"
+	D="$B/sys/bus/pci/devices"
+	g=$(readlink -f "$D/0000:53:00.0") && echo abc >"$g/numa_node"
+	g=$(readlink -f "$D/0000:75:00.0") && rm "$g/class" && mkdir "$g/class"
+	ln -s ../../../devices/pci0000:ff/0000:ff:00.0 "$D/0000:ff:00.0"
+	if expect 0 "$AGENT" probe --sysfs-root "$B" -o json; then
+		jqis '.devices[] | select(.bdf == "0000:53:00.0") | .numaNode' null "garbage numa_node"
+		jqis '[.devices[] | select(.kind == "gpu")] | length' 7 "class directory skips one GPU"
+		has "$TMP/err" '0000:53:00\.0: numa_node "abc"' "numa warning"
+		has "$TMP/err" '0000:75:00\.0/class: not a regular file' "class warning"
+		has "$TMP/err" '0000:ff:00\.0: .*No such file' "dangling link warning"
+	fi
+	head -c 4096 /dev/urandom >"$B/sys/devices/virtual/dmi/id/product_name"
+	expect 0 "$AGENT" probe --sysfs-root "$B" -o json && jqis '.instanceType' null "binary product name"
+	expect 1 "$AGENT" verify --sysfs-root "$B" && has "$TMP/err" "pass --instance-type" "no type: hint"
+	expect 4 "$AGENT" verify --sysfs-root "$B" --instance-type p5.48xlarge -o json &&
+		jqis '.verdict' '"drift"' "drift with --instance-type"
+	expect 1 "$AGENT" probe --sysfs-root "$TMP/absent" && has "$TMP/err" "is --sysfs-root right" "no tree"
+else
+	fail "dratopo-agent or the sysfs fixtures missing"
+fi
+
+if [ "$failures" -ne 0 ]; then
+	echo "qa.sh: $failures failures" >&2
+	exit 1
+fi
+echo "qa.sh: all passed"
