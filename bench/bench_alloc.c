@@ -18,7 +18,7 @@
  * attribute selector (model == "A100"), and a claim with a matchAttribute
  * constraint (on dra.example.com/numa).
  *
- *   bench_alloc [PODS [NODES]]      (defaults 5000 500)
+ *   bench_alloc [PODS [NODES [skip-full|scan-all]]]   (defaults 5000 500, both)
  *
  * The output is a table of pods/s next to kube-scheduler's published
  * numbers (470, 240 and 109 pods/s) and the ratio; dratopo's target is
@@ -263,14 +263,17 @@ int main(int argc, char **argv)
 {
 	int pods = argc > 1 ? atoi(argv[1]) : 5000;
 	int nodes = argc > 2 ? atoi(argv[2]) : 500;
+	const char *only = argc > 3 ? argv[3] : NULL;
 
 	if (pods <= 0 || nodes <= 0)
-		die("usage: bench_alloc [PODS [NODES]]");
+		die("usage: bench_alloc [PODS [NODES [skip-full|scan-all]]]");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("%-20s %-9s %7s %6s %8s %9s %9s %10s %8s %9s %7s %8s\n", "variant", "nodes",
 	       "pods", "nodes", "placed", "tries", "setup ms", "place ms", "steps", "pods/s",
 	       "anchor", "ratio");
 	for (int scan = 0; scan < 2; scan++) {
+		if (only && strcmp(only, scan ? "scan-all" : "skip-full"))
+			continue;
 		/* scan-all is quadratic in the nodes: one scale is enough. */
 		for (int scale = 1; scale <= (scan ? 1 : 4); scale *= 2) {
 			for (int v = 0; v < N_VARIANTS; v++) {

@@ -120,7 +120,8 @@ int alloc_capacity_consumed(const struct adev *d, const struct model_resource_li
 	*ok = false;
 	if (md->n_capacity > 64)
 		return 0;
-	memset(req, 0, sizeof(req));
+	for (size_t i = 0; i < md->n_capacity; i++)
+		req[i] = NULL;
 	for (size_t i = 0; requests && i < requests->n_items; i++) {
 		const struct model_quantity_entry *e = &requests->items[i];
 		int ci = e->name ? alloc_dev_capacity_index(d, e->name) : -1;
