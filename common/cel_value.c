@@ -263,6 +263,11 @@ bool cel_map_find(struct cel_ctx *ctx, const struct cel_map *m, const struct cel
 {
 	if (m->ops)
 		return m->ops->find(ctx, m, key, out);
+	/* Size guard: lookups in plain maps are linear, so large maps pay for
+	 * the scan (nothing below 128 entries, where cel-go's cost applies
+	 * unchanged); building a map entry by entry stays bounded. */
+	if (m->len >= 128 && ctx)
+		cel_cost_add(ctx, m->len / 128);
 	for (size_t i = 0; i < m->len; i++)
 		if (cel_value_equal(&m->keys[i], key)) {
 			*out = m->vals[i];
