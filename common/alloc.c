@@ -598,9 +598,9 @@ next_request:;
 
 		T.claims = cl;
 		T.n = 1;
-		T.steps = 0;
-		T.err = &ignored;
+		T.err = &ignored;       /* the steps left of the budget bound this too */
 		r = alloc_one(&T, 0, 0, 0, 0, false, 0);
+		S->steps = T.steps;
 		S->caps = T.caps;
 		S->cap_caps = T.cap_caps;
 		if (r == R_DONE) {

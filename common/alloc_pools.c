@@ -416,51 +416,79 @@ static int set_invalid(struct alloc_ctx *ctx, struct apool *p, const char *fmt, 
 	return p->invalid_reason ? 0 : -ENOMEM;
 }
 
-/* Flatten the counter sets of a pool and check device references. */
+/* "a\0b" as a key in m (a hash key that cannot collide across the pair). */
+static const char *pair_key(struct alloc_mem *m, const char *a, const char *b, size_t *len)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *k = alloc_mem_get(m, la + lb + 2);
+
+	if (!k)
+		return NULL;
+	memcpy(k, a, la);
+	memcpy(k + la + 1, b, lb);
+	*len = la + lb + 1;
+	return k;
+}
+
+/* Flatten the counter sets of a pool into ctx->counters, indexed by
+ * (set, counter) in idx; a set named twice makes the pool invalid. */
 static int build_counters(struct alloc_ctx *ctx, struct apool *p, const struct gpool *g,
-			  size_t counter_first)
+			  struct alloc_hash *sets, struct alloc_hash *idx)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const struct model_resource_slice_spec *s = spec_of(g->slices[i].obj);
 
 		for (size_t j = 0; j < s->n_shared_counters; j++) {
 			const struct model_counter_set *cs = &s->shared_counters[j];
+			const char *set = cs->name ? cs->name : "";
+			uint32_t old;
+			int rc;
 
-			for (size_t k = counter_first; k < ctx->n_counters; k++)
-				if (!strcmp(ctx->counters[k].set, cs->name ? cs->name : "")) {
-					int rc = set_invalid(ctx, p, "duplicate counter set name %s",
-							     cs->name ? cs->name : "");
-					if (rc)
-						return rc;
-					goto next_set;
-				}
+			if (alloc_hash_get(sets, set, strlen(set), &old)) {
+				rc = set_invalid(ctx, p, "duplicate counter set name %s", set);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (alloc_hash_put(sets, set, strlen(set), 0))
+				return -ENOMEM;
 			for (size_t k = 0; k < cs->n_counters; k++) {
-				struct acounter *c = &ctx->counters[ctx->n_counters++];
+				struct acounter *c = &ctx->counters[ctx->n_counters];
+				const char *key;
+				size_t len;
 
-				c->set = cs->name ? cs->name : "";
+				c->set = set;
 				c->name = cs->counters[k].name ? cs->counters[k].name : "";
 				c->value = &cs->counters[k].value;
+				key = pair_key(ctx->mem, c->set, c->name, &len);
+				if (!key || alloc_hash_put(idx, key, len, (uint32_t)ctx->n_counters))
+					return -ENOMEM;
+				ctx->n_counters++;
 			}
-next_set:;
 		}
 	}
 	return 0;
 }
 
-static int64_t find_counter(const struct alloc_ctx *ctx, size_t first, const char *set,
-			    const char *name)
+static int64_t find_counter(const struct alloc_hash *idx, const char *set, const char *name)
 {
-	for (size_t k = first; k < ctx->n_counters; k++)
-		if (!strcmp(ctx->counters[k].set, set) && !strcmp(ctx->counters[k].name, name))
-			return (int64_t)k;
-	return -1;
+	size_t la = strlen(set), lb = strlen(name);
+	char stack[256];
+	uint32_t v;
+
+	if (la + lb + 2 > sizeof(stack))
+		return -1;      /* longer than any valid pair of DNS labels */
+	memcpy(stack, set, la);
+	stack[la] = '\0';
+	memcpy(stack + la + 1, name, lb);
+	return alloc_hash_get(idx, stack, la + lb + 1, &v) ? (int64_t)v : -1;
 }
 
 static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 {
 	struct apool *p = &ctx->pools[ctx->n_pools];
-	size_t counter_first = ctx->n_counters;
-	size_t relevant = 0, total = 0;
+	struct alloc_hash sets, counters, names;
+	size_t total = 0;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -468,18 +496,17 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 	p->name = g->name;
 	p->generation = g->gen;
 	qsort(g->slices, g->n, sizeof(*g->slices), cmp_slice_name);
-	for (size_t i = 0; i < g->n; i++) {
-		relevant += g->slices[i].relevant;
-		total++;
-	}
-	(void)relevant;
+	total = g->n;
 	/* Complete iff the pool has resourceSliceCount slices at this
 	 * generation, counting those that do not target this node too. */
 	if (g->n && (int64_t)total != spec_of(g->slices[0].obj)->pool.resource_slice_count)
 		p->incomplete = true;
-	rc = build_counters(ctx, p, g, counter_first);
+	alloc_hash_init(&sets);
+	alloc_hash_init(&counters);
+	alloc_hash_init(&names);
+	rc = build_counters(ctx, p, g, &sets, &counters);
 	if (rc)
-		return rc;
+		goto out;
 	p->dev_first = (uint32_t)ctx->n_devs;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct model_object *o = g->slices[i].obj;
@@ -489,7 +516,7 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 
 		rc = slice_uniform(ctx, o, uni, &n_uni);
 		if (rc)
-			return rc;
+			goto out;
 		for (size_t j = 0; j < s->n_devices; j++) {
 			const struct model_device *md = &s->devices[j];
 			struct adev *d = &ctx->devs[ctx->n_devs];
@@ -520,14 +547,15 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 			d->cap_first = (uint32_t)ctx->n_caps;
 			ctx->n_caps += md->n_capacity;
 			/* Duplicate names make the whole pool invalid. */
-			for (uint32_t k = p->dev_first; k < ctx->n_devs; k++) {
-				const char *on = ctx->devs[k].dev->name;
+			{
+				uint32_t old;
 
-				if (!strcmp(on ? on : "", dn)) {
+				if (alloc_hash_get(&names, dn, strlen(dn), &old)) {
 					rc = set_invalid(ctx, p, "duplicate device name %s", dn);
 					if (rc)
-						return rc;
-					break;
+						goto out;
+				} else if ((rc = alloc_hash_put(&names, dn, strlen(dn), 0))) {
+					goto out;
 				}
 			}
 			d->cons_first = (uint32_t)ctx->n_cons;
@@ -537,14 +565,14 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 				for (size_t m = 0; m < cc->n_counters; m++) {
 					const char *set = cc->name ? cc->name : "";
 					const char *cn = cc->counters[m].name ? cc->counters[m].name : "";
-					int64_t ci = find_counter(ctx, counter_first, set, cn);
+					int64_t ci = find_counter(&counters, set, cn);
 
 					if (ci < 0) {
 						rc = set_invalid(ctx, p,
 							"device %s consumes counter %s of a counter set "
 							"the pool does not have", dn, cn);
 						if (rc)
-							return rc;
+							goto out;
 						continue;
 					}
 					ctx->cons[ctx->n_cons].counter = (uint32_t)ci;
@@ -561,8 +589,10 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 					continue;
 				if (!ids) {
 					ids = alloc_mem_get(ctx->mem, n_uni * sizeof(*ids));
-					if (!ids)
-						return -ENOMEM;
+					if (!ids) {
+						rc = -ENOMEM;
+						goto out;
+					}
 				}
 				ids[d->n_uni++] = uni[k];
 			}
@@ -573,7 +603,12 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 	}
 	p->n_dev = (uint32_t)ctx->n_devs - p->dev_first;
 	ctx->n_pools++;
-	return 0;
+	rc = 0;
+out:
+	alloc_hash_free(&sets);
+	alloc_hash_free(&counters);
+	alloc_hash_free(&names);
+	return rc;
 }
 
 static int index_devices(struct alloc_ctx *ctx)
