@@ -77,6 +77,15 @@ if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-too-many.yaml" 
 	jq_is '.unallocatable | test("request gpus: 5 devices .* 4 of the node.s 5 devices match")' 'true'
 fi
 
+# Node labels decide which nodeSelector slices a node sees; the result
+# carries the slice's selector.
+if expect 0 "$BIN" allocate -f "$FIX/zone-slice.yaml" --node node-7; then
+	jq_is '.claims[0].allocation.devices.results[0].device' '"vol-0"'
+	jq_is '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchExpressions[0]' \
+		'{"key":"zone","operator":"In","values":["a"]}'
+fi
+expect 3 "$BIN" allocate -f "$FIX/zone-slice.yaml" --node node-8
+
 # Shared GPU: 5Gi rounds up to 8Gi, the default share takes 4Gi.
 if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" --node node-1; then
 	jq_is '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
