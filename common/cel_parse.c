@@ -368,6 +368,24 @@ static struct cel_node *expand_macro(struct parser *p, uint32_t pos, const char 
 				     const_node(p, pos, cel_bool(false)), ident_node(p, pos, v),
 				     a[2]);
 	}
+	if (!strcmp(name, "sortBy") && na == 2) {
+		/* ext.Lists: cel.bind(@in, target,
+		 *   @in.@sortByAssociatedKeys(@in.map(v, key))); the lists
+		 * library implements @sortByAssociatedKeys. */
+		static const char in[] = "@__sortBy_input__";
+		const char *v = simple_name(p, a[0]);
+		struct cel_node *keys, *marg[2];
+
+		if (!v)
+			return NULL;
+		marg[0] = a[0];
+		marg[1] = a[1];
+		keys = transform(p, pos, "map", ident_node(p, pos, in), marg, 2);
+		return comprehension(p, pos, "#unused", NULL, empty_list(p, pos), in, target,
+				     const_node(p, pos, cel_bool(false)), ident_node(p, pos, in),
+				     call_node(p, pos, "@sortByAssociatedKeys",
+					       ident_node(p, pos, in), 1, keys));
+	}
 	if ((!strcmp(name, "optMap") || !strcmp(name, "optFlatMap")) && na == 2) {
 		const char *v = simple_name(p, a[0]);
 		struct cel_node *bound, *some;

@@ -538,6 +538,67 @@ static void test_cache(void)
 	cel_cache_free(c);
 }
 
+/* A stand-in for the lists library's @sortByAssociatedKeys (int keys). */
+static struct cel_value test_sort_by_keys(struct cel_ctx *ctx, const struct cel_value *a,
+					  size_t n)
+{
+	const struct cel_list *l = a[0].v.list, *k = a[1].v.list;
+	struct cel_value *items, *keys, r, kr;
+
+	(void)n;
+	r = cel_list_new(ctx, l->len, &items);
+	kr = cel_list_new(ctx, l->len, &keys);
+	if (!items || !keys)
+		return items ? kr : r;
+	for (size_t i = 0; i < l->len; i++) {
+		size_t j = i;
+
+		while (j > 0 && keys[j - 1].v.i > k->items[i].v.i) {
+			items[j] = items[j - 1];
+			keys[j] = keys[j - 1];
+			j--;
+		}
+		items[j] = l->items[i];
+		keys[j] = k->items[i];
+	}
+	return r;
+}
+
+static const struct cel_overload test_sort_overloads[] = {
+	{ "@sortByAssociatedKeys", "test_sort", CEL_OV_MEMBER, "list(A), list(int)", "list(A)",
+	  test_sort_by_keys, NULL },
+};
+
+static const struct cel_library test_sort_lib = {
+	"test_sort", test_sort_overloads, 1, NULL, 0,
+};
+
+/* sortBy is a macro (ext.Lists): the core expands it, a library sorts. */
+static void test_sort_by_macro(void)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_STANDARD, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value out;
+	struct strbuf sb = STRBUF_INIT;
+	const char *expr = "[{'n': 'b', 'k': 2}, {'n': 'a', 'k': 1}, {'n': 'c', 'k': 3}]"
+			   ".sortBy(e, e.k).map(e, e.n)";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_EQUAL(cel_env_add_library(env, &test_sort_lib, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(cel_compile(env, expr, strlen(expr), &p, &err), 0);
+	CU_ASSERT_EQUAL(cel_eval(p, NULL, 0, ev, &out, &err), 0);
+	cel_value_print(&sb, &out);
+	DT_ASSERT_STR(sb_str(&sb), "[\"a\", \"b\", \"c\"]");
+	sb_free(&sb);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+	DT_ASSERT_STR(eval("[1].sortBy(1, 2)"), "compile: ERROR: <input>:1:12: argument must be a "
+		      "simple name\n | [1].sortBy(1, 2)\n | ...........^");
+}
+
 static void test_cli_env_declarations(void)
 {
 	struct dt_err err = { 0 };
@@ -585,4 +646,5 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_selector_eval_no_heap),
 	DT_TEST(test_concurrent_eval),
 	DT_TEST(test_cache),
+	DT_TEST(test_sort_by_macro),
 	DT_TEST(test_cli_env_declarations))
