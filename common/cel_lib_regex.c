@@ -11,7 +11,9 @@
  * of RE2's linear-time guarantee.
  *
  * Compiled patterns are cached per thread (a compiled CEL program stays
- * immutable and shareable); the cache is small and replaced round-robin. */
+ * immutable and shareable); the cache is small, replaced round-robin, and
+ * freed when its thread exits. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,7 +312,10 @@ struct re_cache {
 	struct re_slot scratch;         /* uncacheable patterns */
 };
 
-static _Thread_local struct re_cache *tls_cache;
+/* One cache per thread, freed when the thread exits. */
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static bool cache_key_ok;
 
 static void slot_clear(struct re_slot *s)
 {
@@ -321,22 +326,44 @@ static void slot_clear(struct re_slot *s)
 	s->len = 0;
 }
 
+static void cache_free(void *p)
+{
+	struct re_cache *c = p;
+
+	for (unsigned i = 0; i < RE_CACHE_SLOTS; i++)
+		slot_clear(&c->slots[i]);
+	slot_clear(&c->scratch);
+	pcre2_match_context_free(c->mctx);
+	free(c);
+}
+
+static void cache_key_init(void)
+{
+	cache_key_ok = pthread_key_create(&cache_key, cache_free) == 0;
+}
+
 static struct re_cache *cache_get(void)
 {
-	if (!tls_cache) {
-		tls_cache = calloc(1, sizeof(*tls_cache));
-		if (!tls_cache)
-			return NULL;
-		tls_cache->mctx = pcre2_match_context_create(NULL);
-		if (!tls_cache->mctx) {
-			free(tls_cache);
-			tls_cache = NULL;
-			return NULL;
-		}
-		pcre2_set_match_limit(tls_cache->mctx, RE_MATCH_LIMIT);
-		pcre2_set_depth_limit(tls_cache->mctx, RE_MATCH_LIMIT / 10);
+	struct re_cache *c;
+
+	pthread_once(&cache_once, cache_key_init);
+	if (!cache_key_ok)
+		return NULL;
+	c = pthread_getspecific(cache_key);
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->mctx = pcre2_match_context_create(NULL);
+	if (!c->mctx || pthread_setspecific(cache_key, c) != 0) {
+		pcre2_match_context_free(c->mctx);
+		free(c);
+		return NULL;
 	}
-	return tls_cache;
+	pcre2_set_match_limit(c->mctx, RE_MATCH_LIMIT);
+	pcre2_set_depth_limit(c->mctx, RE_MATCH_LIMIT / 10);
+	return c;
 }
 
 /* The compiled form of pattern re, or an error value in *err. */

@@ -290,6 +290,9 @@ static int load_device(const char *path, const char *name, struct cli_device *d,
 
 struct let {
 	const char *name;
+	/* Kept until the end: a program may still read its environment's
+	 * overload tables when it dispatches at run time. */
+	struct cel_env *env;
 	struct cel_program *prog;
 	struct cel_evaluation *ev;      /* owns the value */
 	struct cel_value value;
@@ -301,7 +304,6 @@ static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_
 {
 	const char *eq = strchr(arg, '=');
 	struct dt_err err = { 0 };
-	struct cel_env *env;
 	size_t nlen;
 	int rc;
 
@@ -312,13 +314,12 @@ static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_
 	memcpy(name_buf, arg, nlen);
 	name_buf[nlen] = 0;
 	l->name = name_buf;
-	env = cel_env_new(CEL_ENV_STANDARD, &err);
-	if (!env) {
+	l->env = cel_env_new(CEL_ENV_STANDARD, &err);
+	if (!l->env) {
 		fprintf(stderr, "error: %s\n", err.msg);
 		return CLI_EXIT_FAIL;
 	}
-	rc = cel_compile(env, eq + 1, strlen(eq + 1), &l->prog, &err);
-	cel_env_free(env);
+	rc = cel_compile(l->env, eq + 1, strlen(eq + 1), &l->prog, &err);
 	if (rc < 0) {
 		fprintf(stderr, "--let %s: %s\n", name_buf, err.msg);
 		return CLI_EXIT_USAGE;
@@ -514,6 +515,7 @@ out:
 	for (size_t i = 0; i < o.n_lets; i++) {
 		cel_evaluation_free(lets[i].ev);
 		cel_program_free(lets[i].prog);
+		cel_env_free(lets[i].env);
 	}
 	cli_device_free(&dev);
 	return rc;

@@ -4,6 +4,7 @@
  * cel-go libraries define them. Cases are tables of expression -> printed
  * result ("error: MESSAGE" for a runtime error, "compile: ..." for a
  * compile error); a case ending in "*" matches by prefix. */
+#include <pthread.h>
 #include <string.h>
 
 #include "cel.h"
@@ -470,7 +471,54 @@ static void test_costs(void)
 	RUN(cases);
 }
 
+/* One compiled program evaluated from several threads at once: the regex
+ * cache is per thread, everything else is read-only. */
+struct thread_job {
+	const struct cel_program *prog;
+	int ok;
+};
+
+static void *eval_thread(void *arg)
+{
+	struct thread_job *job = arg;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct dt_err err = { 0 };
+	struct cel_value v;
+
+	for (int i = 0; ev && i < 2000; i++)
+		if (cel_eval(job->prog, NULL, 0, ev, &v, &err) == 0 && v.kind == CEL_BOOL && v.v.b)
+			job->ok++;
+	cel_evaluation_free(ev);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	static const char expr[] =
+		"'gpu-12'.matches('^gpu-[0-9]+$') && 'a1b2'.findAll('[0-9]') == ['1', '2'] && "
+		"'x-%d'.format([1]) == 'x-1' && ip('10.0.0.1').isGlobalUnicast()";
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct thread_job jobs[4];
+	pthread_t t[4];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_EQUAL_FATAL(cel_compile(env, expr, strlen(expr), &p, &err), 0);
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = (struct thread_job){ p, 0 };
+		CU_ASSERT_EQUAL(pthread_create(&t[i], NULL, eval_thread, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		CU_ASSERT_EQUAL(jobs[i].ok, 2000);
+	}
+	cel_program_free(p);
+	cel_env_free(env);
+}
+
 DT_SUITE_MAIN("cel_lib",
+	      DT_TEST(test_threads),
 	      DT_TEST(test_strings),
 	      DT_TEST(test_lists),
 	      DT_TEST(test_sets),
