@@ -1258,6 +1258,141 @@ static void test_config(void)
 	ta_done(&t);
 }
 
+/* ---- the search against brute force on small random nodes ---- */
+
+struct bf {
+	int n_dev, numa[8], root[8];
+	bool used[8];
+	int n_req, count[3];
+	bool match, distinct;
+};
+
+static uint32_t lcg(uint32_t *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 16;
+}
+
+/* Does some choice of distinct free devices satisfy the claim? slot walks
+ * every request's slots; chosen[] holds the devices so far. */
+static bool bf_solve(const struct bf *b, int slot, int *chosen, int total)
+{
+	if (slot == total) {
+		for (int i = 1; i < total; i++)
+			if (b->match && b->numa[chosen[i]] != b->numa[chosen[0]])
+				return false;
+		for (int i = 0; i < total; i++)
+			for (int j = i + 1; j < total; j++)
+				if (b->distinct && b->root[chosen[i]] == b->root[chosen[j]])
+					return false;
+		return true;
+	}
+	for (int d = 0; d < b->n_dev; d++) {
+		bool taken = b->used[d];
+
+		for (int i = 0; i < slot && !taken; i++)
+			taken = chosen[i] == d;
+		if (taken)
+			continue;
+		chosen[slot] = d;
+		if (bf_solve(b, slot + 1, chosen, total))
+			return true;
+	}
+	return false;
+}
+
+static void test_matches_brute_force(void)
+{
+	uint32_t seed = 12345;
+	int agree = 0, solvable = 0;
+
+	for (int iter = 0; iter < 300; iter++) {
+		struct model_allocation_result res[8];
+		struct model_allocation a;
+		struct model_object *s, *c;
+		struct bf b;
+		struct ta t;
+		int chosen[8], total = 0, n_used = 0;
+		bool want;
+
+		memset(&b, 0, sizeof(b));
+		b.n_dev = 2 + (int)(lcg(&seed) % 5);
+		b.n_req = 1 + (int)(lcg(&seed) % 3);
+		b.match = lcg(&seed) % 2;
+		b.distinct = lcg(&seed) % 2;
+		ta_init(&t);
+		s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+		memset(&a, 0, sizeof(a));
+		for (int d = 0; d < b.n_dev; d++) {
+			struct model_device *md;
+			char name[16];
+
+			snprintf(name, sizeof(name), "device-%d", d);
+			md = ta_device(&t, s, name);
+			b.numa[d] = (int)(lcg(&seed) % 3);
+			b.root[d] = (int)(lcg(&seed) % 3);
+			ta_attr_int(&t, s, md, "numa", b.numa[d]);
+			ta_attr_int(&t, s, md, "root", b.root[d]);
+			b.used[d] = lcg(&seed) % 4 == 0;
+			if (b.used[d]) {
+				memset(&res[n_used], 0, sizeof(res[n_used]));
+				res[n_used].driver = D;
+				res[n_used].pool = "pool-1";
+				res[n_used].device = md->name;
+				n_used++;
+			}
+		}
+		ta_class(&t, "class-a", NULL);
+		c = ta_claim(&t, "claim-0");
+		for (int r = 0; r < b.n_req; r++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "req-%d", r);
+			b.count[r] = 1 + (int)(lcg(&seed) % 2);
+			total += b.count[r];
+			ta_request(&t, c, name, "class-a", b.count[r]);
+		}
+		if (b.match)
+			ta_constraint(&t, c, D "/numa", false, NULL);
+		if (b.distinct)
+			ta_constraint(&t, c, D "/root", true, NULL);
+		CU_ASSERT_EQUAL_FATAL(ta_ctx(&t, 0), 0);
+		a.results = res;
+		a.n_results = (size_t)n_used;
+		CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+		want = total <= b.n_dev && bf_solve(&b, 0, chosen, total);
+		CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+		CU_ASSERT_EQUAL(t.out.allocated, want);
+		agree += t.out.allocated == want;
+		solvable += want;
+		if (t.out.allocated) {
+			/* The answer itself satisfies everything. */
+			const struct alloc_claim_result *cr = &t.out.claims[0];
+
+			CU_ASSERT_EQUAL(cr->n_results, (size_t)total);
+			for (size_t i = 0; i < cr->n_results; i++) {
+				int di = atoi(cr->results[i].device + strlen("device-"));
+
+				CU_ASSERT_FALSE(b.used[di]);
+				chosen[i] = di;
+				for (size_t j = 0; j < i; j++)
+					CU_ASSERT_NOT_EQUAL(chosen[j], di);
+			}
+			for (int i = 1; i < total; i++)
+				if (b.match)
+					CU_ASSERT_EQUAL(b.numa[chosen[i]], b.numa[chosen[0]]);
+			for (int i = 0; i < total; i++)
+				for (int j = i + 1; j < total; j++)
+					if (b.distinct)
+						CU_ASSERT_NOT_EQUAL(b.root[chosen[i]], b.root[chosen[j]]);
+		}
+		ta_done(&t);
+	}
+	CU_ASSERT_EQUAL(agree, 300);
+	/* The generator makes both kinds of cases. */
+	CU_ASSERT(solvable > 30 && solvable < 270);
+}
+
 DT_SUITE_MAIN("alloc",
 	DT_TEST(test_basic_first_device),
 	DT_TEST(test_claims_share_nothing),
@@ -1291,4 +1426,5 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_errors),
 	DT_TEST(test_reason_names_the_request),
 	DT_TEST(test_node_uniform_attributes),
-	DT_TEST(test_config))
+	DT_TEST(test_config),
+	DT_TEST(test_matches_brute_force))
