@@ -143,13 +143,16 @@ static bool parse_authority(struct url_parts *u, const char *a, size_t len, cons
 					return false;
 				}
 		}
+		/* Go's host alphabet: unreserved, sub-delims, ':' and '%'
+		 * escapes, a few it tolerates, and any non-ASCII byte. */
 		for (size_t i = 0; i < hlen; i++) {
 			unsigned char c = (unsigned char)host[i];
 
-			if (c < 0x20 || c == 0x7f || c == ' ' || strchr("<>\"{}|\\^`", c)) {
-				*why = "invalid character in host name";
-				return false;
-			}
+			if (c >= 0x80 || is_alpha((char)c) || is_digit((char)c) ||
+			    strchr("-._~!$&'()*+,;=:[]<>\"%", c))
+				continue;
+			*why = "invalid character in host name";
+			return false;
 		}
 	}
 	u->host = host;

@@ -282,6 +282,10 @@ static void test_url(void)
 		{ "url('https://h:x/')", "error: URL parse error during conversion from string: "
 		  "parse \"https://h:x/\": invalid port after host" },
 		{ "url('https://e.com/a') == url('https://e.com/a')", "true" },
+		{ "isURL('https://e.com#frag')", "false" },
+		{ "isURL('https://e.com/#frag')", "true" },
+		{ "isURL('https://bücher.example/')", "true" },
+		{ "url('mailto:someone@example.com').getHost()", "\"\"" },
 	};
 
 	RUN(cases);
