@@ -821,14 +821,65 @@ static void res_text(const char *dim, const struct plan_res *need, const struct 
 
 /* ---- Existing nodes ---- */
 
+static int64_t unit_priority(const struct planner *pl, const struct plan_unit *u)
+{
+	int64_t best = INT64_MIN;
+
+	for (size_t i = 0; i < u->n_pods; i++) {
+		const struct model_pod_spec *sp = pl->pods.pods[u->pods[i]].spec;
+		int64_t p = sp->has_priority ? sp->priority : 0;
+
+		best = p > best ? p : best;
+	}
+	return best;
+}
+
+/* Units in the order the scheduler would take them: higher priority
+ * first, input order among equals (a stable merge sort by priority). */
+static size_t *unit_order(const struct planner *pl)
+{
+	size_t n = pl->pods.n_units, *v = malloc((n + 1) * sizeof(*v));
+	size_t *tmp = malloc((n + 1) * sizeof(*tmp));
+	int64_t *pr = malloc((n + 1) * sizeof(*pr));
+
+	if (!v || !tmp || !pr) {
+		free(v);
+		v = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i] = i;
+		pr[i] = unit_priority(pl, &pl->pods.units[i]);
+	}
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t a = lo, b = mid, k = lo;
+
+			while (a < mid || b < hi)
+				tmp[k++] = b >= hi || (a < mid && pr[v[a]] >= pr[v[b]]) ? v[a++] : v[b++];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+out:
+	free(tmp);
+	free(pr);
+	return v;
+}
+
 static int place_existing(struct planner *pl)
 {
 	size_t *cursor = calloc(pl->pods.n_shapes + 1, sizeof(size_t));
+	size_t *order = pl->n_nodes ? unit_order(pl) : NULL;
 	int rc = 0;
 
-	if (!cursor)
+	if (!cursor || (pl->n_nodes && !order)) {
+		free(cursor);
+		free(order);
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
-	for (size_t ui = 0; ui < pl->pods.n_units && pl->n_nodes; ui++) {
+	}
+	for (size_t oi = 0; oi < pl->pods.n_units && pl->n_nodes; oi++) {
+		size_t ui = order[oi];
 		struct plan_unit *u = &pl->pods.units[ui];
 		size_t *cur = &cursor[u->shape];
 
@@ -877,9 +928,11 @@ static int place_existing(struct planner *pl)
 	}
 out:
 	free(cursor);
+	free(order);
 	return rc;
 oom:
 	free(cursor);
+	free(order);
 	return dt_err_set(pl->err, -ENOMEM, "out of memory");
 }
 

@@ -250,6 +250,24 @@ static void test_existing_nodes_first(void)
 	loaded_free(&l);
 }
 
+static void test_priority_first_on_existing(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "tests/fixtures/plan/existing-node.yaml",
+				     "tests/fixtures/plan/one-gpu-pods.yaml",
+				     "tests/fixtures/plan/urgent-pod.yaml", NULL);
+	bool urgent = false;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	CU_ASSERT_EQUAL(l.res->existing[0].n_pods, 2);
+	for (size_t i = 0; i < l.res->existing[0].n_pods; i++)
+		urgent = urgent || !strcmp(l.res->existing[0].pods[i], "default/urgent");
+	CU_ASSERT_TRUE(urgent);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	loaded_free(&l);
+}
+
 static void test_two_small_nodes_beat_one_big(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/two-small.yaml", NULL);
@@ -425,6 +443,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_seed_gpu_efa_aligned),
 	      DT_TEST(test_seed_timesliced),
 	      DT_TEST(test_existing_nodes_first),
+	      DT_TEST(test_priority_first_on_existing),
 	      DT_TEST(test_two_small_nodes_beat_one_big),
 	      DT_TEST(test_shared_claim_one_node),
 	      DT_TEST(test_reasons),
