@@ -182,7 +182,6 @@ static struct run place(int pods, int nodes, enum variant v, bool scan_all)
 	const struct model_object **claims;
 	struct alloc_ctx **ctx;
 	struct alloc_state **st;
-	struct cel_cache *cache = cel_cache_new(64);
 	struct run r = { 0 };
 	struct dt_err err = { 0 };
 	double t0;
@@ -192,7 +191,7 @@ static struct run place(int pods, int nodes, enum variant v, bool scan_all)
 	claims = calloc((size_t)pods, sizeof(*claims));
 	ctx = calloc((size_t)nodes, sizeof(*ctx));
 	st = calloc((size_t)nodes, sizeof(*st));
-	if (!s || !cache || !slices || !claims || !ctx || !st)
+	if (!s || !slices || !claims || !ctx || !st)
 		die("out of memory");
 	cls = model_set_add(s, MODEL_DEVICE_CLASS);
 	cls->meta.name = "test-class";
@@ -212,7 +211,6 @@ static struct run place(int pods, int nodes, enum variant v, bool scan_all)
 		struct alloc_node node = { 0 };
 
 		node.name = slices[n]->u.slice.node_name;
-		o.cel_cache = cache;
 		o.no_reasons = true;    /* the scheduler does not explain per node either */
 		/* Each node's allocator sees only its own slice here: with one
 		 * pool per node, the others are filtered out by name anyway. */
@@ -254,7 +252,6 @@ static struct run place(int pods, int nodes, enum variant v, bool scan_all)
 	free(ctx);
 	free(claims);
 	free(slices);
-	cel_cache_free(cache);
 	model_set_free(s);
 	return r;
 }

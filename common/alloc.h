@@ -7,8 +7,8 @@
  *
  *   struct alloc_ctx    one node: the pools gathered from the ResourceSlices
  *                       (generations, incomplete and invalid pools), every
- *                       device flattened once, the DeviceClasses, and a cache
- *                       of CEL results per device x selector. Built once per
+ *                       device flattened once, the DeviceClasses, the
+ *                       compiled selectors and their result per device. Built once per
  *                       node and reused for every pod tried there.
  *   struct alloc_state  what is already allocated on that node: devices in
  *                       use, capacity consumed on shared devices, counters
@@ -93,8 +93,9 @@ struct alloc_options {
 	uint64_t max_steps;             /* 0: ALLOC_DEFAULT_MAX_STEPS */
 	alloc_share_id_fn share_id;     /* NULL: random UUIDv4 */
 	void *share_id_arg;
-	/* Compiled selectors; NULL: the ctx owns a cache of its own. A shared
-	 * cache must outlive the ctx and be used by one thread at a time. */
+	/* Not used any more (kept so that callers setting it still build):
+	 * an LRU cache may evict and free a program that a ctx still holds,
+	 * so each ctx compiles every distinct expression once and owns it. */
 	struct cel_cache *cel_cache;
 	/* Leave alloc_outcome.reason empty when the claims do not fit: the
 	 * explanation costs about as much as the search, and a caller that

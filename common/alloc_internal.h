@@ -92,7 +92,7 @@ struct auniform {
 struct asel {
 	const char *expr;
 	size_t len;
-	const struct cel_program *prog;  /* owned by the cel cache */
+	struct cel_program *prog;        /* owned by the ctx */
 	uint8_t *results;                /* n_devs: 0 unknown, 1 match, 2 no match */
 };
 
@@ -106,8 +106,6 @@ struct alloc_ctx {
 	struct alloc_mem *mem;
 	struct alloc_node node;
 	struct alloc_options opts;
-	struct cel_cache *own_cache;     /* when opts.cel_cache was NULL */
-	struct cel_cache *cache;
 
 	struct apool *pools;
 	size_t n_pools;

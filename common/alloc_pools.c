@@ -726,13 +726,6 @@ int alloc_ctx_new(const struct alloc_node *node, const struct model_object *cons
 		ctx->opts.max_steps = ALLOC_DEFAULT_MAX_STEPS;
 	if (!ctx->opts.share_id)
 		ctx->opts.share_id = alloc_random_share_id;
-	ctx->cache = ctx->opts.cel_cache;
-	if (!ctx->cache) {
-		ctx->own_cache = cel_cache_new(256);
-		if (!ctx->own_cache)
-			goto oom;
-		ctx->cache = ctx->own_cache;
-	}
 	alloc_hash_init(&ctx->dev_index);
 	alloc_hash_init(&ctx->class_index);
 	alloc_hash_init(&ctx->sel_index);
@@ -824,10 +817,11 @@ void alloc_ctx_free(struct alloc_ctx *ctx)
 	alloc_hash_free(&ctx->sel_index);
 	alloc_state_free(ctx->scratch_state);
 	alloc_mem_free(ctx->scratch);
-	for (size_t i = 0; i < ctx->n_sels; i++)
+	for (size_t i = 0; i < ctx->n_sels; i++) {
 		free(ctx->sels[i].results);
+		cel_program_free(ctx->sels[i].prog);
+	}
 	free(ctx->sels);
-	cel_cache_free(ctx->own_cache);
 	alloc_mem_free(ctx->mem);
 	free(ctx);
 }

@@ -1,10 +1,11 @@
 /* alloc_select.c - which devices a DeviceClass and a request select.
  *
- * Every selector expression is compiled once (through the CEL cache) and
- * gets one result byte per device of the node, filled on first use: the
- * planner tries many pods with the same classes, so a device is
- * evaluated against an expression once per node, not once per pod.
- * This is the one place the allocator evaluates CEL. */
+ * Every distinct selector expression is compiled once per ctx (which owns
+ * the program: an LRU cache may evict and free a program while a ctx still
+ * holds it) and gets one result byte per device of the node, filled on
+ * first use: the planner tries many pods with the same classes, so a
+ * device is evaluated against an expression once per node, not once per
+ * pod. This is the one place the allocator evaluates CEL. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ struct aclass *alloc_ctx_class(struct alloc_ctx *ctx, const char *name)
 int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint32_t *out,
 		       struct dt_err *err)
 {
-	const struct cel_program *prog;
+	struct cel_program *prog = NULL;
 	struct asel *s;
 	char *copy;
 	int rc;
@@ -33,7 +34,8 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 		return dt_err_set(err, -EINVAL,
 				  "CEL expression too long: %zu bytes, the limit is %d", len,
 				  CEL_MAX_EXPRESSION_LEN);
-	rc = cel_cache_get(ctx->cache, expr, len, &prog, err);
+	/* As the scheduler does: no cost estimate (validation did that). */
+	rc = cel_compile_selector(expr, len, false, &prog, err);
 	if (rc)
 		return rc;
 	if (ctx->n_sels == ctx->cap_sels) {
@@ -41,13 +43,13 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 		struct asel *ns = realloc(ctx->sels, nc * sizeof(*ns));
 
 		if (!ns)
-			return dt_err_set(err, -ENOMEM, "out of memory");
+			goto oom;
 		ctx->sels = ns;
 		ctx->cap_sels = nc;
 	}
 	copy = alloc_mem_get(ctx->mem, len + 1);
 	if (!copy)
-		return dt_err_set(err, -ENOMEM, "out of memory");
+		goto oom;
 	memcpy(copy, expr, len);
 	s = &ctx->sels[ctx->n_sels];
 	s->expr = copy;
@@ -55,14 +57,16 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 	s->prog = prog;
 	s->results = calloc(ctx->n_devs ? ctx->n_devs : 1, 1);
 	if (!s->results)
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	rc = alloc_hash_put(&ctx->sel_index, copy, len, (uint32_t)ctx->n_sels);
-	if (rc) {
+		goto oom;
+	if (alloc_hash_put(&ctx->sel_index, copy, len, (uint32_t)ctx->n_sels)) {
 		free(s->results);
-		return dt_err_set(err, rc, "out of memory");
+		goto oom;
 	}
 	*out = (uint32_t)ctx->n_sels++;
 	return 0;
+oom:
+	cel_program_free(prog);
+	return dt_err_set(err, -ENOMEM, "out of memory");
 }
 
 int alloc_class_resolve(struct alloc_ctx *ctx, struct aclass *c, struct dt_err *err)
