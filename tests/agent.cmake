@@ -6,7 +6,7 @@ if(TARGET dt_agent)
 
   add_test(NAME agent_fixtures
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/fixtures/agent/mksysfs.sh ${DT_AGENT_FIXTURES})
-  set_tests_properties(agent_fixtures PROPERTIES FIXTURES_SETUP agent_sysfs TIMEOUT 300)
+  set_tests_properties(agent_fixtures PROPERTIES FIXTURES_SETUP agent_sysfs TIMEOUT 600)
 
   dt_add_suite(test_agent SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_agent.c LIBS dt_agent)
   set_tests_properties(test_agent PROPERTIES FIXTURES_REQUIRED agent_sysfs)
