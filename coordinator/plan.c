@@ -1443,6 +1443,49 @@ static void constraint_hint(const struct plan_unit *u, const struct hwdb_type *t
 	}
 }
 
+/* "0 of the node's N devices match the selectors": a selector that fails
+ * on every device may be a typo (an attribute the driver does not publish
+ * is a CEL runtime error, which on a node yet to exist means "no match").
+ * Evaluate the request's selectors on the type's devices and name the
+ * first error. */
+static void selector_hint(struct planner *pl, const struct plan_unit *u, const struct hypo *h,
+			  char *buf, size_t sz)
+{
+	if (!strstr(buf, " 0 of "))
+		return;
+	for (size_t i = 0; i < u->n_claims; i++) {
+		const struct model_claim_spec *cs = &u->claims[i]->u.claim.spec;
+
+		for (size_t q = 0; q < cs->n_requests; q++) {
+			const struct model_exact_request *ex = cs->requests[q].exactly;
+
+			for (size_t k = 0; ex && k < ex->n_selectors; k++) {
+				const struct model_selector *sel = &ex->selectors[k];
+				const struct cel_program *prog;
+				struct dt_err e = { 0 };
+
+				if (!sel->expression ||
+				    cel_cache_get(pl->cel, sel->expression, sel->expression_len, &prog, &e))
+					continue;
+				for (size_t sl = 0; sl < HWDB_MAX_SLICES && h->slices[sl]; sl++) {
+					const struct model_resource_slice_spec *sp = &h->slices[sl]->u.slice;
+					bool match;
+
+					if (!sp->n_devices ||
+					    !cel_eval_selector(prog, &sp->devices[0].cel, &match, &e))
+						continue;
+					size_t len = strlen(buf);
+
+					snprintf(buf + len, sz - len, "; request %s: the selector fails on "
+						 "%s device %s: %s", cs->requests[q].name, sp->driver,
+						 sp->devices[0].name, e.msg);
+					return;
+				}
+			}
+		}
+	}
+}
+
 /* Why a unit fits on no new node of one candidate. */
 static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **cat, char *buf,
 		       size_t sz)
@@ -1469,8 +1512,10 @@ static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **ca
 	if (u->n_claims) {
 		rc = alloc_try(pl->hypos[c->hypo].actx, pl->pn[node].state, u->claims,
 			       u->n_claims, &out, pl->err);
-		if (rc == 0 && !out.allocated)
+		if (rc == 0 && !out.allocated) {
 			constraint_hint(u, c->type, out.reason, buf, sz);
+			selector_hint(pl, u, &pl->hypos[c->hypo], buf, sz);
+		}
 		else if (rc == 0)
 			snprintf(buf, sz, "the claims fit, but not next to the other pods");
 		alloc_outcome_free(&out);

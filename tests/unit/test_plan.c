@@ -385,6 +385,19 @@ static void test_no_efa_on_gpu_root(void)
 	loaded_free(&l);
 }
 
+static void test_selector_error_named(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/typo-selector.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	u = find_uns(l.res, "default/typo");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "productNmae"));
+	CU_ASSERT_TRUE(details_have(u, "g6.xlarge", "the selector fails"));
+	loaded_free(&l);
+}
+
 static void test_no_on_demand_offering(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/spot-only-pool.yaml", NULL);
@@ -448,6 +461,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_shared_claim_one_node),
 	      DT_TEST(test_reasons),
 	      DT_TEST(test_no_efa_on_gpu_root),
+	      DT_TEST(test_selector_error_named),
 	      DT_TEST(test_no_on_demand_offering),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_output_formats))
