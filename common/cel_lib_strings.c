@@ -349,7 +349,8 @@ FN(join)
 
 	for (size_t i = 0; i < l->len; i++) {
 		if (l->items[i].kind != CEL_STRING)
-			return cel_error_no_overload(ctx, "join");
+			return cel_errorf(ctx, "join: invalid input: %s",
+					  cel_value_type_name(&l->items[i]));
 		total += l->items[i].v.str.len + (i ? slen : 0);
 	}
 	r = new_string(ctx, total, &d);
