@@ -670,6 +670,24 @@ static void test_verify_wrong_type(void)
 	probe_verify_result_free(&r);
 }
 
+static void test_verify_without_topology(void)
+{
+	const struct hwdb_type *p3 = hwdb_lookup("p3.16xlarge");
+	struct probe_verify_result r;
+	const struct dt_diags *d = &r.differences;
+
+	/* hwdb knows no topology for p3 (no scraped devices): counts and
+	 * models are compared, the grouping is not */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p3);
+	CU_ASSERT_FALSE(p3->dra_metadata);
+	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge", "p3.16xlarge", &r), PROBE_DRIFT);
+	CU_ASSERT(has_line(d, "GPU 0000:53:00.0: model 10de:2330", NULL));
+	CU_ASSERT(has_line(d, "EFA count: hwdb has 0", "this node has 32"));
+	CU_ASSERT_FALSE(has_line(d, "grouping", NULL));
+	CU_ASSERT_FALSE(has_line(d, "PCIe roots", NULL));
+	probe_verify_result_free(&r);
+}
+
 static void test_verify_broken_counts_fallen_gpu(void)
 {
 	struct probe_verify_result r;
@@ -862,6 +880,7 @@ DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_verify_match),
 	DT_TEST(test_verify_degraded),
 	DT_TEST(test_verify_wrong_type),
+	DT_TEST(test_verify_without_topology),
 	DT_TEST(test_verify_broken_counts_fallen_gpu),
 	DT_TEST(test_verify_unknown_learns_entry),
 	DT_TEST(test_slices),
