@@ -221,6 +221,14 @@ static struct cel_token lex_string(struct cel_lexer *lx, size_t start, bool raw,
 			out[olen++] = s[i++];
 			continue;
 		}
+		if (s[i] == '\r') {
+			/* Newlines in literals read as \n, whatever the source used. */
+			i++;
+			if (i < lx->len && s[i] == '\n')
+				continue;
+			out[olen++] = '\n';
+			continue;
+		}
 		out[olen++] = s[i++];
 	}
 	if (!bytes && !cel_utf8_valid(out, olen))

@@ -55,6 +55,10 @@ static void test_literals_and_escapes(void)
 	DT_ASSERT_STR(eval("'a\\tb\\n\\x41\\101\\u00e9\\U0001F600'"), "\"a\\tb\\nAAé😀\"");
 	DT_ASSERT_STR(eval("r'a\\tb'"), "\"a\\\\tb\"");
 	DT_ASSERT_STR(eval("'''multi\nline'''"), "\"multi\\nline\"");
+	DT_ASSERT_STR(eval("r'''a\r\nb\rc'''"), "\"a\\nb\\nc\"");
+	DT_ASSERT_STR(eval("'''a'b''c'''"), "\"a'b''c\"");
+	DT_ASSERT_STR(eval("b'\\u00e9'"), "compile: ERROR: <input>:1:3: Syntax error: token "
+		      "recognition error at: 'b'\\u0'\n | b'\\u00e9'\n | ..^");
 	DT_ASSERT_STR(eval("b'\\xff\\000a'"), "b\"\\xff\\x00a\"");
 	DT_ASSERT_STR(eval("-9223372036854775808"), "-9223372036854775808");
 	DT_ASSERT_STR(eval("0x1F + 18446744073709551615u - 18446744073709551615u"),
