@@ -5,13 +5,11 @@
  * exit 1: every problem on its own line on stderr (or in the JSON report),
  *         as "FILE: document N (KIND NS/NAME): FIELD.PATH: message".
  * exit 2: usage error. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cel.h"
 #include "cli.h"
@@ -32,8 +30,7 @@ static void usage(FILE *out)
 		"usage: dratopo validate -f FILE... [-o text|json]\n\n"
 		"Load every document of the manifests (YAML or JSON, multi-document streams\n"
 		"and kind: List), apply the API server's defaults and validate them with its\n"
-		"rules and limits. \"-\" reads standard input; a directory stands for its\n"
-		".yaml, .yml and .json files.\n\n"
+		"rules and limits. \"-\" reads standard input.\n\n"
 		"options:\n"
 		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f)\n"
 		"  -o, --output FORMAT     text (default) or json\n"
@@ -119,64 +116,6 @@ static void sort_by_document(struct dt_diags *errs, const char *const *files, si
 	free(k);
 }
 
-/* The manifests of a directory, as kubectl -f DIR reads them: its .yaml,
- * .yml and .json files (not recursive), in name order. The names are
- * malloc'd and appended to *list. 0, or -errno with a message printed. */
-static bool is_manifest_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (name[0] == '.')
-		return false;
-	return (n > 5 && !strcmp(name + n - 5, ".yaml")) ||
-	       (n > 4 && !strcmp(name + n - 4, ".yml")) ||
-	       (n > 5 && !strcmp(name + n - 5, ".json"));
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int expand_dir(const char *dir, char ***list, size_t *n, size_t *cap)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t first = *n;
-
-	if (!d) {
-		fprintf(stderr, "%s: %s\n", dir, strerror(errno));
-		return -errno;
-	}
-	while ((e = readdir(d))) {
-		char *path;
-
-		if (!is_manifest_name(e->d_name))
-			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 16;
-			char **nl = realloc(*list, ncap * sizeof(*nl));
-
-			if (!nl)
-				goto oom;
-			*list = nl;
-			*cap = ncap;
-		}
-		if (asprintf(&path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
-			     e->d_name) < 0)
-			goto oom;
-		(*list)[(*n)++] = path;
-	}
-	closedir(d);
-	if (*n - first > 1)
-		qsort(*list + first, *n - first, sizeof(**list), name_cmp);
-	return 0;
-oom:
-	closedir(d);
-	fprintf(stderr, "dratopo validate: out of memory\n");
-	return -ENOMEM;
-}
-
 static void json_string(struct strbuf *sb, const char *s)
 {
 	sb_putc(sb, '"');
@@ -260,8 +199,6 @@ int cli_validate(int argc, char **argv)
 	struct model_set *set = NULL;
 	struct dt_diags errs;
 	struct model_validate_opts opts = { 0 };
-	char **dir_files = NULL;        /* the files to read, directories expanded */
-	size_t n_dir_files = 0, cap_dir_files = 0;
 	int rc = CLI_EXIT_USAGE;
 
 	dt_diags_init(&errs);
@@ -330,33 +267,10 @@ int cli_validate(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n_files; i++) {
-		struct stat st;
-
-		if (strcmp(files[i], "-") && stat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (expand_dir(files[i], &dir_files, &n_dir_files, &cap_dir_files) == -ENOMEM) {
-				rc = CLI_EXIT_FAIL;
-				goto out;
-			}
-			continue;
-		}
-		if (n_dir_files == cap_dir_files) {
-			size_t ncap = cap_dir_files ? cap_dir_files * 2 : 16;
-			char **nl = realloc(dir_files, ncap * sizeof(*nl));
-
-			if (!nl)
-				goto oom;
-			dir_files = nl;
-			cap_dir_files = ncap;
-		}
-		if (!(dir_files[n_dir_files] = strdup(files[i])))
-			goto oom;
-		n_dir_files++;
-	}
-	for (size_t i = 0; i < n_dir_files; i++) {
 		struct dt_err err = { 0 };
 
 		/* Unreadable files are in errs already; go on with the rest. */
-		if (model_set_load_file(set, dir_files[i], &errs, &err) == -ENOMEM) {
+		if (model_set_load_file(set, files[i], &errs, &err) == -ENOMEM) {
 			fprintf(stderr, "dratopo validate: %s\n", err.msg);
 			rc = CLI_EXIT_FAIL;
 			goto out;
@@ -369,7 +283,7 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	sort_by_document(&errs, (const char *const *)dir_files, n_dir_files);
+	sort_by_document(&errs, files, n_files);
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
 	if (output == OUT_JSON)
@@ -378,17 +292,10 @@ int cli_validate(int argc, char **argv)
 		report_text(set, &errs);
 	rc = dt_diags_count(&errs) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	goto out;
-oom:
-	fprintf(stderr, "dratopo validate: out of memory\n");
-	rc = CLI_EXIT_FAIL;
-	goto out;
 usage:
 	fprintf(stderr, "Run 'dratopo validate --help' for usage.\n");
 	rc = CLI_EXIT_USAGE;
 out:
-	for (size_t i = 0; i < n_dir_files; i++)
-		free(dir_files[i]);
-	free(dir_files);
 	model_set_free(set);
 	dt_diags_free(&errs);
 	free(files);

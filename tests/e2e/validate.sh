@@ -55,9 +55,9 @@ for f in "$SEED"/*.yaml; do args+=(-f "$f"); done
 if expect 0 "$BIN" validate "${args[@]}"; then
 	same "$TMP/out" "$summary"
 fi
-# A directory stands for its manifests, in name order.
-if expect 0 "$BIN" validate -f "$SEED/"; then
-	same "$TMP/out" "$summary"
+# A directory is not a manifest (as for plan and allocate).
+if expect 1 "$BIN" validate -f "$SEED"; then
+	grep -q "^$SEED: " "$TMP/err" || fail "directory not named in the error"
 fi
 # Standard input.
 if expect 0 "$BIN" validate -f - <"$SEED/large-gpu.yaml"; then
