@@ -116,11 +116,13 @@ static void skip_ws(struct jctx *c)
 	}
 }
 
-static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
+/* A node at byte off. Values count against DOC_MAX_NODES, keys do not
+ * (they are labels, and bounded by the values they label). */
+static struct doc_node *new_node_as(struct jctx *c, enum doc_kind kind, size_t off, bool key)
 {
 	struct doc_node *n;
 
-	if (++c->total > DOC_MAX_NODES) {
+	if (!key && ++c->total > DOC_MAX_NODES) {
 		fail_at(c, off, "document too large: more than %u nodes in the stream",
 			DOC_MAX_NODES);
 		return NULL;
@@ -129,6 +131,11 @@ static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
 	if (!n)
 		c->oom = true;
 	return n;
+}
+
+static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
+{
+	return new_node_as(c, kind, off, false);
 }
 
 static int scratch_push(struct jctx *c, struct doc_node *n)
@@ -229,8 +236,8 @@ static int hex4(const char *p, const char *end)
 	return v;
 }
 
-/* Reads the string at pos (which is '"'). */
-static struct doc_node *parse_string(struct jctx *c)
+/* Reads the string at pos (which is '"'), a value or an object key. */
+static struct doc_node *parse_string(struct jctx *c, bool key)
 {
 	size_t start = c->pos, i = c->pos + 1, o = 0;
 	const char *end = c->buf + c->len;
@@ -252,7 +259,7 @@ static struct doc_node *parse_string(struct jctx *c)
 			char_desc((unsigned char)c->buf[i], d, sizeof(d)));
 		return NULL;
 	}
-	n = new_node(c, DOC_STRING, start);
+	n = new_node_as(c, DOC_STRING, start, key);
 	if (!n)
 		return NULL;
 	out = doc_arena_alloc(c->s->arena, i - start);
@@ -521,7 +528,7 @@ static struct doc_node *parse_object(struct jctx *c, int depth)
 			fail_char(c, "looking for beginning of object key string");
 			return NULL;
 		}
-		k = parse_string(c);
+		k = parse_string(c, true);
 		if (!k || scratch_push(c, k) < 0)
 			return NULL;
 		skip_ws(c);
@@ -597,7 +604,7 @@ static struct doc_node *parse_value(struct jctx *c, int depth)
 		}
 		return c->buf[c->pos] == '{' ? parse_object(c, depth) : parse_array(c, depth);
 	case '"':
-		return parse_string(c);
+		return parse_string(c, false);
 	case '-':
 	case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':

@@ -351,7 +351,8 @@ static void on_scalar(struct yctx *c, const yaml_event_t *ev)
 	if (!c->depth && ev->data.scalar.length == 0 && !tag && !ev->data.scalar.anchor &&
 	    ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
 		return;     /* an empty document: root stays NULL */
-	if (!count_nodes(c, 1, m))
+	/* Keys are labels: only values count against the budget. */
+	if (!expecting_key(c) && !count_nodes(c, 1, m))
 		return;
 	n = doc_node_alloc(c->s->arena, DOC_STRING, (int)m.line + 1, (int)m.column + 1);
 	if (!n || !(n->text = doc_arena_memdup(c->s->arena, (const char *)ev->data.scalar.value,
