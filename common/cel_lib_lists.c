@@ -3,7 +3,9 @@
  *
  * Kubernetes: isSorted, sum, min, max, indexOf, lastIndexOf (includes is
  * the DRA environment's, in cel_env.c). ext.Lists: slice, flatten,
- * flatten(depth), sort, lists.range, reverse, distinct, first, last.
+ * flatten(depth), sort, lists.range, reverse, distinct, first, last, and
+ * @sortByAssociatedKeys, the function cel-go's sortBy macro expands to (the
+ * macro itself belongs to the parser).
  * Ordering and equality are CEL's (cel_value_compare, cel_value_equal), so
  * mixed numeric lists sort on the number line; a list whose elements are
  * not mutually ordered is an error. Results that are runs of the receiver
@@ -258,6 +260,44 @@ static bool merge_sort(struct cel_ctx *ctx, struct cel_value *items, struct cel_
 	return true;
 }
 
+/* merge_sort for keys[] carrying vals[] along (tmp: 2 * len). */
+static bool merge_sort_keyed(struct cel_ctx *ctx, struct cel_value *keys, struct cel_value *vals,
+			     struct cel_value *tmp, size_t len)
+{
+	size_t mid = len / 2, i = 0, j = mid, k = 0;
+	struct cel_value *tv = tmp + len;
+	int c;
+
+	if (len < 2)
+		return true;
+	if (!merge_sort_keyed(ctx, keys, vals, tmp, mid) ||
+	    !merge_sort_keyed(ctx, keys + mid, vals + mid, tmp, len - mid))
+		return false;
+	cel_cost_add(ctx, len);
+	while (i < mid && j < len) {
+		if (!cel_value_compare(&keys[j], &keys[i], &c))
+			return false;
+		if (c < 0) {
+			tv[k] = vals[j];
+			tmp[k++] = keys[j++];
+		} else {
+			tv[k] = vals[i];
+			tmp[k++] = keys[i++];
+		}
+	}
+	for (; i < mid; k++, i++) {
+		tv[k] = vals[i];
+		tmp[k] = keys[i];
+	}
+	for (; j < len; k++, j++) {
+		tv[k] = vals[j];
+		tmp[k] = keys[j];
+	}
+	memcpy(keys, tmp, len * sizeof(*keys));
+	memcpy(vals, tv, len * sizeof(*vals));
+	return true;
+}
+
 FN(sort)
 {
 	const struct cel_list *l = recv(a);
@@ -274,6 +314,38 @@ FN(sort)
 		memcpy(items, l->items, l->len * sizeof(*items));
 	if (!merge_sort(ctx, items, tmp, l->len))
 		return cel_errorf(ctx, "list elements must have the same type");
+	return r;
+}
+
+/* target.@sortByAssociatedKeys(keys): what cel-go's sortBy macro expands
+ * to (list.sortBy(e, key) -> list.@sortByAssociatedKeys(list.map(e, key))):
+ * the items of target in the order of their keys, stably. */
+FN(sort_by_keys)
+{
+	const struct cel_list *l = recv(a), *keys = a[1].v.list;
+	struct cel_value r, *items, *pairs, *tmp;
+
+	(void)n;
+	if (keys->len != l->len)
+		return cel_errorf(ctx, "@sortByAssociatedKeys() expected a list of the same size "
+				  "as the associated keys list, but got %zu and %zu elements",
+				  l->len, keys->len);
+	r = cel_list_new(ctx, l->len, &items);
+	if (!items)
+		return r;
+	/* Sort (key, index) pairs as lists of two, then pick the items. */
+	pairs = cel_alloc(ctx, (2 * l->len + 1) * sizeof(*pairs));
+	tmp = cel_alloc(ctx, (2 * l->len + 1) * sizeof(*tmp));
+	if (!pairs || !tmp)
+		return cel_error_oom(ctx);
+	if (l->len)
+		memcpy(pairs, keys->items, l->len * sizeof(*pairs));
+	for (size_t i = 0; i < l->len; i++)
+		pairs[l->len + i] = cel_int((int64_t)i);
+	if (!merge_sort_keyed(ctx, pairs, pairs + l->len, tmp, l->len))
+		return cel_errorf(ctx, "list elements must have the same type");
+	for (size_t i = 0; i < l->len; i++)
+		items[i] = l->items[pairs[l->len + i].v.i];
 	return r;
 }
 
@@ -386,6 +458,8 @@ static const struct cel_overload lists_overloads[] = {
 	M("flatten", "list_flatten", "list(dyn)", "list(dyn)", flatten, cost_list),
 	M("flatten", "list_flatten_int", "list(dyn), int", "list(dyn)", flatten, cost_list),
 	M("sort", "list_sort", "list(A)", "list(A)", sort, cost_list),
+	M("@sortByAssociatedKeys", "list_@sortByAssociatedKeys", "list(A), list(B)", "list(A)",
+	  sort_by_keys, cost_list),
 	M("reverse", "list_reverse", "list(A)", "list(A)", reverse, cost_list),
 	M("distinct", "list_distinct", "list(A)", "list(A)", distinct, cost_list),
 	M("first", "list_first", "list(A)", "optional_type(A)", first, NULL),

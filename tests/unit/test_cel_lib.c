@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cel.h"
+#include "cel_ast.h"
 #include "cel_env.h"
 #include "dt_test.h"
 #include "strbuf.h"
@@ -479,6 +480,44 @@ static void test_costs(void)
 	RUN(cases);
 }
 
+/* @sortByAssociatedKeys, the target of cel-go's sortBy macro, called
+ * directly (CEL source cannot name it). */
+static void test_sort_by_keys(void)
+{
+	const struct cel_overload *ov = NULL;
+	char buf[4096];
+	struct cel_arena arena;
+	struct cel_ctx ctx = { .arena = &arena, .cost_limit = CEL_COST_LIMIT };
+	struct cel_value items[4] = { cel_string("a", 1), cel_string("b", 1), cel_string("c", 1),
+				      cel_string("d", 1) };
+	struct cel_value keys[4] = { cel_int(3), cel_int(1), cel_int(3), cel_double(0.5) };
+	struct cel_list il = { 4, items, 0 }, kl = { 4, keys, 0 }, short_kl = { 3, keys, 0 };
+	struct cel_value args[2] = { cel_list_value(&il), cel_list_value(&kl) };
+	struct cel_value r;
+
+	for (size_t i = 0; i < cel_lib_lists.n_overloads; i++)
+		if (!strcmp(cel_lib_lists.overloads[i].name, "@sortByAssociatedKeys"))
+			ov = &cel_lib_lists.overloads[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ov);
+	cel_arena_init(&arena, buf, sizeof(buf), 1 << 20);
+	r = ov->fn(&ctx, args, 2);
+	CU_ASSERT_EQUAL_FATAL(r.kind, CEL_LIST);
+	CU_ASSERT_EQUAL_FATAL(r.v.list->len, 4);
+	/* 0.5 < 1 < 3 = 3, equal keys keep their order */
+	CU_ASSERT_EQUAL(r.v.list->items[0].v.str.s[0], 'd');
+	CU_ASSERT_EQUAL(r.v.list->items[1].v.str.s[0], 'b');
+	CU_ASSERT_EQUAL(r.v.list->items[2].v.str.s[0], 'a');
+	CU_ASSERT_EQUAL(r.v.list->items[3].v.str.s[0], 'c');
+	args[1] = cel_list_value(&short_kl);
+	r = ov->fn(&ctx, args, 2);
+	CU_ASSERT_EQUAL(r.kind, CEL_ERROR);
+	keys[1] = cel_string("x", 1);
+	args[1] = cel_list_value(&kl);
+	r = ov->fn(&ctx, args, 2);
+	CU_ASSERT_EQUAL(r.kind, CEL_ERROR);
+	cel_arena_release(&arena);
+}
+
 /* One compiled program evaluated from several threads at once: the regex
  * cache is per thread, everything else is read-only. */
 struct thread_job {
@@ -527,6 +566,7 @@ static void test_threads(void)
 
 DT_SUITE_MAIN("cel_lib",
 	      DT_TEST(test_threads),
+	      DT_TEST(test_sort_by_keys),
 	      DT_TEST(test_strings),
 	      DT_TEST(test_lists),
 	      DT_TEST(test_sets),
