@@ -643,7 +643,20 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
-	snprintf(pl->hypos[pl->n_hypos].node, sizeof(pl->hypos[0].node), "new-%s", t->name);
+	/* A DNS subdomain whatever the type is called (extra files may use
+	 * names hwdb_slices would refuse as a node name). */
+	char *nn = pl->hypos[pl->n_hypos].node;
+
+	snprintf(nn, sizeof(pl->hypos[0].node), "new-%.100s", t->name);
+	for (char *c = nn; *c; c++) {
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+		else if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+			   *c == '-'))
+			*c = '-';
+	}
+	for (size_t n = strlen(nn); n > 0 && (nn[n - 1] == '-' || nn[n - 1] == '.'); n--)
+		nn[n - 1] = 0;
 	return pl->n_hypos++;
 }
 
