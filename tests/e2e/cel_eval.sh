@@ -116,7 +116,15 @@ run 0 --device "$H200" 'device.attributes["unknown.example.com"]' &&
 	[ "$(cat "$TMP/out")" = '{}' ] || fail "unknown domain is an empty map"
 run 1 --device "$H200" 'device.attributes["gpu.nvidia.com"].missing' &&
 	stderr_has 'no such key: missing'
-run 1 --device "$FIX/bad-version.yaml" 'true' && stderr_has 'bad-version.yaml'
+run 1 --device "$FIX/bad-version.yaml" 'true' && stderr_has 'bad-version.yaml' &&
+	stderr_has 'attributes[cudaComputeCapability].version'
+run 1 --device "$FIX/bad-attr.yaml" 'true' && stderr_has 'attributes[productName]: exactly one of'
+run 1 --device "$FIX/bad-capacity.yaml" 'true' && stderr_has 'capacity[memory].value'
+# JSON, and the v1beta1 `basic` wrapper
+run 0 --device "$FIX/h200-device.json" 'device.attributes["gpu.nvidia.com"].index == 1 && device.capacity["gpu.nvidia.com"].memory.isGreaterThan(quantity("100Gi"))' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "JSON device entry: $(cat "$TMP/out")"
+printf 'driver: [unclosed\n' >"$TMP/broken.yaml"
+run 1 --device "$TMP/broken.yaml" 'true' && stderr_has 'broken.yaml'
 run 1 --device "$TMP/absent.yaml" 'true'
 
 # --- --device: a ResourceSlice ---
