@@ -1393,6 +1393,115 @@ static void test_matches_brute_force(void)
 	CU_ASSERT(solvable > 30 && solvable < 270);
 }
 
+/* Two claims, firstAvailable, per-claim matchAttribute: allocatable iff
+ * some choice of subrequests and distinct free devices works. */
+struct bf2 {
+	int n_dev, numa[8];
+	bool used[8];
+	int n_slots, slot_claim[16];
+	bool match[2];
+};
+
+static bool bf2_solve(const struct bf2 *b, int slot, int *chosen)
+{
+	if (slot == b->n_slots) {
+		for (int i = 0; i < b->n_slots; i++)
+			for (int j = 0; j < i; j++)
+				if (b->slot_claim[i] == b->slot_claim[j] && b->match[b->slot_claim[i]] &&
+				    b->numa[chosen[i]] != b->numa[chosen[j]])
+					return false;
+		return true;
+	}
+	for (int d = 0; d < b->n_dev; d++) {
+		bool taken = b->used[d];
+
+		for (int i = 0; i < slot && !taken; i++)
+			taken = chosen[i] == d;
+		if (taken)
+			continue;
+		chosen[slot] = d;
+		if (bf2_solve(b, slot + 1, chosen))
+			return true;
+	}
+	return false;
+}
+
+static void test_first_available_matches_brute_force(void)
+{
+	uint32_t seed = 777;
+	int agree = 0, solvable = 0, iters = 200;
+
+	for (int iter = 0; iter < iters; iter++) {
+		int numa[8], n_dev = 3 + (int)(lcg(&seed) % 4);
+		int fa_counts[2][2], fixed[2];
+		bool has_fa[2], match[2], want = false, feasible[4] = { false };
+		struct model_object *s;
+		struct ta t;
+
+		ta_init(&t);
+		s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+		for (int d = 0; d < n_dev; d++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "device-%d", d);
+			numa[d] = (int)(lcg(&seed) % 2);
+			ta_attr_int(&t, s, ta_device(&t, s, name), "numa", numa[d]);
+		}
+		ta_class(&t, "class-a", NULL);
+		for (int c = 0; c < 2; c++) {
+			char name[16];
+			struct model_object *cl;
+
+			snprintf(name, sizeof(name), "claim-%d", c);
+			cl = ta_claim(&t, name);
+			fixed[c] = 1 + (int)(lcg(&seed) % 2);
+			ta_request(&t, cl, "fixed", "class-a", fixed[c]);
+			has_fa[c] = lcg(&seed) % 2;
+			if (has_fa[c]) {
+				fa_counts[c][0] = 1 + (int)(lcg(&seed) % 3);
+				fa_counts[c][1] = 1 + (int)(lcg(&seed) % 2);
+				ta_subrequest(&t, cl, "alt", "a", "class-a", fa_counts[c][0]);
+				ta_subrequest(&t, cl, "alt", "b", "class-a", fa_counts[c][1]);
+			}
+			match[c] = lcg(&seed) % 2;
+			if (match[c])
+				ta_constraint(&t, cl, D "/numa", false, NULL);
+		}
+		/* Every combination of subrequest choices. */
+		for (int choice = 0; choice < 4; choice++) {
+			struct bf2 b;
+			int chosen[16];
+
+			memset(&b, 0, sizeof(b));
+			b.n_dev = n_dev;
+			memcpy(b.numa, numa, sizeof(numa));
+			for (int c = 0; c < 2; c++) {
+				int n = fixed[c] + (has_fa[c] ? fa_counts[c][(choice >> c) & 1] : 0);
+
+				b.match[c] = match[c];
+				for (int k = 0; k < n; k++)
+					b.slot_claim[b.n_slots++] = c;
+			}
+			feasible[choice] = b.n_slots <= n_dev && bf2_solve(&b, 0, chosen);
+			want |= feasible[choice];
+		}
+		CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+		CU_ASSERT_EQUAL(t.out.allocated, want);
+		agree += t.out.allocated == want;
+		solvable += want;
+		if (t.out.allocated && has_fa[0]) {
+			/* claim-0's first subrequest wins whenever some choice for
+			 * claim-1 lets it (choices with bit 0 clear). */
+			const char *r = t.out.claims[0].results[t.out.claims[0].n_results - 1].request;
+
+			DT_ASSERT_STR(r, feasible[0] || feasible[2] ? "alt/a" : "alt/b");
+		}
+		ta_done(&t);
+	}
+	CU_ASSERT_EQUAL(agree, iters);
+	CU_ASSERT(solvable > 20 && solvable < iters - 20);
+}
+
 DT_SUITE_MAIN("alloc",
 	DT_TEST(test_basic_first_device),
 	DT_TEST(test_claims_share_nothing),
@@ -1427,4 +1536,5 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_reason_names_the_request),
 	DT_TEST(test_node_uniform_attributes),
 	DT_TEST(test_config),
-	DT_TEST(test_matches_brute_force))
+	DT_TEST(test_matches_brute_force),
+	DT_TEST(test_first_available_matches_brute_force))
