@@ -149,6 +149,10 @@ struct planner {
 	struct pnode *pn;
 	size_t n_pn;
 	int fatal;                              /* first fatal error of a callback */
+	/* Per shape: the allocator's error (CEL runtime error, unknown class,
+	 * step budget) that makes the scheduler fail such a pod; the units of
+	 * that shape are unschedulable with it. */
+	const char **shape_error;
 
 	/* output being built (malloc'ed, copied into the arena at the end) */
 	struct plan_node_claim *ncs;
@@ -916,10 +920,16 @@ static int place_existing(struct planner *pl)
 					       pl->err);
 				if (rc) {
 					alloc_outcome_free(&out);
-					dt_err_prefix(pl->err, "pod %s/%s: ",
-						      pl->pods.pods[u->pods[0]].ns,
-						      pl->pods.pods[u->pods[0]].name);
-					goto out;
+					if (rc == -ENOMEM)
+						goto out;
+					/* The scheduler fails such a pod: so does the plan. */
+					u->problem = afmt(pl, "the allocator fails the pod's claims "
+							  "on node %s: %s", en->obj->meta.name,
+							  pl->err->msg);
+					rc = 0;
+					if (!u->problem)
+						goto oom;
+					break;
 				}
 				if (!out.allocated) {
 					alloc_outcome_free(&out);
@@ -1024,10 +1034,17 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 			       pl->err);
 		if (rc) {
 			alloc_outcome_free(&out);
-			dt_err_prefix(pl->err, "pod %s/%s: ", pl->pods.pods[u->pods[0]].ns,
-				      pl->pods.pods[u->pods[0]].name);
-			pl->fatal = rc;
-			return rc;
+			if (rc == -ENOMEM) {
+				pl->fatal = rc;
+				return rc;
+			}
+			/* Not fatal to the plan: the shape does not fit here, and
+			 * its pods are reported with the error. */
+			if (!pl->shape_error[u->shape])
+				pl->shape_error[u->shape] = afmt(pl, "the allocator fails the pod's "
+								 "claims on a new %s: %s",
+								 c->type->name, pl->err->msg);
+			return 0;
 		}
 		if (!out.allocated) {
 			alloc_outcome_free(&out);
@@ -1531,6 +1548,10 @@ static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **ca
 		}
 		else if (rc == 0)
 			snprintf(buf, sz, "the claims fit, but not next to the other pods");
+		else if (rc != -ENOMEM) {
+			snprintf(buf, sz, "the allocator fails: %s", pl->err->msg);
+			rc = 0;
+		}
 		alloc_outcome_free(&out);
 	} else {
 		snprintf(buf, sz, "does not fit");
@@ -1603,8 +1624,8 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 
 	r->n = 0;
 	sb_reset(sb);
-	if (u->problem) {
-		sb_printf(sb, "%s", u->problem);
+	if (u->problem || pl->shape_error[u->shape]) {
+		sb_printf(sb, "%s", u->problem ? u->problem : pl->shape_error[u->shape]);
 		return 0;
 	}
 	/* Existing nodes. */
@@ -1640,9 +1661,10 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 				rc = alloc_try(en->actx, en->state, u->claims, u->n_claims, &out,
 					       pl->err);
 				snprintf(why, sizeof(why), "%s",
-					 rc == 0 && !out.allocated ? out.reason : "does not fit");
+					 rc == 0 && !out.allocated ? out.reason
+					 : rc ? pl->err->msg : "does not fit");
 				alloc_outcome_free(&out);
-				if (rc)
+				if (rc == -ENOMEM)
 					return rc;
 			}
 		}
@@ -1843,6 +1865,7 @@ static void planner_free(struct planner *pl)
 	free(pl->global_claims);
 	free(pl->placed);
 	free(pl->shape_rep);
+	free(pl->shape_error);
 	plan_pods_free(&pl->pods);
 	cel_cache_free(pl->cel);
 }
@@ -1867,7 +1890,8 @@ int plan_run(struct model_set *set, const struct plan_options *opts,
 		goto out;
 	pl.placed = calloc(pl.pods.n_units + 1, sizeof(bool));
 	pl.shape_rep = calloc(pl.pods.n_shapes + 1, sizeof(size_t));
-	if (!pl.placed || !pl.shape_rep) {
+	pl.shape_error = calloc(pl.pods.n_shapes + 1, sizeof(*pl.shape_error));
+	if (!pl.placed || !pl.shape_rep || !pl.shape_error) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}

@@ -139,8 +139,10 @@ struct plan_result {
  * to the set. Errors: -EINVAL with a message naming the object for input
  * the planner cannot work with (a pod naming a claim or template that does
  * not exist is not an error: the pod is unschedulable with that reason),
- * -ENOMEM, and the allocator's fatal errors (CEL runtime error, unknown
- * class) prefixed with the pod. */
+ * and -ENOMEM. The allocator's errors for one pod (a CEL runtime error,
+ * an unknown class, its step budget) make that pod unschedulable with
+ * the error as its reason, as the scheduler fails such a pod; the rest is
+ * still planned. */
 int plan_run(struct model_set *set, const struct plan_options *opts,
 	     struct plan_result **out, struct dt_err *err);
 void plan_result_free(struct plan_result *r);
