@@ -398,6 +398,23 @@ static void test_selector_error_named(void)
 	loaded_free(&l);
 }
 
+static void test_allocator_error_fails_pod_only(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/existing-node.yaml",
+				     "tests/fixtures/plan/cel-error.yaml",
+				     "tests/fixtures/plan/two-small.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	u = find_uns(l.res, "default/divzero");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "division by zero"));
+	/* The other pods are still planned. */
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 2);
+	loaded_free(&l);
+}
+
 static void test_no_on_demand_offering(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/spot-only-pool.yaml", NULL);
@@ -462,6 +479,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_reasons),
 	      DT_TEST(test_no_efa_on_gpu_root),
 	      DT_TEST(test_selector_error_named),
+	      DT_TEST(test_allocator_error_fails_pod_only),
 	      DT_TEST(test_no_on_demand_offering),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_output_formats))
