@@ -93,6 +93,28 @@ if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" --node node-1; then
 	jq_is '.claims[0].allocation.devices.results[0].shareID != .claims[1].allocation.devices.results[0].shareID' 'true'
 fi
 
+# hwdb's slices of a p5.48xlarge (one GPU per PCIe root, driverVersion
+# node-uniform): two GPUs and an EFA on one root do not exist, one GPU does;
+# the driverVersion constraint holds among the GPUs of the node.
+if "$BIN" hwdb show p5.48xlarge -o yaml >"$TMP/p5.yaml" 2>/dev/null; then
+	if expect 3 "$BIN" allocate -f "$TMP/p5.yaml" "$FIX/claim-gpu-efa-root.yaml" \
+		--node p5.48xlarge; then
+		jq_is '.unallocatable | test("matchAttribute resource.kubernetes.io/pcieRoot")' 'true'
+	fi
+	sed 's/count: 2/count: 1/' "$FIX/claim-gpu-efa-root.yaml" >"$TMP/one.yaml"
+	if expect 0 "$BIN" allocate -f "$TMP/p5.yaml" "$TMP/one.yaml" --node p5.48xlarge; then
+		jq_is '[.claims[0].allocation.devices.results[] | .device]' '["gpu-0","efa-0"]'
+	fi
+	sed '/- matchAttribute: resource.kubernetes.io.pcieRoot/d' \
+		"$FIX/claim-gpu-efa-root.yaml" >"$TMP/two.yaml"
+	if expect 0 "$BIN" allocate -f "$TMP/p5.yaml" "$TMP/two.yaml" --node p5.48xlarge; then
+		jq_is '[.claims[0].allocation.devices.results[] | .device]' \
+			'["gpu-0","gpu-1","efa-0"]'
+	fi
+else
+	echo "allocate.sh: hwdb not in this build, skipping the p5.48xlarge cases" >&2
+fi
+
 # Fatal errors: unknown class, CEL runtime error.
 if expect 1 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-unknown-class.yaml" --node node-1; then
 	grep -q "claim default/lost, request gpu: could not retrieve device class tpu.example.com" \
