@@ -151,7 +151,7 @@ static bool parse_v6(const char *s, size_t len, uint8_t out[16], const char **wh
 		}
 		memmove(out + 16 - (k - ellipsis), out + ellipsis, (size_t)(k - ellipsis));
 		memset(out + ellipsis, 0, (size_t)(16 - k));
-	} else if (ellipsis >= 0 && ellipsis == k) {
+	} else if (ellipsis >= 0) {
 		*why = "the :: must expand to at least one field of zeros";
 		return false;
 	}
