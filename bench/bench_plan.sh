@@ -1,0 +1,27 @@
+#!/bin/bash
+# bench/bench_plan.sh [BUILD_DIR] [PODS NODES] - `dratopo plan` end to end (load,
+# validate, plan, print JSON) on the synthetic cluster bench_plan generates,
+# as pods and nodes double from 1/8 to the full size (default 10000 x 1000).
+# Prints wall and CPU seconds per size; bench_plan run splits load and plan.
+set -eu
+B="${1:-build}"
+PODS="${2:-10000}"
+NODES="${3:-1000}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+printf '%8s %7s %10s %9s %9s %8s\n' pods nodes "yaml MB" "wall s" "cpu s" growth
+prev=""
+for div in 8 4 2 1; do
+	p=$((PODS / div)); n=$((NODES / div))
+	"$B/bench/bench_plan" gen "$p" "$n" >"$TMP/cluster.yaml"
+	mb=$(awk -v s="$(stat -c %s "$TMP/cluster.yaml")" 'BEGIN { printf "%.1f", s / 1048576 }')
+	TIMEFORMAT='%R %U %S'
+	# exit 3 (some pod unschedulable) is a result, not a failure
+	{ time "$B/bin/dratopo" plan -f "$TMP/cluster.yaml" -o json >/dev/null 2>&1 ||
+		[ $? = 3 ]; } 2>"$TMP/time"
+	wall=$(awk '{ printf "%.3f", $1 }' "$TMP/time")
+	cpu=$(awk '{ printf "%.3f", $2 + $3 }' "$TMP/time")
+	growth=$([ -n "$prev" ] && awk -v a="$prev" -v b="$cpu" 'BEGIN { printf "%.2fx", (a > 0 ? b / a : 0) }' || echo -)
+	printf '%8d %7d %10s %9s %9s %8s\n' "$p" "$n" "$mb" "$wall" "$cpu" "$growth"
+	prev=$cpu
+done
