@@ -145,7 +145,7 @@ enum cel_nkind {
 /* Calls the evaluator treats specially (laziness, error absorption). */
 enum cel_special {
 	SP_NONE, SP_AND, SP_OR, SP_COND, SP_NOT_STRICTLY_FALSE, SP_INDEX, SP_OPT_INDEX,
-	SP_OPT_SELECT, SP_OR_VALUE, SP_OPT_OR, SP_IN, SP_EQ, SP_NE,
+	SP_OPT_SELECT, SP_OR_VALUE, SP_OPT_OR,
 	SP_APPEND,          /* comprehension accumulator: list append in place */
 	SP_MAP_INSERT,      /* comprehension accumulator: map insert in place */
 	SP_DYN, SP_TYPE,

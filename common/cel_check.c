@@ -485,13 +485,14 @@ static const char *special_names[] = {
 	[SP_AND] = "_&&_", [SP_OR] = "_||_", [SP_COND] = "_?_:_",
 	[SP_NOT_STRICTLY_FALSE] = "@not_strictly_false", [SP_INDEX] = "_[_]",
 	[SP_OPT_INDEX] = "_[?_]", [SP_OPT_SELECT] = "_?._", [SP_OR_VALUE] = "orValue",
-	[SP_OPT_OR] = "or", [SP_IN] = "@in", [SP_EQ] = "_==_", [SP_NE] = "_!=_",
+	[SP_OPT_OR] = "or",
 	[SP_APPEND] = "@append", [SP_MAP_INSERT] = "@map_insert", [SP_DYN] = "dyn",
 	[SP_TYPE] = "type",
 };
 
-static void format_args(struct checker *c, struct strbuf *sb, const struct cel_ctype **at,
-			uint32_t na, bool member)
+/* "(int, uint)" or, for member calls, "string.(int)" as cel-go prints them. */
+static void format_args(struct strbuf *sb, const struct cel_ctype **at, uint32_t na,
+			bool member)
 {
 	uint32_t i = 0;
 
@@ -507,7 +508,6 @@ static void format_args(struct checker *c, struct strbuf *sb, const struct cel_c
 		cel_type_print(sb, at[k]);
 	}
 	sb_putc(sb, ')');
-	(void)c;
 }
 
 static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
@@ -574,7 +574,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 			if (!is_dynish(at[i]) && at[i]->kind != CT_BOOL) {
 				struct strbuf sb = STRBUF_INIT;
 
-				format_args(c, &sb, at, na, false);
+				format_args(&sb, at, na, false);
 				cerr(c, n->pos, "found no matching overload for '%s' applied to '%s'",
 				     n->u.call.fn, sb_str(&sb));
 				sb_free(&sb);
@@ -585,7 +585,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 		if (c->typed && !is_dynish(at[0]) && at[0]->kind != CT_BOOL) {
 			struct strbuf sb = STRBUF_INIT;
 
-			format_args(c, &sb, at, na, false);
+			format_args(&sb, at, na, false);
 			cerr(c, n->pos, "found no matching overload for '_?_:_' applied to '%s'",
 			     sb_str(&sb));
 			sb_free(&sb);
@@ -678,7 +678,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 			n->u.call.ncands = 0;
 			return &cel_t_dyn;
 		}
-		format_args(c, &sb, at, na, member);
+		format_args(&sb, at, na, member);
 		cerr(c, n->pos, "found no matching overload for '%s' applied to '%s'",
 		     n->u.call.fn, sb_str(&sb));
 		sb_free(&sb);

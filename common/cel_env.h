@@ -10,9 +10,10 @@
  *   cel_eval(prog, vars, 1, ev, &out, &err);              // out lives in ev
  *
  * An environment is mutable until its first compile, then read-only (and
- * may be shared by threads). A program keeps a reference to nothing in the
- * environment but static tables, so the env may be freed first. Programs
- * are immutable; an evaluation (its arena) belongs to one thread.
+ * may be shared by threads). Programs point into their environment's
+ * overload tables, so the environment must outlive every program compiled
+ * in it (the DRA selector environment behind cel.h lives for the process).
+ * Programs are immutable; an evaluation (its arena) belongs to one thread.
  */
 #ifndef DT_CEL_ENV_H
 #define DT_CEL_ENV_H

@@ -51,8 +51,6 @@ typedef uint64_t (*cel_cost_fn)(const uint64_t *arg_sizes, size_t nargs,
 
 enum cel_overload_flags {
 	CEL_OV_MEMBER = 1 << 0,        /* called as receiver.name(args...) */
-	/* Arguments may be errors; the implementation handles them. */
-	CEL_OV_NONSTRICT = 1 << 1,
 };
 
 struct cel_overload {
