@@ -123,6 +123,47 @@ static void test_pool_and_pod_requirements(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "team"));
 }
 
+static void test_pool_gt_lt_on_type_labels(void)
+{
+	/* instance-gpu-count Gt 1 and instance-cpu Lt 64, against the labels
+	 * plan_type_labels writes for real-looking types. */
+	const char *one[] = { "1" }, *sixtyfour[] = { "64" }, *p5[] = { "p5" };
+	struct model_requirement reqs[] = {
+		req(PLAN_LABEL_GPU_COUNT, MODEL_OP_GT, "Gt", one, 1),
+		req(PLAN_LABEL_CPU, MODEL_OP_LT, "Lt", sixtyfour, 1),
+		req(PLAN_LABEL_FAMILY, MODEL_OP_NOT_IN, "NotIn", p5, 1),
+	};
+	struct hwdb_device gpus[4] = { { .name = "gpu-0" }, { .name = "gpu-1" },
+				       { .name = "gpu-2" }, { .name = "gpu-3" } };
+	struct hwdb_type g6_12 = { .name = "g6.12xlarge", .family = "g6", .arch = "amd64",
+				   .vcpu = 48, .memory_mib = 196608, .gpu_model = "NVIDIA L4",
+				   .gpus = gpus, .n_gpus = 4 };
+	struct hwdb_type g6_1 = g6_12, g6_48 = g6_12, p5_4 = g6_12;
+	struct model_kv kv[PLAN_MAX_TYPE_LABELS];
+	char vals[PLAN_MAX_TYPE_LABELS][PLAN_LABEL_VALUE_MAX], why[256];
+	size_t n;
+
+	g6_1.name = "g6.xlarge";
+	g6_1.vcpu = 4;
+	g6_1.n_gpus = 1;
+	g6_48.name = "g6.48xlarge";
+	g6_48.vcpu = 192;
+	p5_4.name = "p5.4xlarge";
+	p5_4.family = "p5";
+	p5_4.vcpu = 16;
+	n = plan_type_labels(&g6_12, "on-demand", kv, vals);
+	CU_ASSERT_TRUE(plan_pool_accepts(reqs, 3, kv, n, why, sizeof(why)));
+	n = plan_type_labels(&g6_1, "on-demand", kv, vals);
+	CU_ASSERT_FALSE(plan_pool_accepts(reqs, 3, kv, n, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, PLAN_LABEL_GPU_COUNT));
+	n = plan_type_labels(&g6_48, "on-demand", kv, vals);
+	CU_ASSERT_FALSE(plan_pool_accepts(reqs, 3, kv, n, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, PLAN_LABEL_CPU));
+	n = plan_type_labels(&p5_4, "on-demand", kv, vals);
+	CU_ASSERT_FALSE(plan_pool_accepts(reqs, 3, kv, n, why, sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "NotIn"));
+}
+
 static void test_taints(void)
 {
 	struct model_taint gpu = { .key = "nvidia.com/gpu", .effect = "NoSchedule" };
@@ -483,6 +524,7 @@ static void test_large_shape_is_fast_path(void)
 DT_SUITE_MAIN("plan_pack",
 	      DT_TEST(test_vset_operators),
 	      DT_TEST(test_pool_and_pod_requirements),
+	      DT_TEST(test_pool_gt_lt_on_type_labels),
 	      DT_TEST(test_taints),
 	      DT_TEST(test_kube_reserved),
 	      DT_TEST(test_node_allocatable),
