@@ -9,7 +9,7 @@
 
 #include "alloc_internal.h"
 
-#define CHUNK_MIN (16u << 10)
+#define CHUNK_MIN (4u << 10)
 
 struct alloc_mem_chunk {
 	struct alloc_mem_chunk *next;
