@@ -724,7 +724,10 @@ static void get_attributes(struct dec *d, const struct doc_node *dev, struct mod
 		size_t km = model_path_key(&d->path, p->key->text ? p->key->text : "");
 
 		a->name = dstrdup(d, p->key);
-		if (a->name && p->value->kind != DOC_NULL && is_map(d, p->value)) {
+		if (a->name && p->value->kind == DOC_NULL) {
+			/* name: null reads as an attribute without a value. */
+			report(d, NULL, "Invalid value: \"\": exactly one value must be specified");
+		} else if (a->name && is_map(d, p->value)) {
 			dec_attribute(d, p->value, a);
 			out->n_attributes++;
 		}
