@@ -4,11 +4,15 @@
  *
  * Clauses: %% %s %d %f %e %b %o %x %X, with an optional precision (.N) for
  * %f and %e (default 6). %s prints any value the way cel-go's string clause
- * does: strings and bytes as their text, doubles with the fewest digits
- * (NaN, Infinity, -Infinity), types by name, timestamps RFC 3339, durations
- * in seconds, lists as [a, b] and maps as {k: v} with entries sorted by
- * their printed key. %d also takes the non-finite doubles; %x and %X take
- * strings and bytes (hex of each byte). Errors are cel-go's messages. */
+ * does: strings and bytes as their text, doubles with the fewest digits in
+ * positional notation (NaN, Infinity, -Infinity), types by name, timestamps
+ * RFC 3339, durations in seconds, lists as [a, b] and maps as {k: v} with
+ * entries sorted by their printed key. %d also takes doubles; %x and %X take
+ * strings and bytes (hex of each byte). These are the semantics of cel-go's
+ * second formatter, which the cel-spec conformance suite (v0.25.1) tests;
+ * Kubernetes' strings v2 still runs the first one, which quotes strings
+ * inside lists and prints doubles there with six decimals. Errors are
+ * cel-go's messages. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +33,15 @@ static struct cel_value format_error(struct cel_ctx *ctx, const char *what,
 			  cel_value_type_name(v));
 }
 
-/* Doubles the shortest way that reads back, or cel-go's names for the
+/* Doubles as Go's strconv.FormatFloat(d, 'f', -1, 64) writes them: the
+ * fewest digits that read back, in positional notation (1e21 is
+ * "1000000000000000000000", 1e-7 is "0.0000001"); cel-go's names for the
  * non-finite ones. */
 static void put_double(struct strbuf *sb, double d)
 {
-	char buf[40];
+	char buf[48], digits[24];
+	int prec, exp, nd = 0, dp;
+	char *p;
 
 	if (isnan(d)) {
 		sb_puts(sb, "NaN");
@@ -43,12 +51,42 @@ static void put_double(struct strbuf *sb, double d)
 		sb_puts(sb, d > 0 ? "Infinity" : "-Infinity");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*e", prec, d);
 		if (strtod(buf, NULL) == d)
 			break;
 	}
-	sb_puts(sb, buf);
+	/* buf: [-]D[.DDD]e[+-]XX */
+	p = buf;
+	if (*p == '-') {
+		sb_putc(sb, '-');
+		p++;
+	}
+	for (; *p && *p != 'e'; p++)
+		if (*p != '.')
+			digits[nd++] = *p;
+	exp = atoi(p + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (nd == 1 && digits[0] == '0') {
+		sb_putc(sb, '0');
+		return;
+	}
+	dp = exp + 1;                   /* digits before the decimal point */
+	if (dp <= 0) {
+		sb_puts(sb, "0.");
+		for (int i = 0; i < -dp; i++)
+			sb_putc(sb, '0');
+		sb_append(sb, digits, (size_t)nd);
+	} else if (dp >= nd) {
+		sb_append(sb, digits, (size_t)nd);
+		for (int i = nd; i < dp; i++)
+			sb_putc(sb, '0');
+	} else {
+		sb_append(sb, digits, (size_t)dp);
+		sb_putc(sb, '.');
+		sb_append(sb, digits + dp, (size_t)(nd - dp));
+	}
 }
 
 static bool put_string_clause(struct cel_ctx *ctx, struct strbuf *sb, const struct cel_value *v,
@@ -225,7 +263,7 @@ static struct cel_value put_clause(struct cel_ctx *ctx, struct strbuf *sb, char 
 					    "durations, and timestamps", v);
 		return cel_null();
 	case 'd':
-		if (v->kind == CEL_DOUBLE && !isfinite(v->v.d)) {
+		if (v->kind == CEL_DOUBLE) {
 			put_double(sb, v->v.d);
 			return cel_null();
 		}

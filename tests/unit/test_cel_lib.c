@@ -390,6 +390,11 @@ static void test_format(void)
 		{ "'%s'.format([type(1)])", "\"int\"" },
 		{ "'%s'.format([quantity('1Gi')])", "\"quantity(\\\"1Gi\\\")\"" },
 		{ "'%d'.format([double('nan')])", "\"NaN\"" },
+		{ "'%d'.format([2.5])", "\"2.5\"" },
+		{ "'%s %s %s %s'.format([1e21, 1e-7, 1.0, -0.0])",
+		  "\"1000000000000000000000 0.0000001 1 -0\"" },
+		{ "'%s'.format([123456789.125])", "\"123456789.125\"" },
+		{ "'%s'.format([0.1 + 0.2])", "\"0.30000000000000004\"" },
 		{ "'%f'.format([double('-inf')])", "\"-Infinity\"" },
 		{ "'%d %d'.format([1])", "error: index 1 out of range" },
 		{ "'%a'.format([1])", "error: could not parse formatting clause: "
