@@ -564,7 +564,6 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 {
 	struct dt_err e;
 	const char *ccs;
-	struct plan_vset ct;
 	bool has_ct = false;
 
 	p->obj = o;
@@ -601,7 +600,6 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 			p->spot = p->spot && plan_vset_has(&r, "spot");
 		}
 	}
-	(void)ct;
 	ccs = p->nc ? annotation(&p->nc->meta, "karpenter.k8s.aws/nvidia-consumable-capacity")
 		    : NULL;
 	if (hwdb_cc_parse(ccs, &p->cc, &e)) {
@@ -1332,8 +1330,11 @@ static int plan_new_nodes(struct planner *pl)
 			count[s]++;
 			pending++;
 		}
-		if (!pending)
+		if (!pending) {
+			if (round == 0)
+				pl->res->optimal = true;    /* nothing to launch */
 			break;
+		}
 		for (size_t s = 0; s < ns; s++)
 			for (size_t c = 0; c < nc; c++) {
 				char why[512];
