@@ -58,12 +58,27 @@ static int64_t floor_div(int64_t a, int64_t b)
 
 /* ---- zones ---- */
 
+/* A POSIX TZ rule date: Jn (1-365, no Feb 29), n (0-365) or Mm.w.d. */
+struct tz_date {
+	char kind;                 /* 'J', 'N', 'M' */
+	int n, m, w, d;
+	int32_t time;              /* local time of day of the change, seconds */
+};
+
+/* The TZif footer rule, for instants after the last transition. */
+struct tz_rule {
+	bool valid, has_dst;
+	int32_t std_off, dst_off;  /* UTC offsets, seconds east */
+	struct tz_date start, end;
+};
+
 struct zone {
 	char name[64];
 	int32_t n;                 /* transitions */
 	int64_t *at;               /* transition instants (UTC seconds) */
 	int32_t *off;              /* offset in effect from at[i] */
 	int32_t off0;              /* before the first transition */
+	struct tz_rule rule;
 };
 
 static pthread_mutex_t zone_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -78,6 +93,165 @@ static uint32_t be32(const unsigned char *p)
 static int64_t be64(const unsigned char *p)
 {
 	return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
+}
+
+/* ---- POSIX TZ rules ("EST5EDT,M3.2.0,M11.1.0") ---- */
+
+static bool tz_name(const char **p)
+{
+	const char *s = *p;
+
+	if (*s == '<') {
+		while (*s && *s != '>')
+			s++;
+		if (*s != '>')
+			return false;
+		*p = s + 1;
+		return true;
+	}
+	while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))
+		s++;
+	if (s == *p)
+		return false;
+	*p = s;
+	return true;
+}
+
+/* [+-]hh[:mm[:ss]] in seconds (hours up to 167 for rule times). */
+static bool tz_hms(const char **p, int32_t *out)
+{
+	const char *s = *p;
+	int sign = 1, part[3] = { 0, 0, 0 };
+
+	if (*s == '+' || *s == '-')
+		sign = *s++ == '-' ? -1 : 1;
+	for (int k = 0; k < 3; k++) {
+		int digits = 0;
+
+		if (k && *s != ':')
+			break;
+		if (k)
+			s++;
+		while (*s >= '0' && *s <= '9' && digits < 3) {
+			part[k] = part[k] * 10 + (*s++ - '0');
+			digits++;
+		}
+		if (!digits)
+			return false;
+	}
+	*out = sign * (part[0] * 3600 + part[1] * 60 + part[2]);
+	*p = s;
+	return true;
+}
+
+static bool tz_num(const char **p, int *out)
+{
+	int v = 0, digits = 0;
+
+	while (**p >= '0' && **p <= '9' && digits < 4) {
+		v = v * 10 + (*(*p)++ - '0');
+		digits++;
+	}
+	*out = v;
+	return digits > 0;
+}
+
+static bool tz_rule_date(const char **p, struct tz_date *d)
+{
+	d->time = 7200;           /* 02:00 by default */
+	if (**p == 'J') {
+		(*p)++;
+		d->kind = 'J';
+		if (!tz_num(p, &d->n) || d->n < 1 || d->n > 365)
+			return false;
+	} else if (**p == 'M') {
+		(*p)++;
+		d->kind = 'M';
+		if (!tz_num(p, &d->m) || *(*p)++ != '.' || !tz_num(p, &d->w) ||
+		    *(*p)++ != '.' || !tz_num(p, &d->d) || d->m < 1 || d->m > 12 ||
+		    d->w < 1 || d->w > 5 || d->d > 6)
+			return false;
+	} else {
+		d->kind = 'N';
+		if (!tz_num(p, &d->n) || d->n > 365)
+			return false;
+	}
+	if (**p == '/') {
+		(*p)++;
+		return tz_hms(p, &d->time);
+	}
+	return true;
+}
+
+static void tz_rule_parse(struct tz_rule *r, const char *s)
+{
+	int32_t v;
+
+	memset(r, 0, sizeof(*r));
+	if (!tz_name(&s) || !tz_hms(&s, &v))
+		return;
+	r->std_off = -v;          /* POSIX counts west of Greenwich */
+	if (*s) {
+		if (!tz_name(&s))
+			return;
+		r->dst_off = r->std_off + 3600;
+		if (*s && *s != ',') {
+			if (!tz_hms(&s, &v))
+				return;
+			r->dst_off = -v;
+		}
+		if (*s++ != ',' || !tz_rule_date(&s, &r->start) || *s++ != ',' ||
+		    !tz_rule_date(&s, &r->end) || *s)
+			return;
+		r->has_dst = true;
+	}
+	r->valid = true;
+}
+
+static bool is_leap(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Local seconds since the epoch at which the rule date falls in year y. */
+static int64_t tz_date_local(const struct tz_date *d, int64_t y)
+{
+	int64_t days;
+
+	if (d->kind == 'J')
+		days = days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
+	else if (d->kind == 'N')
+		days = days_from_civil(y, 1, 1) + d->n;
+	else {
+		static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+		int64_t first = days_from_civil(y, (unsigned)d->m, 1);
+		int wd = (int)(((first % 7) + 7 + 4) % 7);    /* 1970-01-01: Thursday */
+		int len = mdays[d->m - 1] + (d->m == 2 && is_leap(y));
+		int day = 1 + (d->d - wd + 7) % 7 + (d->w - 1) * 7;
+
+		while (day > len)
+			day -= 7;
+		days = first + day - 1;
+	}
+	return days * 86400 + d->time;
+}
+
+static int32_t tz_rule_offset(const struct tz_rule *r, int64_t t)
+{
+	int64_t y, start, end;
+	unsigned m, d;
+	bool dst;
+
+	if (!r->has_dst)
+		return r->std_off;
+	civil_from_days(floor_div(t + r->std_off, 86400), &y, &m, &d);
+	start = tz_date_local(&r->start, y) - r->std_off;
+	end = tz_date_local(&r->end, y) - r->dst_off;
+	if (start < end)
+		dst = t >= start && t < end;
+	else
+		dst = !(t >= end && t < start);      /* southern hemisphere */
+	return dst ? r->dst_off : r->std_off;
 }
 
 /* Parse a TZif file (version 2+ 64-bit section when present). */
@@ -133,6 +307,23 @@ static struct zone *zone_parse(const char *name, const unsigned char *b, size_t 
 		}
 		z->off0 = (int32_t)be32(types);
 	}
+	/* Version 2+: "\nTZ-rule\n" after the 64-bit data. */
+	if (tsize == 8) {
+		size_t body = cnt[3] * 8 + cnt[3] + cnt[4] * 6 + cnt[5] + cnt[2] * 12 + cnt[1] +
+			      cnt[0];
+		size_t at = off + 44 + body, e;
+		char rule[128];
+
+		if (at < len && b[at] == '\n') {
+			for (e = at + 1; e < len && b[e] != '\n' && e - at < sizeof(rule); e++)
+				;
+			if (e < len && b[e] == '\n') {
+				memcpy(rule, b + at + 1, e - at - 1);
+				rule[e - at - 1] = 0;
+				tz_rule_parse(&z->rule, rule);
+			}
+		}
+	}
 	return z;
 }
 
@@ -156,6 +347,9 @@ static int32_t zone_offset(const struct zone *z, int64_t t)
 {
 	int32_t lo = 0, hi = z->n;
 
+	/* After the last transition the footer rule decides (2037 and on). */
+	if (z->rule.valid && (z->n == 0 || t >= z->at[z->n - 1]))
+		return tz_rule_offset(&z->rule, t);
 	if (z->n == 0 || t < z->at[0])
 		return z->off0;
 	while (hi - lo > 1) {

@@ -234,6 +234,12 @@ static void test_time(void)
 		      "timestamp(\"2009-02-14T01:01:30Z\")");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('America/Los_Angeles')"), "15");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('+05:30')"), "5");
+	/* Past the zone file's table the POSIX rule applies (EDT in July). */
+	DT_ASSERT_STR(eval("timestamp('2050-07-01T12:00:00Z').getHours('America/New_York')"), "8");
+	DT_ASSERT_STR(eval("timestamp('2050-01-01T12:00:00Z').getHours('America/New_York')"), "7");
+	DT_ASSERT_STR(eval("timestamp('2050-01-01T12:00:00Z').getHours('Australia/Sydney')"), "23");
+	DT_ASSERT_STR(eval("timestamp('2050-07-01T12:00:00Z').getHours('Australia/Sydney')"), "22");
+	DT_ASSERT_STR(eval("timestamp('2050-07-01T12:00:00Z').getHours('Asia/Kolkata')"), "17");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getDayOfWeek()"), "5");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30.5Z').getMilliseconds()"), "500");
 	DT_ASSERT_STR(eval("duration('-1.5s')"), "duration(\"-1.5s\")");
