@@ -274,6 +274,20 @@ if expect 0 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-fit.yaml"; then
 		"shareIDs"
 fi
 expect 3 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-over.yaml"
+# -o yaml gives the claims with status.allocation: valid, and in use when
+# read back (gpu-0 then holds 70Gi of 80Gi: 10Gi still fits, 11Gi rounds to 20Gi)
+if expect 0 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-fit.yaml" -o yaml; then
+	cp "$TMP/out" "$TMP/allocated.yaml"
+	expect 0 "$BIN" validate -f "$TMP/allocated.yaml" && has "$TMP/out" '^ResourceClaim: 2 valid$' \
+		"allocate -o yaml validates"
+	for m in 10Gi 11Gi; do
+		sed "s/41Gi/$m/; s/too-big/next/" "$Q/alloc-shared-over.yaml" >"$TMP/next.yaml"
+		want=0
+		[ "$m" = 11Gi ] && want=3
+		expect "$want" "${A[@]}" "${S[@]}" -f "$TMP/allocated.yaml" -f "$TMP/next.yaml" ||
+			fail "allocated claims read back: $m"
+	done
+fi
 
 # ---- plan ----
 
@@ -321,6 +335,12 @@ fi
 if expect 3 "$BIN" plan -o table -f "$Q/plan-unschedulable.yaml"; then
 	[ "$(grep -c '^unschedulable ' "$TMP/out")" = 3 ] || fail "table: 3 unschedulable rows"
 fi
+expect 0 "$BIN" plan -o json -f "$Q/plan-gpu-memory.yaml" &&
+	jqis '[.nodeClaims[] | [.instanceType, (.pods | length)]]' '[["g6e.xlarge",2],["g6e.xlarge",2]]' \
+		"GPU memory sharing packs two 20Gi pods per L40S"
+expect 0 "$BIN" plan -o json -f "$Q/plan-init-containers.yaml" &&
+	jqis '[.nodeClaims[] | [.instanceType, .pods]]' '[["g5g.16xlarge",["default/with-init"]]]' \
+		"init container requests; bound pod not planned"
 if expect 3 "$BIN" plan -o json -f "$Q/plan-missing-refs.yaml"; then
 	jqis '.unschedulable | map([.pod, .reason])' \
 		'[["ml/no-claim","resourceClaim ml/does-not-exist not found"],["ml/wrong-ns","resourceClaimTemplate ml/one-gpu not found"]]' \
