@@ -18,6 +18,9 @@
 
 enum { R_FAIL = 0, R_DONE = 1, R_MAXSIZE = 2 };
 
+/* "NS/NAME": a namespace (63) and a name (253) with room to spare. */
+#define CLAIM_NAME_MAX 320
+
 struct sreq {
 	const char *name;               /* "req" or "req/sub" */
 	const char *main, *sub;
@@ -47,12 +50,12 @@ struct sresult {
 
 struct sclaim {
 	const struct model_object *obj;
-	char name_buf[320];             /* "NS/NAME", formatted on first use */
+	char *name_buf;                 /* "NS/NAME", formatted on first use */
 	struct sentry *reqs;
 	size_t n_reqs;
 	struct aconstraint *cons;
 	size_t n_cons;
-	struct sresult res[ALLOC_MAX_RESULTS];
+	struct sresult *res;            /* ALLOC_MAX_RESULTS, not zeroed */
 	size_t n_res;
 };
 
@@ -63,7 +66,7 @@ static const char *cname(const struct sclaim *cl)
 	struct sclaim *w = (struct sclaim *)cl;
 
 	if (!w->name_buf[0])
-		snprintf(w->name_buf, sizeof(w->name_buf), "%s/%s",
+		snprintf(w->name_buf, CLAIM_NAME_MAX, "%s/%s",
 			 cl->obj->meta.ns ? cl->obj->meta.ns : "default",
 			 cl->obj->meta.name ? cl->obj->meta.name : "");
 	return w->name_buf;
@@ -433,6 +436,11 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 	int rc;
 
 	cl->obj = o;
+	cl->res = alloc_mem_raw(S->mem, ALLOC_MAX_RESULTS * sizeof(*cl->res));
+	cl->name_buf = alloc_mem_raw(S->mem, CLAIM_NAME_MAX);
+	if (!cl->res || !cl->name_buf)
+		return dt_err_set(S->err, -ENOMEM, "out of memory");
+	cl->name_buf[0] = '\0';
 	if (o->kind != MODEL_RESOURCE_CLAIM)
 		return dt_err_set(S->err, -EINVAL, "claim %s: not a ResourceClaim", cname(cl));
 	if (spec->n_requests > ALLOC_MAX_RESULTS)

@@ -23,6 +23,7 @@ struct alloc_mem {
 
 struct alloc_mem *alloc_mem_new(void);
 void *alloc_mem_get(struct alloc_mem *m, size_t size);          /* zeroed; NULL on OOM */
+void *alloc_mem_raw(struct alloc_mem *m, size_t size);          /* not zeroed */
 char *alloc_mem_strdup(struct alloc_mem *m, const char *s);
 /* Forget everything allocated, keeping one chunk for reuse. */
 void alloc_mem_reset(struct alloc_mem *m);

@@ -22,7 +22,7 @@ struct alloc_mem *alloc_mem_new(void)
 	return calloc(1, sizeof(struct alloc_mem));
 }
 
-void *alloc_mem_get(struct alloc_mem *m, size_t size)
+void *alloc_mem_raw(struct alloc_mem *m, size_t size)
 {
 	struct alloc_mem_chunk *c = m->chunks;
 	const size_t align = sizeof(max_align_t);
@@ -46,7 +46,15 @@ void *alloc_mem_get(struct alloc_mem *m, size_t size)
 	}
 	p = (char *)c->data + c->used;
 	c->used += need;
-	memset(p, 0, size);
+	return p;
+}
+
+void *alloc_mem_get(struct alloc_mem *m, size_t size)
+{
+	void *p = alloc_mem_raw(m, size);
+
+	if (p)
+		memset(p, 0, size);
 	return p;
 }
 
