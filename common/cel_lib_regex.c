@@ -407,6 +407,8 @@ static struct re_slot *compile_re(struct cel_ctx *ctx, const struct cel_value *p
 				  (int)len, re);
 		return NULL;
 	}
+	/* JIT when the platform has it; pcre2_match falls back otherwise. */
+	(void)pcre2_jit_compile(s->code, PCRE2_JIT_COMPLETE);
 	s->md = pcre2_match_data_create_from_pattern(s->code, NULL);
 	if (!s->md) {
 		slot_clear(s);
