@@ -75,8 +75,9 @@ void cel_evaluation_free(struct cel_evaluation *ev);
 /* Runtime cost of the last evaluation. */
 uint64_t cel_evaluation_cost(const struct cel_evaluation *ev);
 
-/* Evaluate with vars indexed by declaration slot (missing trailing slots
- * are unbound: reading them is an error). *out stays valid until the next
+/* Evaluate with vars indexed by declaration slot (missing trailing slots,
+ * and slots whose kind is CEL_KIND_COUNT, are unbound: reading one is the
+ * runtime error "no such attribute: NAME"). *out stays valid until the next
  * cel_eval on ev or its free. Returns 0, -EDOM (runtime error, message in
  * err and *out is the CEL_ERROR value) or -ECANCELED (cost limit). */
 int cel_eval(const struct cel_program *p, const struct cel_value *vars, size_t n_vars,
