@@ -299,6 +299,27 @@ struct let {
 	int slot;
 };
 
+/* A CEL identifier that is not a keyword or reserved word (cel-spec). */
+static bool valid_ident(const char *s)
+{
+	static const char *const reserved[] = {
+		"true", "false", "null", "in", "as", "break", "const", "continue", "else",
+		"for", "function", "if", "import", "let", "loop", "package", "namespace",
+		"return", "var", "void", "while",
+	};
+
+	if (!s[0] || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (!strcmp(s, reserved[i]))
+			return false;
+	return true;
+}
+
 /* Evaluate "NAME=EXPR" as a constant expression. 0, or the exit code. */
 static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_sz)
 {
@@ -314,6 +335,10 @@ static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_
 	memcpy(name_buf, arg, nlen);
 	name_buf[nlen] = 0;
 	l->name = name_buf;
+	if (!valid_ident(name_buf)) {
+		fprintf(stderr, "dratopo cel eval: --let %s: not a CEL identifier\n", name_buf);
+		return CLI_EXIT_USAGE;
+	}
 	l->env = cel_env_new(CEL_ENV_STANDARD, &err);
 	if (!l->env) {
 		fprintf(stderr, "error: %s\n", err.msg);

@@ -95,6 +95,10 @@ run 0 --let x=40 --let 'name="gpu"' 'x + 2 == 42 && name.upperAscii() == "GPU"' 
 	[ "$(cat "$TMP/out")" = true ] || fail "--let: $(cat "$TMP/out" "$TMP/err")"
 run 0 --let 'l=[1, 2]' 'l.sum()' && [ "$(cat "$TMP/out")" = 3 ] || fail "--let list"
 run 2 --let novalue 'novalue' && stderr_has 'NAME=EXPR'
+run 2 --let '1x=3' 'true' && stderr_has 'not a CEL identifier'
+run 2 --let 'in=3' 'true' && stderr_has 'not a CEL identifier'
+run 2 --let x=1 --let x=2 'x' && stderr_has "already declared"
+run 2 --let device=1 'device'
 run 2 --let 'x=1 +' 'x' && stderr_has 'ERROR: <input>:1:4:'
 run 1 --let 'x=1 / 0' 'x' && stderr_has 'error: --let x: division by zero'
 
