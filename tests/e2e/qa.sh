@@ -341,6 +341,9 @@ expect 0 "$BIN" plan -o json -f "$Q/plan-gpu-memory.yaml" &&
 expect 0 "$BIN" plan -o json -f "$Q/plan-init-containers.yaml" &&
 	jqis '[.nodeClaims[] | [.instanceType, .pods]]' '[["g5g.16xlarge",["default/with-init"]]]' \
 		"init container requests; bound pod not planned"
+expect 0 "$BIN" plan -o json -f "$Q/plan-pool-limits.yaml" &&
+	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' \
+		'[["small","g6.xlarge"],["small","g6.xlarge"],["big","g6.xlarge"]]' "weight first, then limits"
 if expect 3 "$BIN" plan -o json -f "$Q/plan-missing-refs.yaml"; then
 	jqis '.unschedulable | map([.pod, .reason])' \
 		'[["ml/no-claim","resourceClaim ml/does-not-exist not found"],["ml/wrong-ns","resourceClaimTemplate ml/one-gpu not found"]]' \
