@@ -424,88 +424,87 @@ static bool query_unescape(struct cel_ctx *ctx, const char *s, size_t len,
 	return true;
 }
 
+/* Decode the query's key=value pairs into keys[] and vals[] (n_pairs
+ * slots); returns how many decoded, or SIZE_MAX when memory ran out. */
+static size_t decode_pairs(struct cel_ctx *ctx, const char *q, size_t qlen,
+			   struct cel_value *keys, struct cel_value *vals)
+{
+	size_t n = 0, start = 0;
+
+	while (qlen && start <= qlen) {
+		const char *amp = memchr(q + start, '&', qlen - start);
+		size_t end = amp ? (size_t)(amp - q) : qlen;
+		const char *pair = q + start, *eq;
+		size_t plen = end - start;
+
+		start = end + 1;
+		if (plen == 0 || memchr(pair, ';', plen))
+			continue;
+		eq = memchr(pair, '=', plen);
+		vals[n] = cel_string("", 0);
+		if (!query_unescape(ctx, pair, eq ? (size_t)(eq - pair) : plen, &keys[n]))
+			continue;
+		if (eq && !query_unescape(ctx, eq + 1, plen - (size_t)(eq + 1 - pair), &vals[n]))
+			continue;
+		if (cel_is_error(&keys[n]) || cel_is_error(&vals[n]))
+			return SIZE_MAX;
+		n++;
+	}
+	return n;
+}
+
+/* url.Query(): each distinct key, in first-seen order, with its values in
+ * order. Grouping compares pairs, so it is charged per comparison. */
 FN(fn_query)
 {
 	const struct url_parts *u = arg_url(&a[0]);
 	const char *q = u->query ? u->query : "";
-	size_t qlen = u->query_len, n_pairs = 1, n_keys = 0;
-	struct cel_value *keys, *vals, *pk, r;
-	size_t *counts;
+	size_t qlen = u->query_len, n_pairs = 1, n_dec, n_keys = 0;
+	struct cel_value *pk, *pv, *keys, *vals, r;
+	bool *taken;
 
 	(void)n;
 	for (size_t i = 0; i < qlen; i++)
 		n_pairs += q[i] == '&';
-	pk = cel_alloc(ctx, n_pairs * sizeof(*pk));
-	counts = cel_alloc(ctx, n_pairs * sizeof(*counts));
-	if (!pk || !counts)
+	pk = cel_alloc(ctx, 2 * n_pairs * sizeof(*pk));
+	taken = cel_alloc(ctx, n_pairs * sizeof(*taken));
+	if (!pk || !taken)
 		return cel_error_oom(ctx);
-	/* First pass: the distinct keys in first-seen order, and their counts. */
-	for (size_t start = 0; start <= qlen && qlen;) {
-		const char *amp = memchr(q + start, '&', qlen - start);
-		size_t end = amp ? (size_t)(amp - q) : qlen;
-		const char *pair = q + start, *eq;
-		size_t plen = end - start;
-		struct cel_value k, v = cel_string("", 0);
+	pv = pk + n_pairs;
+	n_dec = decode_pairs(ctx, q, qlen, pk, pv);
+	if (n_dec == SIZE_MAX)
+		return cel_error_oom(ctx);
+	memset(taken, 0, n_pairs * sizeof(*taken));
+	for (size_t i = 0; i < n_dec; i++) {
+		bool seen = false;
 
-		start = end + 1;
-		if (plen == 0 || memchr(pair, ';', plen))
-			continue;
-		eq = memchr(pair, '=', plen);
-		if (!query_unescape(ctx, pair, eq ? (size_t)(eq - pair) : plen, &k))
-			continue;
-		if (eq && !query_unescape(ctx, eq + 1, plen - (size_t)(eq + 1 - pair), &v))
-			continue;
-		if (cel_is_error(&k) || cel_is_error(&v))
-			return cel_error_oom(ctx);
-		{
-			size_t j = 0;
-
-			while (j < n_keys && !cel_value_equal(&pk[j], &k))
-				j++;
-			if (j == n_keys) {
-				pk[n_keys] = k;
-				counts[n_keys++] = 0;
-			}
-			counts[j]++;
-		}
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = cel_value_equal(&pk[j], &pk[i]);
+		n_keys += !seen;
 	}
-	/* Second pass: build the value lists. */
+	cel_cost_add(ctx, n_dec * n_dec / 10);
 	r = cel_map_new(ctx, n_keys, &keys, &vals);
 	if (!keys)
 		return r;
-	for (size_t j = 0; j < n_keys; j++) {
-		struct cel_value *items;
-		struct cel_value l = cel_list_new(ctx, counts[j], &items);
+	for (size_t i = 0, k = 0; i < n_dec; i++) {
+		struct cel_value *items, l;
+		size_t count = 0;
 
+		if (taken[i])
+			continue;
+		for (size_t j = i; j < n_dec; j++)
+			count += cel_value_equal(&pk[j], &pk[i]);
+		l = cel_list_new(ctx, count, &items);
 		if (!items)
 			return l;
-		keys[j] = pk[j];
-		vals[j] = l;
-		((struct cel_list *)l.v.list)->len = 0;
-	}
-	for (size_t start = 0; start <= qlen && qlen;) {
-		const char *amp = memchr(q + start, '&', qlen - start);
-		size_t end = amp ? (size_t)(amp - q) : qlen;
-		const char *pair = q + start, *eq;
-		size_t plen = end - start;
-		struct cel_value k, v = cel_string("", 0);
-
-		start = end + 1;
-		if (plen == 0 || memchr(pair, ';', plen))
-			continue;
-		eq = memchr(pair, '=', plen);
-		if (!query_unescape(ctx, pair, eq ? (size_t)(eq - pair) : plen, &k))
-			continue;
-		if (eq && !query_unescape(ctx, eq + 1, plen - (size_t)(eq + 1 - pair), &v))
-			continue;
-		for (size_t j = 0; j < n_keys; j++) {
-			if (cel_value_equal(&keys[j], &k)) {
-				struct cel_list *l = (struct cel_list *)vals[j].v.list;
-
-				((struct cel_value *)l->items)[l->len++] = v;
-				break;
+		count = 0;
+		for (size_t j = i; j < n_dec; j++)
+			if (!taken[j] && cel_value_equal(&pk[j], &pk[i])) {
+				items[count++] = pv[j];
+				taken[j] = true;
 			}
-		}
+		keys[k] = pk[i];
+		vals[k++] = l;
 	}
 	return r;
 }

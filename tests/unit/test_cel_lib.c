@@ -274,6 +274,8 @@ static void test_url(void)
 		{ "url('https://example.com/?k=a&k=b+c&j=%41').getQuery()",
 		  "{\"k\": [\"a\", \"b c\"], \"j\": [\"A\"]}" },
 		{ "url('https://example.com/').getQuery()", "{}" },
+		{ "url('https://e.com/?x=1&y=a+b&x=%zz&x=3&&z&y=&q=%41;b').getQuery()",
+		  "{\"x\": [\"1\", \"3\"], \"y\": [\"a b\", \"\"], \"z\": [\"\"]}" },
 		{ "url('/relative/path').getScheme()", "\"\"" },
 		{ "url('/relative/path').getEscapedPath()", "\"/relative/path\"" },
 		{ "isURL('https://example.com/')", "true" },
