@@ -57,6 +57,7 @@ struct sclaim {
 	size_t n_cons;
 	struct sresult *res;            /* ALLOC_MAX_RESULTS, not zeroed */
 	size_t n_res;
+	uint64_t min_free;              /* free devices it needs at least */
 };
 
 /* "NS/NAME" of a claim, for messages: formatted only when one is needed,
@@ -306,6 +307,10 @@ static int alloc_one(struct search *S, size_t c, size_t q, size_t s, uint32_t d,
 
 		if (!pool_usable(S->ctx, dev))
 			continue;
+		/* In use: skipped before its selectors run, as the scheduler
+		 * does (so a CEL error on a taken device is not raised). */
+		if (!rq->admin && !S->ctx->devs[dev].allow_multi && S->st->n_alloc[dev])
+			continue;
 		r = selectable(S, cl, rq, dev, &ok);
 		if (r < 0)
 			return r;
@@ -457,7 +462,7 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 		const struct model_device_request *dr = &spec->requests[i];
 		struct sentry *e = &cl->reqs[i];
 		const char *name = dr->name ? dr->name : "";
-		uint64_t min = UINT64_MAX;
+		uint64_t min = UINT64_MAX, min_free = UINT64_MAX;
 
 		if (dr->exactly && dr->n_first_available)
 			return dt_err_set(S->err, -EINVAL, "claim %s, request %s: exactly and "
@@ -485,8 +490,11 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 				return rc;
 			if (e->subs[k].num < min)
 				min = e->subs[k].num;
+			if ((e->subs[k].admin ? 0 : e->subs[k].num) < min_free)
+				min_free = e->subs[k].admin ? 0 : e->subs[k].num;
 		}
 		min_devices += min;
+		cl->min_free += min_free;
 	}
 	if (min_devices > ALLOC_MAX_RESULTS)
 		return dt_err_set(S->err, -E2BIG, "claim %s: number of requested devices %llu "
@@ -877,6 +885,7 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	      struct alloc_outcome *out, struct dt_err *err)
 {
 	struct search S;
+	uint64_t needed;
 	int rc = 0, r;
 
 	out->allocated = false;
@@ -911,7 +920,17 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 		if (rc)
 			goto out;
 	}
-	r = alloc_one(&S, 0, 0, 0, 0, false, 0);
+	/* A node without enough free exclusive devices cannot help: skip
+	 * the search (a full node in the planner's scan is the common case,
+	 * and asking for n devices where n-1 are free would otherwise walk
+	 * every subset). Shared devices serve any number of requests. */
+	needed = 0;
+	for (size_t c = 0; c < n_claims; c++)
+		needed += S.claims[c].min_free;
+	if (!ctx->n_shared_target && needed > ctx->n_target - S.st->n_busy)
+		r = R_FAIL;
+	else
+		r = alloc_one(&S, 0, 0, 0, 0, false, 0);
 	out->steps = S.steps;
 	if (r < 0) {
 		rc = r;

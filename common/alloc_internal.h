@@ -112,6 +112,8 @@ struct alloc_ctx {
 	size_t n_pools;
 	struct adev *devs;
 	size_t n_devs;
+	size_t n_target;                 /* devices that target the node */
+	size_t n_shared_target;          /* of those, allowing multiple allocations */
 	struct acounter *counters;
 	size_t n_counters;
 	struct aconsume *cons;
@@ -137,6 +139,7 @@ struct alloc_ctx {
 struct alloc_state {
 	const struct alloc_ctx *ctx;
 	uint32_t *n_alloc;               /* per device: allocations (exclusive: 0/1) */
+	size_t n_busy;                   /* exclusive devices of the node in use */
 	struct quantity *cap_used;       /* per capacity slot (shared devices) */
 	struct quantity *counter_used;   /* per counter */
 };

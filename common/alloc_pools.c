@@ -602,6 +602,10 @@ static int add_pool(struct alloc_ctx *ctx, struct gpool *g)
 		}
 	}
 	p->n_dev = (uint32_t)ctx->n_devs - p->dev_first;
+	for (uint32_t k = p->dev_first; k < ctx->n_devs; k++) {
+		ctx->n_target += ctx->devs[k].targets_node;
+		ctx->n_shared_target += ctx->devs[k].targets_node && ctx->devs[k].allow_multi;
+	}
 	ctx->n_pools++;
 	rc = 0;
 out:

@@ -51,6 +51,7 @@ int alloc_state_copy(struct alloc_state *dst, const struct alloc_state *src)
 	if (!dst || !src || dst->ctx != src->ctx)
 		return -EINVAL;
 	memcpy(dst->n_alloc, src->n_alloc, state_bytes(src->ctx, &cap_off, &cnt_off));
+	dst->n_busy = src->n_busy;
 	return 0;
 }
 
@@ -59,6 +60,7 @@ void alloc_state_clear(struct alloc_state *s)
 	size_t cap_off, cnt_off;
 
 	memset(s->n_alloc, 0, state_bytes(s->ctx, &cap_off, &cnt_off));
+	s->n_busy = 0;
 }
 
 struct alloc_state *alloc_state_clone(const struct alloc_state *src)
@@ -78,10 +80,20 @@ void alloc_state_free(struct alloc_state *s)
 	free(s);
 }
 
+/* An exclusive device of the node that is taken counts as busy. */
+static bool counts_busy(const struct alloc_state *s, uint32_t dev)
+{
+	const struct adev *d = &s->ctx->devs[dev];
+
+	return d->targets_node && !d->allow_multi;
+}
+
 void alloc_state_take(struct alloc_state *s, uint32_t dev, const struct quantity *consumed)
 {
-	if (s->n_alloc[dev] == 0)
+	if (s->n_alloc[dev] == 0) {
 		alloc_counters_apply(s, dev, 1);
+		s->n_busy += counts_busy(s, dev);
+	}
 	s->n_alloc[dev]++;
 	if (consumed)
 		alloc_capacity_apply(s, dev, consumed, 1);
@@ -91,8 +103,10 @@ void alloc_state_release(struct alloc_state *s, uint32_t dev, const struct quant
 {
 	if (consumed)
 		alloc_capacity_apply(s, dev, consumed, -1);
-	if (s->n_alloc[dev] && --s->n_alloc[dev] == 0)
+	if (s->n_alloc[dev] && --s->n_alloc[dev] == 0) {
 		alloc_counters_apply(s, dev, -1);
+		s->n_busy -= counts_busy(s, dev);
+	}
 }
 
 int alloc_state_add_allocation(struct alloc_state *s, const struct model_allocation *a,

@@ -125,29 +125,69 @@ static void test_state_in_use_commit_rollback(void)
 	ta_done(&t);
 }
 
-/* Asking for n+1 devices of n visits every subset once: 2^n steps, where
- * permutations would take sum n!/(n-j)!. */
+/* n devices, the last lacking the attribute a matchAttribute constraint
+ * needs, and a request for all n: every device is free (so nothing
+ * rejects the node up front), but no choice works. */
+static void unsatisfiable_pool(struct ta *t, int n)
+{
+	struct model_object *s = ta_slice(t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	struct model_object *c;
+	char name[32];
+
+	for (int i = 0; i < n; i++) {
+		struct model_device *d;
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d = ta_device(t, s, name);
+		if (i < n - 1)
+			ta_attr_int(t, s, d, "numa", 0);
+	}
+	ta_class(t, "class-a", NULL);
+	c = ta_claim(t, "claim-0");
+	ta_request(t, c, "req-0", "class-a", n);
+	ta_constraint(t, c, D "/numa", false, NULL);
+}
+
+/* The search visits every subset of the n-1 usable devices exactly once
+ * (2^(n-1) steps), where permutations would take sum m!/(m-j)! (m = n-1). */
 static void test_combinations_not_permutations(void)
 {
-	for (int n = 1; n <= 8; n++) {
+	for (int n = 2; n <= 9; n++) {
 		uint64_t perms = 1, term = 1;
+		int m = n - 1;
 		struct ta t;
 
-		for (int j = 1; j <= n; j++) {
-			term *= (uint64_t)(n - j + 1);
+		for (int j = 1; j <= m; j++) {
+			term *= (uint64_t)(m - j + 1);
 			perms += term;
 		}
 		ta_init(&t);
-		pool_of(&t, n);
-		ta_class(&t, "class-a", NULL);
-		ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", n + 1);
+		unsatisfiable_pool(&t, n);
 		CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
 		CU_ASSERT_FALSE(t.out.allocated);
-		CU_ASSERT_EQUAL(t.out.steps, (uint64_t)1 << n);
-		if (n > 2)
+		CU_ASSERT_EQUAL(t.out.steps, (uint64_t)1 << m);
+		if (m > 2)
 			CU_ASSERT(t.out.steps < perms);
 		ta_done(&t);
 	}
+}
+
+/* Asking for more devices than are free is answered without a search
+ * (the scheduler would walk every subset: issue #131730). */
+static void test_too_few_free_devices_is_immediate(void)
+{
+	struct ta t;
+
+	ta_init(&t);
+	pool_of(&t, 30);
+	ta_class(&t, "class-a", NULL);
+	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 31);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_EQUAL(t.out.steps, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "31 devices of class class-a requested, "
+				      "30 of the node's 30 devices match"));
+	ta_done(&t);
 }
 
 /* Backtracking: the first choice for req-0 blocks req-1 through a
@@ -184,9 +224,7 @@ static void test_step_budget(void)
 	struct ta t;
 
 	ta_init(&t);
-	pool_of(&t, 20);
-	ta_class(&t, "class-a", NULL);
-	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 21);
+	unsatisfiable_pool(&t, 20);
 	CU_ASSERT_EQUAL_FATAL(ta_ctx(&t, 1000), 0);
 	CU_ASSERT_EQUAL(ta_try(&t), -ETIME);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t.err.msg, "gave up after 1000 steps"));
@@ -1507,6 +1545,7 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_claims_share_nothing),
 	DT_TEST(test_state_in_use_commit_rollback),
 	DT_TEST(test_combinations_not_permutations),
+	DT_TEST(test_too_few_free_devices_is_immediate),
 	DT_TEST(test_backtracking),
 	DT_TEST(test_step_budget),
 	DT_TEST(test_result_limit),
