@@ -203,6 +203,23 @@ static struct cel_value ip_from_string(struct cel_ctx *ctx, const struct cel_val
 	return cel_null();
 }
 
+/* The prefix length after the slash: decimal, no leading zero, <= max. */
+static bool parse_bits(const char *d, const char *end, int max, int *bits)
+{
+	int v = 0;
+
+	if (d == end || (d[0] == '0' && end - d > 1))
+		return false;
+	for (; d < end; d++) {
+		if (*d < '0' || *d > '9' || v > max)
+			return false;
+		v = v * 10 + (*d - '0');
+	}
+	*bits = v;
+	return v <= max;
+}
+
+/* Kubernetes' parseCIDR over netip.ParsePrefix. */
 static struct cel_value prefix_from_string(struct cel_ctx *ctx, const struct cel_value *str,
 					   struct ip_prefix *p)
 {
@@ -223,28 +240,13 @@ static struct cel_value prefix_from_string(struct cel_ctx *ctx, const struct cel
 		return cel_errorf(ctx, "network address parse error during conversion from string: "
 				  "netip.ParsePrefix(\"%.*s\"): ParseAddr(\"%.*s\"): %s", n, s,
 				  (int)(slash - s), s, why);
-	{
-		const char *d = slash + 1, *end = s + len;
-		int bits = 0, max = p->addr.v6 ? 128 : 32;
-
-		if (d == end || (d[0] == '0' && end - d > 1))
-			goto bad_bits;
-		for (; d < end; d++) {
-			if (*d < '0' || *d > '9' || bits > max)
-				goto bad_bits;
-			bits = bits * 10 + (*d - '0');
-		}
-		if (bits > max)
-			goto bad_bits;
-		p->bits = bits;
-	}
+	if (!parse_bits(slash + 1, s + len, p->addr.v6 ? 128 : 32, &p->bits))
+		return cel_errorf(ctx, "network address parse error during conversion from string: "
+				  "netip.ParsePrefix(\"%.*s\"): bad bits after slash: \"%.*s\"",
+				  n, s, (int)(s + len - slash - 1), slash + 1);
 	if (is_4in6(&p->addr))
 		return cel_errorf(ctx, "IPv4-mapped IPv6 address \"%.*s\" is not allowed", n, s);
 	return cel_null();
-bad_bits:
-	return cel_errorf(ctx, "network address parse error during conversion from string: "
-			  "netip.ParsePrefix(\"%.*s\"): bad bits after slash: \"%.*s\"", n, s,
-			  (int)(s + len - slash - 1), slash + 1);
 }
 
 /* ---- printing ---- */
