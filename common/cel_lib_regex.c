@@ -182,6 +182,8 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 	const char *p = re, *end = re + len;
 	bool can_repeat = false;        /* the previous item may take a quantifier */
 	bool was_repeat = false;        /* the previous item was a quantifier */
+	const char *prev_op = NULL;     /* where that quantifier starts */
+	int depth = 0;                  /* open groups */
 	size_t adv;
 
 	while (p < end) {
@@ -228,9 +230,12 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 					}
 					q += adv;
 				} else if (*q == '[' && q + 1 < end && q[1] == ':') {
-					const char *e = strstr(q, ":]");
+					/* [:alpha:] */
+					const char *e = q + 2;
 
-					q = e && e < end ? e + 2 : q + 1;
+					while (e + 1 < end && !(e[0] == ':' && e[1] == ']'))
+						e++;
+					q = e + 1 < end ? e + 2 : q + 1;
 				} else {
 					q++;
 				}
@@ -254,13 +259,22 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 							show);
 					return false;
 				}
+				/* (?i) sets flags and opens nothing. */
+				depth += p[adv - 1] == ':' || p[adv - 1] == '>';
 				p += adv;
-				/* (?i) alone is not an operand. */
-				can_repeat = false;
 			} else {
+				depth++;
 				p++;
-				can_repeat = false;
 			}
+			can_repeat = false;
+			was_repeat = false;
+		} else if (c == ')') {
+			if (depth-- == 0) {
+				*err = re_error(ctx, "unexpected )", re, len);
+				return false;
+			}
+			p++;
+			can_repeat = true;
 			was_repeat = false;
 		} else if (c == '*' || c == '+' || c == '?' ||
 			   (c == '{' && parse_repeat(p, end, &adv, &bad))) {
@@ -271,9 +285,9 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 				return false;
 			}
 			if (was_repeat) {
-				/* a lazy '?' right after a quantifier is fine once */
-				*err = re_error(ctx, "invalid nested repetition operator", p - 1,
-						oplen + 1);
+				/* (a lazy '?' after a quantifier was consumed with it) */
+				*err = re_error(ctx, "invalid nested repetition operator", prev_op,
+						(size_t)(p - prev_op) + oplen);
 				return false;
 			}
 			if (!can_repeat) {
@@ -281,6 +295,7 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 						oplen);
 				return false;
 			}
+			prev_op = p;
 			p += oplen;
 			if (p < end && *p == '?')
 				p++;
@@ -292,6 +307,10 @@ static bool re2_check(struct cel_ctx *ctx, const char *re, size_t len, struct ce
 			was_repeat = false;
 			p++;
 		}
+	}
+	if (depth > 0) {
+		*err = re_error(ctx, "missing closing )", re, len);
+		return false;
 	}
 	return true;
 }
