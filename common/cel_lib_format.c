@@ -357,7 +357,7 @@ static struct cel_value fn_format(struct cel_ctx *ctx, const struct cel_value *a
 				       "only allowed with %%f and %%e");
 			break;
 		}
-		if (!strchr("sdfebxXo", *f)) {
+		if (!*f || !strchr("sdfebxXo", *f)) {
 			r = put_clause(ctx, &sb, *f, prec, NULL);
 			break;
 		}
