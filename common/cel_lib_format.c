@@ -307,6 +307,9 @@ static struct cel_value put_clause(struct cel_ctx *ctx, struct strbuf *sb, char 
 			sb_printf(sb, verb == 'f' ? "%.*f" : "%.*e", prec < 0 ? 6 : prec, d);
 		return cel_null();
 	default:
+		if ((unsigned char)verb < 0x20 || (unsigned char)verb >= 0x7f)
+			return cel_errorf(ctx, "could not parse formatting clause: unrecognized "
+					  "formatting clause \"\\x%02x\"", (unsigned char)verb);
 		return cel_errorf(ctx, "could not parse formatting clause: unrecognized formatting "
 				  "clause \"%c\"", verb);
 	}
