@@ -16,12 +16,3 @@ function(dt_model_link_deps)
 endfunction()
 cmake_language(DEFER CALL dt_model_link_deps)
 
-# `dratopo validate` calls cel_compile_selector through a weak reference so
-# that it builds without dt_cel; a weak reference alone does not pull the
-# object out of the static library, so ask the linker for it by name.
-function(dt_model_cli_wants_cel)
-  if(TARGET dratopo AND TARGET dt_cel)
-    target_link_options(dratopo PRIVATE "LINKER:-u,cel_compile_selector")
-  endif()
-endfunction()
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL dt_model_cli_wants_cel)

@@ -600,7 +600,13 @@ void model_set_free(struct model_set *s);
  * Unknown kinds and empty documents go to s->warnings (empty: not at all).
  * Returns 0, or a negative code for an unreadable file / out of memory
  * (then err says why and errs holds the file's message too). errs and err
- * may be NULL when the caller does not want the messages. */
+ * may be NULL when the caller does not want the messages.
+ *
+ * model_set_load_file reads a file, "-" (standard input) or a directory:
+ * a directory's *.yaml, *.yml and *.json files (not hidden ones, not
+ * recursively) in name order, as `kubectl apply -f DIR` does; a directory
+ * without any is an error. One unreadable file of a directory is reported
+ * and the others are still read (the first error code is returned). */
 int model_set_load_file(struct model_set *s, const char *path,
 			struct dt_diags *errs, struct dt_err *err);
 int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,

@@ -6,15 +6,21 @@
  * path and skipped, and decoding goes on, so one pass reports every
  * problem of a file. null counts as absent, as in the API's JSON decoding.
  * Every string and array is copied into the set's arena. */
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model_internal.h"
 #include "strbuf.h"
 
 /* Nesting of List inside List that we follow. */
 #define LIST_MAX_DEPTH 8
+/* Manifests read from one directory. */
+#define LOAD_DIR_MAX_FILES 100000
 
 struct dec {
 	struct model_set *set;
@@ -1652,15 +1658,13 @@ int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,
 	return rc;
 }
 
-int model_set_load_file(struct model_set *s, const char *path,
-			struct dt_diags *errs, struct dt_err *err)
+/* One manifest file (or "-"): its documents, in order. */
+static int load_one_file(struct model_set *s, const char *path, struct dt_diags *errs,
+			 struct dt_err *err)
 {
-	struct dt_err local;
 	struct doc_stream *st = NULL;
 	int rc;
 
-	if (!err)
-		err = &local;
 	rc = doc_load_file(path, &st, err);
 	if (rc) {
 		/* doc's messages name the file already when they can. */
@@ -1675,4 +1679,136 @@ int model_set_load_file(struct model_set *s, const char *path,
 	rc = model_set_add_stream(s, st, errs, err);
 	doc_stream_free(st);
 	return rc;
+}
+
+static bool is_manifest_name(const char *name)
+{
+	static const char *const exts[] = { ".yaml", ".yml", ".json" };
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return false;           /* hidden files, as kubectl's walk skips them */
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i]);
+
+		if (n > e && !strcmp(name + n - e, exts[i]))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of a directory's manifests, sorted; *out is malloc'd, as is
+ * each name. */
+static int list_manifests(const char *dir, char ***out, size_t *n_out, struct dt_err *err)
+{
+	DIR *dh = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!dh)
+		return dt_err_set(err, -errno, "%s: cannot read the directory: %s", dir,
+				  strerror(errno));
+	while ((de = readdir(dh))) {
+		if (!is_manifest_name(de->d_name))
+			continue;
+		if (n == LOAD_DIR_MAX_FILES) {
+			rc = dt_err_set(err, -E2BIG, "%s: more than %d manifests in the directory",
+					dir, LOAD_DIR_MAX_FILES);
+			goto out;
+		}
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char **nn = realloc(names, ncap * sizeof(*nn));
+
+			if (!nn)
+				goto oom;
+			names = nn;
+			cap = ncap;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto oom;
+		n++;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*out = names;
+	*n_out = n;
+	names = NULL;
+	goto out;
+oom:
+	rc = dt_err_set(err, -ENOMEM, "out of memory");
+out:
+	closedir(dh);
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* A directory as `kubectl apply -f DIR` reads it: its *.yaml, *.yml and
+ * *.json files in name order, not recursively. */
+static int load_dir(struct model_set *s, const char *dir, struct dt_diags *errs,
+		    struct dt_err *err)
+{
+	size_t len = strlen(dir);
+	bool slash = len && dir[len - 1] == '/';
+	char **names = NULL;
+	size_t n = 0;
+	int rc, first_rc = 0;
+
+	rc = list_manifests(dir, &names, &n, err);
+	if (!rc && !n)
+		rc = dt_err_set(err, -ENOENT, "%s: no manifests (*.yaml, *.yml, *.json) in the "
+				"directory", dir);
+	if (rc) {
+		if (errs)
+			dt_diags_add(errs, "%s", err->msg);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf path = STRBUF_INIT;
+
+		sb_printf(&path, "%s%s%s", dir, slash ? "" : "/", names[i]);
+		if (sb_error(&path)) {
+			sb_free(&path);
+			rc = dt_err_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = load_one_file(s, sb_str(&path), errs, err);
+		sb_free(&path);
+		if (rc == -ENOMEM)
+			goto out;
+		/* An unreadable file is in errs; go on with the others. */
+		if (rc && !first_rc)
+			first_rc = rc;
+		rc = 0;
+	}
+	rc = first_rc;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int model_set_load_file(struct model_set *s, const char *path,
+			struct dt_diags *errs, struct dt_err *err)
+{
+	struct dt_err local;
+	struct stat sb;
+
+	if (!err)
+		err = &local;
+	if (strcmp(path, "-") && !stat(path, &sb) && S_ISDIR(sb.st_mode))
+		return load_dir(s, path, errs, err);
+	return load_one_file(s, path, errs, err);
 }

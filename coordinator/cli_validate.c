@@ -17,11 +17,6 @@
 #include "model.h"
 #include "strbuf.h"
 
-/* dt_cel may be missing from a build; then selectors are not compiled. */
-int cel_compile_selector(const char *expr, size_t len, bool check_cost,
-			 struct cel_program **out, struct dt_err *err) __attribute__((weak));
-void cel_program_free(struct cel_program *p) __attribute__((weak));
-
 enum output { OUT_TEXT, OUT_JSON };
 
 static void usage(FILE *out)
@@ -48,8 +43,7 @@ static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void
 
 	(void)ctx;
 	rc = cel_compile_selector(expr, len, true, &p, &err);
-	if (p && cel_program_free)
-		cel_program_free(p);
+	cel_program_free(p);
 	if (!rc)
 		return 0;
 	if (strstr(err.msg, "cost limit")) {
@@ -61,10 +55,12 @@ static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void
 }
 
 /* Errors come in two passes (loading, then validation); users read them
- * per document, so order them by file, document and List item, keeping
- * the order within one object. */
+ * per document, so order them by file (as given; a directory's files by
+ * name), document and List item, keeping the order within one object. */
 struct keyed_msg {
 	size_t file, pos;
+	const char *name;               /* the message's file name, in msg */
+	size_t name_len;
 	long doc, item;
 	char *msg;
 };
@@ -72,14 +68,44 @@ struct keyed_msg {
 static int keyed_cmp(const void *pa, const void *pb)
 {
 	const struct keyed_msg *a = pa, *b = pb;
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c;
 
 	if (a->file != b->file)
 		return a->file < b->file ? -1 : 1;
+	c = memcmp(a->name, b->name, n);
+	if (c || a->name_len != b->name_len)
+		return c ? c : a->name_len < b->name_len ? -1 : 1;
 	if (a->doc != b->doc)
 		return a->doc < b->doc ? -1 : 1;
 	if (a->item != b->item)
 		return a->item < b->item ? -1 : 1;
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static void key_message(struct keyed_msg *k, const char *const *files, size_t n_files)
+{
+	const char *m = k->msg;
+
+	for (size_t f = 0; f < n_files; f++) {
+		size_t len = strlen(files[f]);
+		const char *doc;
+		char *end;
+
+		if (strncmp(m, files[f], len))
+			continue;
+		/* FILE: document N, or DIR/NAME: document N */
+		doc = strstr(m + len, ": document ");
+		if (!doc || (doc != m + len && m[len] != '/' && files[f][len - 1] != '/'))
+			continue;
+		k->file = f;
+		k->name = m;
+		k->name_len = (size_t)(doc - m);
+		k->doc = strtol(doc + 11, &end, 10);
+		if (!strncmp(end, ", item ", 7))
+			k->item = strtol(end + 7, NULL, 10);
+		return;
+	}
 }
 
 static void sort_by_document(struct dt_diags *errs, const char *const *files, size_t n_files)
@@ -89,25 +115,12 @@ static void sort_by_document(struct dt_diags *errs, const char *const *files, si
 	if (!k)
 		return;         /* unsorted is still correct */
 	for (size_t i = 0; i < errs->n; i++) {
-		const char *m = errs->msgs[i];
-
 		k[i].msg = errs->msgs[i];
 		k[i].pos = i;
 		k[i].file = n_files;
+		k[i].name = "";
 		k[i].item = -1;
-		for (size_t f = 0; f < n_files; f++) {
-			size_t len = strlen(files[f]);
-
-			if (!strncmp(m, files[f], len) && !strncmp(m + len, ": document ", 11)) {
-				char *end;
-
-				k[i].file = f;
-				k[i].doc = strtol(m + len + 11, &end, 10);
-				if (!strncmp(end, ", item ", 7))
-					k[i].item = strtol(end + 7, NULL, 10);
-				break;
-			}
-		}
+		key_message(&k[i], files, n_files);
 	}
 	if (errs->n > 1)
 		qsort(k, errs->n, sizeof(*k), keyed_cmp);
@@ -198,7 +211,7 @@ int cli_validate(int argc, char **argv)
 	bool in_files = false;
 	struct model_set *set = NULL;
 	struct dt_diags errs;
-	struct model_validate_opts opts = { 0 };
+	struct model_validate_opts opts = { .check_cel = check_cel };
 	int rc = CLI_EXIT_USAGE;
 
 	dt_diags_init(&errs);
@@ -276,8 +289,6 @@ int cli_validate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cel_compile_selector)
-		opts.check_cel = check_cel;
 	if (model_validate_set(set, &opts, &errs) < 0) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
 		rc = CLI_EXIT_FAIL;

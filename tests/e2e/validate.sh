@@ -55,9 +55,40 @@ for f in "$SEED"/*.yaml; do args+=(-f "$f"); done
 if expect 0 "$BIN" validate "${args[@]}"; then
 	same "$TMP/out" "$summary"
 fi
-# A directory is not a manifest (as for plan and allocate).
-if expect 1 "$BIN" validate -f "$SEED"; then
-	grep -q "^$SEED: " "$TMP/err" || fail "directory not named in the error"
+# A directory: its *.yaml, *.yml and *.json files in name order, not
+# recursively, not hidden ones (as kubectl apply -f DIR).
+mkdir -p "$TMP/dir/sub" "$TMP/empty"
+cp "$SEED/nodepool.yaml" "$TMP/dir/b.yml"
+cp "$SEED/large-gpu.yaml" "$TMP/dir/a.yaml"
+cp "$SEED/nodepool.yaml" "$TMP/dir/sub/c.yaml"
+cp "$SEED/nodepool.yaml" "$TMP/dir/.hidden.yaml"
+echo 'not: [a manifest' >"$TMP/dir/notes.txt"
+printf '{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "x"}}' \
+	>"$TMP/dir/c.json"
+if expect 0 "$BIN" validate -f "$TMP/dir"; then
+	same "$TMP/out" 'DeviceClass: 1 valid
+ResourceClaimTemplate: 1 valid
+Pod: 1 valid
+NodePool: 1 valid'
+fi
+# Errors of a directory's files come in name order, named by file.
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: "Bad"}\n' >"$TMP/dir/0.yaml"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: "Worse"}\n' >"$TMP/dir/z.yaml"
+if expect 1 "$BIN" validate -f "$TMP/dir/"; then
+	head -1 "$TMP/err" | grep -q "^$TMP/dir/0.yaml: document 1 (Pod default/Bad): metadata.name" ||
+		fail "directory: first file's error not first"
+	tail -1 "$TMP/err" | grep -q "^$TMP/dir/z.yaml: document 1 (Pod default/Worse): " ||
+		fail "directory: last file's error not last"
+fi
+for cmd in validate plan "allocate --node n"; do
+	# shellcheck disable=SC2086
+	expect 1 "$BIN" $cmd -f "$TMP/empty" &&
+		grep -q "^$TMP/empty: no manifests (\*.yaml, \*.yml, \*.json) in the directory" "$TMP/err" ||
+		fail "$cmd: empty directory not reported"
+done
+# plan reads a directory the same way.
+if expect 0 "$BIN" plan -o json -f "$TMP/dir/sub" -f "$TMP/dir/a.yaml"; then
+	grep -q '"nodeClaims"' "$TMP/out" || fail "plan -f DIR"
 fi
 # Standard input.
 if expect 0 "$BIN" validate -f - <"$SEED/large-gpu.yaml"; then

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_test.h"
 #include "model.h"
@@ -464,6 +465,42 @@ static void test_unreadable_file(void)
 	model_set_free(s);
 }
 
+/* A directory: its manifests in name order (strcmp: "10-" before "2-"),
+ * not hidden files, not subdirectories, not other extensions. */
+static void test_load_directory(void)
+{
+	static const char *const want[] = { "10-claim.yaml", "2-class.json", "3-pod.yml" };
+	char tmpl[] = "/tmp/test_model_dirXXXXXX";
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+	struct dt_err err;
+	char *empty;
+
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_set_load_file(s, dt_fixture("model/dir"), &errs, &err), 0);
+	dump(&errs);
+	CU_ASSERT_EQUAL(errs.n, 0);
+	CU_ASSERT_EQUAL_FATAL(s->n_objects, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const char *f = s->objects[i]->src.file;
+		const char *base = f ? strrchr(f, '/') : NULL;
+
+		DT_ASSERT_STR(base ? base + 1 : f, want[i]);
+		CU_ASSERT(f && strstr(f, "model/dir/") != NULL);
+	}
+	/* An empty directory is an error naming it. */
+	empty = mkdtemp(tmpl);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(empty);
+	CU_ASSERT_EQUAL(model_set_load_file(s, empty, &errs, &err), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(errs.n, 1);
+	CU_ASSERT(strncmp(errs.msgs[0], empty, strlen(empty)) == 0);
+	CU_ASSERT(strstr(errs.msgs[0], ": no manifests (*.yaml, *.yml, *.json) in the directory") != NULL);
+	CU_ASSERT_EQUAL(s->n_objects, 3);
+	rmdir(empty);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 /* ---- The malformed corpus ---- */
 
 static char *read_all(const char *path)
@@ -574,4 +611,5 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_built_in_code),
 	      DT_TEST(test_find_many),
 	      DT_TEST(test_unreadable_file),
+	      DT_TEST(test_load_directory),
 	      DT_TEST(test_malformed_corpus))
