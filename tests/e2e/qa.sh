@@ -143,11 +143,8 @@ for cmd in "validate" "plan" "allocate --node n"; do
 		# shellcheck disable=SC2086
 		expect 1 "$BIN" $cmd -f "$TMP/$f" && has "$TMP/err" "^$TMP/$f: document 1: " "$cmd $f"
 	done
-	# (validate reads a directory's manifests; plan and allocate do not yet)
-	if [ "$cmd" != validate ]; then
-		# shellcheck disable=SC2086
-		expect 1 "$BIN" $cmd -f "$TMP" && has "$TMP/err" "cannot read $TMP: Is a directory" "$cmd DIR"
-	fi
+	# shellcheck disable=SC2086
+	expect 1 "$BIN" $cmd -f "$TMP" && has "$TMP/err" "cannot read $TMP: Is a directory" "$cmd DIR"
 	# shellcheck disable=SC2086
 	expect 1 "$BIN" $cmd -f "$TMP/absent.yaml" && has "$TMP/err" "No such file or directory" "$cmd absent"
 done
@@ -344,6 +341,12 @@ expect 0 "$BIN" plan -o json -f "$Q/plan-init-containers.yaml" &&
 expect 0 "$BIN" plan -o json -f "$Q/plan-pool-limits.yaml" &&
 	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' \
 		'[["small","g6.xlarge"],["small","g6.xlarge"],["big","g6.xlarge"]]' "weight first, then limits"
+# a claim over the 32-result limit fails its pods only
+if expect 3 "$BIN" plan -o json -f "$Q/plan-over-limit.yaml"; then
+	jqis '[.nodeClaims[].pods | length] | add' 5 "Deployment and Job still planned"
+	jqis '.unschedulable | map(.pod)' '["team/train-0","team/train-1"]' "StatefulSet pods unschedulable"
+	jqis '[.unschedulable[].reason | test("exceeds the claim limit of 32")] | all' true "limit named"
+fi
 if expect 3 "$BIN" plan -o json -f "$Q/plan-missing-refs.yaml"; then
 	jqis '.unschedulable | map([.pod, .reason])' \
 		'[["ml/no-claim","resourceClaim ml/does-not-exist not found"],["ml/wrong-ns","resourceClaimTemplate ml/one-gpu not found"]]' \
