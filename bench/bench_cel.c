@@ -5,6 +5,8 @@
  *
  *   seed   the seed's selector, with the Kubernetes semver and quantity types
  *   plain  the same shape without them (what @bufbuild/cel can run too)
+ *   regex  productName matched with an RE2 pattern (the per-thread cache)
+ *   string productName lower-cased and split (arena-built strings)
  *
  * Each is compiled once and evaluated through cel_eval_selector, the path
  * the allocator takes, for about SECONDS of CPU time (default 1). Prints
@@ -26,6 +28,11 @@ static const char *const seed_expr =
 static const char *const plain_expr =
 	"device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA H200\""
 	" && device.attributes[\"gpu.nvidia.com\"].memoryMiB >= 102400";
+
+static const char *const regex_expr =
+	"device.attributes[\"gpu.nvidia.com\"].productName.matches(\"^NVIDIA H[0-9]+$\")";
+static const char *const string_expr =
+	"device.attributes[\"gpu.nvidia.com\"].productName.lowerAscii().split(\" \")[1] == \"h200\"";
 
 static double cpu_ns(void)
 {
@@ -101,5 +108,7 @@ int main(int argc, char **argv)
 				   .capacity = &cap, .n_capacity = 1 };
 	rc |= bench("seed", seed_expr, &dev, seconds);
 	rc |= bench("plain", plain_expr, &dev, seconds);
+	rc |= bench("regex", regex_expr, &dev, seconds);
+	rc |= bench("string", string_expr, &dev, seconds);
 	return rc;
 }
