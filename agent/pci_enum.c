@@ -270,6 +270,29 @@ static int want_details(uint16_t vendor, uint16_t device, uint16_t device_class)
 	return hwdb_pci_efa(vendor, device) != NULL;
 }
 
+/* libpci reads an empty or garbled id file as 0 without complaint, which
+ * would file a GPU under "other devices" in silence. Vendor 0 and 0xffff
+ * are never real, so when libpci reports one, look at the file ourselves
+ * and say what is wrong with it. */
+static int vendor_file_sane(const char *sys, const char *name, struct dt_diags *warnings)
+{
+	char path[PROBE_PATH_MAX], buf[32];
+	struct dt_err e = { 0 };
+	uint32_t v;
+
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/vendor", sys, name);
+	if (probe_read_attr(path, buf, sizeof(buf), &e) < 0) {
+		dt_diags_add(warnings, "%s: %s; device skipped", name, e.msg);
+		return 0;
+	}
+	if (probe_parse_hex(buf, 0xffff, &v) < 0 || v == 0 || v == 0xffff) {
+		dt_diags_add(warnings, "%s: vendor id \"%s\" is not a PCI vendor; device skipped",
+			     path, buf);
+		return 0;
+	}
+	return 1;
+}
+
 /* Fill rec from libpci's view of d. 0, or -EIO with a warning added.
  * Every device costs three small reads (ids and class); only the possible
  * GPUs and EFAs get the rest, which keeps a probe cheap on hosts full of
@@ -287,6 +310,8 @@ static int read_device(const char *sys, struct pci_dev *d, const char *name,
 		dt_diags_add(warnings, "%s: libpci: %s; device skipped", name, e.msg);
 		return -EIO;
 	}
+	if ((d->vendor_id == 0 || d->vendor_id == 0xffff) && !vendor_file_sane(sys, name, warnings))
+		return -EIO;
 	rec->vendor = d->vendor_id;
 	rec->device = d->device_id;
 	rec->class_code = (uint32_t)d->device_class << 8;
