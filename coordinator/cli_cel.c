@@ -460,7 +460,8 @@ static int cel_eval_cmd(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? CLI_EXIT_OK : rc;
-	vars[0] = cel_null();
+	/* Without --device, `device` is unbound: reading it is an error. */
+	vars[0] = (struct cel_value){ .kind = CEL_KIND_COUNT };
 	if (o.device_file) {
 		if (load_device(o.device_file, o.device_name, &dev, &err) < 0) {
 			fprintf(stderr, "error: %s\n", err.msg);
@@ -500,10 +501,6 @@ static int cel_eval_cmd(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	/* Without --device, `device` stays unbound (reading it is an error)
-	 * unless a --let slot follows it; then it is null. */
-	if (!o.device_file && n_vars == 1)
-		n_vars = 0;
 	if (o.repeat > 1) {
 		double t0 = now_ns();
 

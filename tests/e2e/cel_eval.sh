@@ -101,6 +101,8 @@ run 2 --let x=1 --let x=2 'x' && stderr_has "already declared"
 run 2 --let device=1 'device'
 run 2 --let 'x=1 +' 'x' && stderr_has 'ERROR: <input>:1:4:'
 run 1 --let 'x=1 / 0' 'x' && stderr_has 'error: --let x: division by zero'
+run 1 'device.driver' && stderr_has 'no such attribute: device'
+run 1 --let x=1 'device.driver' && stderr_has 'no such attribute: device'
 
 # --- --device: an entry with a driver ---
 H200="$FIX/h200-device.yaml"
