@@ -138,6 +138,7 @@ struct gpool {
 	struct gslice *slices;          /* every slice of the pool at gen */
 	size_t n, cap;
 	bool obsolete;                  /* a newer generation exists that does not target us */
+	bool has_binding_conditions;    /* some device has bindingConditions */
 };
 
 static int cmp_slice_name(const void *a, const void *b)
@@ -149,9 +150,9 @@ static int cmp_slice_name(const void *a, const void *b)
 	return strcmp(nx, ny);
 }
 
-static int cmp_pool(const void *a, const void *b)
+static int cmp_gpool(const void *a, const void *b)
 {
-	const struct apool *x = a, *y = b;
+	const struct gpool *x = a, *y = b;
 	int c;
 
 	if (x->has_binding_conditions != y->has_binding_conditions)
@@ -271,6 +272,8 @@ static int gather(const struct alloc_node *node, const struct model_object *cons
 		p->slices[p->n].obj = slices[i];
 		p->slices[p->n].relevant = slice_targets(node, s, &p->slices[p->n].per_device);
 		p->n++;
+		for (size_t k = 0; k < s->n_devices; k++)
+			p->has_binding_conditions |= s->devices[k].n_binding_conditions > 0;
 	}
 out:
 	alloc_hash_free(&idx);
@@ -755,6 +758,10 @@ int alloc_ctx_new(const struct alloc_node *node, const struct model_object *cons
 	ctx->cons = alloc_mem_get(ctx->mem, (n_cons + 1) * sizeof(*ctx->cons));
 	if (!ctx->pools || !ctx->devs || !ctx->counters || !ctx->cons)
 		goto oom;
+	/* Search order: pools by (driver, name), those with binding
+	 * conditions last; devices are laid out in that order. */
+	if (n_gp > 1)
+		qsort(gp, n_gp, sizeof(*gp), cmp_gpool);
 	for (size_t i = 0; i < n_gp; i++) {
 		if (gp[i].obsolete)
 			continue;       /* a newer generation is being published */
@@ -765,37 +772,9 @@ int alloc_ctx_new(const struct alloc_node *node, const struct model_object *cons
 	rc = index_classes(ctx, classes, n_classes);
 	if (rc)
 		goto fail;
-	/* Search order: pools by (driver, name), those with binding
-	 * conditions last. Devices move with their pool. */
-	{
-		struct apool *sorted = alloc_mem_get(ctx->mem, (ctx->n_pools + 1) * sizeof(*sorted));
-		struct adev *devs = alloc_mem_get(ctx->mem, (ctx->n_devs + 1) * sizeof(*devs));
-		size_t nd = 0;
-
-		if (!sorted || !devs)
-			goto oom;
-		memcpy(sorted, ctx->pools, ctx->n_pools * sizeof(*sorted));
-		for (size_t i = 0; i < ctx->n_pools; i++)
-			sorted[i].generation = (int64_t)i;      /* remember the old index */
-		qsort(sorted, ctx->n_pools, sizeof(*sorted), cmp_pool);
-		for (size_t i = 0; i < ctx->n_pools; i++) {
-			struct apool *p = &sorted[i];
-			const struct apool *old = &ctx->pools[p->generation];
-
-			for (uint32_t k = 0; k < old->n_dev; k++) {
-				devs[nd] = ctx->devs[old->dev_first + k];
-				devs[nd].pool = (uint32_t)i;
-				nd++;
-			}
-			p->dev_first = (uint32_t)(nd - old->n_dev);
-			p->generation = old->generation;
-		}
-		ctx->pools = sorted;
-		ctx->devs = devs;
-		rc = index_devices(ctx);
-		if (rc)
-			goto fail;
-	}
+	rc = index_devices(ctx);
+	if (rc)
+		goto fail;
 	for (size_t i = 0; i < n_gp; i++)
 		free(gp[i].slices);
 	free(gp);
