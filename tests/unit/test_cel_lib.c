@@ -507,6 +507,56 @@ static void test_costs(void)
 	RUN(cases);
 }
 
+/* Runtime cost of expr with the string variable s bound to a string of len
+ * 'a's. */
+static uint64_t cost_with(const char *expr, size_t len)
+{
+	static char text[4096];
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_program *p = NULL;
+	struct cel_value vars[2], out;
+	uint64_t cost = 0;
+	int slot;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+	memset(text, 'a', len);
+	slot = cel_env_declare(env, "s", "string", &err);
+	CU_ASSERT_EQUAL_FATAL(slot, 1);
+	vars[0] = (struct cel_value){ .kind = CEL_KIND_COUNT };
+	vars[1] = cel_string(text, len);
+	CU_ASSERT_EQUAL_FATAL(cel_compile(env, expr, strlen(expr), &p, &err), 0);
+	if (cel_eval(p, vars, 2, ev, &out, &err) == 0)
+		cost = cel_evaluation_cost(ev);
+	CU_ASSERT(cost > 0);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+	return cost;
+}
+
+/* The Kubernetes cost overrides scale with the input: growing s from 10 to
+ * 100 bytes adds exactly what each formula says. */
+static void test_cost_formulas(void)
+{
+	/* ceil(0.1 * n) */
+	CU_ASSERT_EQUAL(cost_with("s.lowerAscii()", 100) - cost_with("s.lowerAscii()", 10), 9);
+	CU_ASSERT_EQUAL(cost_with("s.trim()", 100) - cost_with("s.trim()", 10), 9);
+	/* ceil(0.2 * n) */
+	CU_ASSERT_EQUAL(cost_with("s.split(',')", 100) - cost_with("s.split(',')", 10), 18);
+	CU_ASSERT_EQUAL(cost_with("s.replace('b', 'c')", 100) -
+			cost_with("s.replace('b', 'c')", 10), 18);
+	/* ceil(0.1 * (1 + n)) * ceil(0.25 * len(pattern)), pattern of 8 */
+	CU_ASSERT_EQUAL(cost_with("s.matches('^a+b?c*$')", 100) -
+			cost_with("s.matches('^a+b?c*$')", 10), (11 - 2) * 2);
+	/* parsing: ceil(0.1 * n) */
+	CU_ASSERT_EQUAL(cost_with("isQuantity(s)", 100) - cost_with("isQuantity(s)", 10), 9);
+	CU_ASSERT_EQUAL(cost_with("isSemver(s)", 100) - cost_with("isSemver(s)", 10), 9);
+	CU_ASSERT_EQUAL(cost_with("isURL(s)", 100) - cost_with("isURL(s)", 10), 9);
+}
+
 /* @sortByAssociatedKeys, the target of cel-go's sortBy macro, called
  * directly (CEL source cannot name it). */
 static void test_sort_by_keys(void)
@@ -594,6 +644,7 @@ static void test_threads(void)
 DT_SUITE_MAIN("cel_lib",
 	      DT_TEST(test_threads),
 	      DT_TEST(test_sort_by_keys),
+	      DT_TEST(test_cost_formulas),
 	      DT_TEST(test_strings),
 	      DT_TEST(test_lists),
 	      DT_TEST(test_sets),
