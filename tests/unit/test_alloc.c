@@ -1114,6 +1114,64 @@ static void test_binding_condition_pools_last(void)
 	ta_done(&t);
 }
 
+/* A pool spanning two nodes shares one counter set: a device of node-2
+ * that is allocated uses counters node-1's devices need. */
+static void test_counters_across_nodes_of_a_pool(void)
+{
+	struct model_allocation_result res;
+	struct model_allocation a;
+	struct model_counter_set *cs;
+	struct model_object *s;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "counters", D, "pool-1", 1, 3, NULL);
+	cs = model_set_calloc(t.set, 1, sizeof(*cs));
+	cs->name = "set";
+	cs->counters = model_set_calloc(t.set, 1, sizeof(*cs->counters));
+	cs->counters[0].name = "c";
+	cs->counters[0].value = ta_q("1");
+	cs->n_counters = 1;
+	s->u.slice.shared_counters = cs;
+	s->u.slice.n_shared_counters = 1;
+	for (int n = 1; n <= 2; n++) {
+		struct model_counter_set *use = model_set_calloc(t.set, 1, sizeof(*use));
+		struct model_device *d;
+		char node[16], name[16];
+
+		snprintf(node, sizeof(node), "node-%d", n);
+		snprintf(name, sizeof(name), "dev-%d", n);
+		s = ta_slice(&t, name, D, "pool-1", 1, 3, node);
+		d = ta_device(&t, s, name);
+		use->name = "set";
+		use->counters = model_set_calloc(t.set, 1, sizeof(*use->counters));
+		use->counters[0].name = "c";
+		use->counters[0].value = ta_q("1");
+		use->n_counters = 1;
+		d->consumes_counters = use;
+		d->n_consumes_counters = 1;
+	}
+	ta_class(&t, "class-a", NULL);
+	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	CU_ASSERT_EQUAL_FATAL(ta_ctx(&t, 0), 0);
+	/* Only dev-1 targets node-1; the pool (3 slices) is complete. */
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/dev-1");
+	/* dev-2 (node-2's) allocated: the one counter is gone. */
+	memset(&res, 0, sizeof(res));
+	memset(&a, 0, sizeof(a));
+	res.driver = D;
+	res.pool = "pool-1";
+	res.device = "dev-2";
+	a.results = &res;
+	a.n_results = 1;
+	CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+}
+
 static void test_dangling_counter_makes_pool_invalid(void)
 {
 	struct model_counter_set *use;
@@ -1570,6 +1628,7 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_admin_access_uses_no_counters),
 	DT_TEST(test_per_device_node_selection),
 	DT_TEST(test_binding_condition_pools_last),
+	DT_TEST(test_counters_across_nodes_of_a_pool),
 	DT_TEST(test_dangling_counter_makes_pool_invalid),
 	DT_TEST(test_errors),
 	DT_TEST(test_reason_names_the_request),
