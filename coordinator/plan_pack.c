@@ -277,14 +277,185 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
 
 /* Move every unit of a cheap node into the spare room of another node of
  * the plan (its CPU, memory, devices): the cheap node is then not needed.
- * Cheapest nodes first, a bounded number of targets each. */
+ * Nodes in plan order, a bounded number of targets each.
+ *
+ * Nodes with the same candidate and the same units are interchangeable:
+ * whether one of them can take another node's units is the same question
+ * for all of them. So the pass works on classes of equal nodes and asks
+ * each (target class, source class) question once: with N one-unit
+ * nodes of a few kinds it costs O(N x classes), not O(N^2) tries. */
 #define ABSORB_TARGETS 32
 
+struct nclass {
+	size_t cand;
+	size_t *per_shape;              /* n_shapes counts, owned */
+	uint64_t hash;
+	size_t *members;                /* live nodes of this class, owned */
+	size_t n_members, cap_members;
+};
 
-/* Whether a's candidate could hold a's and b's units of every shape, by
- * the per-shape capacities alone (necessary, not sufficient). */
-static bool may_hold(const struct plan_pack_problem *p, const size_t *cap, const struct wnode *a,
-		     const struct wnode *b)
+/* A small open-addressing table: uint64 key -> value, key 0 unused. */
+struct u64map {
+	uint64_t *keys;
+	size_t *vals;
+	size_t cap, n;
+};
+
+static size_t *u64map_slot(struct u64map *m, uint64_t key, bool *found)
+{
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	*found = m->keys[i] == key;
+	m->keys[i] = key;
+	return &m->vals[i];
+}
+
+/* The value slot of key (inserted when new, *found tells); NULL: no memory. */
+static size_t *u64map_get(struct u64map *m, uint64_t key, bool *found)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct u64map nm = { .cap = m->cap ? 2 * m->cap : 64, .n = m->n };
+
+		nm.keys = calloc(nm.cap, sizeof(*nm.keys));
+		nm.vals = calloc(nm.cap, sizeof(*nm.vals));
+		if (!nm.keys || !nm.vals) {
+			free(nm.keys);
+			free(nm.vals);
+			return NULL;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			bool f;
+
+			if (m->keys[i])
+				*u64map_slot(&nm, m->keys[i], &f) = m->vals[i];
+		}
+		free(m->keys);
+		free(m->vals);
+		*m = nm;
+	}
+	size_t *v = u64map_slot(m, key, found);
+
+	if (!*found)
+		m->n++;
+	return v;
+}
+
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+struct classes {
+	const struct plan_pack_problem *p;
+	struct nclass *v;
+	size_t n, cap;
+	struct u64map by_hash;          /* signature hash (perturbed on collisions) -> class */
+	struct u64map tried;            /* (target, source) -> 1 holds, 2 does not */
+	size_t *of;                     /* per node: its class */
+	size_t *pos;                    /* per node: its index in the class's members */
+};
+
+static uint64_t sig_hash(const struct plan_pack_problem *p, size_t cand, const size_t *per_shape)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ cand;
+
+	for (size_t s = 0; s < p->n_shapes; s++)
+		if (per_shape[s])
+			h = (h ^ (s * 0x100000001b3ULL + per_shape[s])) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+/* The class of (cand, per_shape), made when new; SIZE_MAX: no memory. */
+static size_t class_of(struct classes *cl, size_t cand, const size_t *per_shape)
+{
+	const struct plan_pack_problem *p = cl->p;
+	uint64_t h = sig_hash(p, cand, per_shape);
+	size_t *slot;
+	struct nclass *c;
+	bool found;
+
+	/* Equal hashes are compared in full; a collision probes on with a
+	 * perturbed key. The first key not in the table is the new class's. */
+	for (uint64_t key = h;; key = key * 0x100000001b3ULL + 1) {
+		if (!(slot = u64map_get(&cl->by_hash, key ? key : 1, &found)))
+			return SIZE_MAX;
+		if (!found)
+			break;
+		c = &cl->v[*slot];
+		if (c->cand == cand &&
+		    !memcmp(c->per_shape, per_shape, p->n_shapes * sizeof(size_t)))
+			return *slot;
+	}
+	*slot = SIZE_MAX;       /* until the class exists */
+	if (cl->n == cl->cap) {
+		size_t nc = cl->cap ? 2 * cl->cap : 16;
+		struct nclass *nv = realloc(cl->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return SIZE_MAX;
+		cl->v = nv;
+		cl->cap = nc;
+	}
+	c = &cl->v[cl->n];
+	memset(c, 0, sizeof(*c));
+	c->cand = cand;
+	c->hash = h;
+	if (!(c->per_shape = malloc((p->n_shapes + 1) * sizeof(size_t))))
+		return SIZE_MAX;
+	memcpy(c->per_shape, per_shape, p->n_shapes * sizeof(size_t));
+	*slot = cl->n;
+	return cl->n++;
+}
+
+static int class_join(struct classes *cl, size_t k, size_t node)
+{
+	struct nclass *c = &cl->v[k];
+
+	if (c->n_members == c->cap_members) {
+		size_t nc = c->cap_members ? 2 * c->cap_members : 4;
+		size_t *nv = realloc(c->members, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->members = nv;
+		c->cap_members = nc;
+	}
+	cl->of[node] = k;
+	cl->pos[node] = c->n_members;
+	c->members[c->n_members++] = node;
+	return 0;
+}
+
+static void class_leave(struct classes *cl, size_t node)
+{
+	struct nclass *c = &cl->v[cl->of[node]];
+	size_t last = c->members[--c->n_members];
+
+	c->members[cl->pos[node]] = last;
+	cl->pos[last] = cl->pos[node];
+}
+
+static void classes_free(struct classes *cl)
+{
+	for (size_t i = 0; i < cl->n; i++) {
+		free(cl->v[i].per_shape);
+		free(cl->v[i].members);
+	}
+	free(cl->v);
+	u64map_free(&cl->by_hash);
+	u64map_free(&cl->tried);
+	free(cl->of);
+	free(cl->pos);
+}
+
+/* Whether a class's candidate could hold its and b's units of every
+ * shape, by the per-shape capacities alone (necessary, not sufficient). */
+static bool may_hold(const struct plan_pack_problem *p, const size_t *cap,
+		     const struct nclass *a, const struct nclass *b)
 {
 	for (size_t s = 0; s < p->n_shapes; s++)
 		if (b->per_shape[s] &&
@@ -293,39 +464,114 @@ static bool may_hold(const struct plan_pack_problem *p, const size_t *cap, const
 	return true;
 }
 
-static int absorb_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
+/* Drop the nodes marked dead (cand SIZE_MAX), keeping the order. */
+static void wsol_compact(struct wsol *w)
 {
-	size_t tries = 0;
+	size_t k = 0;
 
-	for (size_t b = 0; b < w->n && tries < MERGE_BUDGET;) {
-		size_t best_a = SIZE_MAX, targets = 0;
-		int rc;
-
-		for (size_t a = 0; a < w->n && targets < ABSORB_TARGETS && tries < MERGE_BUDGET;
-		     a++) {
-			if (a == b || p->price[w->nodes[a].cand] < p->price[w->nodes[b].cand] ||
-			    !may_hold(p, cap, &w->nodes[a], &w->nodes[b]))
-				continue;
-			targets++;
-			tries += node_units(p, &w->nodes[a]) + node_units(p, &w->nodes[b]);
-			rc = try_hold(p, w->nodes[a].cand, &w->nodes[a], &w->nodes[b]);
-			if (rc < 0)
-				return rc;
-			if (rc == 1) {
-				best_a = a;
-				break;
-			}
-		}
-		if (best_a == SIZE_MAX) {
-			b++;
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->nodes[i].cand == SIZE_MAX) {
+			free(w->nodes[i].per_shape);
 			continue;
 		}
-		for (size_t s = 0; s < p->n_shapes; s++)
-			w->nodes[best_a].per_shape[s] += w->nodes[b].per_shape[s];
-		w->cost -= p->price[w->nodes[b].cand];
-		wsol_remove(w, b);
+		w->nodes[k++] = w->nodes[i];
+	}
+	w->n = k;
+}
+
+/* Which class takes the units of node b: a class with a live member other
+ * than b whose node holds both, or SIZE_MAX. <0 on error. */
+static int absorb_target(struct classes *cl, const size_t *cap, struct wsol *w, size_t b,
+			 size_t *tries, size_t *target)
+{
+	const struct plan_pack_problem *p = cl->p;
+	size_t kb = cl->of[b], targets = 0;
+
+	*target = SIZE_MAX;
+	for (size_t ka = 0; ka < cl->n && targets < ABSORB_TARGETS && *tries < MERGE_BUDGET;
+	     ka++) {
+		struct nclass *a = &cl->v[ka], *src = &cl->v[kb];
+		size_t *memo;
+		bool found;
+		int rc;
+
+		if (a->n_members <= (ka == kb) ||
+		    p->price[a->cand] < p->price[w->nodes[b].cand] || !may_hold(p, cap, a, src))
+			continue;
+		targets++;
+		if (!(memo = u64map_get(&cl->tried, ((uint64_t)ka << 32 | kb) + 1, &found)))
+			return -ENOMEM;
+		if (!found) {
+			struct wnode na = { a->cand, a->per_shape }, nb = { src->cand, src->per_shape };
+
+			*tries += node_units(p, &na) + node_units(p, &nb);
+			rc = try_hold(p, a->cand, &na, &nb);
+			if (rc < 0)
+				return rc;
+			/* try_hold may have grown the table: look again. */
+			if (!(memo = u64map_get(&cl->tried, ((uint64_t)ka << 32 | kb) + 1, &found)))
+				return -ENOMEM;
+			*memo = rc == 1 ? 1 : 2;
+		}
+		if (*memo == 1) {
+			*target = ka;
+			return 0;
+		}
 	}
 	return 0;
+}
+
+static int absorb_pass(const struct plan_pack_problem *p, const size_t *cap, struct wsol *w)
+{
+	struct classes cl = { .p = p };
+	size_t tries = 0;
+	size_t *sum = calloc(p->n_shapes + 1, sizeof(size_t));
+	int rc = -ENOMEM;
+
+	cl.of = calloc(w->n + 1, sizeof(size_t));
+	cl.pos = calloc(w->n + 1, sizeof(size_t));
+	if (!sum || !cl.of || !cl.pos)
+		goto out;
+	for (size_t i = 0; i < w->n; i++) {
+		size_t k = class_of(&cl, w->nodes[i].cand, w->nodes[i].per_shape);
+
+		if (k == SIZE_MAX || class_join(&cl, k, i))
+			goto out;
+	}
+	for (size_t b = 0; b < w->n && tries < MERGE_BUDGET; b++) {
+		size_t ka, a, k;
+
+		if (w->nodes[b].cand == SIZE_MAX)
+			continue;
+		if ((rc = absorb_target(&cl, cap, w, b, &tries, &ka)) < 0)
+			goto out;
+		rc = -ENOMEM;
+		if (ka == SIZE_MAX)
+			continue;
+		/* Any member but b will do: take the first in plan order. */
+		a = SIZE_MAX;
+		for (size_t m = 0; m < cl.v[ka].n_members; m++) {
+			size_t x = cl.v[ka].members[m];
+
+			if (x != b && x < a)
+				a = x;
+		}
+		for (size_t s = 0; s < p->n_shapes; s++)
+			sum[s] = w->nodes[a].per_shape[s] + w->nodes[b].per_shape[s];
+		class_leave(&cl, a);
+		class_leave(&cl, b);
+		if ((k = class_of(&cl, w->nodes[a].cand, sum)) == SIZE_MAX || class_join(&cl, k, a))
+			goto out;
+		memcpy(w->nodes[a].per_shape, sum, p->n_shapes * sizeof(size_t));
+		w->cost -= p->price[w->nodes[b].cand];
+		w->nodes[b].cand = SIZE_MAX;
+	}
+	rc = 0;
+out:
+	wsol_compact(w);
+	classes_free(&cl);
+	free(sum);
+	return rc;
 }
 
 /* ---- Stage 3: branch and bound ---- */
