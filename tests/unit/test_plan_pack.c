@@ -502,6 +502,28 @@ static void test_absorb_into_spare_room(void)
 	plan_pack_solution_free(&sol);
 }
 
+static void test_absorb_asks_each_question_once(void)
+{
+	/* test_absorb_into_spare_room at 20,000 + 20,000 units: every GPU
+	 * node still takes one CPU pod, and since the GPU nodes are all
+	 * alike, the pass asks "does a GPU node take a CPU node's pod" a few
+	 * times, not once per pair of nodes: the allocator's work (adds)
+	 * stays proportional to the units (QA-13). */
+	static const struct toy_res caps[] = { { 8, 0 }, { 8, 1 } };
+	static const struct toy_res need[] = { { 1, 1 }, { 6, 0 } };
+	const double price[] = { 1.0, 1.5 };
+	const size_t count[] = { 20000, 20000 };
+	struct toy t = { .cand_cap = caps, .shape_need = need };
+	struct plan_pack_solution sol;
+
+	solve_toy(&t, 2, count, 2, price, 100000, &sol);
+	check_feasible(&t, &sol, 2, count, price);
+	CU_ASSERT_EQUAL(sol.n_nodes, 20000);
+	CU_ASSERT_DOUBLE_EQUAL(sol.cost, 20000 * 1.5, 1e-6);
+	CU_ASSERT_TRUE(t.adds < 1000);
+	plan_pack_solution_free(&sol);
+}
+
 static void test_large_shape_is_fast_path(void)
 {
 	/* 5000 units of one shape: the dynamic program answers without the
@@ -536,4 +558,5 @@ DT_SUITE_MAIN("plan_pack",
 	      DT_TEST(test_unplaceable),
 	      DT_TEST(test_budget_keeps_heuristic),
 	      DT_TEST(test_absorb_into_spare_room),
+	      DT_TEST(test_absorb_asks_each_question_once),
 	      DT_TEST(test_large_shape_is_fast_path))
