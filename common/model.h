@@ -551,6 +551,9 @@ struct model_source {
 	const char *file;                       /* NULL for objects built in code */
 	int document;                           /* 1-based document of the stream */
 	int item;                               /* 0-based index in a kind: List; -1 otherwise */
+	/* The item's place in nested Lists, "1.0" for items[1].items[0]
+	 * (0-based, outermost first); NULL when not in a List. */
+	const char *item_path;
 	int line;                               /* line of the object's start, 0 unknown */
 };
 
@@ -657,6 +660,9 @@ int model_split_qualified(struct model_set *s, const char *name, const char *def
 			  const char **domain, const char **id);
 /* "KIND NS/NAME" or "KIND NAME" (cluster-scoped) into buf. */
 void model_object_describe(const struct model_object *o, char *buf, size_t size);
+/* Where in its file an object was read: "document N", or "document N,
+ * item 1.0" for items of (nested) Lists. */
+void model_source_document(const struct model_source *src, char *buf, size_t size);
 
 /* ---- Validation ---- */
 
@@ -678,6 +684,12 @@ struct model_validate_opts {
  * errs may be NULL to count problems only. */
 int model_validate_set(const struct model_set *s, const struct model_validate_opts *opts,
 		       struct dt_diags *errs);
+/* Objects defined twice: a second object of the same kind, namespace and
+ * name (in any file) is an error on its metadata.name naming the first:
+ * `...: metadata.name: Duplicate value: "x": also defined in FILE document N`.
+ * model_validate_set checks this first. Returns the number of duplicates
+ * (>= 0) or -ENOMEM. */
+int model_set_check_duplicates(const struct model_set *s, struct dt_diags *errs);
 /* One object; same messages. */
 int model_validate_object(const struct model_object *o, const struct model_validate_opts *opts,
 			  struct dt_diags *errs);

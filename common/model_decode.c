@@ -27,7 +27,8 @@ struct dec {
 	struct dt_diags *errs;
 	const char *file;               /* in the set's arena */
 	int document;
-	int item;
+	int item;                       /* index in the outermost List, or -1 */
+	char item_path[LIST_MAX_DEPTH * 12];    /* "1.0": the item in nested Lists */
 	const struct model_object *obj; /* NULL while apiVersion/kind are read */
 	struct model_path path;
 	int oom;
@@ -71,7 +72,7 @@ static void prefix(struct dec *d, struct strbuf *sb)
 		model_object_prefix(d->obj, buf, sizeof(buf));
 		sb_puts(sb, buf);
 	} else if (d->item >= 0) {
-		sb_printf(sb, "%s: document %d, item %d: ", d->file, d->document, d->item);
+		sb_printf(sb, "%s: document %d, item %s: ", d->file, d->document, d->item_path);
 	} else {
 		sb_printf(sb, "%s: document %d: ", d->file, d->document);
 	}
@@ -1474,6 +1475,8 @@ static int dec_object(struct dec *d, const struct doc_node *root, enum model_kin
 	o->src.file = d->file;
 	o->src.document = d->document;
 	o->src.item = d->item;
+	if (d->item >= 0 && !(o->src.item_path = model_set_strdup(d->set, d->item_path)))
+		return -ENOMEM;
 	o->src.line = line;
 	/* Name the object before anything is reported about it, metadata
 	 * included; dec_meta then reads the metadata for real. */
@@ -1564,6 +1567,7 @@ static int dec_node_root(struct dec *d, const struct doc_node *root, int depth, 
 	if (is_list_kind(kind) && doc_get(root, "items")) {
 		const struct doc_node *items = get_seq(d, root, "items");
 		int saved_item = d->item;
+		size_t saved_len = strlen(d->item_path);
 
 		if (depth >= LIST_MAX_DEPTH) {
 			report(d, NULL, "kind: List nested too deeply");
@@ -1575,6 +1579,9 @@ static int dec_node_root(struct dec *d, const struct doc_node *root, int depth, 
 
 			if (depth == 0)
 				d->item = (int)i;
+			/* Bounded: LIST_MAX_DEPTH levels of at most 11 bytes. */
+			snprintf(d->item_path + saved_len, sizeof(d->item_path) - saved_len,
+				 "%s%zu", saved_len ? "." : "", i);
 			if (it->kind == DOC_NULL)
 				continue;
 			rc = dec_node_root(d, it, depth + 1, it->line ? it->line : line);
@@ -1582,6 +1589,7 @@ static int dec_node_root(struct dec *d, const struct doc_node *root, int depth, 
 				return rc;
 		}
 		d->item = saved_item;
+		d->item_path[saved_len] = '\0';
 		return 0;
 	}
 	if (!api_version || !api_version[0]) {
@@ -1594,12 +1602,12 @@ static int dec_node_root(struct dec *d, const struct doc_node *root, int depth, 
 	}
 	k = model_kind_lookup(api_version, kind);
 	if (k < 0) {
-		char where[64];
+		struct model_source src = { .file = d->file, .document = d->document,
+					    .item = d->item,
+					    .item_path = d->item >= 0 ? d->item_path : NULL };
+		char where[160];
 
-		if (d->item >= 0)
-			snprintf(where, sizeof(where), "document %d, item %d", d->document, d->item);
-		else
-			snprintf(where, sizeof(where), "document %d", d->document);
+		model_source_document(&src, where, sizeof(where));
 		if (dt_diags_add(&d->set->warnings, "%s: %s: skipping %s %s: not a kind dratopo reads",
 				 d->file, where, api_version, kind))
 			return -ENOMEM;
@@ -1622,6 +1630,7 @@ int model_set_add_stream(struct model_set *s, const struct doc_stream *st,
 
 		d.document = (int)i + 1;
 		d.item = -1;
+		d.item_path[0] = '\0';
 		d.path.len = 0;
 		d.path.buf[0] = '\0';
 		if (doc->error) {

@@ -54,18 +54,27 @@ void model_path_pop(struct model_path *p, size_t mark)
 	}
 }
 
+void model_source_document(const struct model_source *src, char *buf, size_t size)
+{
+	if (src->item_path)
+		snprintf(buf, size, "document %d, item %s", src->document, src->item_path);
+	else if (src->item >= 0)
+		snprintf(buf, size, "document %d, item %d", src->document, src->item);
+	else
+		snprintf(buf, size, "document %d", src->document);
+}
+
 void model_object_prefix(const struct model_object *o, char *buf, size_t size)
 {
-	char what[600];
+	char what[600], doc[128];
 
 	model_object_describe(o, what, sizeof(what));
-	if (!o->src.file)
+	if (!o->src.file) {
 		snprintf(buf, size, "%s: ", what);
-	else if (o->src.item >= 0)
-		snprintf(buf, size, "%s: document %d, item %d (%s): ", o->src.file,
-			 o->src.document, o->src.item, what);
-	else
-		snprintf(buf, size, "%s: document %d (%s): ", o->src.file, o->src.document, what);
+		return;
+	}
+	model_source_document(&o->src, doc, sizeof(doc));
+	snprintf(buf, size, "%s: %s (%s): ", o->src.file, doc, what);
 }
 
 /* ---- Name checks ---- */

@@ -2190,6 +2190,67 @@ static const char *const requirement_ops[] = {
 	"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL
 };
 
+/* Gt and Lt compare a label with a number: the CRD's rule is
+ * `values.size() == 1 && int(values[0]) >= 0`, CEL's int() of a string
+ * being Go's strconv.ParseInt (an optional sign, decimal digits, 64 bits). */
+static bool is_nonnegative_int(const char *s)
+{
+	size_t digits;
+
+	if (*s == '+')
+		s++;
+	else if (*s == '-')
+		return !strcmp(s, "-0") || (s[1] && strspn(s + 1, "0") == strlen(s + 1));
+	digits = strspn(s, "0123456789");
+	if (!digits || s[digits])
+		return false;
+	while (*s == '0' && s[1])
+		s++;
+	/* 9223372036854775807 has 19 digits. */
+	digits = strlen(s);
+	return digits < 19 || (digits == 19 && strcmp(s, "9223372036854775807") <= 0);
+}
+
+/* The values a requirement's operator takes: the Karpenter CRD's rules
+ * (In needs values, Gt/Lt one non-negative integer, its messages) and the
+ * core NodeSelectorRequirement rules Karpenter's scheduling relies on
+ * (NotIn needs values, Exists/DoesNotExist take none). */
+static void v_karpenter_values(struct val *v, const struct model_requirement *r)
+{
+	size_t g = P_FIELD(v, "values");
+
+	switch (r->op) {
+	case MODEL_OP_IN:
+	case MODEL_OP_NOT_IN:
+		if (r->n_values == 0)
+			e_required(v, r->op == MODEL_OP_IN ?
+				   "requirements with operator 'In' must have a value defined" :
+				   "requirements with operator 'NotIn' must have a value defined");
+		break;
+	case MODEL_OP_EXISTS:
+	case MODEL_OP_DOES_NOT_EXIST:
+		if (r->n_values > 0)
+			e_forbidden(v, "may not be specified when `operator` is 'Exists' or "
+				    "'DoesNotExist'");
+		break;
+	case MODEL_OP_GT:
+	case MODEL_OP_LT:
+		if (r->n_values != 1) {
+			e_required(v, "must be specified single value when `operator` is 'Lt' or 'Gt'");
+		} else if (!is_nonnegative_int(r->values[0])) {
+			size_t ix = P_INDEX(v, 0);
+
+			e_invalid_str(v, r->values[0], "requirements operator 'Gt' or 'Lt' must have "
+				      "a single positive integer value");
+			P_POP(v, ix);
+		}
+		break;
+	default:
+		break;
+	}
+	P_POP(v, g);
+}
+
 static void v_karpenter_requirements(struct val *v, const struct model_requirement *r, size_t n)
 {
 	size_t f = P_FIELD(v, "requirements");
@@ -2215,16 +2276,7 @@ static void v_karpenter_requirements(struct val *v, const struct model_requireme
 		else if (r[i].op == MODEL_OP_INVALID)
 			e_not_supported(v, r[i].operator_text, requirement_ops);
 		P_POP(v, g);
-		if ((r[i].op == MODEL_OP_IN) && r[i].n_values == 0) {
-			g = P_FIELD(v, "values");
-			e_required(v, "must be specified when `operator` is 'In'");
-			P_POP(v, g);
-		}
-		if ((r[i].op == MODEL_OP_GT || r[i].op == MODEL_OP_LT) && r[i].n_values != 1) {
-			g = P_FIELD(v, "values");
-			e_required(v, "must be specified single value when `operator` is 'Lt' or 'Gt'");
-			P_POP(v, g);
-		}
+		v_karpenter_values(v, &r[i]);
 		if (r[i].has_min_values) {
 			g = P_FIELD(v, "minValues");
 			if (r[i].min_values < 1)
@@ -2232,8 +2284,9 @@ static void v_karpenter_requirements(struct val *v, const struct model_requireme
 			else if (r[i].min_values > 50)
 				e_invalid_int(v, r[i].min_values, "should be less than or equal to 50");
 			else if (r[i].op == MODEL_OP_IN && (size_t)r[i].min_values > r[i].n_values)
-				e_invalid_int(v, r[i].min_values, "must be less than or equal to the "
-					      "number of values");
+				e_invalid_int(v, r[i].min_values, "requirements with 'minValues' must "
+					      "have at least that many values specified in the "
+					      "'values' field");
 			P_POP(v, g);
 		}
 		P_POP(v, ix);
@@ -2351,11 +2404,96 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	return v.oom ? -ENOMEM : v.n;
 }
 
+/* ---- Objects defined twice ---- */
+
+/* Objects compare by kind, namespace (namespaced kinds only) and name, then
+ * by load order, so that the first one of a run is the one loaded first. */
+static int cmp_identity(const void *pa, const void *pb)
+{
+	const struct model_object *a = *(const struct model_object *const *)pa;
+	const struct model_object *b = *(const struct model_object *const *)pb;
+	int c;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (model_kind_namespaced(a->kind)) {
+		c = strcmp(a->meta.ns ? a->meta.ns : "default", b->meta.ns ? b->meta.ns : "default");
+		if (c)
+			return c;
+	}
+	c = strcmp(a->meta.name, b->meta.name);
+	if (c)
+		return c;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static bool same_identity(const struct model_object *a, const struct model_object *b)
+{
+	if (a->kind != b->kind || strcmp(a->meta.name, b->meta.name))
+		return false;
+	return !model_kind_namespaced(a->kind) ||
+	       !strcmp(a->meta.ns ? a->meta.ns : "default", b->meta.ns ? b->meta.ns : "default");
+}
+
+static void e_defined_twice(const struct model_object *o, const struct model_object *first,
+			    struct val *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char where[160];
+	size_t f;
+
+	v->o = o;
+	v->path.len = 0;
+	v->path.buf[0] = '\0';
+	model_object_prefix(o, v->prefix, sizeof(v->prefix));
+	f = P_FIELD(v, "metadata");
+	P_FIELD(v, "name");
+	sb_puts(&sb, "Duplicate value: ");
+	model_quote(&sb, o->meta.name, strlen(o->meta.name));
+	if (first->src.file) {
+		model_source_document(&first->src, where, sizeof(where));
+		sb_printf(&sb, ": also defined in %s %s", first->src.file, where);
+	} else {
+		sb_puts(&sb, ": also defined by dratopo itself");
+	}
+	emit(v, &sb);
+	P_POP(v, f);
+}
+
+int model_set_check_duplicates(const struct model_set *s, struct dt_diags *errs)
+{
+	struct val v = { .errs = errs };
+	const struct model_object **sorted;
+	size_t n = 0;
+
+	if (!s->n_objects)
+		return 0;
+	sorted = calloc(s->n_objects, sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_objects; i++)
+		if (s->objects[i]->meta.name && s->objects[i]->meta.name[0])
+			sorted[n++] = s->objects[i];
+	if (n > 1)
+		qsort(sorted, n, sizeof(*sorted), cmp_identity);
+	for (size_t i = 0, first = 0; i < n && !v.oom; i++) {
+		if (i && !same_identity(sorted[first], sorted[i]))
+			first = i;
+		if (first != i)
+			e_defined_twice(sorted[i], sorted[first], &v);
+	}
+	free(sorted);
+	return v.oom ? -ENOMEM : v.n;
+}
+
 int model_validate_set(const struct model_set *s, const struct model_validate_opts *opts,
 		       struct dt_diags *errs)
 {
-	int total = 0;
+	int total;
 
+	total = model_set_check_duplicates(s, errs);
+	if (total < 0)
+		return total;
 	for (size_t i = 0; i < s->n_objects; i++) {
 		int rc = model_validate_object(s->objects[i], opts, errs);
 

@@ -41,20 +41,83 @@ same() {
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
 
 # The seed's manifests are valid: one summary line per kind, in kind order.
-summary='ResourceClaimTemplate: 3 valid
+# (timesliced.yaml redefines the EC2NodeClass gpu-dra of ec2nodeclass.yaml:
+# it is valid on its own, and a duplicate with it.)
+seed=("$SEED/ec2nodeclass.yaml" "$SEED/gpu-efa-aligned.yaml" "$SEED/large-gpu.yaml"
+	"$SEED/nodepool.yaml")
+summary='ResourceClaimTemplate: 2 valid
 Pod: 2 valid
-Deployment: 1 valid
 NodePool: 1 valid
-EC2NodeClass: 2 valid'
-if expect 0 "$BIN" validate -f "$SEED"/*.yaml; then
+EC2NodeClass: 1 valid'
+if expect 0 "$BIN" validate -f "${seed[@]}"; then
 	same "$TMP/out" "$summary"
+	[ -s "$TMP/err" ] && fail "the seed gives warnings: $(head -3 "$TMP/err")"
 fi
 # -f a -f b ... reads the same files as -f a b ...
 args=()
-for f in "$SEED"/*.yaml; do args+=(-f "$f"); done
+for f in "${seed[@]}"; do args+=(-f "$f"); done
 if expect 0 "$BIN" validate "${args[@]}"; then
 	same "$TMP/out" "$summary"
 fi
+if expect 0 "$BIN" validate -f "$SEED/timesliced.yaml"; then
+	[ -s "$TMP/err" ] && fail "timesliced.yaml gives warnings: $(head -3 "$TMP/err")"
+fi
+
+# The same object twice (kind, namespace, name; across files) is an error
+# naming both places, and plan and allocate refuse it too.
+dup="$SEED/ec2nodeclass.yaml: document 1 (EC2NodeClass gpu-dra): metadata.name: Duplicate value: \"gpu-dra\": also defined in $SEED/timesliced.yaml document 1"
+for cmd in validate plan "allocate --node n"; do
+	# shellcheck disable=SC2086
+	if expect 1 "$BIN" $cmd -f "$SEED/timesliced.yaml" -f "$SEED/ec2nodeclass.yaml"; then
+		grep -qxF "$dup" "$TMP/err" || { fail "$cmd: duplicate not reported"; head -3 "$TMP/err" >&2; }
+	fi
+done
+if expect 1 "$BIN" validate -f "$SEED/nodepool.yaml" "$SEED/nodepool.yaml"; then
+	same "$TMP/err" "$SEED/nodepool.yaml: document 1 (NodePool gpu-dra): metadata.name: Duplicate value: \"gpu-dra\": also defined in $SEED/nodepool.yaml document 1"
+fi
+
+# Items of nested Lists are named by their place: item 1.0 is items[1].items[0].
+cat >"$TMP/lists.yaml" <<'YAML'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: outer}}
+- apiVersion: v1
+  kind: List
+  items:
+  - {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: Inner}}
+  - {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}}
+YAML
+if expect 1 "$BIN" validate -f "$TMP/lists.yaml"; then
+	grep -q "^$TMP/lists.yaml: document 1, item 1.0 (DeviceClass Inner): metadata.name: Invalid value: \"Inner\"" "$TMP/err" ||
+		fail "nested List item not named 1.0"
+	grep -qxF "warning: $TMP/lists.yaml: document 1, item 1.1: skipping example.com/v1 Widget: not a kind dratopo reads" "$TMP/err" ||
+		fail "skipped nested List item not named 1.1"
+fi
+
+# NodePool requirements: Gt/Lt take one non-negative integer (Karpenter's CRD).
+cat >"$TMP/np.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: np}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu-dra}
+      requirements:
+      - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["three"]}
+      - {key: karpenter.k8s.aws/instance-cpu, operator: Lt, values: ["-1"]}
+      - {key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: ["4"]}
+YAML
+for cmd in validate plan; do
+	if expect 1 "$BIN" $cmd -f "$TMP/np.yaml"; then
+		grep -qxF "$TMP/np.yaml: document 1 (NodePool np): spec.template.spec.requirements[0].values[0]: Invalid value: \"three\": requirements operator 'Gt' or 'Lt' must have a single positive integer value" "$TMP/err" ||
+			fail "$cmd: Gt three not reported"
+		grep -q 'requirements\[1\].values\[0\]: Invalid value: "-1"' "$TMP/err" ||
+			fail "$cmd: Lt -1 not reported"
+		grep -q 'requirements\[2\]' "$TMP/err" && fail "$cmd: Gt 4 reported"
+	fi
+done
 # A directory: its *.yaml, *.yml and *.json files in name order, not
 # recursively, not hidden ones (as kubectl apply -f DIR).
 mkdir -p "$TMP/dir/sub" "$TMP/empty"

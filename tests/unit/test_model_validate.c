@@ -33,6 +33,10 @@ struct vcase {
 #define POD(body) "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" body
 #define PP "t.yaml: document 1 (Pod default/p): "
 #define NP "t.yaml: document 1 (NodePool np): "
+/* A valid NodePool with one requirement (a YAML flow map). */
+#define NPREQ(req) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n" \
+	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: nc}\n" \
+	"      requirements: [" req "]\n"
 #define REQ1 "    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n"
 
 static const struct vcase cases[] = {
@@ -492,13 +496,54 @@ static const struct vcase cases[] = {
 	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
 	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
 	  "      requirements: [{key: a, operator: In}]\n",
-	  NP "spec.template.spec.requirements[0].values: Required value: must be specified when "
-	  "`operator` is 'In'" },
+	  NP "spec.template.spec.requirements[0].values: Required value: requirements with "
+	  "operator 'In' must have a value defined" },
+	{ NPREQ("{key: a, operator: NotIn, values: []}"),
+	  NP "spec.template.spec.requirements[0].values: Required value: requirements with "
+	  "operator 'NotIn' must have a value defined" },
+	{ NPREQ("{key: a, operator: Exists, values: [x]}"),
+	  NP "spec.template.spec.requirements[0].values: Forbidden: may not be specified when "
+	  "`operator` is 'Exists' or 'DoesNotExist'" },
+	{ NPREQ("{key: a, operator: DoesNotExist, values: [x]}"),
+	  NP "spec.template.spec.requirements[0].values: Forbidden: may not be specified when "
+	  "`operator` is 'Exists' or 'DoesNotExist'" },
+	{ NPREQ("{key: a, operator: Gt, values: [three]}"),
+	  NP "spec.template.spec.requirements[0].values[0]: Invalid value: \"three\": requirements "
+	  "operator 'Gt' or 'Lt' must have a single positive integer value" },
+	{ NPREQ("{key: a, operator: Lt, values: [\"-1\"]}"),
+	  NP "spec.template.spec.requirements[0].values[0]: Invalid value: \"-1\": requirements "
+	  "operator 'Gt' or 'Lt' must have a single positive integer value" },
+	{ NPREQ("{key: a, operator: Gt, values: [\"1.5\"]}"),
+	  NP "spec.template.spec.requirements[0].values[0]: Invalid value: \"1.5\": requirements "
+	  "operator 'Gt' or 'Lt' must have a single positive integer value" },
+	{ NPREQ("{key: a, operator: Gt, values: [\"9223372036854775808\"]}"),
+	  NP "spec.template.spec.requirements[0].values[0]: Invalid value: "
+	  "\"9223372036854775808\": requirements operator 'Gt' or 'Lt' must have a single "
+	  "positive integer value" },
+	{ NPREQ("{key: a, operator: Gt, values: [\"\"]}"),
+	  NP "spec.template.spec.requirements[0].values[0]: Invalid value: \"\": requirements "
+	  "operator 'Gt' or 'Lt' must have a single positive integer value" },
+	{ NPREQ("{key: a, operator: Lt, values: [\"5\", \"9\"]}"),
+	  NP "spec.template.spec.requirements[0].values: Required value: must be specified single "
+	  "value when `operator` is 'Lt' or 'Gt'" },
+	/* valid: zero, a sign, leading zeros, the largest int64 */
+	{ NPREQ("{key: a, operator: Gt, values: [\"0\"]}"), NULL },
+	{ NPREQ("{key: a, operator: Lt, values: [\"+7\"]}"), NULL },
+	{ NPREQ("{key: a, operator: Gt, values: [\"007\"]}"), NULL },
+	{ NPREQ("{key: a, operator: Gt, values: [\"9223372036854775807\"]}"), NULL },
+	{ NPREQ("{key: a, operator: Exists}"), NULL },
+	{ NPREQ("{key: a, operator: In, values: [x, z], minValues: 2}"), NULL },
 	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
 	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
 	  "      requirements: [{key: a, operator: In, values: [x], minValues: 2}]\n",
-	  NP "spec.template.spec.requirements[0].minValues: Invalid value: 2: must be less than "
-	  "or equal to the number of values" },
+	  NP "spec.template.spec.requirements[0].minValues: Invalid value: 2: requirements with "
+	  "'minValues' must have at least that many values specified in the 'values' field" },
+	{ NPREQ("{key: a, operator: In, values: [x], minValues: 0}"),
+	  NP "spec.template.spec.requirements[0].minValues: Invalid value: 0: should be greater "
+	  "than or equal to 1" },
+	{ NPREQ("{key: a, operator: Exists, minValues: 51}"),
+	  NP "spec.template.spec.requirements[0].minValues: Invalid value: 51: should be less "
+	  "than or equal to 50" },
 	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
 	  "    spec:\n      nodeClassRef: {group: g, kind: k, name: n}\n"
 	  "      taints: [{key: k}]\n",
@@ -722,22 +767,74 @@ static void test_all_errors_reported(void)
 	struct dt_diags errs;
 	struct model_set *s = check(yaml, &errs);
 
-	/* name, deviceClassName, count; name, exactly-one, duplicate; allocationMode. */
-	CU_ASSERT_EQUAL(errs.n, 7);
+	/* name, deviceClassName, count; name, exactly-one, duplicate; allocationMode;
+	 * both claims named c. */
+	CU_ASSERT_EQUAL(errs.n, 8);
 	CU_ASSERT(has_msg(&errs, "t.yaml: document 2 (ResourceClaim default/c): "
 			  "spec.devices.requests[0].exactly.allocationMode: Unsupported value: "
 			  "\"Some\": supported values: \"All\", \"ExactCount\""));
-	if (errs.n != 7)
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 2 (ResourceClaim default/c): metadata.name: "
+			  "Duplicate value: \"c\": also defined in t.yaml document 1"));
+	if (errs.n != 8)
 		dump(&errs);
 	dt_diags_free(&errs);
 	model_set_free(s);
 }
 
+/* A second object of the same kind, namespace and name is an error on its
+ * metadata.name naming the first; other kinds, other namespaces and
+ * cluster-scoped kinds' namespaces do not make objects the same. */
+static void test_duplicates(void)
+{
+	const char *yaml =
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\n"                    /* 1 */
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: other}\n---\n"  /* 2 */
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: p}\n---\n"
+		"apiVersion: v1\nkind: List\nitems:\n"                                      /* 4 */
+		"- {apiVersion: v1, kind: Pod, metadata: {name: q}}\n"
+		"- {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: Pod, "
+		"metadata: {name: p, namespace: default}}]}\n---\n"
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: d, namespace: a}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+		"metadata: {name: d, namespace: b}\n---\n"                                     /* 6 */
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n";                         /* 7 */
+	struct model_set *s = model_set_new();
+	struct dt_diags errs;
+	struct model_object *o;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", &errs, NULL), 0);
+	CU_ASSERT_EQUAL(model_set_check_duplicates(s, &errs), 3);
+	CU_ASSERT_EQUAL(errs.n, 3);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 4, item 1.0 (Pod default/p): metadata.name: "
+			  "Duplicate value: \"p\": also defined in t.yaml document 1"));
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 7 (Pod default/p): metadata.name: "
+			  "Duplicate value: \"p\": also defined in t.yaml document 1"));
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 6 (DeviceClass d): metadata.name: "
+			  "Duplicate value: \"d\": also defined in t.yaml document 5"));
+	if (errs.n != 3)
+		dump(&errs);
+	/* The first one loaded is the one lookups find. */
+	o = model_set_find(s, MODEL_POD, "default", "p");
+	CU_ASSERT(o && o->src.document == 1);
+	/* model_validate_set reports them too. */
+	dt_diags_free(&errs);
+	dt_diags_init(&errs);
+	CU_ASSERT(model_validate_set(s, NULL, &errs) >= 3);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 7 (Pod default/p): metadata.name: "
+			  "Duplicate value: \"p\": also defined in t.yaml document 1"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+/* The seed's EC2NodeClass gpu-dra comes in two variants (timesliced.yaml
+ * sets nvidia-consumable-capacity): each file is valid on its own, and
+ * loading both is the duplicate error. */
 static void test_seed_examples_valid(void)
 {
 	static const char *const files[] = {
 		"ec2nodeclass.yaml", "gpu-efa-aligned.yaml", "large-gpu.yaml", "nodepool.yaml",
-		"timesliced.yaml",
 	};
 	struct model_set *s = model_set_new();
 	struct dt_diags errs;
@@ -752,11 +849,22 @@ static void test_seed_examples_valid(void)
 	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 0);
 	CU_ASSERT_EQUAL(errs.n, 0);
 	dump(&errs);
-	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_CLAIM_TEMPLATE), 3);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_CLAIM_TEMPLATE), 2);
 	CU_ASSERT_EQUAL(model_set_count(s, MODEL_POD), 2);
-	CU_ASSERT_EQUAL(model_set_count(s, MODEL_DEPLOYMENT), 1);
 	CU_ASSERT_EQUAL(model_set_count(s, MODEL_NODE_POOL), 1);
-	CU_ASSERT_EQUAL(model_set_count(s, MODEL_EC2_NODE_CLASS), 2);
+	CU_ASSERT_EQUAL(model_set_count(s, MODEL_EC2_NODE_CLASS), 1);
+	{
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/examples/seed/timesliced.yaml", DT_SOURCE_DIR);
+		CU_ASSERT_EQUAL(model_set_load_file(s, path, &errs, NULL), 0);
+		CU_ASSERT_EQUAL(errs.n, 0);
+		CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 1);
+		CU_ASSERT_EQUAL_FATAL(errs.n, 1);
+		CU_ASSERT(strstr(errs.msgs[0], "timesliced.yaml: document 1 (EC2NodeClass gpu-dra): "
+				 "metadata.name: Duplicate value: \"gpu-dra\": also defined in ") != NULL);
+		CU_ASSERT(strstr(errs.msgs[0], "ec2nodeclass.yaml document 1") != NULL);
+	}
 	dt_diags_free(&errs);
 	model_set_free(s);
 }
@@ -824,4 +932,5 @@ DT_SUITE_MAIN("model_validate",
 	      DT_TEST(test_cel_length_and_hook),
 	      DT_TEST(test_cel_callback),
 	      DT_TEST(test_all_errors_reported),
+	      DT_TEST(test_duplicates),
 	      DT_TEST(test_seed_examples_valid))
