@@ -222,65 +222,123 @@ static const char *string_field(const struct doc_node *map, const char *key)
 	return n && n->kind == DOC_STRING ? n->text : NULL;
 }
 
-/* Pick the device entry: the document itself, or a ResourceSlice's device. */
-static int find_entry(const struct doc_node *root, const char *name, const char **driver,
-		      const struct doc_node **entry, struct dt_err *err)
-{
-	const char *kind = string_field(root, "kind");
-	const struct doc_node *spec, *devices;
+/* What --device found in the file: every device of every ResourceSlice
+ * (multi-document streams and kind: List included), or one bare entry. */
+struct device_pick {
+	const char *name;               /* --device-name, or NULL */
+	const char *driver;
+	const struct doc_node *entry;
+	size_t devices;                 /* devices seen in all slices */
+	size_t matches;                 /* of those, named like --device-name */
+	size_t bare;                    /* bare device entries seen */
+};
 
-	if (!kind || strcmp(kind, "ResourceSlice")) {
-		*driver = string_field(root, "driver");
-		if (!*driver)
-			return dt_err_set(err, -EINVAL, "driver: Required value (a device entry "
-					  "needs a top-level driver field)");
-		*entry = root;
-		return 0;
+static void pick_device(struct device_pick *p, const char *driver, const struct doc_node *entry)
+{
+	if (!p->matches) {
+		p->driver = driver;
+		p->entry = entry;
 	}
-	spec = doc_get(root, "spec");
-	*driver = string_field(spec, "driver");
-	devices = doc_get(spec, "devices");
-	if (!*driver)
+	p->matches++;
+}
+
+static int scan_slice(const struct doc_node *slice, struct device_pick *p, struct dt_err *err)
+{
+	const struct doc_node *spec = doc_get(slice, "spec");
+	const struct doc_node *devices = doc_get(spec, "devices");
+	const char *driver = string_field(spec, "driver");
+
+	if (!driver)
 		return dt_err_set(err, -EINVAL, "spec.driver: Required value");
-	if (!devices || devices->kind != DOC_SEQ || devices->u.seq.n == 0)
-		return dt_err_set(err, -EINVAL, "spec.devices: the ResourceSlice has no devices");
-	if (!name) {
-		if (devices->u.seq.n > 1)
-			return dt_err_set(err, -EINVAL, "the ResourceSlice has %zu devices: pick "
-					  "one with --device-name", devices->u.seq.n);
-		*entry = devices->u.seq.items[0];
+	if (!devices || devices->kind != DOC_SEQ)
 		return 0;
-	}
 	for (size_t i = 0; i < devices->u.seq.n; i++) {
 		const char *n = string_field(devices->u.seq.items[i], "name");
 
-		if (n && !strcmp(n, name)) {
-			*entry = devices->u.seq.items[i];
-			return 0;
-		}
+		p->devices++;
+		if (!p->name || (n && !strcmp(n, p->name)))
+			pick_device(p, driver, devices->u.seq.items[i]);
 	}
-	return dt_err_set(err, -ENOENT, "spec.devices: no device named %s", name);
+	return 0;
+}
+
+static int scan_object(const struct doc_node *obj, struct device_pick *p, int depth,
+		       struct dt_err *err)
+{
+	const char *kind = string_field(obj, "kind");
+	const struct doc_node *items;
+
+	if (!obj || obj->kind != DOC_MAP)
+		return dt_err_set(err, -EINVAL, "expected a map");
+	if (!kind) {
+		const char *driver = string_field(obj, "driver");
+
+		if (!driver)
+			return dt_err_set(err, -EINVAL, "driver: Required value (a device entry "
+					  "needs a top-level driver field)");
+		p->bare++;
+		pick_device(p, driver, obj);
+		return 0;
+	}
+	if (!strcmp(kind, "ResourceSlice"))
+		return scan_slice(obj, p, err);
+	if (strcmp(kind, "List") || depth > 8)
+		return 0;               /* other kinds carry no devices */
+	items = doc_get(obj, "items");
+	for (size_t i = 0; items && items->kind == DOC_SEQ && i < items->u.seq.n; i++) {
+		int rc = scan_object(items->u.seq.items[i], p, depth + 1, err);
+
+		if (rc < 0)
+			return dt_err_prefix(err, "items[%zu]: ", i);
+	}
+	return 0;
+}
+
+/* The one device the file names, or an error that says why not. */
+static int pick_result(const struct device_pick *p, struct dt_err *err)
+{
+	if (p->bare && (p->bare > 1 || p->devices))
+		return dt_err_set(err, -EINVAL, "a bare device entry must be the file's only "
+				  "document");
+	if (p->name && !p->matches)
+		return dt_err_set(err, -ENOENT, "no device named %s in the file's %zu "
+				  "ResourceSlice devices", p->name, p->devices);
+	if (p->name && p->matches > 1)
+		return dt_err_set(err, -EINVAL, "%zu devices are named %s: the file holds "
+				  "slices of several pools", p->matches, p->name);
+	if (!p->matches)
+		return dt_err_set(err, -EINVAL, "the file holds no device");
+	if (p->matches > 1)
+		return dt_err_set(err, -EINVAL, "the file holds %zu devices: pick one with "
+				  "--device-name", p->matches);
+	return 0;
 }
 
 static int load_device(const char *path, const char *name, struct cli_device *d,
 		       struct dt_err *err)
 {
-	const struct doc_node *root, *entry = NULL;
+	struct device_pick pick = { .name = name };
 	int rc = doc_load_file(path, &d->stream, err);
 
 	if (rc < 0)
 		return rc;
-	if (d->stream->n_docs == 0 || !d->stream->docs[0].root) {
-		if (d->stream->n_docs && d->stream->docs[0].error)
-			return dt_err_set(err, -EINVAL, "%s: %s", path, d->stream->docs[0].error);
-		return dt_err_set(err, -EINVAL, "%s: empty document", path);
+	for (size_t i = 0; i < d->stream->n_docs; i++) {
+		const struct doc_document *doc = &d->stream->docs[i];
+
+		if (doc->error)
+			return dt_err_set(err, -EINVAL, "%s: document %zu: %s", path, i + 1,
+					  doc->error);
+		if (!doc->root)
+			continue;
+		rc = scan_object(doc->root, &pick, 0, err);
+		if (rc < 0)
+			return dt_err_prefix(err, "%s: document %zu: ", path, i + 1);
 	}
-	root = d->stream->docs[0].root;
-	if (root->kind != DOC_MAP)
-		return dt_err_set(err, -EINVAL, "%s: document 1: expected a map", path);
-	rc = find_entry(root, name, &d->dev.driver, &entry, err);
-	if (rc == 0)
-		rc = read_device_entry(d, entry, err);
+	rc = pick_result(&pick, err);
+	if (rc == 0) {
+		d->dev.driver = pick.driver;
+		rc = read_device_entry(d, pick.entry, err);
+	}
 	if (rc < 0)
 		dt_err_prefix(err, "%s: ", path);
 	return rc;

@@ -141,6 +141,15 @@ run 0 --device "$SLICE" --device-name efa-0 'device.attributes["dra.net"].pciAdd
 	[ "$(cat "$TMP/out")" = '"0000:4f:00.0"' ] || fail "qualified name in the driver's domain"
 run 1 --device "$SLICE" 'true' && stderr_has '--device-name'
 run 1 --device "$SLICE" --device-name efa-9 'true' && stderr_has 'no device named efa-9'
+# a multi-document file (hwdb's two slices) and a kind: List are searched whole
+"$1/bin/dratopo" hwdb show p5.48xlarge -o yaml --node node-1 >"$TMP/p5.yaml"
+run 0 --device "$TMP/p5.yaml" --device-name efa-3 'device.driver == "dra.net"' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "efa-3 of the second slice not found"
+run 1 --device "$TMP/p5.yaml" 'true' && stderr_has 'the file holds 40 devices'
+"$1/bin/dratopo" hwdb show p5.48xlarge -o json --node node-1 |
+	jq '{apiVersion: "v1", kind: "List", items: .resourceSlices}' >"$TMP/list.json"
+run 0 --device "$TMP/list.json" --device-name gpu-7 'device.driver' &&
+	[ "$(cat "$TMP/out")" = '"gpu.nvidia.com"' ] || fail "gpu-7 of a List not found"
 
 # --- --repeat ---
 run 0 --device "$H200" --repeat 1000 'device.attributes["gpu.nvidia.com"].productName == "NVIDIA H200"' &&
