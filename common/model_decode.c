@@ -30,6 +30,7 @@ struct dec {
 	int item;                       /* index in the outermost List, or -1 */
 	char item_path[LIST_MAX_DEPTH * 12];    /* "1.0": the item in nested Lists */
 	const struct model_object *obj; /* NULL while apiVersion/kind are read */
+	bool v1beta1;                   /* the object is resource.k8s.io/v1beta1: convert */
 	struct model_path path;
 	int oom;
 	size_t n_errors;
@@ -874,10 +875,10 @@ static void get_counter_sets(struct dec *d, const struct doc_node *m, const char
 	model_path_pop(&d->path, mark);
 }
 
-static void dec_device(struct dec *d, const struct doc_node *m, const char *driver,
-		       struct model_device *dev)
+/* Everything of a device but its name: v1's Device, v1beta1's BasicDevice. */
+static void dec_device_body(struct dec *d, const struct doc_node *m, const char *driver,
+			    struct model_device *dev)
 {
-	dev->name = get_str(d, m, "name");
 	get_attributes(d, m, dev);
 	get_capacity(d, m, dev);
 	get_counter_sets(d, m, "consumesCounters", "counterSet", &dev->consumes_counters,
@@ -895,6 +896,23 @@ static void dec_device(struct dec *d, const struct doc_node *m, const char *driv
 		 &dev->allow_multiple_allocations);
 	if (model_device_cel_init(d->set, driver ? driver : "", dev))
 		d->oom = 1;
+}
+
+/* v1: {name, attributes, capacity, ...}; v1beta1: {name, basic: {attributes,
+ * capacity, ...}}, the body moved up a level as v1 has it. */
+static void dec_device(struct dec *d, const struct doc_node *m, const char *driver,
+		       struct model_device *dev)
+{
+	const struct doc_node *body = m;
+	size_t mark = d->path.len;
+
+	dev->name = get_str(d, m, "name");
+	if (d->v1beta1) {
+		body = get_map(d, m, "basic");
+		mark = model_path_field(&d->path, "basic");
+	}
+	dec_device_body(d, body, driver, dev);
+	model_path_pop(&d->path, mark);
 }
 
 static void dec_slice(struct dec *d, const struct doc_node *spec,
@@ -951,6 +969,23 @@ static void dec_exact(struct dec *d, const struct doc_node *m, struct model_exac
 	}
 }
 
+/* A v1beta1 DeviceRequest holds v1's ExactDeviceRequest fields itself; it
+ * is one unless it only lists firstAvailable subrequests. */
+static const struct doc_node *v1beta1_exact_request(const struct doc_node *req)
+{
+	static const char *const exact_fields[] = {
+		"deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
+		"tolerations", "capacity",
+	};
+
+	if (!child(req, "firstAvailable"))
+		return req;
+	for (size_t i = 0; i < sizeof(exact_fields) / sizeof(exact_fields[0]); i++)
+		if (child(req, exact_fields[i]))
+			return req;
+	return NULL;
+}
+
 static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct model_claim_spec *c)
 {
 	const struct doc_node *devices = get_map(d, spec, "devices");
@@ -975,8 +1010,13 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 			}
 			r = &c->requests[c->n_requests++];
 			r->name = get_str(d, it, "name");
-			ex = get_map(d, it, "exactly");
-			if (ex) {
+			ex = d->v1beta1 ? v1beta1_exact_request(it) : get_map(d, it, "exactly");
+			if (ex && ex == it) {
+				/* v1beta1: the request's own fields are v1's `exactly`. */
+				DALLOC(d, r->exactly, 1);
+				if (r->exactly)
+					dec_exact(d, ex, r->exactly);
+			} else if (ex) {
 				size_t em = model_path_field(&d->path, "exactly");
 
 				DALLOC(d, r->exactly, 1);
@@ -1538,6 +1578,25 @@ static int dec_object(struct dec *d, const struct doc_node *root, enum model_kin
 	return d->oom ? -ENOMEM : 0;
 }
 
+#define DRA_GROUP "resource.k8s.io/"
+#define DRA_V1 "resource.k8s.io/v1"
+
+static bool is_dra_group(const char *api_version)
+{
+	return !strncmp(api_version, DRA_GROUP, strlen(DRA_GROUP));
+}
+
+/* The DRA beta versions the API server still serves: v1beta2 has v1's
+ * shape and is read as v1; v1beta1 is converted while decoding (requests
+ * without `exactly`, devices under `basic`). */
+static const char *dra_api_version(const char *api_version, bool *v1beta1)
+{
+	*v1beta1 = !strcmp(api_version, DRA_GROUP "v1beta1");
+	if (*v1beta1 || !strcmp(api_version, DRA_GROUP "v1beta2"))
+		return DRA_V1;
+	return api_version;
+}
+
 static bool is_list_kind(const char *kind)
 {
 	size_t n = kind ? strlen(kind) : 0;
@@ -1600,7 +1659,20 @@ static int dec_node_root(struct dec *d, const struct doc_node *root, int depth, 
 		}
 		return d->oom ? -ENOMEM : 0;
 	}
-	k = model_kind_lookup(api_version, kind);
+	k = model_kind_lookup(dra_api_version(api_version, &d->v1beta1), kind);
+	if (k < 0 && is_dra_group(api_version) && model_kind_lookup(DRA_V1, kind) >= 0) {
+		/* A DRA kind at a version dratopo cannot read (v1alpha3): an
+		 * error, so that a file is never "valid" unchecked. */
+		char msg[512];
+		size_t mark = model_path_field(&d->path, "apiVersion");
+
+		snprintf(msg, sizeof(msg), "Unsupported value: \"%.200s\": supported values: "
+			 "\"" DRA_V1 "\", \"" DRA_GROUP "v1beta2\", \"" DRA_GROUP "v1beta1\" "
+			 "(convert the %.64s to " DRA_V1 ")", api_version, kind);
+		report(d, NULL, msg);
+		model_path_pop(&d->path, mark);
+		return d->oom ? -ENOMEM : 0;
+	}
 	if (k < 0) {
 		struct model_source src = { .file = d->file, .document = d->document,
 					    .item = d->item,

@@ -294,6 +294,19 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
+	/* A file whose documents were all skipped was not checked at all:
+	 * never call that valid. (Unknown-field warnings belong to objects, so
+	 * with no objects every warning is a skipped document.) */
+	if (!set->n_objects && set->warnings.n &&
+	    dt_diags_add(&errs, "dratopo validate: no object to validate: %s%zu document%s "
+			 "skipped (dratopo reads resource.k8s.io/v1, v1beta2 and v1beta1, v1, "
+			 "apps/v1, batch/v1, karpenter.sh/v1 and karpenter.k8s.aws/v1 objects)",
+			 set->warnings.n == 1 ? "the " : "all ", set->warnings.n,
+			 set->warnings.n == 1 ? " was" : "s were")) {
+		fprintf(stderr, "dratopo validate: out of memory\n");
+		rc = CLI_EXIT_FAIL;
+		goto out;
+	}
 	sort_by_document(&errs, files, n_files);
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);

@@ -212,6 +212,30 @@ YAML
 	fi
 fi
 
+# resource.k8s.io/v1beta2 reads as v1; v1beta1 is converted (requests
+# without `exactly`); other versions of DRA kinds are errors.
+printf 'apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: a, namespace: b}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: c}}]}}\n' >"$TMP/b2.yaml"
+if expect 0 "$BIN" validate -f - <"$TMP/b2.yaml"; then
+	same "$TMP/out" 'ResourceClaim: 1 valid'
+	[ -s "$TMP/err" ] && fail "v1beta2: unexpected stderr: $(head -2 "$TMP/err")"
+fi
+printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {name: a}\nspec: {devices: {requests: [{name: g, deviceClassName: c, count: 0}]}}\n' >"$TMP/b1.yaml"
+expect 0 "$BIN" validate -f "$TMP/b1.yaml" && same "$TMP/out" 'ResourceClaim: 1 valid'
+sed -i 's/v1beta1/v1alpha3/' "$TMP/b1.yaml"
+if expect 1 "$BIN" validate -f "$TMP/b1.yaml"; then
+	grep -qF "$TMP/b1.yaml: document 1: apiVersion: Unsupported value: \"resource.k8s.io/v1alpha3\"" "$TMP/err" ||
+		fail "v1alpha3 not reported"
+fi
+# A file whose every document was skipped is not valid.
+printf 'apiVersion: example.com/v1\nkind: Widget\n---\napiVersion: v2\nkind: Pod\n' >"$TMP/skipped.yaml"
+if expect 1 "$BIN" validate -f "$TMP/skipped.yaml"; then
+	grep -q "^dratopo validate: no object to validate: all 2 documents were skipped" "$TMP/err" ||
+		fail "all skipped: no message"
+	[ -s "$TMP/out" ] && fail "all skipped: summary printed"
+fi
+expect 1 "$BIN" validate -o json -f "$TMP/skipped.yaml" && grep -q '"valid": false' "$TMP/out" ||
+	fail "all skipped: json valid"
+
 # Usage errors exit 2; --help exits 0.
 expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f

@@ -465,6 +465,75 @@ static void test_unreadable_file(void)
 	model_set_free(s);
 }
 
+/* resource.k8s.io/v1beta2 is v1's shape; v1beta1 is converted (requests
+ * without `exactly`, devices under `basic`); other versions of DRA kinds
+ * are an error, not a skip. */
+static void test_dra_beta_versions(void)
+{
+	const char *yaml =
+		"apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: b2}\n"
+		"spec: {devices: {requests: [{name: g, exactly: {deviceClassName: c, count: 2}}]}}\n"
+		"---\napiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaimTemplate\n"
+		"metadata: {name: b1}\nspec:\n  spec:\n    devices:\n      requests:\n"
+		"      - {name: g, deviceClassName: gpu, count: 3, allocationMode: ExactCount,\n"
+		"         selectors: [{cel: {expression: 'true'}}], adminAccess: true}\n"
+		"      - name: alt\n        firstAvailable: [{name: x, deviceClassName: small}]\n"
+		"---\napiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+		"spec:\n  driver: gpu.example.com\n  nodeName: n1\n"
+		"  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+		"  devices:\n  - name: gpu-0\n    basic:\n      attributes: {model: {string: H100}}\n"
+		"      capacity: {memory: {value: 80Gi}}\n"
+		"---\napiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: old}\n";
+	struct dt_diags errs;
+	struct model_set *s = load_str(yaml, &errs);
+	const struct model_object *o;
+	const struct model_device_request *r;
+	const struct model_device *dev;
+
+	CU_ASSERT_EQUAL(s->n_objects, 3);
+	CU_ASSERT_EQUAL(s->warnings.n, 0);
+	CU_ASSERT_EQUAL_FATAL(errs.n, 1);
+	DT_ASSERT_STR(errs.msgs[0], "t.yaml: document 4: apiVersion: Unsupported value: "
+		      "\"resource.k8s.io/v1alpha3\": supported values: \"resource.k8s.io/v1\", "
+		      "\"resource.k8s.io/v1beta2\", \"resource.k8s.io/v1beta1\" (convert the "
+		      "DeviceClass to resource.k8s.io/v1)");
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM, "default", "b2");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL_FATAL(o->u.claim.spec.n_requests, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.claim.spec.requests[0].exactly);
+	CU_ASSERT_EQUAL(o->u.claim.spec.requests[0].exactly->count, 2);
+
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM_TEMPLATE, "default", "b1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL_FATAL(o->u.claim_template.spec.n_requests, 2);
+	r = &o->u.claim_template.spec.requests[0];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->exactly);
+	DT_ASSERT_STR(r->exactly->device_class_name, "gpu");
+	CU_ASSERT_EQUAL(r->exactly->count, 3);
+	CU_ASSERT_EQUAL(r->exactly->n_selectors, 1);
+	CU_ASSERT(r->exactly->has_admin_access && r->exactly->admin_access);
+	r = &o->u.claim_template.spec.requests[1];
+	CU_ASSERT_PTR_NULL(r->exactly);
+	CU_ASSERT_EQUAL_FATAL(r->n_first_available, 1);
+	DT_ASSERT_STR(r->first_available[0].req.device_class_name, "small");
+
+	o = model_set_find(s, MODEL_RESOURCE_SLICE, NULL, "s");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL_FATAL(o->u.slice.n_devices, 1);
+	dev = &o->u.slice.devices[0];
+	DT_ASSERT_STR(dev->name, "gpu-0");
+	CU_ASSERT_PTR_NOT_NULL(attr(dev, "model"));
+	CU_ASSERT_EQUAL_FATAL(dev->n_capacity, 1);
+	CU_ASSERT(q_eq(&dev->capacity[0].value, "80Gi"));
+	/* Converted, they validate as v1 objects. */
+	dt_diags_free(&errs);
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 0);
+	dump(&errs);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 /* A directory: its manifests in name order (strcmp: "10-" before "2-"),
  * not hidden files, not subdirectories, not other extensions. */
 static void test_load_directory(void)
@@ -612,4 +681,5 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_find_many),
 	      DT_TEST(test_unreadable_file),
 	      DT_TEST(test_load_directory),
+	      DT_TEST(test_dra_beta_versions),
 	      DT_TEST(test_malformed_corpus))
