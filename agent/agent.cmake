@@ -16,4 +16,5 @@ if(TARGET dt_hwdb AND TARGET dt_model AND TARGET dt_doc)
   target_link_libraries(dratopo-agent PRIVATE dt_agent)
   set_target_properties(dratopo-agent PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  install(TARGETS dratopo-agent RUNTIME DESTINATION bin)
 endif()
