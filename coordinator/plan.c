@@ -1517,6 +1517,150 @@ static void selector_hint(struct planner *pl, const struct plan_unit *u, const s
 	}
 }
 
+/* ---- Selector errors the allocator reads as "no match" ---- */
+
+/* Whether the runtime error e is the read of an attribute the node's
+ * devices leave unknown but uniform (driverVersion): on a node that does
+ * not exist yet that means "cannot match", not a fatal error. */
+static bool uniform_read(const struct model_object *slice, const char *msg)
+{
+	const struct model_resource_slice_spec *sp = &slice->u.slice;
+	const char *k = strstr(msg, "no such key: ");
+	const char *ann = annotation(&slice->meta, HWDB_ANNOTATION_NODE_UNIFORM);
+	size_t len;
+
+	if (!k)
+		return false;
+	k += strlen("no such key: ");
+	len = strcspn(k, " ,;:()\"'");
+	if (sp->driver && !strcmp(sp->driver, HWDB_DRIVER_GPU))
+		for (size_t i = 0; hwdb_gpu_node_uniform_attrs[i]; i++)
+			if (strlen(hwdb_gpu_node_uniform_attrs[i]) == len &&
+			    !strncmp(hwdb_gpu_node_uniform_attrs[i], k, len))
+				return true;
+	for (const char *a = ann; a && *a;) {
+		size_t n = strcspn(a, ",");
+
+		while (n && a[n - 1] == ' ')
+			n--;
+		if (n == len && !strncmp(a, k, len))
+			return true;
+		a += strcspn(a, ",");
+		a += *a == ',';
+		a += strspn(a, " ");
+	}
+	return false;
+}
+
+/* Evaluate one selector on a device: 1 match, 0 no match, <0 runtime
+ * error (message in e). Selectors that do not compile were reported by
+ * validation: they count as no match here. */
+static int sel_eval(struct planner *pl, const struct model_selector *sel,
+		    const struct model_device *d, struct dt_err *e)
+{
+	const struct cel_program *prog;
+	bool match = false;
+	int rc;
+
+	if (!sel->expression || cel_cache_get(pl->cel, sel->expression, sel->expression_len, &prog, e))
+		return 0;
+	rc = cel_eval_selector(prog, &d->cel, &match, e);
+	return rc ? (rc < 0 ? rc : -EINVAL) : match;
+}
+
+static const struct model_object *find_class(const struct planner *pl, const char *name)
+{
+	for (size_t i = 0; name && i < pl->n_classes; i++)
+		if (!strcmp(pl->classes[i]->meta.name, name))
+			return pl->classes[i];
+	return NULL;
+}
+
+/* The first selector of one request (exactly or a subrequest) that fails
+ * on a device of the slice with an error a real node would raise too. */
+static bool request_fails(struct planner *pl, const struct model_exact_request *rq,
+			  const struct model_object *slice, const char *claim, const char *req,
+			  char *buf, size_t sz)
+{
+	const struct model_resource_slice_spec *sp = &slice->u.slice;
+	const struct model_object *cls = find_class(pl, rq->device_class_name);
+
+	for (size_t d = 0; cls && d < sp->n_devices; d++) {
+		const struct model_device *dev = &sp->devices[d];
+		const struct model_device_class_spec *cs = &cls->u.device_class;
+		struct dt_err e = { 0 };
+		int m = 1;
+		size_t i;
+
+		for (i = 0; m == 1 && i < cs->n_selectors; i++)
+			m = sel_eval(pl, &cs->selectors[i], dev, &e);
+		if (m < 0 && !uniform_read(slice, e.msg)) {
+			snprintf(buf, sz, "claim %s, request %s: class %s: selector #%zu on device "
+				 "%s/%s/%s: CEL runtime error: %s", claim, req, cls->meta.name, i - 1,
+				 sp->driver, sp->pool.name, dev->name, e.msg);
+			return true;
+		}
+		for (i = 0; m == 1 && i < rq->n_selectors; i++)
+			m = sel_eval(pl, &rq->selectors[i], dev, &e);
+		if (m < 0 && !uniform_read(slice, e.msg)) {
+			snprintf(buf, sz, "claim %s, request %s: selector #%zu on device %s/%s/%s: "
+				 "CEL runtime error: %s", claim, req, i - 1, sp->driver, sp->pool.name,
+				 dev->name, e.msg);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The allocator (on hypothetical slices) reads every selector error as
+ * "the device does not match". The scheduler on the real node would fail
+ * the pod with the error unless it is the read of a node-uniform
+ * attribute, so find such an error on the types the pod was tried on:
+ * true with the scheduler's message in buf. */
+static bool selector_error(struct planner *pl, const struct plan_unit *u, char *buf, size_t sz)
+{
+	for (size_t h = 0; h < pl->n_hypos; h++) {
+		const struct hypo *hy = &pl->hypos[h];
+
+		if (!hy->actx)
+			continue;       /* never tried: no devices were looked at */
+		for (size_t i = 0; i < u->n_claims; i++) {
+			const struct model_object *cl = u->claims[i];
+			const struct model_claim_spec *cs = &cl->u.claim.spec;
+			char name[512];
+
+			snprintf(name, sizeof(name), "%s/%s", cl->meta.ns, cl->meta.name);
+			for (size_t q = 0; q < cs->n_requests; q++) {
+				const struct model_device_request *r = &cs->requests[q];
+
+				for (size_t sl = 0; sl < HWDB_MAX_SLICES && hy->slices[sl]; sl++) {
+					char sub[256];
+
+					if (r->exactly && request_fails(pl, r->exactly, hy->slices[sl],
+									name, r->name, buf, sz))
+						goto found;
+					for (size_t k = 0; k < r->n_first_available; k++) {
+						snprintf(sub, sizeof(sub), "%s/%s", r->name,
+							 r->first_available[k].name);
+						if (request_fails(pl, &r->first_available[k].req,
+								  hy->slices[sl], name, sub, buf, sz))
+							goto found;
+					}
+				}
+			}
+		}
+	}
+	return false;
+found:
+	if (strstr(buf, "no such key") && !strstr(buf, "optional chaining")) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, sz - len, " (consider using CEL optional chaining (.? followed "
+			 "by orValue()) or guarding the check with has())");
+	}
+	return true;
+}
+
 /* Why a unit fits on no new node of one candidate. */
 static int cand_reason(struct planner *pl, size_t ui, size_t ci, const char **cat, char *buf,
 		       size_t sz)
@@ -1721,7 +1865,56 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 	}
 	if (sb->len >= 2)
 		sb->buf[sb->len -= 2] = 0;
+	/* A selector that fails on the new nodes' devices fails the pod, as
+	 * the scheduler would on the real node; the details still list every
+	 * type. */
+	{
+		char err[1024];
+
+		if (u->n_claims && selector_error(pl, u, err, sizeof(err))) {
+			sb_reset(sb);
+			sb_printf(sb, "the allocator fails the pod's claims on the new nodes: %s", err);
+		}
+	}
 	return sb_error(sb);
+}
+
+/* The reason explained for unit from, told of unit to of the same shape:
+ * the units' claims are made from the same templates in the same order,
+ * so each of from's claim names becomes to's. NULL: no memory. */
+static const char *own_claims(struct planner *pl, const char *reason,
+			      const struct plan_unit *from, const struct plan_unit *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *out;
+
+	sb_puts(&sb, reason);
+	for (size_t i = 0; i < from->n_claims && i < to->n_claims; i++) {
+		char a[512], b[512];
+		size_t la;
+
+		snprintf(a, sizeof(a), "%s/%s", from->claims[i]->meta.ns, from->claims[i]->meta.name);
+		snprintf(b, sizeof(b), "%s/%s", to->claims[i]->meta.ns, to->claims[i]->meta.name);
+		la = strlen(a);
+		if (!strcmp(a, b))
+			continue;
+		/* From after each replacement on: b may contain a. */
+		for (size_t at = 0; !sb_error(&sb);) {
+			const char *hit = strstr(sb_str(&sb) + at, a);
+			struct strbuf nb = STRBUF_INIT;
+
+			if (!hit)
+				break;
+			at = (size_t)(hit - sb_str(&sb));
+			sb_printf(&nb, "%.*s%s%s", (int)at, sb_str(&sb), b, hit + la);
+			at += strlen(b);
+			sb_free(&sb);
+			sb = nb;
+		}
+	}
+	out = sb_error(&sb) ? NULL : astr(pl, sb_str(&sb));
+	sb_free(&sb);
+	return out;
 }
 
 static int explain(struct planner *pl)
@@ -1730,7 +1923,7 @@ static int explain(struct planner *pl)
 	struct strbuf sb = STRBUF_INIT;
 	const char *last_reason = NULL;
 	struct plan_reject *last_details = NULL;
-	size_t last_n = 0, last_shape = SIZE_MAX;
+	size_t last_n = 0, last_shape = SIZE_MAX, last_unit = SIZE_MAX;
 	int rc = 0;
 
 	for (size_t ui = 0; ui < pl->pods.n_units; ui++) {
@@ -1751,6 +1944,14 @@ static int explain(struct planner *pl)
 			copy(last_details, r.v, r.n * sizeof(*r.v));
 			last_n = r.n;
 			last_shape = u->problem ? SIZE_MAX : u->shape;
+			last_unit = ui;
+		}
+		const char *reason = last_reason;
+
+		if (u->shape == last_shape && ui != last_unit &&
+		    !(reason = own_claims(pl, last_reason, &pl->pods.units[last_unit], u))) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		for (size_t i = 0; i < u->n_pods; i++) {
 			struct plan_unschedulable *x;
@@ -1761,10 +1962,11 @@ static int explain(struct planner *pl)
 			}
 			x = &pl->uns[pl->n_uns++];
 			x->pod = pod_id(pl, &pl->pods.pods[u->pods[i]]);
-			x->reason = u->n_pods > 1 && i == 0 ? afmt(pl, "%s (with %zu pods sharing "
-								   "its claims)", last_reason,
-								   u->n_pods - 1)
-							  : last_reason;
+			x->reason = u->n_pods > 1 && i == 0 ? afmt(pl, "%s (with %zu pod%s sharing "
+								   "its claims)", reason,
+								   u->n_pods - 1,
+								   u->n_pods == 2 ? "" : "s")
+							  : reason;
 			x->details = last_details;
 			x->n_details = last_n;
 			if (!x->pod || !x->reason) {

@@ -324,9 +324,9 @@ int plan_emit_table(const struct plan_result *r, struct strbuf *out)
 		sb_printf(out, "%-13s %-*s %-*s %-*s %10s %5s  %s\n", "unschedulable", (int)w_name,
 			  r->unschedulable[i].pod, (int)w_pool, "-", (int)w_type, "-", "-", "-",
 			  r->unschedulable[i].reason);
-	sb_printf(out, "total %.4f per hour, %zu node claim%s, %zu of %zu pods unschedulable%s\n",
+	sb_printf(out, "total %.4f per hour, %zu node claim%s, %zu of %zu pod%s unschedulable%s\n",
 		  price_round(r->total_price), r->n_node_claims, r->n_node_claims == 1 ? "" : "s",
-		  r->n_unschedulable, r->n_pods,
+		  r->n_unschedulable, r->n_pods, r->n_pods == 1 ? "" : "s",
 		  r->optimal && r->n_node_claims ? " (price proven lowest)" : "");
 	return sb_error(out);
 }

@@ -525,7 +525,9 @@ static int build_units(struct collect *c)
 			const struct model_object *cl = p->claims[k];
 			int at;
 
-			if (!cl || is_generated(p, cl))
+			/* An allocated claim only pins its pods to its node; the
+			 * scheduler still places them one at a time. */
+			if (!cl || is_generated(p, cl) || cl->u.claim.status.allocation)
 				continue;
 			at = claim_index(owner, n_owner, cl);
 			if (at < 0) {

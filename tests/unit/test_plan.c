@@ -415,6 +415,74 @@ static void test_allocator_error_fails_pod_only(void)
 	loaded_free(&l);
 }
 
+/* QA-8: a claim already allocated on node-1 only pins its pods there;
+ * they are placed one at a time, so the pod that does not tolerate
+ * node-1's taint fails alone. */
+static void test_allocated_claim_pods_placed_alone(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/p5-node1-slices.yaml",
+				     "tests/fixtures/plan/allocated-claim.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	DT_ASSERT_STR(l.res->existing[0].node, "node-1");
+	CU_ASSERT_EQUAL_FATAL(l.res->existing[0].n_pods, 1);
+	DT_ASSERT_STR(l.res->existing[0].pods[0], "default/user");
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	u = find_uns(l.res, "default/intolerant-user");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "taint nvidia.com/gpu:NoSchedule not tolerated"));
+	CU_ASSERT_PTR_NULL(strstr(u->reason, "sharing"));
+	loaded_free(&l);
+}
+
+/* QA-5: a claim over the 32-result limit fails only its pods, each with
+ * the limit's message naming its own claim; the rest is planned. */
+static void test_claim_over_limit_fails_its_pods(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/over-limit.yaml", NULL);
+	size_t placed = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 2);
+	for (size_t i = 0; i < l.res->n_unschedulable; i++) {
+		const struct plan_unschedulable *u = &l.res->unschedulable[i];
+		char own[128];
+
+		CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "exceeds the claim limit of 32"));
+		/* "team/train-1" names claim team/train-1-node-...: its own. */
+		snprintf(own, sizeof(own), "claim %s-node-", u->pod);
+		CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, own));
+	}
+	CU_ASSERT_PTR_NOT_NULL(find_uns(l.res, "team/train-0"));
+	CU_ASSERT_PTR_NOT_NULL(find_uns(l.res, "team/train-1"));
+	for (size_t i = 0; i < l.res->n_node_claims; i++)
+		placed += l.res->node_claims[i].n_pods;
+	CU_ASSERT_EQUAL(placed + 2, l.res->n_pods);
+	CU_ASSERT_TRUE(placed > 0);
+	loaded_free(&l);
+}
+
+/* QA-7: a selector reading an attribute the devices do not have (and that
+ * is not node-uniform) is a CEL runtime error on the real node: the pod's
+ * reason is that error, the details still list every type. */
+static void test_selector_typo_is_runtime_error(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/typo-attribute.yaml", NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	u = &l.res->unschedulable[0];
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "CEL runtime error: no such key: productNmae"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "optional chaining"));
+	CU_ASSERT_PTR_NULL(strstr(u->reason, "devices match the selectors"));
+	CU_ASSERT_TRUE(u->n_details > 1);
+	loaded_free(&l);
+}
+
 static void test_no_on_demand_offering(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/spot-only-pool.yaml", NULL);
@@ -480,6 +548,9 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_no_efa_on_gpu_root),
 	      DT_TEST(test_selector_error_named),
 	      DT_TEST(test_allocator_error_fails_pod_only),
+	      DT_TEST(test_allocated_claim_pods_placed_alone),
+	      DT_TEST(test_claim_over_limit_fails_its_pods),
+	      DT_TEST(test_selector_typo_is_runtime_error),
 	      DT_TEST(test_no_on_demand_offering),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_output_formats))
