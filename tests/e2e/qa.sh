@@ -144,7 +144,9 @@ for cmd in "validate" "plan" "allocate --node n"; do
 		expect 1 "$BIN" $cmd -f "$TMP/$f" && has "$TMP/err" "^$TMP/$f: document 1: " "$cmd $f"
 	done
 	# shellcheck disable=SC2086
-	expect 1 "$BIN" $cmd -f "$TMP" && has "$TMP/err" "cannot read $TMP: Is a directory" "$cmd DIR"
+	# a directory is read like kubectl apply -f DIR: its manifests, each one's errors
+	expect 1 "$BIN" $cmd -f "$TMP" && has "$TMP/err" "^$TMP/deep.yaml: document 1: " "$cmd DIR" &&
+		has "$TMP/err" "^$TMP/trunc.json: document 1: " "$cmd DIR"
 	# shellcheck disable=SC2086
 	expect 1 "$BIN" $cmd -f "$TMP/absent.yaml" && has "$TMP/err" "No such file or directory" "$cmd absent"
 done
