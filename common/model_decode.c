@@ -31,6 +31,10 @@ struct dec {
 	char item_path[LIST_MAX_DEPTH * 12];    /* "1.0": the item in nested Lists */
 	const struct model_object *obj; /* NULL while apiVersion/kind are read */
 	bool v1beta1;                   /* the object is resource.k8s.io/v1beta1: convert */
+	/* Inside a type that is read field by field (the DRA kinds' specs):
+	 * the shared helpers (taints, tolerations, node selectors) warn about
+	 * unknown fields there, and only there. */
+	bool closed;
 	struct model_path path;
 	int oom;
 	size_t n_errors;
@@ -96,6 +100,106 @@ static void report(struct dec *d, const struct doc_node *bad, const char *msg)
 	if (sb_error(&sb) || (d->errs && dt_diags_add(d->errs, "%s", sb_str(&sb))))
 		d->oom = 1;
 	sb_free(&sb);
+}
+
+/* ---- Unknown fields ----
+ *
+ * Unknown fields are ignored, as kubectl's client-side decoding ignores
+ * them, but inside the types dratopo reads field by field a key it does not
+ * know is almost always a typo (`cout: 2` silently meaning count 1), so each
+ * one is a warning: `PREFIX PATH: unknown field "cout"`. Types dratopo
+ * keeps loosely (metadata, status, most of a pod, EC2NodeClass) are open. */
+
+/* The field lists of closed types, NULL-terminated. */
+static const char *const f_dra_object[] = { "apiVersion", "kind", "metadata", "spec", "status",
+					    NULL };
+static const char *const f_class_spec[] = { "selectors", "config", "extendedResourceName",
+					    NULL };
+static const char *const f_selector[] = { "cel", NULL };
+static const char *const f_cel[] = { "expression", NULL };
+static const char *const f_config[] = { "requests", "opaque", "source", NULL };
+static const char *const f_opaque[] = { "driver", "parameters", NULL };
+static const char *const f_slice_spec[] = {
+	"driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection",
+	"devices", "sharedCounters", NULL
+};
+static const char *const f_pool[] = { "name", "generation", "resourceSliceCount", NULL };
+static const char *const f_name[] = { "name", NULL };
+static const char *const f_device_body[] = {
+	"attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
+	"taints", "bindsToNode", "bindingConditions", "bindingFailureConditions",
+	"allowMultipleAllocations", NULL
+};
+static const char *const f_v1beta1_device[] = { "name", "basic", NULL };
+static const char *const f_attribute[] = { "int", "bool", "string", "version", NULL };
+static const char *const f_capacity[] = { "value", "requestPolicy", NULL };
+static const char *const f_request_policy[] = { "default", "validValues", "validRange", NULL };
+static const char *const f_range[] = { "min", "max", "step", NULL };
+static const char *const f_counter[] = { "value", NULL };
+static const char *const f_counters[] = { "counters", NULL };
+static const char *const f_taint[] = { "key", "value", "effect", "timeAdded", NULL };
+static const char *const f_toleration[] = { "key", "operator", "value", "effect",
+					    "tolerationSeconds", NULL };
+static const char *const f_node_selector[] = { "nodeSelectorTerms", NULL };
+static const char *const f_term[] = { "matchExpressions", "matchFields", NULL };
+static const char *const f_node_requirement[] = { "key", "operator", "values", NULL };
+static const char *const f_claim_spec[] = { "devices", NULL };
+static const char *const f_device_claim[] = { "requests", "constraints", "config", NULL };
+static const char *const f_request[] = { "name", "exactly", "firstAvailable", NULL };
+static const char *const f_v1beta1_request[] = { "name", "firstAvailable", NULL };
+static const char *const f_exact[] = {
+	"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
+	"capacity", NULL
+};
+static const char *const f_capacity_requirements[] = { "requests", NULL };
+static const char *const f_constraint[] = { "requests", "matchAttribute", "distinctAttribute",
+					    NULL };
+static const char *const f_template_spec[] = { "metadata", "spec", NULL };
+static const char *const f_pod_claim[] = { "name", "resourceClaimName",
+					   "resourceClaimTemplateName", NULL };
+static const char *const f_resources[] = { "limits", "requests", "claims", NULL };
+static const char *const f_container_claim[] = { "name", "request", NULL };
+
+static bool in_list(const char *const *list, const char *key)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], key))
+			return true;
+	return false;
+}
+
+/* Warn about each key of map m in neither known nor extra (either may be
+ * NULL). The path is the map's; the message names the key. */
+static void closed_fields(struct dec *d, const struct doc_node *m, const char *const *known,
+			  const char *const *extra)
+{
+	if (!m || m->kind != DOC_MAP)
+		return;
+	for (size_t i = 0; i < m->u.map.n; i++) {
+		const struct doc_node *k = m->u.map.pairs[i].key;
+		const char *key = k->text ? k->text : "";
+		struct strbuf sb = STRBUF_INIT;
+
+		if (in_list(known, key) || in_list(extra, key))
+			continue;
+		if (d->set->warnings.n >= DT_DIAG_MAX) {
+			d->set->warnings.dropped++;     /* counted, not stored */
+			continue;
+		}
+		prefix(d, &sb);
+		sb_puts(&sb, "unknown field ");
+		model_quote(&sb, key, k->text ? k->text_len : 0);
+		if (sb_error(&sb) || dt_diags_add(&d->set->warnings, "%s", sb_str(&sb)))
+			d->oom = 1;
+		sb_free(&sb);
+	}
+}
+
+/* The shared helpers' types: closed inside DRA objects only. */
+static void closed_if(struct dec *d, const struct doc_node *m, const char *const *known)
+{
+	if (d->closed)
+		closed_fields(d, m, known, NULL);
 }
 
 static void *dalloc(struct dec *d, size_t n, size_t size)
@@ -459,6 +563,7 @@ static enum model_selector_op parse_op(const char *s)
 
 static void dec_requirement(struct dec *d, const struct doc_node *m, struct model_requirement *r)
 {
+	closed_if(d, m, f_node_requirement);
 	r->key = get_str(d, m, "key");
 	r->operator_text = get_str(d, m, "operator");
 	r->op = parse_op(r->operator_text);
@@ -500,6 +605,7 @@ static struct model_node_selector *get_node_selector(struct dec *d, const struct
 	if (!sel)
 		return NULL;
 	mark = model_path_field(&d->path, key);
+	closed_if(d, ns, f_node_selector);
 	terms = get_seq(d, ns, "nodeSelectorTerms");
 	if (terms) {
 		size_t tm = model_path_field(&d->path, "nodeSelectorTerms");
@@ -513,6 +619,7 @@ static struct model_node_selector *get_node_selector(struct dec *d, const struct
 				break;
 			}
 			t = &sel->terms[sel->n_terms++];
+			closed_if(d, it, f_term);
 			get_requirements(d, it, "matchExpressions", &t->match_expressions,
 					 &t->n_match_expressions);
 			get_requirements(d, it, "matchFields", &t->match_fields,
@@ -527,6 +634,7 @@ static struct model_node_selector *get_node_selector(struct dec *d, const struct
 
 static void dec_taint(struct dec *d, const struct doc_node *m, struct model_taint *t)
 {
+	closed_if(d, m, f_taint);
 	t->key = get_str(d, m, "key");
 	t->value = get_str(d, m, "value");
 	t->effect = get_str(d, m, "effect");
@@ -569,6 +677,7 @@ static void get_tolerations(struct dec *d, const struct doc_node *m, const char 
 	FOR_EACH_MAP(d, seq, i, it) {
 		struct model_toleration *t = &(*out)[(*n_out)++];
 
+		closed_if(d, it, f_toleration);
 		t->key = get_str(d, it, "key");
 		t->operator_text = get_str(d, it, "operator");
 		t->value = get_str(d, it, "value");
@@ -600,6 +709,13 @@ static void get_selectors(struct dec *d, const struct doc_node *m, const char *k
 		const struct doc_node *cel = get_map(d, it, "cel");
 		const struct doc_node *e = child(cel, "expression");
 
+		closed_fields(d, it, f_selector, NULL);
+		if (cel) {
+			size_t cm = model_path_field(&d->path, "cel");
+
+			closed_fields(d, cel, f_cel, NULL);
+			model_path_pop(&d->path, cm);
+		}
 		if (e) {
 			size_t cm = model_path_field(&d->path, "cel");
 			size_t em = model_path_field(&d->path, "expression");
@@ -637,6 +753,7 @@ static void get_configs(struct dec *d, const struct doc_node *m, const char *key
 		struct model_device_config *c = &(*out)[(*n_out)++];
 		const struct doc_node *op = get_map(d, it, "opaque");
 
+		closed_if(d, it, f_config);
 		get_str_list(d, it, "requests", &c->requests, &c->n_requests);
 		c->source = get_str(d, it, "source");
 		if (op) {
@@ -644,6 +761,7 @@ static void get_configs(struct dec *d, const struct doc_node *m, const char *key
 			size_t om = model_path_field(&d->path, "opaque");
 
 			c->has_opaque = true;
+			closed_if(d, op, f_opaque);
 			c->driver = get_str(d, op, "driver");
 			if (params) {
 				struct doc_arena *a = model_set_doc_arena(d->set);
@@ -662,6 +780,7 @@ static void get_configs(struct dec *d, const struct doc_node *m, const char *key
 static void dec_device_class(struct dec *d, const struct doc_node *spec,
 			     struct model_device_class_spec *c)
 {
+	closed_fields(d, spec, f_class_spec, NULL);
 	get_selectors(d, spec, "selectors", &c->selectors, &c->n_selectors);
 	get_configs(d, spec, "config", &c->config, &c->n_config);
 	c->extended_resource_name = get_str(d, spec, "extendedResourceName");
@@ -674,6 +793,7 @@ static void dec_attribute(struct dec *d, const struct doc_node *v, struct model_
 	const struct doc_node *set[4];
 	int n_set = 0;
 
+	closed_fields(d, v, f_attribute, NULL);
 	for (int f = 0; f < 4; f++) {
 		set[f] = child(v, fields[f]);
 		n_set += set[f] != NULL;
@@ -750,6 +870,7 @@ static void dec_request_policy(struct dec *d, const struct doc_node *m,
 	const struct doc_node *vv = get_seq(d, m, "validValues");
 	const struct doc_node *range = get_map(d, m, "validRange");
 
+	closed_fields(d, m, f_request_policy, NULL);
 	get_quantity(d, m, "default", &p->has_default, &p->def);
 	if (vv) {
 		size_t mark = model_path_field(&d->path, "validValues");
@@ -768,6 +889,7 @@ static void dec_request_policy(struct dec *d, const struct doc_node *m,
 		size_t mark = model_path_field(&d->path, "validRange");
 
 		p->has_valid_range = true;
+		closed_fields(d, range, f_range, NULL);
 		get_quantity(d, range, "min", &p->has_min, &p->min);
 		get_quantity(d, range, "max", &p->has_max, &p->max);
 		get_quantity(d, range, "step", &p->has_step, &p->step);
@@ -796,6 +918,7 @@ static void get_capacity(struct dec *d, const struct doc_node *dev, struct model
 			const struct doc_node *pol = get_map(d, p->value, "requestPolicy");
 			bool has_value = false;
 
+			closed_fields(d, p->value, f_capacity, NULL);
 			get_quantity(d, p->value, "value", &has_value, &c->value);
 			if (!has_value && !child(p->value, "value")) {
 				size_t vm = model_path_field(&d->path, "value");
@@ -838,6 +961,7 @@ static void get_counters(struct dec *d, const struct doc_node *m, struct model_c
 		if (c->name && p->value->kind != DOC_NULL && is_map(d, p->value)) {
 			bool has = false;
 
+			closed_fields(d, p->value, f_counter, NULL);
 			get_quantity(d, p->value, "value", &has, &c->value);
 			if (!has && !child(p->value, "value")) {
 				size_t vm = model_path_field(&d->path, "value");
@@ -867,7 +991,9 @@ static void get_counter_sets(struct dec *d, const struct doc_node *m, const char
 	mark = model_path_field(&d->path, key);
 	FOR_EACH_MAP(d, seq, i, it) {
 		struct model_counter_set *cs = &(*out)[(*n_out)++];
+		const char *const own[] = { name_field, NULL };
 
+		closed_fields(d, it, f_counters, own);
 		cs->name = get_str(d, it, name_field);
 		get_counters(d, it, cs);
 		END_EACH(d, i);
@@ -908,8 +1034,12 @@ static void dec_device(struct dec *d, const struct doc_node *m, const char *driv
 
 	dev->name = get_str(d, m, "name");
 	if (d->v1beta1) {
+		closed_fields(d, m, f_v1beta1_device, NULL);
 		body = get_map(d, m, "basic");
 		mark = model_path_field(&d->path, "basic");
+		closed_fields(d, body, f_device_body, NULL);
+	} else {
+		closed_fields(d, m, f_device_body, f_name);
 	}
 	dec_device_body(d, body, driver, dev);
 	model_path_pop(&d->path, mark);
@@ -921,10 +1051,12 @@ static void dec_slice(struct dec *d, const struct doc_node *spec,
 	const struct doc_node *pool = get_map(d, spec, "pool");
 	const struct doc_node *devs, *it;
 
+	closed_fields(d, spec, f_slice_spec, NULL);
 	s->driver = get_str(d, spec, "driver");
 	if (pool) {
 		size_t mark = model_path_field(&d->path, "pool");
 
+		closed_fields(d, pool, f_pool, NULL);
 		s->pool.name = get_str(d, pool, "name");
 		get_int(d, pool, "generation", 64, NULL, &s->pool.generation);
 		get_int(d, pool, "resourceSliceCount", 64, NULL, &s->pool.resource_slice_count);
@@ -951,10 +1083,14 @@ static void dec_slice(struct dec *d, const struct doc_node *spec,
 			 &s->n_shared_counters);
 }
 
-static void dec_exact(struct dec *d, const struct doc_node *m, struct model_exact_request *r)
+/* own: the fields of the struct holding the request besides its own
+ * (a subrequest's name, a v1beta1 request's name and firstAvailable). */
+static void dec_exact(struct dec *d, const struct doc_node *m, const char *const *own,
+		      struct model_exact_request *r)
 {
 	const struct doc_node *cap = get_map(d, m, "capacity");
 
+	closed_fields(d, m, f_exact, own);
 	r->device_class_name = get_str(d, m, "deviceClassName");
 	get_selectors(d, m, "selectors", &r->selectors, &r->n_selectors);
 	r->allocation_mode_text = get_str(d, m, "allocationMode");
@@ -964,6 +1100,7 @@ static void dec_exact(struct dec *d, const struct doc_node *m, struct model_exac
 	if (cap) {
 		size_t mark = model_path_field(&d->path, "capacity");
 
+		closed_fields(d, cap, f_capacity_requirements, NULL);
 		get_resource_list(d, cap, "requests", &r->capacity_requests);
 		model_path_pop(&d->path, mark);
 	}
@@ -992,9 +1129,11 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 	const struct doc_node *reqs, *cons, *it;
 	size_t dm;
 
+	closed_fields(d, spec, f_claim_spec, NULL);
 	if (!devices)
 		return;
 	dm = model_path_field(&d->path, "devices");
+	closed_fields(d, devices, f_device_claim, NULL);
 	reqs = get_seq(d, devices, "requests");
 	if (reqs) {
 		size_t mark = model_path_field(&d->path, "requests");
@@ -1009,19 +1148,23 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 				break;
 			}
 			r = &c->requests[c->n_requests++];
+			if (!d->v1beta1)
+				closed_fields(d, it, f_request, NULL);
+			else if (!v1beta1_exact_request(it))    /* else dec_exact checks */
+				closed_fields(d, it, f_v1beta1_request, NULL);
 			r->name = get_str(d, it, "name");
 			ex = d->v1beta1 ? v1beta1_exact_request(it) : get_map(d, it, "exactly");
 			if (ex && ex == it) {
 				/* v1beta1: the request's own fields are v1's `exactly`. */
 				DALLOC(d, r->exactly, 1);
 				if (r->exactly)
-					dec_exact(d, ex, r->exactly);
+					dec_exact(d, ex, f_v1beta1_request, r->exactly);
 			} else if (ex) {
 				size_t em = model_path_field(&d->path, "exactly");
 
 				DALLOC(d, r->exactly, 1);
 				if (r->exactly)
-					dec_exact(d, ex, r->exactly);
+					dec_exact(d, ex, NULL, r->exactly);
 				model_path_pop(&d->path, em);
 			}
 			fa = get_seq(d, it, "firstAvailable");
@@ -1035,7 +1178,7 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 					if (r->first_available) {
 						sr = &r->first_available[r->n_first_available++];
 						sr->name = get_str(d, sub, "name");
-						dec_exact(d, sub, &sr->req);
+						dec_exact(d, sub, f_name, &sr->req);
 					}
 					END_EACH(d, j);
 				}
@@ -1055,6 +1198,7 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 
 			if (c->constraints) {
 				k = &c->constraints[c->n_constraints++];
+				closed_fields(d, it, f_constraint, NULL);
 				get_str_list(d, it, "requests", &k->requests, &k->n_requests);
 				k->match_attribute = get_str(d, it, "matchAttribute");
 				k->distinct_attribute = get_str(d, it, "distinctAttribute");
@@ -1126,6 +1270,9 @@ static void dec_claim(struct dec *d, const struct doc_node *root, struct model_r
 	if (status) {
 		size_t mark = model_path_field(&d->path, "status");
 		const struct doc_node *alloc = get_map(d, status, "allocation");
+		bool closed = d->closed;
+
+		d->closed = false;      /* status is the API server's, not typed by users */
 		const struct doc_node *rf = get_seq(d, status, "reservedFor");
 		const struct doc_node *it;
 
@@ -1155,6 +1302,7 @@ static void dec_claim(struct dec *d, const struct doc_node *root, struct model_r
 			}
 			model_path_pop(&d->path, rm);
 		}
+		d->closed = closed;
 		model_path_pop(&d->path, mark);
 	}
 }
@@ -1169,6 +1317,7 @@ static void dec_claim_template(struct dec *d, const struct doc_node *root,
 	if (!spec)
 		return;
 	mark = model_path_field(&d->path, "spec");
+	closed_fields(d, spec, f_template_spec, NULL);
 	get_meta(d, spec, "metadata", &t->claim_meta);
 	inner = get_map(d, spec, "spec");
 	if (inner) {
@@ -1206,6 +1355,7 @@ static void get_containers(struct dec *d, const struct doc_node *m, const char *
 			const struct doc_node *claims = get_seq(d, res, "claims");
 			const struct doc_node *cl;
 
+			closed_fields(d, res, f_resources, NULL);
 			get_resource_list(d, res, "requests", &c->requests);
 			get_resource_list(d, res, "limits", &c->limits);
 			if (claims) {
@@ -1217,6 +1367,7 @@ static void get_containers(struct dec *d, const struct doc_node *m, const char *
 						struct model_container_claim *cc =
 							&c->claims[c->n_claims++];
 
+						closed_fields(d, cl, f_container_claim, NULL);
 						cc->name = get_str(d, cl, "name");
 						cc->request = get_str(d, cl, "request");
 					}
@@ -1261,6 +1412,7 @@ static void dec_pod_spec(struct dec *d, const struct doc_node *spec, struct mode
 			if (p->resource_claims) {
 				struct model_pod_claim *c = &p->resource_claims[p->n_resource_claims++];
 
+				closed_fields(d, it, f_pod_claim, NULL);
 				c->name = get_str(d, it, "name");
 				c->resource_claim_name = get_str(d, it, "resourceClaimName");
 				c->resource_claim_template_name =
@@ -1523,6 +1675,9 @@ static int dec_object(struct dec *d, const struct doc_node *root, enum model_kin
 	peek_name(d, root, o);
 	d->obj = o;
 	get_meta(d, root, "metadata", &o->meta);
+	d->closed = k <= MODEL_RESOURCE_CLAIM_TEMPLATE;         /* the DRA kinds */
+	if (d->closed)
+		closed_fields(d, root, f_dra_object, NULL);
 	switch (k) {
 	case MODEL_DEVICE_CLASS: {
 		const struct doc_node *spec = get_map(d, root, "spec");
@@ -1573,6 +1728,7 @@ static int dec_object(struct dec *d, const struct doc_node *root, enum model_kin
 		break;
 	}
 	d->obj = NULL;
+	d->closed = false;
 	if (model_object_default(d->set, o))
 		d->oom = 1;
 	return d->oom ? -ENOMEM : 0;

@@ -212,6 +212,46 @@ YAML
 	fi
 fi
 
+# Unknown fields in the types read field by field: warnings with their path
+# (still ignored, exit code unchanged); on stderr, and in "warnings" in JSON.
+cat >"$TMP/typo.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, labels: {team: a}}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.example.com, cout: 2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {a: b}
+  resourceClaims: [{name: gpu, resourceClaimName: c}]
+  containers:
+  - name: c
+    image: busybox
+    command: [sleep]
+    resources: {claims: [{name: gpu, requst: gpu}]}
+YAML
+typo1="warning: $TMP/typo.yaml: document 1 (ResourceClaim default/c): spec.devices.requests[0].exactly: unknown field \"cout\""
+typo2="warning: $TMP/typo.yaml: document 2 (Pod default/p): spec.containers[0].resources.claims[0]: unknown field \"requst\""
+if expect 0 "$BIN" validate -f "$TMP/typo.yaml"; then
+	same "$TMP/err" "$typo1
+$typo2"
+fi
+if expect 0 "$BIN" validate -o json -f "$TMP/typo.yaml"; then
+	grep -qF "spec.devices.requests[0].exactly: unknown field \\\"cout\\\"\"" "$TMP/out" ||
+		fail "json: unknown field not in warnings"
+	grep -q '"valid": true' "$TMP/out" || fail "json: unknown field made it invalid"
+fi
+# The seed's manifests give no warnings (checked above); neither does a
+# Pod's or EC2NodeClass's other fields.
+expect 0 "$BIN" validate -f "$SEED/ec2nodeclass.yaml" && [ ! -s "$TMP/err" ] ||
+	fail "EC2NodeClass fields warned about"
+
 # resource.k8s.io/v1beta2 reads as v1; v1beta1 is converted (requests
 # without `exactly`); other versions of DRA kinds are errors.
 printf 'apiVersion: resource.k8s.io/v1beta2\nkind: ResourceClaim\nmetadata: {name: a, namespace: b}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: c}}]}}\n' >"$TMP/b2.yaml"

@@ -465,6 +465,88 @@ static void test_unreadable_file(void)
 	model_set_free(s);
 }
 
+/* Unknown fields inside the types read field by field are warnings with
+ * their path (and still ignored); loosely kept parts (metadata, status, the
+ * rest of a pod, EC2NodeClass) do not warn. */
+static void test_unknown_fields(void)
+{
+	const char *yaml =
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+		"metadata: {name: c, labels: {a: b}, finalizers: [x], managedFields: []}\n"
+		"spec:\n  devices:\n    requests:\n"
+		"    - name: gpu\n      exactly: {deviceClassName: g, cout: 2,\n"
+		"                selectors: [{cel: {expression: 'true', expresion: x}}],\n"
+		"                tolerations: [{key: k, operator: Exists, efect: NoSchedule}]}\n"
+		"    - {name: alt, firstAvailable: [{name: s, deviceClassName: g, counts: 1}]}\n"
+		"    constraints: [{requests: [gpu], matchAttribute: a.io/x, match: y}]\n"
+		"  extra: 1\n"
+		"status: {allocation: {devices: {results: [], future: 1}}, devices: []}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+		"spec:\n  driver: d.io\n  nodeName: node-1\n"
+		"  pool: {name: p, generation: 0, resourceSliceCount: 1, size: 3}\n"
+		"  devices:\n  - name: d0\n    atributes: {}\n"
+		"    attributes: {m: {string: x, str: y}}\n"
+		"    capacity: {mem: {value: 1Gi, valu: 2}}\n"
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+		"spec:\n  hostNetwork: true\n  resourceClaims: [{name: r, resourceClaimName: c, "
+		"sourc: x}]\n"
+		"  containers:\n  - name: c\n    image: i\n    ports: [{containerPort: 80}]\n"
+		"    resources: {limits: {cpu: 1}, claim: [], claims: [{name: r, requets: gpu}]}\n"
+		"status: {phase: Running, hostIP: 1.2.3.4}\n"
+		"---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: e}\n"
+		"spec: {role: r, amiSelectorTerms: [{alias: al2023@latest}], anything: 1}\n";
+	static const char *const want[] = {
+		"t.yaml: document 1 (ResourceClaim default/c): spec.devices.requests[0].exactly: "
+		"unknown field \"cout\"",
+		"t.yaml: document 1 (ResourceClaim default/c): "
+		"spec.devices.requests[0].exactly.selectors[0].cel: unknown field \"expresion\"",
+		"t.yaml: document 1 (ResourceClaim default/c): "
+		"spec.devices.requests[0].exactly.tolerations[0]: unknown field \"efect\"",
+		"t.yaml: document 1 (ResourceClaim default/c): "
+		"spec.devices.requests[1].firstAvailable[0]: unknown field \"counts\"",
+		"t.yaml: document 1 (ResourceClaim default/c): spec.devices.constraints[0]: "
+		"unknown field \"match\"",
+		"t.yaml: document 1 (ResourceClaim default/c): spec: unknown field \"extra\"",
+		"t.yaml: document 2 (ResourceSlice s): spec.pool: unknown field \"size\"",
+		"t.yaml: document 2 (ResourceSlice s): spec.devices[0]: unknown field \"atributes\"",
+		"t.yaml: document 2 (ResourceSlice s): spec.devices[0].attributes[m]: "
+		"unknown field \"str\"",
+		"t.yaml: document 2 (ResourceSlice s): spec.devices[0].capacity[mem]: "
+		"unknown field \"valu\"",
+		"t.yaml: document 3 (Pod default/p): spec.resourceClaims[0]: unknown field \"sourc\"",
+		"t.yaml: document 3 (Pod default/p): spec.containers[0].resources: "
+		"unknown field \"claim\"",
+		"t.yaml: document 3 (Pod default/p): spec.containers[0].resources.claims[0]: "
+		"unknown field \"requets\"",
+	};
+	struct dt_diags errs;
+	struct model_set *s = load_str(yaml, &errs);
+	const struct model_object *o;
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	dump(&errs);
+	CU_ASSERT_EQUAL(s->n_objects, 4);
+	CU_ASSERT_EQUAL(s->warnings.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < s->warnings.n; j++)
+			found = found || !strcmp(s->warnings.msgs[j], want[i]);
+		if (!found)
+			fprintf(stderr, "\n  missing warning: %s\n", want[i]);
+		CU_ASSERT(found);
+	}
+	if (s->warnings.n != sizeof(want) / sizeof(want[0]))
+		dump(&s->warnings);
+	/* Still ignored: the typo does not set count, the default stays. */
+	o = model_set_find(s, MODEL_RESOURCE_CLAIM, "default", "c");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.claim.spec.requests[0].exactly);
+	CU_ASSERT_EQUAL(o->u.claim.spec.requests[0].exactly->count, 1);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 /* resource.k8s.io/v1beta2 is v1's shape; v1beta1 is converted (requests
  * without `exactly`, devices under `basic`); other versions of DRA kinds
  * are an error, not a skip. */
@@ -682,4 +764,5 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_unreadable_file),
 	      DT_TEST(test_load_directory),
 	      DT_TEST(test_dra_beta_versions),
+	      DT_TEST(test_unknown_fields),
 	      DT_TEST(test_malformed_corpus))
