@@ -6,31 +6,9 @@
 # valid ResourceSlices; JSON output, list, export, --hwdb-extra and the
 # error paths (unknown type, bad mode, malformed extra) behave as
 # design.md says.
-set -u
-BIN="$1/bin/dratopo"
-FIX="$(cd "$(dirname "$0")/../fixtures/hwdb" && pwd)"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
-expect() {
-	local want="$1" got
-	shift
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "exit $got, want $want: $*"
-		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
-		return 1
-	fi
-	return 0
-}
+NAME="e2e hwdb"
+. "$(dirname "$0")/lib.sh"
+FIX="$ROOT/tests/fixtures/hwdb"
 
 if "$BIN" validate --help 2>&1 | grep -q "not part of this build"; then
 	echo "dratopo validate is not part of this build: skipping" >&2
@@ -106,8 +84,4 @@ expect 0 "$BIN" hwdb export && cp "$TMP/out" "$TMP/all.yaml"
 "$BIN" hwdb list -o json --hwdb-extra "$TMP/all.yaml" | sed 's/"source": "extra"/"source": "builtin"/' >"$TMP/b.json"
 cmp -s "$TMP/a.json" "$TMP/b.json" || fail "export does not read back to the same data"
 
-if [ "$failures" -gt 0 ]; then
-	echo "e2e hwdb: $failures failure(s)" >&2
-	exit 1
-fi
-echo "e2e hwdb: ok ($n types)"
+e2e_finish "$n types"

@@ -3,52 +3,11 @@
 # wrote the module tests for, driven through the built binaries the way a
 # user would, each checking the exit status and the key output. Only cases
 # that behave correctly are here; the bugs found are in docs/qa.md.
-set -u
-BIN="$1/bin/dratopo"
-AGENT="$1/bin/dratopo-agent"
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+NAME=qa.sh
+. "$(dirname "$0")/lib.sh"
+E2E_TIMEOUT=10
 Q="$ROOT/tests/fixtures/qa"
 SEED="$ROOT/examples/seed"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# expect CODE CMD...: run CMD (10 s at most), check its exit status and
-# that no sanitizer spoke; its output is left in $TMP/out and $TMP/err.
-expect() {
-	local want="$1" got
-	shift
-	timeout 10 "$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	# a sanitizer build reports memory errors and UB on stderr
-	grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' "$TMP/err" &&
-		fail "sanitizer report: $*"
-	if [ "$got" != "$want" ]; then
-		fail "exit $got, want $want: $*"
-		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
-		return 1
-	fi
-	return 0
-}
-
-# has FILE REGEX WHAT: FILE has a line matching the extended REGEX
-has() {
-	grep -Eq -- "$2" "$1" || fail "$3: no line matching /$2/ in $(basename "$1")"
-}
-
-# jqis FILTER WANT WHAT: jq FILTER applied to $TMP/out prints WANT (compact)
-jqis() {
-	local got
-	got=$(jq -c "$1" "$TMP/out" 2>&1)
-	[ "$got" = "$2" ] || fail "$3: $1 gave $got, want $2"
-}
-
-[ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
 
 # ---- validate: API server limits and rules, every error reported ----
 
@@ -413,8 +372,4 @@ else
 	fail "dratopo-agent or the sysfs fixtures missing"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "qa.sh: $failures failures" >&2
-	exit 1
-fi
-echo "qa.sh: all passed"
+e2e_finish
