@@ -3,32 +3,15 @@
 # printed forms design.md lists, exit codes (1 evaluation error, 2 compile
 # error with position and caret line), --let, --device (a device entry and a
 # ResourceSlice with --device-name), --repeat and --help.
-set -u
-BIN="$1/bin/dratopo"
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+NAME=cel_eval
+. "$(dirname "$0")/lib.sh"
 FIX="$ROOT/tests/fixtures/cel_lib"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
 
 # run CODE ARGS...: dratopo cel eval ARGS, check the exit status.
 run() {
-	local want="$1" got
+	local want="$1"
 	shift
-	"$BIN" cel eval "$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "exit $got, want $want: cel eval $*"
-		sed 's/^/  stdout: /' "$TMP/out" | head -3 >&2
-		sed 's/^/  stderr: /' "$TMP/err" | head -3 >&2
-		return 1
-	fi
-	return 0
+	expect "$want" "$BIN" cel eval "$@"
 }
 
 # prints EXPR WANT: the result prints exactly as WANT.
@@ -142,11 +125,11 @@ run 0 --device "$SLICE" --device-name efa-0 'device.attributes["dra.net"].pciAdd
 run 1 --device "$SLICE" 'true' && stderr_has '--device-name'
 run 1 --device "$SLICE" --device-name efa-9 'true' && stderr_has 'no device named efa-9'
 # a multi-document file (hwdb's two slices) and a kind: List are searched whole
-"$1/bin/dratopo" hwdb show p5.48xlarge -o yaml --node node-1 >"$TMP/p5.yaml"
+"$BIN" hwdb show p5.48xlarge -o yaml --node node-1 >"$TMP/p5.yaml"
 run 0 --device "$TMP/p5.yaml" --device-name efa-3 'device.driver == "dra.net"' &&
 	[ "$(cat "$TMP/out")" = true ] || fail "efa-3 of the second slice not found"
 run 1 --device "$TMP/p5.yaml" 'true' && stderr_has 'the file holds 40 devices'
-"$1/bin/dratopo" hwdb show p5.48xlarge -o json --node node-1 |
+"$BIN" hwdb show p5.48xlarge -o json --node node-1 |
 	jq '{apiVersion: "v1", kind: "List", items: .resourceSlices}' >"$TMP/list.json"
 run 0 --device "$TMP/list.json" --device-name gpu-7 'device.driver' &&
 	[ "$(cat "$TMP/out")" = '"gpu.nvidia.com"' ] || fail "gpu-7 of a List not found"
@@ -164,8 +147,4 @@ run 2
 run 2 '1' '2'
 run 2 --device-name x 'true'
 
-if [ "$failures" -ne 0 ]; then
-	echo "cel_eval: $failures failures" >&2
-	exit 1
-fi
-echo "cel_eval: ok"
+e2e_finish
