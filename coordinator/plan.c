@@ -209,9 +209,24 @@ static const char *afmt(struct planner *pl, const char *fmt, ...)
 	return astr(pl, buf);
 }
 
+/* "ns/name" in the result's arena, made for every pod and claim placed:
+ * no printf. */
+static const char *ns_name(struct planner *pl, const char *ns, const char *name)
+{
+	size_t ln = strlen(ns), lm = strlen(name);
+	char *s = doc_arena_alloc(pl->res->arena, ln + lm + 2);
+
+	if (!s)
+		return NULL;
+	memcpy(s, ns, ln);
+	s[ln] = '/';
+	memcpy(s + ln + 1, name, lm + 1);
+	return s;
+}
+
 static const char *pod_id(struct planner *pl, const struct plan_pod *p)
 {
-	return afmt(pl, "%s/%s", p->ns, p->name);
+	return ns_name(pl, p->ns, p->name);
 }
 
 static void share_id_counter(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
@@ -256,7 +271,7 @@ static int record_outcome(struct planner *pl, const struct alloc_outcome *o,
 		if (grow((void **)&vc->v, &vc->cap, vc->n + 1, sizeof(*vc->v)))
 			return -ENOMEM;
 		pc = &vc->v[vc->n++];
-		pc->claim = afmt(pl, "%s/%s", cr->claim->meta.ns, cr->claim->meta.name);
+		pc->claim = ns_name(pl, cr->claim->meta.ns, cr->claim->meta.name);
 		pc->n_results = cr->n_results;
 		pc->results = doc_arena_alloc(a, (cr->n_results + 1) * sizeof(*pc->results));
 		if (!pc->claim || !pc->results)

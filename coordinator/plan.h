@@ -355,6 +355,11 @@ bool plan_pod_is_dra(const struct model_pod_spec *spec);
 /* Names Kubernetes would generate, made deterministic: 5 characters of
  * its "bcdfghjklmnpqrstvwxz2456789" alphabet from a hash of the seeds. */
 void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6]);
+/* v in decimal, into out; returns out. */
+char *plan_u64_str(uint64_t v, char out[24]);
+/* The NULL-terminated strings after sz, concatenated into buf (cut to
+ * sz - 1 bytes); returns the length written. */
+size_t plan_concat(char *buf, size_t sz, ...);
 
 /* ---- The optimizer (plan_pack.c) ----
  *
