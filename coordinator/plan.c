@@ -171,25 +171,6 @@ static void copy(void *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *nv;
-	size_t nc;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	nv = realloc(*v, nc * size);
-	if (!nv)
-		return -ENOMEM;
-	memset((char *)nv + *cap * size, 0, (nc - *cap) * size);
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 static const char *astr(struct planner *pl, const char *s)
 {
 	return doc_arena_strdup(pl->res->arena, s ? s : "");
@@ -268,7 +249,7 @@ static int record_outcome(struct planner *pl, const struct alloc_outcome *o,
 		const struct alloc_claim_result *cr = &o->claims[i];
 		struct plan_claim *pc;
 
-		if (grow((void **)&vc->v, &vc->cap, vc->n + 1, sizeof(*vc->v)))
+		if (plan_grow((void **)&vc->v, &vc->cap, vc->n + 1, sizeof(*vc->v)))
 			return -ENOMEM;
 		pc = &vc->v[vc->n++];
 		pc->claim = ns_name(pl, cr->claim->meta.ns, cr->claim->meta.name);
@@ -294,7 +275,7 @@ static int record_outcome(struct planner *pl, const struct alloc_outcome *o,
 				seen = !strcmp(drivers->v[j], d->driver);
 			if (seen)
 				continue;
-			if (grow((void **)&drivers->v, &drivers->cap, drivers->n + 1,
+			if (plan_grow((void **)&drivers->v, &drivers->cap, drivers->n + 1,
 				 sizeof(*drivers->v)))
 				return -ENOMEM;
 			drivers->v[drivers->n++] = d->driver;
@@ -305,7 +286,7 @@ static int record_outcome(struct planner *pl, const struct alloc_outcome *o,
 
 static int push_str(struct vec_str *v, const char *s)
 {
-	if (!s || grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
+	if (!s || plan_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
 		return -ENOMEM;
 	v->v[v->n++] = s;
 	return 0;
@@ -379,7 +360,7 @@ static int index_allocated(struct planner *pl)
 			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
 			continue;
 		}
-		if (grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+		if (plan_grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
 			goto out;
 		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
 	}
@@ -638,7 +619,7 @@ static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t
 {
 	struct type_reject *r;
 
-	if (grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
+	if (plan_grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
 		 sizeof(*pl->rejects)))
 		return -ENOMEM;
 	r = &pl->rejects[pl->n_rejects++];
@@ -656,7 +637,7 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
 		    pl->hypos[i].cc.shares == cc->shares)
 			return i;
-	if (grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
+	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
@@ -730,7 +711,7 @@ static int setup_candidates(struct planner *pl)
 			char why[512];
 			size_t nl;
 
-			if (grow((void **)&pl->cands, &cap_c, pl->n_cands + 1, sizeof(*pl->cands)))
+			if (plan_grow((void **)&pl->cands, &cap_c, pl->n_cands + 1, sizeof(*pl->cands)))
 				return dt_err_set(pl->err, -ENOMEM, "out of memory");
 			c = &pl->cands[pl->n_cands];
 			memset(c, 0, sizeof(*c));
@@ -1040,7 +1021,7 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 
 	if (!plan_res_fits(&u->req, &pn->used, &c->alloc))
 		return 0;
-	if (grow((void **)&pn->stack, &pn->cap, pn->depth + 1, sizeof(*pn->stack)))
+	if (plan_grow((void **)&pn->stack, &pn->cap, pn->depth + 1, sizeof(*pn->stack)))
 		return -ENOMEM;
 	if (u->n_claims) {
 		rc = alloc_try(pl->hypos[c->hypo].actx, pn->state, u->claims, u->n_claims, &out,
@@ -1190,7 +1171,7 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 	struct pool *p = &pl->pools[c->pool];
 	struct plan_node_claim *nc;
 
-	if (grow((void **)&pl->ncs, &pl->cap_ncs, pl->n_ncs + 1, sizeof(*pl->ncs)))
+	if (plan_grow((void **)&pl->ncs, &pl->cap_ncs, pl->n_ncs + 1, sizeof(*pl->ncs)))
 		return -ENOMEM;
 	nc = &pl->ncs[pl->n_ncs];
 	nc->name = name;
@@ -1425,8 +1406,8 @@ struct reasons {
 static int reason_add(struct planner *pl, struct reasons *r, const char *pool, const char *node,
 		      const char *type, const char *cat, const char *why)
 {
-	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) ||
-	    grow((void **)&r->cat, &r->cap_cat, r->n + 1, sizeof(*r->cat)))
+	if (plan_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) ||
+	    plan_grow((void **)&r->cat, &r->cap_cat, r->n + 1, sizeof(*r->cat)))
 		return -ENOMEM;
 	r->v[r->n].node_pool = pool;
 	r->v[r->n].node = node;
@@ -1971,7 +1952,7 @@ static int explain(struct planner *pl)
 		for (size_t i = 0; i < u->n_pods; i++) {
 			struct plan_unschedulable *x;
 
-			if (grow((void **)&pl->uns, &pl->cap_uns, pl->n_uns + 1, sizeof(*pl->uns))) {
+			if (plan_grow((void **)&pl->uns, &pl->cap_uns, pl->n_uns + 1, sizeof(*pl->uns))) {
 				rc = -ENOMEM;
 				goto out;
 			}

@@ -93,15 +93,8 @@ static void wsol_free(struct wsol *w)
 
 static struct wnode *wsol_push(struct wsol *w, size_t n_shapes, size_t cand)
 {
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? 2 * w->cap : 16;
-		struct wnode *nn = realloc(w->nodes, nc * sizeof(*nn));
-
-		if (!nn)
-			return NULL;
-		w->nodes = nn;
-		w->cap = nc;
-	}
+	if (plan_grow((void **)&w->nodes, &w->cap, w->n + 1, sizeof(*w->nodes)))
+		return NULL;
 	w->nodes[w->n].cand = cand;
 	w->nodes[w->n].per_shape = calloc(n_shapes ? n_shapes : 1, sizeof(size_t));
 	if (!w->nodes[w->n].per_shape)
@@ -391,15 +384,8 @@ static size_t class_of(struct classes *cl, size_t cand, const size_t *per_shape)
 			return *slot;
 	}
 	*slot = SIZE_MAX;       /* until the class exists */
-	if (cl->n == cl->cap) {
-		size_t nc = cl->cap ? 2 * cl->cap : 16;
-		struct nclass *nv = realloc(cl->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return SIZE_MAX;
-		cl->v = nv;
-		cl->cap = nc;
-	}
+	if (plan_grow((void **)&cl->v, &cl->cap, cl->n + 1, sizeof(*cl->v)))
+		return SIZE_MAX;
 	c = &cl->v[cl->n];
 	memset(c, 0, sizeof(*c));
 	c->cand = cand;
@@ -415,15 +401,9 @@ static int class_join(struct classes *cl, size_t k, size_t node)
 {
 	struct nclass *c = &cl->v[k];
 
-	if (c->n_members == c->cap_members) {
-		size_t nc = c->cap_members ? 2 * c->cap_members : 4;
-		size_t *nv = realloc(c->members, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		c->members = nv;
-		c->cap_members = nc;
-	}
+	if (plan_grow((void **)&c->members, &c->cap_members, c->n_members + 1,
+		      sizeof(*c->members)))
+		return -ENOMEM;
 	cl->of[node] = k;
 	cl->pos[node] = c->n_members;
 	c->members[c->n_members++] = node;

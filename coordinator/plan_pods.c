@@ -132,14 +132,14 @@ int plan_default_classes(struct model_set *set, struct dt_err *err)
 
 /* ---- Growing arrays ---- */
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
+int plan_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	void *nv;
 	size_t nc;
 
 	if (need <= *cap)
 		return 0;
-	nc = *cap ? *cap * 2 : 16;
+	nc = *cap ? *cap * 2 : 8;
 	while (nc < need)
 		nc *= 2;
 	nv = realloc(*v, nc * size);
@@ -309,7 +309,7 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 
 	if (out->n_pods >= PLAN_MAX_PODS)
 		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
-	if (grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
+	if (plan_grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
 	p = &out->pods[out->n_pods++];
 	memset(p, 0, sizeof(*p));
@@ -601,7 +601,7 @@ static int build_units(struct collect *c)
 				continue;
 			at = claim_index(owner, n_owner, cl);
 			if (at < 0) {
-				if (grow((void **)&owner, &cap_owner, n_owner + 1, sizeof(*owner)) ||
+				if (plan_grow((void **)&owner, &cap_owner, n_owner + 1, sizeof(*owner)) ||
 				    !(owner_pod = realloc(owner_pod, cap_owner * sizeof(size_t))))
 					goto out;
 				owner[n_owner] = cl;
@@ -698,7 +698,7 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 		if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
 			continue;
 		if (pod->spec.node_name) {
-			if (grow((void **)&out->bound, &c.cap_bound, out->n_bound + 1,
+			if (plan_grow((void **)&out->bound, &c.cap_bound, out->n_bound + 1,
 				 sizeof(*out->bound)))
 				return dt_err_set(err, -ENOMEM, "out of memory");
 			out->bound[out->n_bound].node = pod->spec.node_name;
