@@ -765,7 +765,9 @@ static int setup_candidates(struct planner *pl)
 
 /* ---- Whether a unit may use a node at all ---- */
 
-/* Every pod of the unit against the node; NULL when fine, else why (in buf). */
+/* Every pod of the unit against the node; NULL when fine, else the
+ * category, and why in buf unless buf is NULL (placing asks only whether,
+ * for every unit and node it passes over). */
 static const char *unit_static(struct planner *pl, const struct plan_unit *u,
 			       const struct plan_node_spec *spec, const struct model_taint *taints,
 			       size_t n_taints, char *buf, size_t sz)
@@ -778,13 +780,15 @@ static const char *unit_static(struct planner *pl, const struct plan_unit *u,
 		char why[512];
 
 		if (t) {
-			snprintf(buf, sz, "taint %s%s%s:%s not tolerated", t->key,
-				 t->value && *t->value ? "=" : "", t->value ? t->value : "",
-				 t->effect);
+			if (buf)
+				snprintf(buf, sz, "taint %s%s%s:%s not tolerated", t->key,
+					 t->value && *t->value ? "=" : "",
+					 t->value ? t->value : "", t->effect);
 			return "taint";
 		}
 		if (!plan_pod_selects(spec, p->spec, why, sizeof(why))) {
-			snprintf(buf, sz, "%s", why);
+			if (buf)
+				snprintf(buf, sz, "%s", why);
 			return "selector";
 		}
 	}
@@ -808,8 +812,9 @@ static const char *unit_static(struct planner *pl, const struct plan_unit *u,
 			}
 		}
 		if (!ok) {
-			snprintf(buf, sz, "claim %s/%s is already allocated on another node",
-				 u->allocated[i]->meta.ns, u->allocated[i]->meta.name);
+			if (buf)
+				snprintf(buf, sz, "claim %s/%s is already allocated on another node",
+					 u->allocated[i]->meta.ns, u->allocated[i]->meta.name);
 			return "allocated";
 		}
 	}
@@ -900,11 +905,10 @@ static int place_existing(struct planner *pl)
 			struct exnode *en = &pl->nodes[*cur];
 			struct plan_node_spec spec = { .labels = en->labels, .n_labels = en->n_labels };
 			struct alloc_outcome out = { 0 };
-			char why[512];
 
 			if (en->obj->u.node.unschedulable ||
 			    unit_static(pl, u, &spec, en->obj->u.node.taints,
-					en->obj->u.node.n_taints, why, sizeof(why)) ||
+					en->obj->u.node.n_taints, NULL, 0) ||
 			    !plan_res_fits(&u->req, &en->used, &en->cap))
 				continue;
 			if (u->n_claims) {

@@ -218,7 +218,13 @@ static struct model_object *generate_claim(struct model_set *set, const struct p
 		lc = lc * 57 / total;
 	}
 	plan_name_suffix(p->name, pc->name, 0, suffix);
-	snprintf(name, sizeof(name), "%.*s-%.*s-%s", (int)lp, p->name, (int)lc, pc->name, suffix);
+	/* lp + lc + 2 <= 57 now: "<pod>-<claim>-<suffix>" fits name. No
+	 * printf: this runs for every replica. */
+	memcpy(name, p->name, lp);
+	name[lp] = '-';
+	memcpy(name + lp + 1, pc->name, lc);
+	name[lp + 1 + lc] = '-';
+	memcpy(name + lp + lc + 2, suffix, sizeof(suffix));
 	o->meta.name = model_set_strdup(set, name);
 	o->meta.ns = p->ns;
 	o->meta.labels = tmpl->u.claim_template.claim_meta.labels;
