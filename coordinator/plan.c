@@ -424,6 +424,48 @@ static void slice_range(const struct planner *pl, const char *name, size_t *lo, 
 	*hi = b;
 }
 
+static int cmp_node_name(const void *a, const void *b)
+{
+	const struct exnode *x = *(const struct exnode *const *)a;
+	const struct exnode *y = *(const struct exnode *const *)b;
+
+	int c = strcmp(x->obj->meta.name, y->obj->meta.name);
+
+	/* Input order among equal names: the first such node is charged. */
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* Bound pods use their node's resources: found by name in a sorted index,
+ * as there may be thousands of both. */
+static int charge_bound(struct planner *pl)
+{
+	struct exnode **by_name;
+
+	if (!pl->pods.n_bound || !pl->n_nodes)
+		return 0;
+	if (!(by_name = malloc(pl->n_nodes * sizeof(*by_name))))
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < pl->n_nodes; i++)
+		by_name[i] = &pl->nodes[i];
+	qsort(by_name, pl->n_nodes, sizeof(*by_name), cmp_node_name);
+	for (size_t b = 0; b < pl->pods.n_bound; b++) {
+		size_t lo = 0, hi = pl->n_nodes;
+
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (strcmp(by_name[m]->obj->meta.name, pl->pods.bound[b].node) < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (lo < pl->n_nodes && !strcmp(by_name[lo]->obj->meta.name, pl->pods.bound[b].node))
+			plan_res_add(&by_name[lo]->used, &pl->pods.bound[b].req);
+	}
+	free(by_name);
+	return 0;
+}
+
 static int setup_nodes(struct planner *pl)
 {
 	const struct model_object *o;
@@ -467,13 +509,7 @@ static int setup_nodes(struct planner *pl)
 			en->cap.pods = guess.pods;
 	}
 	pl->n_nodes = i;
-	for (size_t b = 0; b < pl->pods.n_bound; b++)
-		for (i = 0; i < pl->n_nodes; i++)
-			if (!strcmp(pl->nodes[i].obj->meta.name, pl->pods.bound[b].node)) {
-				plan_res_add(&pl->nodes[i].used, &pl->pods.bound[b].req);
-				break;
-			}
-	return 0;
+	return charge_bound(pl);
 }
 
 static int exnode_ctx(struct planner *pl, struct exnode *en)
