@@ -577,7 +577,7 @@ static int build_units(struct collect *c)
 	struct plan_pods *out = c->out;
 	size_t n = out->n_pods, *parent = NULL, *root_unit = NULL;
 	const struct model_object **owner = NULL;      /* shared claim -> first pod */
-	size_t *owner_pod = NULL, n_owner = 0, cap_owner = 0;
+	size_t *owner_pod = NULL, n_named = 0, cap_owner;
 	struct shape_map map = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	int rc = -ENOMEM;
@@ -593,25 +593,34 @@ static int build_units(struct collect *c)
 		parent[i] = i;
 		root_unit[i] = SIZE_MAX;
 	}
-	/* Union pods that name the same shared claim. */
+	/* Union pods that name the same shared claim: the first pod naming
+	 * each claim is kept in a table keyed by the claim (a power of two at
+	 * least twice the claims named, so probing ends). */
+	for (size_t i = 0; i < n; i++)
+		n_named += out->pods[i].n_claims;
+	for (cap_owner = 16; cap_owner < 2 * n_named; cap_owner *= 2)
+		;
+	owner = calloc(cap_owner, sizeof(*owner));
+	owner_pod = calloc(cap_owner, sizeof(*owner_pod));
+	if (!owner || !owner_pod)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct plan_pod *p = &out->pods[i];
 
 		for (size_t k = 0; k < p->n_claims; k++) {
 			const struct model_object *cl = p->claims[k];
-			int at;
+			size_t at;
 
 			/* An allocated claim only pins its pods to its node; the
 			 * scheduler still places them one at a time. */
 			if (!cl || is_generated(p, cl) || cl->u.claim.status.allocation)
 				continue;
-			at = claim_index(owner, n_owner, cl);
-			if (at < 0) {
-				if (plan_grow((void **)&owner, &cap_owner, n_owner + 1, sizeof(*owner)) ||
-				    !(owner_pod = realloc(owner_pod, cap_owner * sizeof(size_t))))
-					goto out;
-				owner[n_owner] = cl;
-				owner_pod[n_owner++] = i;
+			at = ((uintptr_t)cl >> 4) * 0x9e3779b97f4a7c15ULL & (cap_owner - 1);
+			while (owner[at] && owner[at] != cl)
+				at = (at + 1) & (cap_owner - 1);
+			if (!owner[at]) {
+				owner[at] = cl;
+				owner_pod[at] = i;
 				continue;
 			}
 			size_t a = uf_find(parent, i), b = uf_find(parent, owner_pod[at]);
