@@ -75,6 +75,10 @@ static int compute_capacity(const struct plan_pack_problem *p, size_t *cap, stru
 struct wnode {
 	size_t cand;
 	size_t *per_shape;
+	/* Optional: the shapes with units (n_nz of them), so that a node of
+	 * one unit among thousands of shapes is not read shape by shape. */
+	const size_t *nz;
+	size_t n_nz;
 };
 
 struct wsol {
@@ -96,6 +100,8 @@ static struct wnode *wsol_push(struct wsol *w, size_t n_shapes, size_t cand)
 	if (plan_grow((void **)&w->nodes, &w->cap, w->n + 1, sizeof(*w->nodes)))
 		return NULL;
 	w->nodes[w->n].cand = cand;
+	w->nodes[w->n].nz = NULL;
+	w->nodes[w->n].n_nz = 0;
 	w->nodes[w->n].per_shape = calloc(n_shapes ? n_shapes : 1, sizeof(size_t));
 	if (!w->nodes[w->n].per_shape)
 		return NULL;
@@ -184,7 +190,11 @@ static int try_hold(const struct plan_pack_problem *p, size_t cand, const struct
 	for (int i = 0; i < 2 && rc == 1; i++) {
 		if (!parts[i])
 			continue;
-		for (size_t s = 0; s < p->n_shapes && rc == 1; s++) {
+		size_t n = parts[i]->nz ? parts[i]->n_nz : p->n_shapes;
+
+		for (size_t j = 0; j < n && rc == 1; j++) {
+			size_t s = parts[i]->nz ? parts[i]->nz[j] : j;
+
 			if (parts[i]->per_shape[s] && !p->allowed[CAP(p, s, cand)]) {
 				rc = 0;
 				break;
@@ -214,6 +224,11 @@ static size_t node_units(const struct plan_pack_problem *p, const struct wnode *
 {
 	size_t k = 0;
 
+	if (n->nz) {
+		for (size_t j = 0; j < n->n_nz; j++)
+			k += n->per_shape[n->nz[j]];
+		return k;
+	}
 	for (size_t s = 0; s < p->n_shapes; s++)
 		k += n->per_shape[s];
 	return k;
@@ -282,6 +297,7 @@ static int merge_pass(const struct plan_pack_problem *p, const size_t *cap, stru
 struct nclass {
 	size_t cand;
 	size_t *per_shape;              /* n_shapes counts, owned */
+	size_t *nz, n_nz;               /* the shapes with units, owned */
 	uint64_t hash;
 	size_t *members;                /* live nodes of this class, owned */
 	size_t n_members, cap_members;
@@ -393,6 +409,14 @@ static size_t class_of(struct classes *cl, size_t cand, const size_t *per_shape)
 	if (!(c->per_shape = malloc((p->n_shapes + 1) * sizeof(size_t))))
 		return SIZE_MAX;
 	memcpy(c->per_shape, per_shape, p->n_shapes * sizeof(size_t));
+	for (size_t s = 0; s < p->n_shapes; s++)
+		c->n_nz += per_shape[s] != 0;
+	if (!(c->nz = malloc((c->n_nz + 1) * sizeof(size_t))))
+		return SIZE_MAX;
+	c->n_nz = 0;
+	for (size_t s = 0; s < p->n_shapes; s++)
+		if (per_shape[s])
+			c->nz[c->n_nz++] = s;
 	*slot = cl->n;
 	return cl->n++;
 }
@@ -423,6 +447,7 @@ static void classes_free(struct classes *cl)
 {
 	for (size_t i = 0; i < cl->n; i++) {
 		free(cl->v[i].per_shape);
+		free(cl->v[i].nz);
 		free(cl->v[i].members);
 	}
 	free(cl->v);
@@ -437,10 +462,12 @@ static void classes_free(struct classes *cl)
 static bool may_hold(const struct plan_pack_problem *p, const size_t *cap,
 		     const struct nclass *a, const struct nclass *b)
 {
-	for (size_t s = 0; s < p->n_shapes; s++)
-		if (b->per_shape[s] &&
-		    a->per_shape[s] + b->per_shape[s] > cap[CAP(p, s, a->cand)])
+	for (size_t j = 0; j < b->n_nz; j++) {
+		size_t s = b->nz[j];
+
+		if (a->per_shape[s] + b->per_shape[s] > cap[CAP(p, s, a->cand)])
 			return false;
+	}
 	return true;
 }
 
@@ -482,7 +509,8 @@ static int absorb_target(struct classes *cl, const size_t *cap, struct wsol *w, 
 		if (!(memo = u64map_get(&cl->tried, ((uint64_t)ka << 32 | kb) + 1, &found)))
 			return -ENOMEM;
 		if (!found) {
-			struct wnode na = { a->cand, a->per_shape }, nb = { src->cand, src->per_shape };
+			struct wnode na = { a->cand, a->per_shape, a->nz, a->n_nz };
+			struct wnode nb = { src->cand, src->per_shape, src->nz, src->n_nz };
 
 			*tries += node_units(p, &na) + node_units(p, &nb);
 			rc = try_hold(p, a->cand, &na, &nb);
