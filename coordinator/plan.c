@@ -1510,6 +1510,22 @@ static void constraint_hint(const struct plan_unit *u, const struct hwdb_type *t
 	}
 }
 
+/* Evaluate one selector on a device: 1 match, 0 no match, <0 runtime
+ * error (message in e). Selectors that do not compile were reported by
+ * validation: they count as no match here. */
+static int sel_eval(struct planner *pl, const struct model_selector *sel,
+		    const struct model_device *d, struct dt_err *e)
+{
+	const struct cel_program *prog;
+	bool match = false;
+	int rc;
+
+	if (!sel->expression || cel_cache_get(pl->cel, sel->expression, sel->expression_len, &prog, e))
+		return 0;
+	rc = cel_eval_selector(prog, &d->cel, &match, e);
+	return rc ? (rc < 0 ? rc : -EINVAL) : match;
+}
+
 /* "0 of the node's N devices match the selectors": a selector that fails
  * on every device may be a typo (an attribute the driver does not publish
  * is a CEL runtime error, which on a node yet to exist means "no match").
@@ -1528,18 +1544,12 @@ static void selector_hint(struct planner *pl, const struct plan_unit *u, const s
 
 			for (size_t k = 0; ex && k < ex->n_selectors; k++) {
 				const struct model_selector *sel = &ex->selectors[k];
-				const struct cel_program *prog;
 				struct dt_err e = { 0 };
 
-				if (!sel->expression ||
-				    cel_cache_get(pl->cel, sel->expression, sel->expression_len, &prog, &e))
-					continue;
 				for (size_t sl = 0; sl < HWDB_MAX_SLICES && h->slices[sl]; sl++) {
 					const struct model_resource_slice_spec *sp = &h->slices[sl]->u.slice;
-					bool match;
 
-					if (!sp->n_devices ||
-					    !cel_eval_selector(prog, &sp->devices[0].cel, &match, &e))
+					if (!sp->n_devices || sel_eval(pl, sel, &sp->devices[0], &e) >= 0)
 						continue;
 					size_t len = strlen(buf);
 
@@ -1586,22 +1596,6 @@ static bool uniform_read(const struct model_object *slice, const char *msg)
 		a += strspn(a, " ");
 	}
 	return false;
-}
-
-/* Evaluate one selector on a device: 1 match, 0 no match, <0 runtime
- * error (message in e). Selectors that do not compile were reported by
- * validation: they count as no match here. */
-static int sel_eval(struct planner *pl, const struct model_selector *sel,
-		    const struct model_device *d, struct dt_err *e)
-{
-	const struct cel_program *prog;
-	bool match = false;
-	int rc;
-
-	if (!sel->expression || cel_cache_get(pl->cel, sel->expression, sel->expression_len, &prog, e))
-		return 0;
-	rc = cel_eval_selector(prog, &d->cel, &match, e);
-	return rc ? (rc < 0 ? rc : -EINVAL) : match;
 }
 
 static const struct model_object *find_class(const struct planner *pl, const char *name)
