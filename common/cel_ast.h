@@ -92,6 +92,7 @@ struct cel_env {
 	const char *container;
 	bool checking, macros, frozen;
 	bool result_bool;                        /* result must be bool or dyn */
+	bool homogeneous;                        /* aggregate literals of one type */
 };
 
 const struct cel_fn_group *cel_env_find_fn(const struct cel_env *env, const char *name);

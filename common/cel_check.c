@@ -691,6 +691,49 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 
 /* ---- aggregates and comprehensions ---- */
 
+/* Whether an aggregate literal whose earlier elements have type a accepts
+ * one of type b (cel-go's isAssignable between the two): dyn and not yet
+ * known types (the element type of [] or {}) accept and fit anything, null
+ * fits the nullable kinds, constructors compare parameter-wise. */
+static bool elem_accepts(const struct cel_ctype *a, const struct cel_ctype *b)
+{
+	if (is_dynish(a) || is_dynish(b) || a->kind == CT_PARAM || b->kind == CT_PARAM)
+		return true;
+	if ((a->kind == CT_NULL && (b->kind == CT_OPTIONAL || b->kind == CT_OBJECT)) ||
+	    (b->kind == CT_NULL && (a->kind == CT_OPTIONAL || a->kind == CT_OBJECT)))
+		return true;
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case CT_LIST:
+	case CT_OPTIONAL:
+		return elem_accepts(a->p[0], b->p[0]);
+	case CT_MAP:
+		return elem_accepts(a->p[0], b->p[0]) && elem_accepts(a->p[1], b->p[1]);
+	case CT_OBJECT:
+		return !strcmp(a->name, b->name);
+	default:
+		return true;
+	}
+}
+
+/* Joins the type of one more element (key or value) of an aggregate literal
+ * into the type of those before it. With homogeneous literals (cel-go's
+ * HomogeneousAggregateLiterals, on in the Kubernetes environments) an
+ * element whose type the earlier ones do not accept is an error at that
+ * element, worded as cel-go's checker does; dyn(...) is accepted by
+ * anything. Otherwise differing types join to dyn. */
+static const struct cel_ctype *join_elem(struct checker *c, const struct cel_node *e,
+					 const struct cel_ctype *prev, const struct cel_ctype *t)
+{
+	if (c->typed && c->env->homogeneous && prev && !elem_accepts(prev, t)) {
+		cerr(c, e->pos, "expected type '%s' but found '%s'", type_str(c, prev),
+		     type_str(c, t));
+		return &cel_t_error;
+	}
+	return join(c, prev, t);
+}
+
 static const struct cel_ctype *check_list(struct checker *c, struct cel_node *n)
 {
 	const struct cel_ctype *elem = NULL;
@@ -708,7 +751,9 @@ static const struct cel_ctype *check_list(struct checker *c, struct cel_node *n)
 				return &cel_t_error;
 			}
 		}
-		elem = join(c, elem, t);
+		elem = join_elem(c, n->u.list.elems[i], elem, t);
+		if (c->failed)
+			return &cel_t_error;
 	}
 	return mk(c, CT_LIST, elem ? elem : &free_type, NULL);
 }
@@ -729,8 +774,10 @@ static const struct cel_ctype *check_map(struct checker *c, struct cel_node *n)
 		}
 		if (n->u.map.optional[i] && v->kind == CT_OPTIONAL)
 			v = v->p[0];
-		kt = join(c, kt, k);
-		vt = join(c, vt, v);
+		kt = join_elem(c, n->u.map.keys[i], kt, k);
+		vt = join_elem(c, n->u.map.vals[i], vt, v);
+		if (c->failed)
+			return &cel_t_error;
 	}
 	return mk(c, CT_MAP, kt ? kt : &free_type, vt ? vt : &free_type);
 }

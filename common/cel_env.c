@@ -746,6 +746,10 @@ struct cel_env *cel_env_new(enum cel_env_kind kind, struct dt_err *err)
 		    cel_env_declare(env, "device", "kubernetes.DRADevice", err) != 0)
 			goto fail;
 		env->result_bool = kind == CEL_ENV_DRA_SELECTOR;
+		/* Kubernetes' base environment enables cel-go's
+		 * HomogeneousAggregateLiterals; the conformance suite (the
+		 * standard environment) expects mixed literals to work. */
+		env->homogeneous = true;
 	}
 	return env;
 fail:

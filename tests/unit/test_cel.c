@@ -11,13 +11,14 @@
 #include "dt_test.h"
 #include "strbuf.h"
 
-/* Evaluate expr in the CLI environment (device bound when dev != NULL) and
+/* Evaluate expr in environment kind (device bound when dev != NULL) and
  * return the printed result, or "error: MSG" / "compile: MSG". */
-static const char *eval_dev(const char *expr, const struct cel_device *dev)
+static const char *eval_in(enum cel_env_kind kind, const char *expr,
+			   const struct cel_device *dev)
 {
 	static char out[2048];
 	struct dt_err err = { 0 };
-	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_env *env = cel_env_new(kind, &err);
 	struct cel_program *p = NULL;
 	struct cel_evaluation *ev = cel_evaluation_new();
 	struct cel_value var, v;
@@ -45,9 +46,21 @@ done:
 	return out;
 }
 
+/* In the CLI environment (Kubernetes' rules, any result type). */
+static const char *eval_dev(const char *expr, const struct cel_device *dev)
+{
+	return eval_in(CEL_ENV_CLI, expr, dev);
+}
+
 static const char *eval(const char *expr)
 {
 	return eval_dev(expr, NULL);
+}
+
+/* In the standard environment (cel-spec's rules: mixed literals allowed). */
+static const char *eval_std(const char *expr)
+{
+	return eval_in(CEL_ENV_STANDARD, expr, NULL);
 }
 
 static void test_literals_and_escapes(void)
@@ -66,10 +79,57 @@ static void test_literals_and_escapes(void)
 		      "to '(int, uint)'\n | 0x1F + 18446744073709551615u - 18446744073709551615u\n"
 		      " | .....^");
 	DT_ASSERT_STR(eval("1e3 + .5"), "1000.5");
-	DT_ASSERT_STR(eval("[1, 'a', 2.0, true, null, b'x']"), "[1, \"a\", 2.0, true, null, b\"x\"]");
+	DT_ASSERT_STR(eval_std("[1, 'a', 2.0, true, null, b'x']"),
+		      "[1, \"a\", 2.0, true, null, b\"x\"]");
 	/* Surrogates are not code points. */
 	DT_ASSERT_STR(eval("'\\ud800'"), "compile: ERROR: <input>:1:2: Syntax error: "
 		      "token recognition error at: ''\\ud800''\n | '\\ud800'\n | .^");
+}
+
+/* Kubernetes enables cel-go's HomogeneousAggregateLiterals: the DRA and CLI
+ * environments refuse literals mixing static types, at the element that
+ * differs; dyn() elements and empty aggregates join anything. */
+static void test_homogeneous_literals(void)
+{
+	DT_ASSERT_STR(eval("[1, 'a']"), "compile: ERROR: <input>:1:5: expected type 'int' but "
+		      "found 'string'\n | [1, 'a']\n | ....^");
+	DT_ASSERT_STR(eval("{1: 2, 'a': 3}.size()"), "compile: ERROR: <input>:1:8: expected type "
+		      "'int' but found 'string'\n | {1: 2, 'a': 3}.size()\n | .......^");
+	DT_ASSERT_STR(eval("{'k': 2, 'l': 'v'}"), "compile: ERROR: <input>:1:15: expected type "
+		      "'int' but found 'string'\n | {'k': 2, 'l': 'v'}\n | ..............^");
+	DT_ASSERT_STR(eval("[[1], ['a']]"), "compile: ERROR: <input>:1:7: expected type "
+		      "'list(int)' but found 'list(string)'\n | [[1], ['a']]\n | ......^");
+	DT_ASSERT_STR(eval("[1, 2, 3.0]"), "compile: ERROR: <input>:1:8: expected type 'int' but "
+		      "found 'double'\n | [1, 2, 3.0]\n | .......^");
+	DT_ASSERT_STR(eval("[1, dyn('a')]"), "[1, \"a\"]");
+	DT_ASSERT_STR(eval("[dyn('a'), 1, true]"), "[\"a\", 1, true]");
+	DT_ASSERT_STR(eval("[[], [1], [2, 3]]"), "[[], [1], [2, 3]]");
+	DT_ASSERT_STR(eval("{'a': {}, 'b': {'x': 1}}"), "{\"a\": {}, \"b\": {\"x\": 1}}");
+	DT_ASSERT_STR(eval("[?optional.of(1), 2]"), "[1, 2]");
+	DT_ASSERT_STR(eval("[1, 2].map(x, [x, x * 2])"), "[[1, 2], [2, 4]]");
+	/* The selector environment has the same rule; the standard one does not. */
+	{
+		struct cel_program *p = NULL;
+		struct dt_err err = { 0 };
+		const char *e = "[1, 'a'].size() > 0";
+
+		CU_ASSERT_EQUAL(cel_compile_selector(e, strlen(e), true, &p, &err), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "1:5: expected type 'int' but found 'string'"));
+		cel_program_free(p);
+	}
+	DT_ASSERT_STR(eval_std("[1, 'a'].size() + {1: 2, 'a': 3}.size()"), "4");
+	/* Without the checker there are no static types to compare. */
+	{
+		struct dt_err err = { 0 };
+		struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+		struct cel_program *p = NULL;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+		cel_env_set_checking(env, false);
+		CU_ASSERT_EQUAL(cel_compile(env, "[1, 'a']", 8, &p, &err), 0);
+		cel_program_free(p);
+		cel_env_free(env);
+	}
 }
 
 static void test_syntax_errors(void)
@@ -180,7 +240,10 @@ static void test_equality_and_ordering(void)
 	DT_ASSERT_STR(eval("dyn(1) == 1.0 && dyn(1u) == 1 && 2 < 2.5 && 3u > -1"), "true");
 	DT_ASSERT_STR(eval("dyn(1) == 'a'"), "false");
 	DT_ASSERT_STR(eval("double('nan') == double('nan')"), "false");
-	DT_ASSERT_STR(eval("[1, [2]] == [1.0, [2u]] && {'a': dyn(1)} == {'a': dyn(1.0)}"), "true");
+	DT_ASSERT_STR(eval_std("[1, [2]] == [1.0, [2u]] && {'a': dyn(1)} == {'a': dyn(1.0)}"),
+		      "true");
+	DT_ASSERT_STR(eval("[1, dyn([2])] == [1.0, dyn([2u])] && {'a': dyn(1)} == {'a': 1.0}"),
+		      "true");
 	DT_ASSERT_STR(eval("b'a' < b'b' && 'abc' > 'abb' && false < true"), "true");
 }
 
@@ -639,6 +702,7 @@ static void test_cli_env_declarations(void)
 
 DT_SUITE_MAIN("cel",
 	DT_TEST(test_literals_and_escapes),
+	DT_TEST(test_homogeneous_literals),
 	DT_TEST(test_syntax_errors),
 	DT_TEST(test_depth_guard),
 	DT_TEST(test_checker_errors),
