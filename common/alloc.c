@@ -880,6 +880,60 @@ static int build_results(struct search *S, struct alloc_outcome *out)
 
 /* ---- the public face ---- */
 
+/* A lower bound on the exclusive devices one request takes, from the spec
+ * alone: ExactCount's count, 0 for admin access and "All" (which may match
+ * nothing), the smallest over firstAvailable's subrequests. */
+static uint64_t exact_min_free(const struct model_exact_request *r)
+{
+	if (r->has_admin_access && r->admin_access)
+		return 0;
+	if (r->allocation_mode != MODEL_ALLOC_EXACT_COUNT || r->count <= 0)
+		return 0;
+	return (uint64_t)r->count;
+}
+
+static uint64_t spec_min_free(const struct model_object *o)
+{
+	const struct model_claim_spec *spec;
+	uint64_t sum = 0;
+
+	if (!o || o->kind != MODEL_RESOURCE_CLAIM)
+		return 0;
+	spec = &o->u.claim.spec;
+	for (size_t i = 0; i < spec->n_requests; i++) {
+		const struct model_device_request *dr = &spec->requests[i];
+		uint64_t min = dr->exactly ? exact_min_free(dr->exactly) : UINT64_MAX;
+
+		for (size_t k = 0; k < dr->n_first_available; k++) {
+			uint64_t v = exact_min_free(&dr->first_available[k].req);
+
+			if (v < min)
+				min = v;
+		}
+		sum += min == UINT64_MAX ? 0 : min;
+	}
+	return sum;
+}
+
+/* Without reasons (the planner's and scheduler's filter over many nodes),
+ * a node whose free exclusive devices are fewer than the claims' lower
+ * bound is turned away before anything is prepared: a full node is the
+ * common case of such a scan. Claim errors (unknown class, limits, bad
+ * CEL) are found on the first node that can hold the devices, or when
+ * the caller asks again with reasons. */
+static bool cannot_fit(const struct alloc_ctx *ctx, const struct alloc_state *state,
+		       const struct model_object *const *claims, size_t n_claims)
+{
+	size_t busy = state ? state->n_busy : 0;
+	uint64_t needed = 0;
+
+	if (!ctx->opts.no_reasons || ctx->n_shared_target)
+		return false;
+	for (size_t c = 0; c < n_claims; c++)
+		needed += spec_min_free(claims[c]);
+	return needed > ctx->n_target - busy;
+}
+
 int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	      const struct model_object *const *claims, size_t n_claims,
 	      struct alloc_outcome *out, struct dt_err *err)
@@ -901,6 +955,8 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	S.n = n_claims;
 	if (state && state->ctx != ctx)
 		return dt_err_set(err, -EINVAL, "allocator: the state belongs to another node");
+	if (cannot_fit(ctx, state, claims, n_claims))
+		return 0;
 	if (!ctx->scratch && !(ctx->scratch = alloc_mem_new()))
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	if (!ctx->scratch_state && !(ctx->scratch_state = alloc_state_new(ctx)))
