@@ -491,6 +491,8 @@ static const struct cel_library *const linked_libs[] = {
 #endif
 #ifdef CEL_HAVE_LIB_REGEX
 	&cel_lib_regex,
+#else
+	&cel_lib_std_matches,                  /* the standard matches() */
 #endif
 #ifdef CEL_HAVE_LIB_URL
 	&cel_lib_url,

@@ -88,6 +88,8 @@ extern const struct cel_library cel_lib_semver;
 
 /* The core's own tables (cel_std.c, cel_time.c), enabled in every env. */
 extern const struct cel_library cel_lib_std;
+/* The standard matches() when cel_lib_regex.c is not in the build. */
+extern const struct cel_library cel_lib_std_matches;
 extern const struct cel_library cel_lib_time;
 
 /* ---- helpers for implementations ---- */

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "cel_ast.h"
 #include "strbuf.h"
 
@@ -376,7 +379,7 @@ FN(double_from_string)
 	memcpy(buf, a[0].v.str.s, len);
 	buf[len] = 0;
 	/* Go's ParseFloat: no hex floats. */
-	if (strpbrk(buf, "xXpP") && !strncasecmp(buf + (buf[0] == '-' || buf[0] == '+'), "inf", 3) == 0)
+	if (strpbrk(buf, "xXpP") && strncasecmp(buf + (buf[0] == '-' || buf[0] == '+'), "inf", 3) != 0)
 		goto bad;
 	errno = 0;
 	d = strtod(buf, &end);
@@ -719,4 +722,80 @@ static const struct cel_overload std_overloads[] = {
 
 const struct cel_library cel_lib_std = {
 	"std", std_overloads, CEL_ARRAY_LEN(std_overloads), NULL, 0,
+};
+
+/* ---- matches without the regex library ----
+ *
+ * The cel-spec's standard environment has matches(string, string) and
+ * string.matches(string). The regex library (cel_lib_regex.c) implements
+ * them with RE2's rules and a compiled-pattern cache; a build without it
+ * still needs them, so this fallback compiles the pattern with PCRE2 on
+ * every call, with the match bounded by a step and depth budget instead of
+ * ever backtracking for long. */
+
+#define MATCH_LIMIT 1000000u
+#define MATCH_DEPTH_LIMIT 10000u
+
+static struct cel_value fallback_matches(struct cel_ctx *ctx, const struct cel_value *a,
+					 size_t n)
+{
+	pcre2_code *code = NULL;
+	pcre2_match_data *md = NULL;
+	pcre2_match_context *mctx = NULL;
+	PCRE2_UCHAR msg[128];
+	PCRE2_SIZE off;
+	struct cel_value r;
+	int ec, rc;
+
+	(void)n;
+	code = pcre2_compile((PCRE2_SPTR)a[1].v.str.s, a[1].v.str.len,
+			     PCRE2_UTF | PCRE2_NO_UTF_CHECK | PCRE2_NEVER_BACKSLASH_C, &ec, &off,
+			     NULL);
+	if (!code) {
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		r = cel_errorf(ctx, "error parsing regexp: %s", msg);
+		goto out;
+	}
+	md = pcre2_match_data_create(1, NULL);
+	mctx = pcre2_match_context_create(NULL);
+	if (!md || !mctx) {
+		r = cel_errorf(ctx, "out of memory");
+		goto out;
+	}
+	pcre2_set_match_limit(mctx, MATCH_LIMIT);
+	pcre2_set_depth_limit(mctx, MATCH_DEPTH_LIMIT);
+	rc = pcre2_match(code, (PCRE2_SPTR)a[0].v.str.s, a[0].v.str.len, 0, PCRE2_NO_UTF_CHECK,
+			 md, mctx);
+	if (rc >= 0 || rc == PCRE2_ERROR_NOMATCH)
+		r = cel_bool(rc >= 0);
+	else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
+		r = cel_errorf(ctx, "regex match exceeded its backtracking limit");
+	else
+		r = cel_errorf(ctx, "regex match failed (PCRE2 error %d)", rc);
+out:
+	pcre2_match_context_free(mctx);
+	pcre2_match_data_free(md);
+	pcre2_code_free(code);
+	return r;
+}
+
+/* cel-go: ceil(0.1 * (1 + len(string))) * ceil(0.25 * len(regex)). */
+static uint64_t cost_fallback_matches(const uint64_t *sz, size_t n, uint64_t r)
+{
+	uint64_t c = cel_cost_factor(0.1, sz[0] + 1) * cel_cost_factor(0.25, sz[1]);
+
+	(void)n;
+	(void)r;
+	return c ? c : 1;
+}
+
+static const struct cel_overload matches_overloads[] = {
+	{ "matches", "matches", 0, "string, string", "bool", fallback_matches,
+	  cost_fallback_matches },
+	{ "matches", "matches_string", CEL_OV_MEMBER, "string, string", "bool",
+	  fallback_matches, cost_fallback_matches },
+};
+
+const struct cel_library cel_lib_std_matches = {
+	"std_matches", matches_overloads, CEL_ARRAY_LEN(matches_overloads), NULL, 0,
 };

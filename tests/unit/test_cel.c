@@ -132,6 +132,30 @@ static void test_homogeneous_literals(void)
 	}
 }
 
+/* The standard matches() is there with or without the regex library (a
+ * build with -DDRATOPO_CEL_WITHOUT_REGEX=ON runs the core's fallback). */
+static void test_standard_matches(void)
+{
+	static const char name[] = "NVIDIA H100 80GB HBM3";
+	const struct cel_device_attr attrs[] = {
+		{ "gpu.nvidia.com", "productName", CEL_ATTR_STRING,
+		  .v.str = { name, sizeof(name) - 1 } },
+	};
+	struct cel_device dev = { .driver = "gpu.nvidia.com", .attrs = attrs, .n_attrs = 1 };
+
+	DT_ASSERT_STR(eval("matches('H100 80GB', 'H1[0-9]+') && 'x'.matches('^x$')"), "true");
+	DT_ASSERT_STR(eval("'H200'.matches('^H1') || matches('', 'a')"), "false");
+	DT_ASSERT_STR(eval("'αβγ'.matches('^.{3}$')"), "true");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].productName.matches('H100')",
+			       &dev), "true");
+	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].productName.matches('^H100')",
+			       &dev), "false");
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'a'.matches('(')"), "error: error parsing regexp: "));
+	DT_ASSERT_STR(eval("'a'.matches(1)"), "compile: ERROR: <input>:1:12: found no matching "
+		      "overload for 'matches' applied to 'string.(int)'\n | 'a'.matches(1)\n"
+		      " | ...........^");
+}
+
 static void test_syntax_errors(void)
 {
 	DT_ASSERT_STR(eval("1 +"), "compile: ERROR: <input>:1:4: Syntax error: mismatched input "
@@ -703,6 +727,7 @@ static void test_cli_env_declarations(void)
 DT_SUITE_MAIN("cel",
 	DT_TEST(test_literals_and_escapes),
 	DT_TEST(test_homogeneous_literals),
+	DT_TEST(test_standard_matches),
 	DT_TEST(test_syntax_errors),
 	DT_TEST(test_depth_guard),
 	DT_TEST(test_checker_errors),
