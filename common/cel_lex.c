@@ -101,6 +101,28 @@ static void skip_space(struct cel_lexer *lx)
 	}
 }
 
+/* After the high surrogate hi (a \u escape ending at s[*i]), a \u escape of
+ * a low surrogate completes the pair: consumes it and returns the code
+ * point. Anything else leaves *i and returns hi, which the caller refuses. */
+static uint32_t lex_low_surrogate(const char *s, size_t *i, size_t end, uint32_t hi)
+{
+	uint32_t lo = 0;
+
+	if (*i + 6 > end || s[*i] != '\\' || s[*i + 1] != 'u')
+		return hi;
+	for (int k = 2; k < 6; k++) {
+		int h = hex_val(s[*i + k]);
+
+		if (h < 0)
+			return hi;
+		lo = lo * 16 + (uint32_t)h;
+	}
+	if (lo < 0xdc00 || lo > 0xdfff)
+		return hi;
+	*i += 6;
+	return 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+}
+
 /* One escape sequence at src[*i] (just after the backslash). Appends the
  * decoded bytes to out. */
 static int lex_escape(struct cel_lexer *lx, size_t *i, size_t end, bool bytes, char *out,
@@ -158,6 +180,12 @@ static int lex_escape(struct cel_lexer *lx, size_t *i, size_t end, bool bytes, c
 		(*i)++;
 	}
 	if (ndig > 2) {
+		/* The spec: \u names a BMP code point, characters of other
+		 * planes are written as a surrogate pair (\ud83d\ude00); a
+		 * surrogate alone is no code point and so a parse error
+		 * (cel-go would substitute U+FFFD). */
+		if (ndig == 4 && cp >= 0xd800 && cp <= 0xdbff)
+			cp = lex_low_surrogate(s, i, end, cp);
 		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return -1;
 		*olen += utf8_put(out + *olen, cp);

@@ -84,6 +84,16 @@ static void test_literals_and_escapes(void)
 	/* Surrogates are not code points. */
 	DT_ASSERT_STR(eval("'\\ud800'"), "compile: ERROR: <input>:1:2: Syntax error: "
 		      "token recognition error at: ''\\ud800''\n | '\\ud800'\n | .^");
+	/* A pair of them writes a code point outside the BMP, as the spec says;
+	 * a lone, reversed or \U-written surrogate is refused. */
+	DT_ASSERT_STR(eval("'\\ud83d\\ude00' == '\\U0001F600' && '\\uD800\\uDC00'.size() == 1"),
+		      "true");
+	DT_ASSERT_STR(eval("'x\\udbff\\udfffy'"), "\"x\U0010ffffy\"");
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'\\ude00\\ud83d'"), "token recognition error"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'\\ud83d\\u0041'"), "token recognition error"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'\\ud83d'"), "token recognition error"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'\\U0000d800'"), "token recognition error"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("b'\\ud83d\\ude00'"), "token recognition error"));
 }
 
 /* Kubernetes enables cel-go's HomogeneousAggregateLiterals: the DRA and CLI
