@@ -96,6 +96,16 @@ static const char *dev_label(const struct alloc_ctx *ctx, uint32_t dev, char *bu
 	return buf;
 }
 
+/* A missing attribute gets the scheduler's advice. */
+static void add_hint(struct dt_err *err)
+{
+	size_t len = strlen(err->msg);
+
+	if (strstr(err->msg, "no such key") && !strstr(err->msg, "optional chaining"))
+		snprintf(err->msg + len, sizeof(err->msg) - len, " (consider using CEL optional "
+			 "chaining (.? followed by orValue()) or guarding the check with has())");
+}
+
 /* Class selectors, then the request's. Fatal on a CEL runtime error. */
 static int selectable(struct search *S, const struct sclaim *cl, const struct sreq *rq,
 		      uint32_t dev, bool *ok)
@@ -109,20 +119,24 @@ static int selectable(struct search *S, const struct sclaim *cl, const struct sr
 		return 0;
 	for (size_t i = 0; i < rq->cls->obj->u.device_class.n_selectors; i++) {
 		rc = alloc_selector_match(ctx, rq->cls->sels[i], dev, ok, S->err);
-		if (rc)
+		if (rc) {
+			add_hint(S->err);
 			return dt_err_prefix(S->err, "claim %s, request %s: class %s: selector #%zu "
 					     "on device %s: CEL runtime error: ", cname(cl), rq->name,
 					     rq->cls->obj->meta.name, i,
 					     dev_label(ctx, dev, label, sizeof(label)));
+		}
 		if (!*ok)
 			return 0;
 	}
 	for (size_t i = 0; i < rq->n_sels; i++) {
 		rc = alloc_selector_match(ctx, rq->sels[i], dev, ok, S->err);
-		if (rc)
+		if (rc) {
+			add_hint(S->err);
 			return dt_err_prefix(S->err, "claim %s, request %s: selector #%zu on device "
 					     "%s: CEL runtime error: ", cname(cl), rq->name, i,
 					     dev_label(ctx, dev, label, sizeof(label)));
+		}
 		if (!*ok)
 			return 0;
 	}

@@ -93,6 +93,34 @@ int alloc_class_resolve(struct alloc_ctx *ctx, struct aclass *c, struct dt_err *
 	return 0;
 }
 
+/* Whether a CEL runtime error is the read of an attribute the device lacks
+ * because only the running node will know it: "no such key: ID" (or the
+ * qualified DOMAIN/ID) for one of the device's node-uniform attributes.
+ * Any other error (a typo, a type error) is as fatal as in the scheduler. */
+static bool unknown_uniform_read(const struct alloc_ctx *ctx, const struct adev *d,
+				 const char *msg)
+{
+	static const char key[] = "no such key: ";
+	const char *name = strstr(msg, key);
+	size_t len;
+
+	if (!name)
+		return false;
+	name += sizeof(key) - 1;
+	len = strlen(name);
+	for (uint32_t i = 0; i < d->n_uni; i++) {
+		const struct auniform *u = &ctx->uni_attrs[d->uni[i]];
+		size_t dl = strlen(u->domain);
+
+		if (!strcmp(name, u->id))
+			return true;
+		if (len > dl && !strncmp(name, u->domain, dl) && name[dl] == '/' &&
+		    !strcmp(name + dl + 1, u->id))
+			return true;
+	}
+	return false;
+}
+
 int alloc_selector_match(struct alloc_ctx *ctx, uint32_t s, uint32_t dev, bool *match,
 			 struct dt_err *err)
 {
@@ -106,7 +134,7 @@ int alloc_selector_match(struct alloc_ctx *ctx, uint32_t s, uint32_t dev, bool *
 	}
 	rc = cel_eval_selector(sel->prog, &d->dev->cel, match, err);
 	if (rc) {
-		if (!d->has_unknown || rc == -ENOMEM)
+		if (!d->has_unknown || rc == -ENOMEM || !unknown_uniform_read(ctx, d, err->msg))
 			return rc;
 		/* The expression read what only the running node will know. */
 		*match = false;

@@ -142,6 +142,73 @@ static void test_uniform_attribute_in_selector(void)
 	ta_done(&t);
 }
 
+/* On the same node, a read of an attribute that is neither on the device
+ * nor node-uniform (a typo) stays fatal, with the scheduler's hint. */
+static void test_typo_on_uniform_node_is_fatal(void)
+{
+	struct model_exact_request *er;
+	struct model_kv *ann;
+	struct ta t;
+
+	ta_init(&t);
+	node(&t);
+	ann = model_set_calloc(t.set, 1, sizeof(*ann));
+	ann->key = ALLOC_ANNOTATION_NODE_UNIFORM;
+	ann->value = "driverVersion,cudaDriverVersion";
+	((struct model_object *)t.slices[0])->meta.annotations = ann;
+	((struct model_object *)t.slices[0])->meta.n_annotations = 1;
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "gpu", GPU, 1);
+	ta_selector(&t, er, "device.attributes[\"" GPU "\"].productNmae == \"H100\"");
+	CU_ASSERT_TRUE(ta_try(&t) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.err.msg, "claim default/claim-0, request gpu: selector "
+				      "#0 on device " GPU "/node-1/gpu-0: CEL runtime error: "
+				      "no such key: productNmae (consider using CEL optional "
+				      "chaining"));
+	/* The uniform one is still "no match". */
+	er->selectors[0].expression = "device.attributes[\"" GPU "\"].cudaDriverVersion == "
+				      "semver(\"12.0.0\")";
+	er->selectors[0].expression_len = strlen(er->selectors[0].expression);
+	alloc_state_free(t.state);
+	alloc_ctx_free(t.ctx);
+	t.ctx = NULL;
+	t.state = NULL;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+}
+
+/* Without reasons, a node that has fewer free devices (5, the NIC
+ * included) than the claims ask for is turned away without a search; one
+ * that has them still allocates. */
+static void test_no_reasons_rejects_short_node(void)
+{
+	struct alloc_options o;
+	struct alloc_outcome out;
+	struct alloc_ctx *ctx = NULL;
+	const struct model_object *claim;
+	struct ta t;
+
+	ta_init(&t);
+	node(&t);
+	ta_request(&t, ta_claim(&t, "claim-0"), "gpu", GPU, 6);
+	ta_request(&t, ta_claim(&t, "claim-1"), "gpu", GPU, 4);
+	memset(&o, 0, sizeof(o));
+	o.no_reasons = true;
+	CU_ASSERT_EQUAL_FATAL(alloc_ctx_new(&t.node, t.slices, t.n_slices, t.classes, t.n_classes,
+					    &o, &ctx, &t.err), 0);
+	claim = t.claims[0];
+	CU_ASSERT_EQUAL(alloc_try(ctx, NULL, &claim, 1, &out, &t.err), 0);
+	CU_ASSERT_FALSE(out.allocated);
+	CU_ASSERT_EQUAL(out.steps, 0);
+	alloc_outcome_free(&out);
+	claim = t.claims[1];
+	CU_ASSERT_EQUAL(alloc_try(ctx, NULL, &claim, 1, &out, &t.err), 0);
+	CU_ASSERT_TRUE(out.allocated);
+	alloc_outcome_free(&out);
+	alloc_ctx_free(ctx);
+	ta_done(&t);
+}
+
 /* The 5000pods_500nodes shape in small: placing pods node after node
  * fills each node's 10 devices before the next, and every pod lands. */
 static void test_pack_pods_node_after_node(void)
@@ -213,4 +280,6 @@ DT_SUITE_MAIN("alloc_cel",
 	DT_TEST(test_cel_runtime_error_is_fatal),
 	DT_TEST(test_cel_compile_error_is_fatal),
 	DT_TEST(test_uniform_attribute_in_selector),
+	DT_TEST(test_typo_on_uniform_node_is_fatal),
+	DT_TEST(test_no_reasons_rejects_short_node),
 	DT_TEST(test_pack_pods_node_after_node))
