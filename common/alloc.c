@@ -550,6 +550,91 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 
 /* ---- the reason a claim set does not fit ---- */
 
+/* Why selected devices were not available to a request. */
+struct why {
+	uint32_t busy, counters, tainted, taint_same, capacity, other;
+	const struct model_taint *taint;        /* the first untolerated one seen */
+	char cap[200];                          /* the first capacity refusal */
+};
+
+/* Which of allocate_device's checks, in its order, refuses dev. */
+static void why_not(struct search *S, const struct sclaim *cl, const struct sreq *rq,
+		    uint32_t dev, struct why *w)
+{
+	const struct adev *d = &S->ctx->devs[dev];
+	const struct model_taint *t;
+	struct quantity consumed[64];
+	bool ok;
+
+	if (!d->allow_multi && !rq->admin && S->st->n_alloc[dev]) {
+		w->busy++;
+		return;
+	}
+	if (!rq->admin && !alloc_counters_fit(S->st, dev)) {
+		w->counters++;
+		return;
+	}
+	t = alloc_taint_untolerated(d->dev, rq->er->tolerations, rq->er->n_tolerations);
+	if (t) {
+		if (!w->taint)
+			w->taint = t;
+		w->tainted++;
+		if (!strcmp(t->key ? t->key : "", w->taint->key ? w->taint->key : "") &&
+		    !strcmp(t->value ? t->value : "", w->taint->value ? w->taint->value : "") &&
+		    !strcmp(t->effect, w->taint->effect))
+			w->taint_same++;
+		return;
+	}
+	if (d->dev->n_capacity <= 64) {
+		alloc_capacity_consumed(d, &rq->er->capacity_requests, consumed, &ok);
+		if (!ok || (!rq->admin && !alloc_capacity_fits(S->st, dev, consumed))) {
+			if (!w->capacity)
+				alloc_capacity_explain(S->st, dev, &rq->er->capacity_requests,
+						       w->cap, sizeof(w->cap));
+			w->capacity++;
+			return;
+		}
+	}
+	(void)cl;
+	w->other++;
+}
+
+/* Append ", N what" to buf, the first part after ": ". */
+static void why_part(char *buf, size_t n, bool *first, uint32_t count, const char *what,
+		     const char *detail)
+{
+	size_t len = strlen(buf);
+
+	if (!count || len + 1 >= n)
+		return;
+	snprintf(buf + len, n - len, "%s%u %s%s", *first ? ": " : ", ", count, what,
+		 detail ? detail : "");
+	*first = false;
+}
+
+static void why_text(const struct why *w, char *buf, size_t n)
+{
+	char t[400];
+	bool first = true;
+
+	why_part(buf, n, &first, w->busy, "in use", NULL);
+	why_part(buf, n, &first, w->counters, "without enough shared counters left", NULL);
+	if (w->taint) {
+		snprintf(t, sizeof(t), " %s%s%s:%s not tolerated", w->taint->key ? w->taint->key : "",
+			 w->taint->value && *w->taint->value ? "=" : "",
+			 w->taint->value ? w->taint->value : "", w->taint->effect);
+		why_part(buf, n, &first, w->taint_same, "with the taint", t);
+		why_part(buf, n, &first, w->tainted - w->taint_same,
+			 "with other untolerated taints", NULL);
+	}
+	if (w->capacity) {
+		snprintf(t, sizeof(t), " (%s)", w->cap);
+		why_part(buf, n, &first, w->capacity, "without the capacity",
+			 w->cap[0] ? t : NULL);
+	}
+	why_part(buf, n, &first, w->other, "refused by the claim's constraints or limits", NULL);
+}
+
 /* How many devices a request could get on its own, with the checks that
  * do not depend on other devices of the search. CEL errors count as "no
  * match" here: the search already reported any it hit. */
@@ -574,10 +659,14 @@ static void explain(struct search *S, char *buf, size_t n)
 			const struct sentry *e = &cl->reqs[q];
 			const struct sreq *worst = NULL;
 			uint32_t w_sel = 0, w_free = 0;
+			struct why w_why;
 
 			for (size_t k = 0; k < e->n_subs; k++) {
 				const struct sreq *rq = &e->subs[k];
 				uint32_t sel = 0, avail = 0;
+				struct why why;
+
+				memset(&why, 0, sizeof(why));
 
 				for (uint32_t dev = 0; dev < ctx->n_devs; dev++) {
 					struct dt_err ignored;
@@ -594,6 +683,8 @@ static void explain(struct search *S, char *buf, size_t n)
 						undo_device(&T, cl);
 						S->caps = T.caps;
 						S->cap_caps = T.cap_caps;
+					} else {
+						why_not(&T, cl, rq, dev, &why);
 					}
 				}
 				if (avail >= rq->num)
@@ -602,6 +693,7 @@ static void explain(struct search *S, char *buf, size_t n)
 					worst = rq;
 					w_sel = sel;
 					w_free = avail;
+					w_why = why;
 				}
 			}
 			if (worst->all)
@@ -614,6 +706,7 @@ static void explain(struct search *S, char *buf, size_t n)
 					 "%u of those are available", cname(cl), worst->name,
 					 worst->num, worst->num == 1 ? "" : "s",
 					 worst->cls->obj->meta.name, w_sel, ctx->n_devs, w_free);
+			why_text(&w_why, buf, n);
 			goto tail;
 next_request:;
 		}

@@ -8,6 +8,7 @@
  *     them violates the policy.
  * The arithmetic is exact (quantities are decimals), where the scheduler
  * rounds to int64 Value() first; the two agree on integer quantities. */
+#include <stdio.h>
 #include <string.h>
 
 #include "alloc_internal.h"
@@ -163,5 +164,49 @@ void alloc_capacity_apply(struct alloc_state *s, uint32_t dev, const struct quan
 
 		if (!(sign > 0 ? quantity_add(u, &consumed[i], &r) : quantity_sub(u, &consumed[i], &r)))
 			*u = r;
+	}
+}
+
+/* Why the device's capacity refuses these requests, for a reason text:
+ * "memory: 41Gi asked, no valid value" or "memory: 41Gi asked, 8Gi left".
+ * Empty when it does not. */
+void alloc_capacity_explain(const struct alloc_state *s, uint32_t dev,
+			    const struct model_resource_list *requests, char *buf, size_t n)
+{
+	const struct adev *d = &s->ctx->devs[dev];
+	const struct model_device *md = d->dev;
+	char a[QUANTITY_STR_MAX], l[QUANTITY_STR_MAX];
+
+	buf[0] = '\0';
+	for (size_t i = 0; requests && i < requests->n_items; i++) {
+		const struct model_quantity_entry *e = &requests->items[i];
+
+		if (!e->name || alloc_dev_capacity_index(d, e->name) < 0) {
+			snprintf(buf, n, "no capacity %s", e->name ? e->name : "");
+			return;
+		}
+	}
+	for (size_t i = 0; i < md->n_capacity && i < 64; i++) {
+		const struct model_capacity *c = &md->capacity[i];
+		const struct quantity *req = NULL;
+		struct quantity q, left;
+
+		for (size_t k = 0; requests && k < requests->n_items; k++)
+			if (alloc_dev_capacity_index(d, requests->items[k].name) == (int)i)
+				req = &requests->items[k].value;
+		if (!consumed_for(c, req, &q)) {
+			quantity_format(req ? req : &q, a);
+			snprintf(buf, n, "%s: %s asked, no valid value", c->name, a);
+			return;
+		}
+		if (!d->allow_multi)
+			continue;
+		if (quantity_sub(&c->value, &s->cap_used[d->cap_first + i], &left) ||
+		    quantity_cmp(&q, &left) <= 0)
+			continue;
+		quantity_format(&q, a);
+		quantity_format(&left, l);
+		snprintf(buf, n, "%s: %s asked, %s left", c->name, a, l);
+		return;
 	}
 }

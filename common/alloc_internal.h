@@ -172,6 +172,8 @@ int alloc_selector_match(struct alloc_ctx *ctx, uint32_t s, uint32_t dev, bool *
 int alloc_capacity_consumed(const struct adev *d, const struct model_resource_list *requests,
 			    struct quantity *consumed, bool *ok);
 /* Does consumed (one per device capacity) fit into what is left? */
+void alloc_capacity_explain(const struct alloc_state *s, uint32_t dev,
+			    const struct model_resource_list *requests, char *buf, size_t n);
 bool alloc_capacity_fits(const struct alloc_state *s, uint32_t dev,
 			 const struct quantity *consumed);
 void alloc_capacity_apply(struct alloc_state *s, uint32_t dev, const struct quantity *consumed,
@@ -186,6 +188,9 @@ void alloc_counters_apply(struct alloc_state *s, uint32_t dev, int sign);
 
 /* ---- taints ---- */
 
+/* The first NoSchedule/NoExecute taint of d that t does not tolerate. */
+const struct model_taint *alloc_taint_untolerated(const struct model_device *d,
+						  const struct model_toleration *t, size_t n_t);
 bool alloc_taints_tolerated(const struct model_device *d, const struct model_toleration *t,
 			    size_t n_t);
 bool alloc_toleration_matches(const struct model_toleration *t, const struct model_taint *taint);

@@ -26,8 +26,8 @@ bool alloc_toleration_matches(const struct model_toleration *t, const struct mod
 	return false;
 }
 
-bool alloc_taints_tolerated(const struct model_device *d, const struct model_toleration *t,
-			    size_t n_t)
+const struct model_taint *alloc_taint_untolerated(const struct model_device *d,
+						  const struct model_toleration *t, size_t n_t)
 {
 	for (size_t i = 0; i < d->n_taints; i++) {
 		const struct model_taint *taint = &d->taints[i];
@@ -39,7 +39,13 @@ bool alloc_taints_tolerated(const struct model_device *d, const struct model_tol
 		for (size_t j = 0; j < n_t && !ok; j++)
 			ok = alloc_toleration_matches(&t[j], taint);
 		if (!ok)
-			return false;
+			return taint;
 	}
-	return true;
+	return NULL;
+}
+
+bool alloc_taints_tolerated(const struct model_device *d, const struct model_toleration *t,
+			    size_t n_t)
+{
+	return !alloc_taint_untolerated(d, t, n_t);
 }

@@ -682,6 +682,11 @@ static void test_taints(void)
 	ta_toleration(&t, er, "example.com/maintenance", "Equal", "later", NULL);
 	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
 	CU_ASSERT_FALSE(t.out.allocated);
+	/* The reason names the taint and how many devices it keeps. */
+	DT_ASSERT_STR(t.out.reason, "claim default/claim-0, request req-0: 3 devices of class "
+		      "class-a requested, 3 of the node's 3 devices match the selectors, 2 of those "
+		      "are available: 1 with the taint example.com/maintenance=soon:NoExecute not "
+		      "tolerated");
 	er->tolerations[1].value = "soon";
 	er->tolerations[1].effect = "NoSchedule";       /* wrong effect */
 	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
@@ -798,6 +803,8 @@ static void test_capacity_valid_values_and_sharing(void)
 	er->capacity_requests.items[0].value = ta_q("5Gi");
 	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
 	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "0 of those are available: 1 without the "
+				      "capacity (memory: 5Gi asked, no valid value)"));
 	/* Shares pack until the capacity is used up: 8Gi / 2Gi = 4. */
 	er->capacity_requests.items[0].value = ta_q("2Gi");
 	for (int i = 0; i < 10; i++) {
@@ -808,6 +815,9 @@ static void test_capacity_valid_values_and_sharing(void)
 		placed++;
 	}
 	CU_ASSERT_EQUAL(placed, 4);
+	/* Full: what is left is named. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "1 without the capacity (memory: 2Gi asked, "
+				      "0 left)"));
 	ta_done(&t);
 }
 
