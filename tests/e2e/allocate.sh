@@ -111,8 +111,22 @@ if "$BIN" hwdb show p5.48xlarge -o yaml >"$TMP/p5.yaml" 2>/dev/null; then
 		jq_is '[.claims[0].allocation.devices.results[] | .device]' \
 			'["gpu-0","gpu-1","efa-0"]'
 	fi
+	# A typo is fatal, with the scheduler's hint; driverVersion is "no match".
+	if expect 1 "$BIN" allocate -f "$TMP/p5.yaml" "$FIX/claim-uniform-typo.yaml" \
+		--node p5.48xlarge; then
+		grep -q "CEL runtime error: no such key: productNmae (consider using CEL optional chaining" \
+			"$TMP/err" || fail "uniform typo: $(cat "$TMP/err")"
+	fi
+	sed 's/productNmae == "H100"/driverVersion.isGreaterThan(semver("1.0.0"))/' \
+		"$FIX/claim-uniform-typo.yaml" >"$TMP/uniform.yaml"
+	expect 3 "$BIN" allocate -f "$TMP/p5.yaml" "$TMP/uniform.yaml" --node p5.48xlarge
 else
 	echo "allocate.sh: hwdb not in this build, skipping the p5.48xlarge cases" >&2
+fi
+
+# The reason names why matching devices are not available: the taint.
+if expect 3 "$BIN" allocate -f "$FIX/tainted-gpu.yaml" --node node-1; then
+	jq_is '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule not tolerated")' 'true'
 fi
 
 # Fatal errors: unknown class, CEL runtime error.
