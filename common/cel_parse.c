@@ -1047,9 +1047,20 @@ static uint32_t children(const struct cel_node *n, const struct cel_node **out, 
 
 /* Long left-associative chains (a.b.c..., 1 + 1 + ...) do not recurse in
  * the parser but make a deep tree; the checker and evaluator recurse over
- * it, so its height is bounded too. Returns the first node too deep. */
-static const struct cel_node *too_deep(const struct cel_node *root, uint32_t n_nodes)
+ * it, so its height is bounded too. Returns the first node too deep.
+ *
+ * Macros share subtrees (optMap and optFlatMap use their target twice), so
+ * the tree that the later passes walk can be exponentially larger than the
+ * nodes allocated: a chain of 30 optMap calls is 2^30 nodes to walk. The
+ * walk is bounded at CEL_MAX_WALK visits; past that *too_large is set and
+ * the node reached is returned. */
+#define CEL_MAX_WALK (4 * CEL_MAX_NODES)
+
+static const struct cel_node *too_deep(const struct cel_node *root, uint32_t n_nodes,
+				       bool *too_large)
 {
+	size_t visits = 0;
+
 	struct item { const struct cel_node *n; uint32_t depth; } *stack;
 	const struct cel_node *kids[64], *bad = NULL;
 	size_t sp = 0, cap = 2 * (size_t)n_nodes + 16;   /* macros share a few nodes */
@@ -1063,6 +1074,11 @@ static const struct cel_node *too_deep(const struct cel_node *root, uint32_t n_n
 		uint32_t k;
 
 		if (it.depth > CEL_MAX_TREE_DEPTH) {
+			bad = it.n;
+			break;
+		}
+		if (++visits > CEL_MAX_WALK) {
+			*too_large = true;
 			bad = it.n;
 			break;
 		}
@@ -1134,8 +1150,13 @@ int cel_parse(const char *src, size_t len, bool macros, struct cel_arena *pool,
 		return -EINVAL;
 	}
 	{
-		const struct cel_node *deep = too_deep(root, p.nodes);
+		bool too_large = false;
+		const struct cel_node *deep = too_deep(root, p.nodes, &too_large);
 
+		if (deep && too_large)
+			return cel_report(err, -EINVAL, src, len, deep->pos,
+					  "expression too large: more than %d nodes once macros "
+					  "are expanded", CEL_MAX_WALK);
 		if (deep)
 			return cel_report(err, -EINVAL, src, len, deep->pos,
 					  "expression nested too deeply: more than %d levels",

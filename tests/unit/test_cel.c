@@ -183,6 +183,20 @@ static void test_syntax_errors(void)
 
 static void test_depth_guard(void)
 {
+	/* Fuzzer find: optMap uses its target twice, so a chain of them is a
+	 * tree exponentially larger than the text; compiling it is refused
+	 * quickly instead of walking 2^k nodes. */
+	{
+		char e[1024] = "optional.of(1)";
+
+		for (int i = 0; i < 40; i++)
+			strcat(e, ".optMap(x, x)");
+		CU_ASSERT_PTR_NOT_NULL(strstr(eval(e), "compile: ERROR: <input>:1:"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(eval(e), "expression too large: more than 400000 "
+					      "nodes once macros are expanded"));
+		e[strlen("optional.of(1)") + 8 * strlen(".optMap(x, x)")] = 0;
+		DT_ASSERT_STR(eval(e), "optional.of(1)");
+	}
 	struct strbuf sb = STRBUF_INIT;
 	const char *r;
 
