@@ -22,7 +22,7 @@ struct eval_case {
 static void eval_expr(const char *expr, char *out, size_t size)
 {
 	struct dt_err err = { 0 };
-	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_env *env = cel_env_new(CEL_ENV_STANDARD, &err);
 	struct cel_program *p = NULL;
 	struct cel_evaluation *ev = cel_evaluation_new();
 	struct strbuf sb = STRBUF_INIT;
