@@ -496,13 +496,54 @@ static void get_resource_list(struct dec *d, const struct doc_node *m, const cha
 
 #define END_EACH(d, i) model_path_pop(&(d)->path, i##_mark)
 
+/* The list of maps under key as a new array of elements of size bytes in
+ * the set's arena (NULL when absent or empty): fn decodes each item into
+ * its slot with the item's path pushed; items that are not maps are
+ * reported and get no slot. *n_out is the number of slots filled. */
+typedef void (*item_fn)(struct dec *d, const struct doc_node *item, void *slot,
+			const void *ctx);
+
+static void *get_list(struct dec *d, const struct doc_node *m, const char *key, size_t size,
+		      size_t *n_out, item_fn fn, const void *ctx)
+{
+	const struct doc_node *seq = get_seq(d, m, key);
+	const struct doc_node *it;
+	char *arr;
+	size_t mark;
+
+	if (!seq || !(arr = dalloc(d, seq->u.seq.n, size)))
+		return NULL;
+	mark = model_path_field(&d->path, key);
+	FOR_EACH_MAP(d, seq, i, it) {
+		fn(d, it, arr + (*n_out)++ * size, ctx);
+		END_EACH(d, i);
+	}
+	model_path_pop(&d->path, mark);
+	return arr;
+}
+
+/* get_list into a typed array: GET_LIST(d, m, "taints", t->taints, t->n_taints, fn, ctx). */
+#define GET_LIST(d, m, key, arr, n, fn, ctx) \
+	((arr) = get_list((d), (m), (key), sizeof(*(arr)), &(n), (fn), (ctx)))
+
 /* ---- Shared pieces ---- */
+
+static void item_owner_ref(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_owner_ref *r = slot;
+
+	r->api_version = get_str(d, it, "apiVersion");
+	r->kind = get_str(d, it, "kind");
+	r->name = get_str(d, it, "name");
+	r->uid = get_str(d, it, "uid");
+	get_bool(d, it, "controller", &r->has_controller, &r->controller);
+	get_bool(d, it, "blockOwnerDeletion", &r->has_block_owner_deletion,
+		 &r->block_owner_deletion);
+	(void)ctx;
+}
 
 static void dec_meta(struct dec *d, const struct doc_node *m, struct model_meta *meta)
 {
-	const struct doc_node *refs;
-	const struct doc_node *it;
-
 	meta->name = get_str(d, m, "name");
 	meta->generate_name = get_str(d, m, "generateName");
 	meta->ns = get_str(d, m, "namespace");
@@ -511,27 +552,8 @@ static void dec_meta(struct dec *d, const struct doc_node *m, struct model_meta 
 	meta->creation_timestamp = get_str(d, m, "creationTimestamp");
 	get_kv(d, m, "labels", &meta->labels, &meta->n_labels);
 	get_kv(d, m, "annotations", &meta->annotations, &meta->n_annotations);
-	refs = get_seq(d, m, "ownerReferences");
-	if (!refs)
-		return;
-	DALLOC(d, meta->owner_refs, refs->u.seq.n);
-	if (!meta->owner_refs)
-		return;
-	size_t mark = model_path_field(&d->path, "ownerReferences");
-
-	FOR_EACH_MAP(d, refs, i, it) {
-		struct model_owner_ref *r = &meta->owner_refs[meta->n_owner_refs++];
-
-		r->api_version = get_str(d, it, "apiVersion");
-		r->kind = get_str(d, it, "kind");
-		r->name = get_str(d, it, "name");
-		r->uid = get_str(d, it, "uid");
-		get_bool(d, it, "controller", &r->has_controller, &r->controller);
-		get_bool(d, it, "blockOwnerDeletion", &r->has_block_owner_deletion,
-			 &r->block_owner_deletion);
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, "ownerReferences", meta->owner_refs, meta->n_owner_refs, item_owner_ref,
+		 NULL);
 }
 
 static void get_meta(struct dec *d, const struct doc_node *m, const char *key,
@@ -571,24 +593,16 @@ static void dec_requirement(struct dec *d, const struct doc_node *m, struct mode
 	get_int(d, m, "minValues", 32, &r->has_min_values, &r->min_values);
 }
 
+static void item_requirement(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	dec_requirement(d, it, slot);
+	(void)ctx;
+}
+
 static void get_requirements(struct dec *d, const struct doc_node *m, const char *key,
 			     struct model_requirement **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
-
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		dec_requirement(d, it, &(*out)[(*n_out)++]);
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, key, *out, *n_out, item_requirement, NULL);
 }
 
 static struct model_node_selector *get_node_selector(struct dec *d, const struct doc_node *m,
@@ -641,140 +655,108 @@ static void dec_taint(struct dec *d, const struct doc_node *m, struct model_tain
 	t->time_added = get_str(d, m, "timeAdded");
 }
 
+static void item_taint(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	dec_taint(d, it, slot);
+	(void)ctx;
+}
+
 static void get_taints(struct dec *d, const struct doc_node *m, const char *key,
 		       struct model_taint **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
+	GET_LIST(d, m, key, *out, *n_out, item_taint, NULL);
+}
 
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		dec_taint(d, it, &(*out)[(*n_out)++]);
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+static void item_toleration(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_toleration *t = slot;
+
+	closed_if(d, it, f_toleration);
+	t->key = get_str(d, it, "key");
+	t->operator_text = get_str(d, it, "operator");
+	t->value = get_str(d, it, "value");
+	t->effect = get_str(d, it, "effect");
+	get_int(d, it, "tolerationSeconds", 64, &t->has_toleration_seconds,
+		&t->toleration_seconds);
+	(void)ctx;
 }
 
 static void get_tolerations(struct dec *d, const struct doc_node *m, const char *key,
 			    struct model_toleration **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
-
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		struct model_toleration *t = &(*out)[(*n_out)++];
-
-		closed_if(d, it, f_toleration);
-		t->key = get_str(d, it, "key");
-		t->operator_text = get_str(d, it, "operator");
-		t->value = get_str(d, it, "value");
-		t->effect = get_str(d, it, "effect");
-		get_int(d, it, "tolerationSeconds", 64, &t->has_toleration_seconds,
-			&t->toleration_seconds);
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, key, *out, *n_out, item_toleration, NULL);
 }
 
 /* ---- resource.k8s.io/v1 ---- */
 
+static void item_selector(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_selector *sel = slot;
+	const struct doc_node *cel = get_map(d, it, "cel");
+	const struct doc_node *e = child(cel, "expression");
+
+	closed_fields(d, it, f_selector, NULL);
+	if (cel) {
+		size_t cm = model_path_field(&d->path, "cel");
+
+		closed_fields(d, cel, f_cel, NULL);
+		model_path_pop(&d->path, cm);
+	}
+	if (e) {
+		size_t cm = model_path_field(&d->path, "cel");
+		size_t em = model_path_field(&d->path, "expression");
+
+		if (e->kind != DOC_STRING) {
+			report(d, e, "must be a string");
+		} else {
+			sel->expression = dstrdup(d, e);
+			sel->expression_len = e->text ? e->text_len : 0;
+		}
+		model_path_pop(&d->path, em);
+		model_path_pop(&d->path, cm);
+	} else if (cel) {
+		sel->expression = "";   /* cel: {} - an empty expression */
+	}
+	(void)ctx;
+}
+
 static void get_selectors(struct dec *d, const struct doc_node *m, const char *key,
 			  struct model_selector **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
+	GET_LIST(d, m, key, *out, *n_out, item_selector, NULL);
+}
 
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		struct model_selector *sel = &(*out)[(*n_out)++];
-		const struct doc_node *cel = get_map(d, it, "cel");
-		const struct doc_node *e = child(cel, "expression");
+static void item_config(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_device_config *c = slot;
+	const struct doc_node *op = get_map(d, it, "opaque");
 
-		closed_fields(d, it, f_selector, NULL);
-		if (cel) {
-			size_t cm = model_path_field(&d->path, "cel");
+	closed_if(d, it, f_config);
+	get_str_list(d, it, "requests", &c->requests, &c->n_requests);
+	c->source = get_str(d, it, "source");
+	if (op) {
+		const struct doc_node *params = doc_get(op, "parameters");
+		size_t om = model_path_field(&d->path, "opaque");
 
-			closed_fields(d, cel, f_cel, NULL);
-			model_path_pop(&d->path, cm);
+		c->has_opaque = true;
+		closed_if(d, op, f_opaque);
+		c->driver = get_str(d, op, "driver");
+		if (params) {
+			struct doc_arena *a = model_set_doc_arena(d->set);
+
+			c->parameters = a ? doc_clone(a, params) : NULL;
+			if (!c->parameters)
+				d->oom = 1;
 		}
-		if (e) {
-			size_t cm = model_path_field(&d->path, "cel");
-			size_t em = model_path_field(&d->path, "expression");
-
-			if (e->kind != DOC_STRING) {
-				report(d, e, "must be a string");
-			} else {
-				sel->expression = dstrdup(d, e);
-				sel->expression_len = e->text ? e->text_len : 0;
-			}
-			model_path_pop(&d->path, em);
-			model_path_pop(&d->path, cm);
-		} else if (cel) {
-			sel->expression = "";   /* cel: {} - an empty expression */
-		}
-		END_EACH(d, i);
+		model_path_pop(&d->path, om);
 	}
-	model_path_pop(&d->path, mark);
+	(void)ctx;
 }
 
 static void get_configs(struct dec *d, const struct doc_node *m, const char *key,
 			struct model_device_config **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
-
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		struct model_device_config *c = &(*out)[(*n_out)++];
-		const struct doc_node *op = get_map(d, it, "opaque");
-
-		closed_if(d, it, f_config);
-		get_str_list(d, it, "requests", &c->requests, &c->n_requests);
-		c->source = get_str(d, it, "source");
-		if (op) {
-			const struct doc_node *params = doc_get(op, "parameters");
-			size_t om = model_path_field(&d->path, "opaque");
-
-			c->has_opaque = true;
-			closed_if(d, op, f_opaque);
-			c->driver = get_str(d, op, "driver");
-			if (params) {
-				struct doc_arena *a = model_set_doc_arena(d->set);
-
-				c->parameters = a ? doc_clone(a, params) : NULL;
-				if (!c->parameters)
-					d->oom = 1;
-			}
-			model_path_pop(&d->path, om);
-		}
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, key, *out, *n_out, item_config, NULL);
 }
 
 static void dec_device_class(struct dec *d, const struct doc_node *spec,
@@ -976,29 +958,23 @@ static void get_counters(struct dec *d, const struct doc_node *m, struct model_c
 	model_path_pop(&d->path, mark);
 }
 
+static void item_counter_set(struct dec *d, const struct doc_node *it, void *slot,
+			     const void *ctx)
+{
+	struct model_counter_set *cs = slot;
+	const char *name_field = ctx;
+	const char *const own[] = { name_field, NULL };
+
+	closed_fields(d, it, f_counters, own);
+	cs->name = get_str(d, it, name_field);
+	get_counters(d, it, cs);
+}
+
+/* Counter sets are named by name_field ("name" or "counterSet"). */
 static void get_counter_sets(struct dec *d, const struct doc_node *m, const char *key,
 			     const char *name_field, struct model_counter_set **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
-
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		struct model_counter_set *cs = &(*out)[(*n_out)++];
-		const char *const own[] = { name_field, NULL };
-
-		closed_fields(d, it, f_counters, own);
-		cs->name = get_str(d, it, name_field);
-		get_counters(d, it, cs);
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, key, *out, *n_out, item_counter_set, name_field);
 }
 
 /* Everything of a device but its name: v1's Device, v1beta1's BasicDevice. */
@@ -1123,10 +1099,21 @@ static const struct doc_node *v1beta1_exact_request(const struct doc_node *req)
 	return NULL;
 }
 
+static void item_constraint(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_constraint *k = slot;
+
+	closed_fields(d, it, f_constraint, NULL);
+	get_str_list(d, it, "requests", &k->requests, &k->n_requests);
+	k->match_attribute = get_str(d, it, "matchAttribute");
+	k->distinct_attribute = get_str(d, it, "distinctAttribute");
+	(void)ctx;
+}
+
 static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct model_claim_spec *c)
 {
 	const struct doc_node *devices = get_map(d, spec, "devices");
-	const struct doc_node *reqs, *cons, *it;
+	const struct doc_node *reqs, *it;
 	size_t dm;
 
 	closed_fields(d, spec, f_claim_spec, NULL);
@@ -1188,25 +1175,7 @@ static void dec_claim_spec(struct dec *d, const struct doc_node *spec, struct mo
 		}
 		model_path_pop(&d->path, mark);
 	}
-	cons = get_seq(d, devices, "constraints");
-	if (cons) {
-		size_t mark = model_path_field(&d->path, "constraints");
-
-		DALLOC(d, c->constraints, cons->u.seq.n);
-		FOR_EACH_MAP(d, cons, i, it) {
-			struct model_constraint *k;
-
-			if (c->constraints) {
-				k = &c->constraints[c->n_constraints++];
-				closed_fields(d, it, f_constraint, NULL);
-				get_str_list(d, it, "requests", &k->requests, &k->n_requests);
-				k->match_attribute = get_str(d, it, "matchAttribute");
-				k->distinct_attribute = get_str(d, it, "distinctAttribute");
-			}
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, mark);
-	}
+	GET_LIST(d, devices, "constraints", c->constraints, c->n_constraints, item_constraint, NULL);
 	get_configs(d, devices, "config", &c->config, &c->n_config);
 	model_path_pop(&d->path, dm);
 }
@@ -1256,6 +1225,18 @@ static void dec_allocation(struct dec *d, const struct doc_node *m, struct model
 	model_path_pop(&d->path, dm);
 }
 
+static void item_consumer_ref(struct dec *d, const struct doc_node *it, void *slot,
+			      const void *ctx)
+{
+	struct model_consumer_ref *r = slot;
+
+	r->api_group = get_str(d, it, "apiGroup");
+	r->resource = get_str(d, it, "resource");
+	r->name = get_str(d, it, "name");
+	r->uid = get_str(d, it, "uid");
+	(void)ctx;
+}
+
 static void dec_claim(struct dec *d, const struct doc_node *root, struct model_resource_claim *c)
 {
 	const struct doc_node *spec = get_map(d, root, "spec");
@@ -1273,8 +1254,6 @@ static void dec_claim(struct dec *d, const struct doc_node *root, struct model_r
 		bool closed = d->closed;
 
 		d->closed = false;      /* status is the API server's, not typed by users */
-		const struct doc_node *rf = get_seq(d, status, "reservedFor");
-		const struct doc_node *it;
 
 		if (alloc) {
 			size_t am = model_path_field(&d->path, "allocation");
@@ -1284,24 +1263,8 @@ static void dec_claim(struct dec *d, const struct doc_node *root, struct model_r
 				dec_allocation(d, alloc, c->status.allocation);
 			model_path_pop(&d->path, am);
 		}
-		if (rf) {
-			size_t rm = model_path_field(&d->path, "reservedFor");
-
-			DALLOC(d, c->status.reserved_for, rf->u.seq.n);
-			FOR_EACH_MAP(d, rf, i, it) {
-				struct model_consumer_ref *r;
-
-				if (c->status.reserved_for) {
-					r = &c->status.reserved_for[c->status.n_reserved_for++];
-					r->api_group = get_str(d, it, "apiGroup");
-					r->resource = get_str(d, it, "resource");
-					r->name = get_str(d, it, "name");
-					r->uid = get_str(d, it, "uid");
-				}
-				END_EACH(d, i);
-			}
-			model_path_pop(&d->path, rm);
-		}
+		GET_LIST(d, status, "reservedFor", c->status.reserved_for, c->status.n_reserved_for,
+			 item_consumer_ref, NULL);
 		d->closed = closed;
 		model_path_pop(&d->path, mark);
 	}
@@ -1331,55 +1294,47 @@ static void dec_claim_template(struct dec *d, const struct doc_node *root,
 
 /* ---- core/v1 and workloads ---- */
 
+static void item_container(struct dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_container *c = slot;
+	const struct doc_node *res = get_map(d, it, "resources");
+
+	c->name = get_str(d, it, "name");
+	c->image = get_str(d, it, "image");
+	if (res) {
+		size_t rm = model_path_field(&d->path, "resources");
+		const struct doc_node *claims = get_seq(d, res, "claims");
+		const struct doc_node *cl;
+
+		closed_fields(d, res, f_resources, NULL);
+		get_resource_list(d, res, "requests", &c->requests);
+		get_resource_list(d, res, "limits", &c->limits);
+		if (claims) {
+			size_t cm = model_path_field(&d->path, "claims");
+
+			DALLOC(d, c->claims, claims->u.seq.n);
+			FOR_EACH_MAP(d, claims, j, cl) {
+				if (c->claims) {
+					struct model_container_claim *cc =
+						&c->claims[c->n_claims++];
+
+					closed_fields(d, cl, f_container_claim, NULL);
+					cc->name = get_str(d, cl, "name");
+					cc->request = get_str(d, cl, "request");
+				}
+				END_EACH(d, j);
+			}
+			model_path_pop(&d->path, cm);
+		}
+		model_path_pop(&d->path, rm);
+	}
+	(void)ctx;
+}
+
 static void get_containers(struct dec *d, const struct doc_node *m, const char *key,
 			   struct model_container **out, size_t *n_out)
 {
-	const struct doc_node *seq = get_seq(d, m, key);
-	const struct doc_node *it;
-	size_t mark;
-
-	if (!seq)
-		return;
-	DALLOC(d, *out, seq->u.seq.n);
-	if (!*out)
-		return;
-	mark = model_path_field(&d->path, key);
-	FOR_EACH_MAP(d, seq, i, it) {
-		struct model_container *c = &(*out)[(*n_out)++];
-		const struct doc_node *res = get_map(d, it, "resources");
-
-		c->name = get_str(d, it, "name");
-		c->image = get_str(d, it, "image");
-		if (res) {
-			size_t rm = model_path_field(&d->path, "resources");
-			const struct doc_node *claims = get_seq(d, res, "claims");
-			const struct doc_node *cl;
-
-			closed_fields(d, res, f_resources, NULL);
-			get_resource_list(d, res, "requests", &c->requests);
-			get_resource_list(d, res, "limits", &c->limits);
-			if (claims) {
-				size_t cm = model_path_field(&d->path, "claims");
-
-				DALLOC(d, c->claims, claims->u.seq.n);
-				FOR_EACH_MAP(d, claims, j, cl) {
-					if (c->claims) {
-						struct model_container_claim *cc =
-							&c->claims[c->n_claims++];
-
-						closed_fields(d, cl, f_container_claim, NULL);
-						cc->name = get_str(d, cl, "name");
-						cc->request = get_str(d, cl, "request");
-					}
-					END_EACH(d, j);
-				}
-				model_path_pop(&d->path, cm);
-			}
-			model_path_pop(&d->path, rm);
-		}
-		END_EACH(d, i);
-	}
-	model_path_pop(&d->path, mark);
+	GET_LIST(d, m, key, *out, *n_out, item_container, NULL);
 }
 
 static void dec_pod_spec(struct dec *d, const struct doc_node *spec, struct model_pod_spec *p)
