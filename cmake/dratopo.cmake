@@ -16,13 +16,18 @@ if(DRATOPO_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# dt_add_suite(NAME SOURCES src... LIBS lib...)
+# dt_add_suite(NAME SOURCES src... LIBS lib... [INTERNAL module-dir...])
 # One CUnit executable per module, registered with ctest under NAME.
+# INTERNAL names the modules (folders relative to the top) whose internal
+# headers (<module>/internal/) the suite tests; nothing else sees them.
 # Tests find their fixtures through DT_SOURCE_DIR and DT_BINARY_DIR.
 function(dt_add_suite name)
-  cmake_parse_arguments(S "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(S "" "TIMEOUT" "SOURCES;LIBS;INTERNAL" ${ARGN})
   add_executable(${name} ${S_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
+  foreach(_mod ${S_INTERNAL})
+    target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/${_mod}/internal)
+  endforeach()
   target_compile_definitions(${name} PRIVATE
     DT_SOURCE_DIR="${PROJECT_SOURCE_DIR}" DT_BINARY_DIR="${PROJECT_BINARY_DIR}")
   target_link_libraries(${name} PRIVATE ${S_LIBS} PkgConfig::CUNIT)

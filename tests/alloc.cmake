@@ -1,12 +1,5 @@
-# Suites of the structured allocator (common/alloc*.c) and the end-to-end
-# test of `dratopo allocate`. Left out while dt_alloc is (see common/alloc.cmake).
-if(TARGET dt_alloc)
-  dt_add_suite(test_alloc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_alloc.c LIBS dt_alloc)
-  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/unit/test_alloc_cel.c)
-    dt_add_suite(test_alloc_cel SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_alloc_cel.c
-                 LIBS dt_alloc)
-  endif()
-  if(TARGET dratopo AND EXISTS ${CMAKE_CURRENT_LIST_DIR}/e2e/allocate.sh)
-    dt_add_script_test(e2e_allocate ${CMAKE_CURRENT_LIST_DIR}/e2e/allocate.sh)
-  endif()
-endif()
+# Suites of the structured allocator (common/alloc/) and the end-to-end
+# test of `dratopo allocate`.
+dt_add_suite(test_alloc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_alloc.c LIBS dt_alloc)
+dt_add_suite(test_alloc_cel SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_alloc_cel.c LIBS dt_alloc)
+dt_add_script_test(e2e_allocate ${CMAKE_CURRENT_LIST_DIR}/e2e/allocate.sh)

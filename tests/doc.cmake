@@ -8,11 +8,9 @@ dt_add_suite(test_doc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_doc.c
 # coverage instrumentation without changing dt_doc for everyone else.
 if(DRATOPO_FUZZ)
   add_executable(fuzz_doc ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_doc.c
-    ${PROJECT_SOURCE_DIR}/common/doc.c
-    ${PROJECT_SOURCE_DIR}/common/doc_scalar.c
-    ${PROJECT_SOURCE_DIR}/common/doc_yaml.c
-    ${PROJECT_SOURCE_DIR}/common/doc_json.c
-    ${PROJECT_SOURCE_DIR}/common/doc_emit.c)
+    $<TARGET_PROPERTY:dt_doc,SOURCES>)
+  target_include_directories(fuzz_doc PRIVATE ${PROJECT_SOURCE_DIR}/common/doc
+                             ${PROJECT_SOURCE_DIR}/common/doc/internal)
   target_compile_options(fuzz_doc PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(fuzz_doc PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_doc PRIVATE dt_base PkgConfig::YAML m)

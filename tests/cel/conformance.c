@@ -169,7 +169,7 @@ static void run_ctx_free(struct run_ctx *rc)
 	rc->n = 0;
 }
 
-/* Functions of the optional libraries (common/cel_lib_*.c): a build
+/* Functions of the optional libraries (common/cel/cel_lib_*.c): a build
  * without the library skips their cases instead of failing them. */
 static const struct { const char *fn, *lib; } lib_functions[] = {
 	{ "matches", "regex" }, { "find", "regex" }, { "findAll", "regex" },
@@ -266,7 +266,7 @@ static int run_case(json_object *c, struct strbuf *why)
 		pass = want_error;
 		if (!pass && lib) {
 			pass = 2;
-			sb_printf(why, "the %s library (common/cel_lib_%s.c) is not in this build",
+			sb_printf(why, "the %s library (common/cel/cel_lib_%s.c) is not in this build",
 				  lib, lib);
 		} else if (!pass) {
 			sb_printf(why, "compile: %s", err.msg);

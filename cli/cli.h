@@ -1,6 +1,6 @@
 /* cli.h - the subcommands of the dratopo command line.
  *
- * Each subcommand lives in its own coordinator/cli_<name>.c and has the
+ * Each subcommand lives in its own cli/cli_<name>.c and has the
  * signature of main() with argv[0] set to the subcommand's name. Exit codes
  * everywhere: 0 success, 1 invalid input or runtime failure, 2 usage error;
  * commands add their own (allocate and plan: 3 = cannot be placed). */

@@ -13,7 +13,6 @@
  * exit 2: usage error.
  * exit 3: the claims cannot be allocated on NODE:
  *         {"claims": [], "unallocatable": "reason"}. */
-#ifdef DT_HAVE_ALLOC
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -393,8 +392,3 @@ out:
 	free(o.files);
 	return ret;
 }
-#else
-/* Without dt_alloc in the tree the command is left out (cli.h's weak
- * declaration stays NULL and the dispatcher says so). */
-typedef int cli_allocate_left_out;
-#endif
