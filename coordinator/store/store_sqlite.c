@@ -84,6 +84,8 @@ static int sys_errno_code(int sys, int fallback)
 		return -EROFS;
 	case ENOENT:
 		return -ENOENT;
+	case EISDIR:
+		return -EISDIR;
 	case ENOMEM:
 		return -ENOMEM;
 	default:
@@ -134,6 +136,10 @@ static const char *advice(int code)
 		return " (not a SQLite database, or corrupt; the file was left as it is)";
 	case -EBUSY:
 		return " (locked by another process)";
+	case -ENOENT:
+		return " (its directory does not exist)";
+	case -EISDIR:
+		return " (that is a directory)";
 	default:
 		return "";
 	}
