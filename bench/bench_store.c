@@ -6,7 +6,7 @@
  * transaction (one fsync) per put, the same grouped 32 per transaction
  * (what a server committing concurrent reports together gets), the same
  * into memory: (no disk, the cost of SQLite itself), and listing the
- * whole fleet back. Nothing is asserted. */
+ * whole fleet back and reopening it. Nothing is asserted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +113,10 @@ int main(int argc, char **argv)
 	t = now_s();
 	store_list_nodes(s, count, &listed, NULL);
 	printf("%-40s %10.1f ms (%ld nodes)\n", "list the fleet", (now_s() - t) * 1e3, listed);
+	store_close(s);
+	t = now_s();
+	s = open_or_die(path);
+	printf("%-40s %10.1f ms\n", "reopen (integrity check) of that", (now_s() - t) * 1e3);
 	store_close(s);
 	unlink(path);          /* a clean close removed the -wal and -shm files */
 
