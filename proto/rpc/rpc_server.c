@@ -387,14 +387,16 @@ static void on_new(struct cq_tag *tag, bool ok)
 	memset(&op, 0, sizeof(op));
 	op.op = GRPC_OP_RECV_MESSAGE;
 	op.data.recv_message.recv_message = &c->payload;
-	if (left > (int64_t)s->opts.max_deadline_ms)
+	/* Watched before the batch starts: once it has, another worker may
+	 * take t_recv and free c. */
+	if (left > (int64_t)s->opts.max_deadline_ms) {
 		c->cap_ms = mono_ms() + s->opts.max_deadline_ms;
-	if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
-		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "cannot read the request"));
-		return;
-	}
-	if (c->cap_ms)
 		watch(c);
+	}
+	if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
+		unwatch(c);
+		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "cannot read the request"));
+	}
 }
 
 /* Unpack, run the handler, pack its answer; the status to send. */
