@@ -205,6 +205,35 @@ static grpc_status_code report_ok(const char *addr)
 	return call_report(addr, "client-admin", REPORT, "", NULL);
 }
 
+/* A channel as client-admin to f's server. */
+static struct rpc_channel *admin_channel(const struct fixture *f)
+{
+	struct tls_paths tp;
+	struct dt_err err = { 0 };
+	struct rpc_channel *ch = NULL;
+
+	CU_ASSERT_EQUAL(rpc_channel_open(f->addr, paths(&tp, "client-admin", "ca"), &ch, &err), 0);
+	return ch;
+}
+
+/* rpc_call of Report with req; the status code, *st filled. A non-OK status
+ * must come back as -EREMOTEIO, and no response with it. */
+static grpc_status_code report_with(struct rpc_channel *ch, const Dratopo__V1__TopologyReport *req,
+				    struct rpc_status *st)
+{
+	struct dt_err err = { 0 };
+	ProtobufCMessage *resp = NULL;
+	int rc = rpc_call(ch, REPORT, &req->base, &dratopo__v1__report_ack__descriptor, CALL_MS,
+			  &resp, st, &err);
+
+	CU_ASSERT_EQUAL(rc, st->code == GRPC_STATUS_OK ? 0 : -EREMOTEIO);
+	CU_ASSERT_EQUAL(resp != NULL, st->code == GRPC_STATUS_OK);
+	if (resp)
+		protobuf_c_message_free_unpacked(resp, NULL);
+	snprintf(last_err, sizeof(last_err), "%s", err.msg);
+	return st->code;
+}
+
 /* ---- tests ---- */
 
 static void test_round_trip_and_identity(void)
@@ -267,20 +296,15 @@ static void test_other_ca_refused(void)
 	struct rpc_status st;
 	struct dt_err err = { 0 };
 	struct rpc_channel *ch;
-	ProtobufCMessage *resp = NULL;
 	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
 
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
 	/* CN node-01, but signed by a CA the server does not trust. */
-	paths(&tp, "other-client", "ca");
-	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, &tp.tls, &ch, &err), 0);
-	CU_ASSERT_EQUAL(rpc_call(ch, REPORT, &req.base, &dratopo__v1__report_ack__descriptor, CALL_MS,
-				 &resp, &st, &err), -EREMOTEIO);
-	CU_ASSERT_EQUAL(st.code, GRPC_STATUS_UNAVAILABLE);
-	CU_ASSERT_PTR_NULL(resp);
-	CU_ASSERT_EQUAL(strncmp(err.msg, "coordinator ", 12), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, f.addr));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": UNAVAILABLE: "));
+	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "other-client", "ca"), &ch, &err), 0);
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_UNAVAILABLE);
+	CU_ASSERT_EQUAL(strncmp(last_err, "coordinator ", 12), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(last_err, f.addr));
+	CU_ASSERT_PTR_NOT_NULL(strstr(last_err, ": UNAVAILABLE: "));
 	rpc_channel_close(ch);
 	/* The server keeps serving its own clients. */
 	CU_ASSERT_EQUAL(report_ok(f.addr), GRPC_STATUS_OK);
@@ -290,7 +314,6 @@ static void test_other_ca_refused(void)
 static void test_garbage_payload(void)
 {
 	struct fixture f;
-	struct tls_paths tp;
 	struct rpc_status st;
 	struct dt_err err = { 0 };
 	struct rpc_channel *ch;
@@ -298,7 +321,8 @@ static void test_garbage_payload(void)
 	size_t len = 7;
 
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
-	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "client-admin", "ca"), &ch, &err), 0);
+	ch = admin_channel(&f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
 	CU_ASSERT_EQUAL(rpc_call_bytes(ch, REPORT, "\xff\xff\xff\xff", 4, CALL_MS, &resp, &len, &st, &err),
 			-EREMOTEIO);
 	CU_ASSERT_EQUAL(st.code, GRPC_STATUS_INVALID_ARGUMENT);
@@ -317,11 +341,8 @@ static void test_garbage_payload(void)
 static void test_oversized_message(void)
 {
 	struct fixture f;
-	struct tls_paths tp;
 	struct rpc_status st;
-	struct dt_err err = { 0 };
 	struct rpc_channel *ch;
-	ProtobufCMessage *resp = NULL;
 	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
 	char *big = malloc(TEST_MAX_RECV + 1);
 
@@ -330,10 +351,11 @@ static void test_oversized_message(void)
 	big[TEST_MAX_RECV] = '\0';
 	req.learned_entry = big;
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
-	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "client-admin", "ca"), &ch, &err), 0);
-	CU_ASSERT_EQUAL(rpc_call(ch, REPORT, &req.base, &dratopo__v1__report_ack__descriptor, CALL_MS,
-				 &resp, &st, &err), -EREMOTEIO);
-	CU_ASSERT_EQUAL(st.code, GRPC_STATUS_RESOURCE_EXHAUSTED);
+	ch = admin_channel(&f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_RESOURCE_EXHAUSTED);
+	req.learned_entry = (char *)"small";
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_OK);
 	rpc_channel_close(ch);
 	free(big);
 	CU_ASSERT_EQUAL(report_ok(f.addr), GRPC_STATUS_OK);
@@ -343,7 +365,6 @@ static void test_oversized_message(void)
 static void test_no_deadline_refused(void)
 {
 	struct fixture f;
-	struct tls_paths tp;
 	struct rpc_status st;
 	struct dt_err err = { 0 };
 	struct rpc_channel *ch;
@@ -351,7 +372,8 @@ static void test_no_deadline_refused(void)
 	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
 
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
-	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "client-admin", "ca"), &ch, &err), 0);
+	ch = admin_channel(&f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
 	CU_ASSERT_EQUAL(rpc_call_bytes(ch, REPORT, "", 0, 0, NULL, NULL, &st, &err), -EREMOTEIO);
 	CU_ASSERT_EQUAL(st.code, GRPC_STATUS_INVALID_ARGUMENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(st.details, "no deadline"));
@@ -432,15 +454,14 @@ static grpc_status_code silent_finish(struct silent_call *sc, grpc_completion_qu
 static void test_silent_client(void)
 {
 	struct fixture f;
-	struct tls_paths tp;
-	struct dt_err err = { 0 };
 	struct rpc_channel *ch;
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 	struct silent_call calls[4];    /* more than the server's 3 workers */
 
 	/* The server caps every call at 1.5 s; the silent clients ask for 60. */
 	CU_ASSERT_EQUAL_FATAL(fx_start_with(&f, paths(&f.tp, "server", "ca"), 1500), 0);
-	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "client-admin", "ca"), &ch, &err), 0);
+	ch = admin_channel(&f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
 	for (int i = 0; i < 4; i++)
 		silent_start(&calls[i], ch, cq);
 	/* Everyone else is answered meanwhile, on that channel's server too. */
