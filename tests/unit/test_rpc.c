@@ -7,7 +7,9 @@
  * lets it go). Every assertion on a call is on its exact status code. */
 #include <grpc/grpc.h>
 #include <grpc/support/time.h>
+#include <grpc/support/log.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -289,6 +291,16 @@ static void test_insecure_round_trip(void)
 	rpc_server_shutdown(f.srv, 5000);
 }
 
+/* gRPC's log lines, as a daemon would receive them through rpc_set_log. */
+static atomic_int handshake_logs;
+
+static void log_sink(const char *severity, const char *file, int line, const char *message)
+{
+	(void)file, (void)line;
+	if (strcmp(severity, "E") == 0 && strstr(message, "Handshake failed"))
+		atomic_fetch_add(&handshake_logs, 1);
+}
+
 static void test_other_ca_refused(void)
 {
 	struct fixture f;
@@ -299,9 +311,14 @@ static void test_other_ca_refused(void)
 	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
 
 	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
+	rpc_set_log(log_sink);
+	gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR);  /* ctest sets GRPC_VERBOSITY=NONE */
 	/* CN node-01, but signed by a CA the server does not trust. */
 	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, paths(&tp, "other-client", "ca"), &ch, &err), 0);
 	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_UNAVAILABLE);
+	gpr_set_log_verbosity(GPR_LOG_SEVERITY_ERROR + 1);
+	rpc_set_log(NULL);
+	CU_ASSERT(atomic_load(&handshake_logs) > 0);    /* the refusal was logged, to us */
 	CU_ASSERT_EQUAL(strncmp(last_err, "coordinator ", 12), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(last_err, f.addr));
 	CU_ASSERT_PTR_NOT_NULL(strstr(last_err, ": UNAVAILABLE: "));
