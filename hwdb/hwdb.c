@@ -220,6 +220,55 @@ const char *hwdb_suggest(const char *name)
 	return best_d <= limit ? best : NULL;
 }
 
+/* ---- Entries held apart ---- */
+
+struct hwdb_entry {
+	struct hwdb_source *src;
+};
+
+int hwdb_entry_parse(const char *text, const char *type, const char *name,
+		     struct hwdb_entry **out, struct dt_err *err)
+{
+	struct hwdb_entry *e;
+	int rc;
+
+	*out = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return dt_err_set(err, -ENOMEM, "%s: out of memory", name);
+	rc = hwdb_source_parse_types(text, strlen(text), name, false, &e->src, err);
+	if (rc)
+		goto fail;
+	if (e->src->n_types != 1 || strcmp(e->src->types[0].name, type) != 0) {
+		rc = dt_err_set(err, -EINVAL, "%s: must hold exactly one entry, named %s", name,
+				type);
+		goto fail;
+	}
+	rc = hwdb_slices_check(&e->src->types[0], err);
+	if (rc) {
+		dt_err_prefix(err, "%s: ", name);
+		goto fail;
+	}
+	*out = e;
+	return 0;
+fail:
+	hwdb_entry_free(e);
+	return rc;
+}
+
+const struct hwdb_type *hwdb_entry_type(const struct hwdb_entry *e)
+{
+	return &e->src->types[0];
+}
+
+void hwdb_entry_free(struct hwdb_entry *e)
+{
+	if (!e)
+		return;
+	hwdb_source_free(e->src);
+	free(e);
+}
+
 /* ---- Extras ---- */
 
 static int add_extra(struct hwdb_source *s, struct dt_err *err)

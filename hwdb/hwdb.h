@@ -151,6 +151,17 @@ int hwdb_load_extra_buf(const char *buf, size_t len, const char *name, struct dt
 /* Drop every extra: back to the built-in data. */
 void hwdb_reset(void);
 
+/* One entry held apart from the lookup tables (a type the coordinator
+ * learned from its fleet): parsed from source-format text and checked as
+ * an extra file's entries are, without joining hwdb_lookup(). */
+struct hwdb_entry;
+/* text holds `instanceTypes:` with exactly one entry, named type; name is
+ * used in messages. *out owns everything; hwdb_entry_type() borrows. */
+int hwdb_entry_parse(const char *text, const char *type, const char *name,
+		     struct hwdb_entry **out, struct dt_err *err);
+const struct hwdb_type *hwdb_entry_type(const struct hwdb_entry *e);
+void hwdb_entry_free(struct hwdb_entry *e);
+
 /* Write one entry in the source format: a YAML sequence item
  * ("- name: ...\n  family: ...") that, placed under `instanceTypes:`,
  * loads back to an equal entry. The agent's `verify` uses this to propose
