@@ -134,7 +134,7 @@ out:
 
 int plan_place_existing(struct planner *pl)
 {
-	size_t *cursor = calloc(pl->pods.n_shapes + 1, sizeof(size_t));
+	size_t *cursor = calloc(pl->pods.n_places + 1, sizeof(size_t));
 	size_t *order = pl->n_nodes ? unit_order(pl) : NULL;
 	int rc = 0;
 
@@ -146,7 +146,7 @@ int plan_place_existing(struct planner *pl)
 	for (size_t oi = 0; oi < pl->pods.n_units && pl->n_nodes; oi++) {
 		size_t ui = order[oi];
 		struct plan_unit *u = &pl->pods.units[ui];
-		size_t *cur = &cursor[u->shape];
+		size_t *cur = &cursor[u->place];
 
 		if (u->problem)
 			continue;

@@ -177,6 +177,10 @@ struct plan_unit {
 	size_t n_allocated;
 	const char *problem;                    /* first pod problem, if any */
 	size_t shape;                           /* interchangeable units share it */
+	/* Units a node turns away alike (single pods whose claims have equal
+	 * specs, template-made or not): the existing-node pass keeps one
+	 * cursor per place, so no pod re-asks the nodes filled before it. */
+	size_t place;
 };
 
 /* A pod already bound (spec.nodeName): it uses its node's resources. */
@@ -191,6 +195,7 @@ struct plan_pods {
 	struct plan_unit *units;
 	size_t n_units;
 	size_t n_shapes;
+	size_t n_places;
 	struct plan_bound *bound;
 	size_t n_bound;
 };
