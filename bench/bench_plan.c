@@ -11,6 +11,18 @@
  *       10000 x 1000), plans each and prints a table of load and plan CPU time,
  *       pods per second and the growth factor per doubling; then the same
  *       with only the pods doubling, and with only the nodes doubling.
+ *   bench_plan gen-sched PODS NODES > cluster.yaml
+ *   bench_plan gen-sched-claims PODS NODES > cluster.yaml
+ *   bench_plan sched [PODS NODES]               the same for kube-scheduler's
+ *       DRA shape (scheduler_perf SchedulingWithResourceClaimTemplate,
+ *       5000pods_500nodes, as bench_alloc builds it): NODES nodes with one
+ *       ResourceSlice of 10 devices each (model, family, driverVersion,
+ *       dra.example.com/numa, capacity memory), class test-class by driver,
+ *       PODS Pods whose ResourceClaimTemplate claims one device; the
+ *       runner plans 1/4, 1/2, 1, 2 and 4 times PODS x NODES (default
+ *       5000 x 500) and prints pods/s net of loading. Every pod fits on an
+ *       existing node. gen-sched-claims (and the runner's second table):
+ *       each pod names a ResourceClaim of its own, made up front.
  *
  * The shapes: one L4 by product name; one Hopper-or-newer GPU with 100Gi;
  * a GPU and an EFA on one PCIe root; two GPUs on one root; four GPUs; a
@@ -133,6 +145,65 @@ static void gen_pods(struct strbuf *out, unsigned n_pods)
 	}
 }
 
+#define SCHED_DRIVER "test-driver.cdi.k8s.io"
+#define SCHED_DEVICES 10
+
+/* kube-scheduler's DRA performance shape (see the top of this file); with
+ * named, each pod names a ResourceClaim of its own, made up front, instead
+ * of getting one from the template. */
+static int gen_sched(struct strbuf *out, unsigned pods, unsigned nodes, bool named)
+{
+	sb_puts(out, "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+		"metadata:\n  name: test-class\nspec:\n  selectors:\n  - cel:\n"
+		"      expression: device.driver == \"" SCHED_DRIVER "\"\n");
+	for (unsigned i = 0; i < nodes; i++) {
+		sb_printf(out, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-%05u\n"
+			  "status:\n  allocatable:\n    cpu: \"32\"\n    memory: 128Gi\n"
+			  "    pods: \"110\"\n", i);
+		sb_printf(out, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+			  "metadata:\n  name: node-%05u-slice\nspec:\n  driver: " SCHED_DRIVER "\n"
+			  "  nodeName: node-%05u\n  pool:\n    name: node-%05u\n    generation: 1\n"
+			  "    resourceSliceCount: 1\n  devices:\n", i, i, i);
+		for (unsigned d = 0; d < SCHED_DEVICES; d++)
+			sb_printf(out, "  - name: instance-%u\n    attributes:\n"
+				  "      model: {string: A100}\n      family: {string: GPU}\n"
+				  "      driverVersion: {version: 1.2.3}\n"
+				  "      dra.example.com/numa: {int: %u}\n"
+				  "    capacity:\n      memory: {value: 1Gi}\n", d, d);
+	}
+	sb_puts(out, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+		"metadata:\n  name: test-claim-template\nspec:\n  spec:\n    devices:\n"
+		"      requests:\n      - name: req-0\n        exactly:\n"
+		"          deviceClassName: test-class\n");
+	/* Pods one by one, as scheduler_perf creates them. */
+	for (unsigned i = 0; i < pods; i++) {
+		if (named)
+			sb_printf(out, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+				  "metadata:\n  name: test-claim-%05u\nspec:\n  devices:\n"
+				  "    requests:\n    - name: req-0\n      exactly:\n"
+				  "        deviceClassName: test-class\n", i);
+		sb_printf(out, "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: test-pod-%05u\n"
+			  "spec:\n  resourceClaims:\n  - name: c\n", i);
+		if (named)
+			sb_printf(out, "    resourceClaimName: test-claim-%05u\n", i);
+		else
+			sb_puts(out, "    resourceClaimTemplateName: test-claim-template\n");
+		sb_puts(out, "  containers:\n  - name: pause\n    image: registry.k8s.io/pause:3.10\n"
+			"    resources:\n      claims:\n      - name: c\n");
+	}
+	return sb_error(out);
+}
+
+static int gen_sched_template(struct strbuf *out, unsigned pods, unsigned nodes)
+{
+	return gen_sched(out, pods, nodes, false);
+}
+
+static int gen_sched_claims(struct strbuf *out, unsigned pods, unsigned nodes)
+{
+	return gen_sched(out, pods, nodes, true);
+}
+
 static int generate(struct strbuf *out, unsigned pods, unsigned nodes)
 {
 	int rc = gen_nodes(out, nodes);
@@ -152,7 +223,9 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int run_one(unsigned pods, unsigned nodes, double *load_s, double *plan_s,
+typedef int (*gen_fn)(struct strbuf *out, unsigned pods, unsigned nodes);
+
+static int run_one(gen_fn gen, unsigned pods, unsigned nodes, double *load_s, double *plan_s,
 		   struct plan_result **res, struct model_set **setp)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -163,7 +236,7 @@ static int run_one(unsigned pods, unsigned nodes, double *load_s, double *plan_s
 	int rc;
 
 	dt_diags_init(&errs);
-	if ((rc = generate(&sb, pods, nodes))) {
+	if ((rc = gen(&sb, pods, nodes))) {
 		fprintf(stderr, "bench_plan: generating the cluster failed (%d)\n", rc);
 		goto out;
 	}
@@ -192,68 +265,114 @@ out:
 	return rc;
 }
 
-int main(int argc, char **argv)
+static void print_header(const char *title, bool first)
 {
-	unsigned pods = 10000, nodes = 1000;
-	double prev = 0;
+	printf("%s%s:\n", first ? "" : "\n", title);
+	printf("%8s %7s %9s %9s %10s %8s %9s %6s %12s\n", "pods", "nodes", "load cpu",
+	       "plan cpu", "pods/s", "growth", "on-nodes", "new", "unschedul.");
+}
 
-	if (argc >= 2 && !strcmp(argv[1], "gen")) {
-		struct strbuf sb = STRBUF_INIT;
+/* Plan one size and print its row; *prev is the plan time of the row
+ * before (0: none). */
+static int print_row(gen_fn gen, unsigned p, unsigned n, double *prev)
+{
+	struct plan_result *res = NULL;
+	struct model_set *set = NULL;
+	double load_s = 0, plan_s = 0;
+	size_t on_nodes = 0;
+	char growth[16] = "-";
 
-		if (argc != 4) {
-			fprintf(stderr, "usage: bench_plan gen PODS NODES\n");
-			return 2;
-		}
-		if (generate(&sb, (unsigned)strtoul(argv[2], NULL, 10),
-			     (unsigned)strtoul(argv[3], NULL, 10))) {
-			fprintf(stderr, "bench_plan: generating failed\n");
-			return 1;
-		}
-		fputs(sb_str(&sb), stdout);
-		sb_free(&sb);
-		return 0;
-	}
-	if (argc < 2 || strcmp(argv[1], "run") || (argc != 2 && argc != 4)) {
-		fprintf(stderr, "usage: bench_plan gen PODS NODES | bench_plan run [PODS NODES]\n");
+	if (run_one(gen, p, n, &load_s, &plan_s, &res, &set))
+		return 1;
+	for (size_t i = 0; i < res->n_existing; i++)
+		on_nodes += res->existing[i].n_pods;
+	if (*prev > 0)
+		snprintf(growth, sizeof(growth), "%.2fx", plan_s / *prev);
+	printf("%8u %7u %9.3f %9.3f %10.0f %8s %9zu %6zu %12zu\n", p, n, load_s, plan_s,
+	       plan_s > 0 ? (double)p / plan_s : 0.0, growth, on_nodes, res->n_node_claims,
+	       res->n_unschedulable);
+	fflush(stdout);
+	*prev = plan_s;
+	plan_result_free(res);
+	model_set_free(set);
+	return 0;
+}
+
+static int gen_main(gen_fn gen, int argc, char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: bench_plan %s PODS NODES\n", argv[1]);
 		return 2;
 	}
-	if (argc == 4) {
-		pods = (unsigned)strtoul(argv[2], NULL, 10);
-		nodes = (unsigned)strtoul(argv[3], NULL, 10);
+	if (gen(&sb, (unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10))) {
+		fprintf(stderr, "bench_plan: generating failed\n");
+		return 1;
 	}
+	fputs(sb_str(&sb), stdout);
+	sb_free(&sb);
+	return 0;
+}
+
+/* kube-scheduler's shape at 1/4 to 4 times its size, claims from the
+ * template, then made up front. */
+static int sched_main(unsigned pods, unsigned nodes)
+{
+	static const struct { const char *title; gen_fn gen; } series[] = {
+		{ "kube-scheduler DRA shape, a claim per pod from its template", gen_sched_template },
+		{ "kube-scheduler DRA shape, a ResourceClaim per pod made up front", gen_sched_claims },
+	};
+
+	for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
+		double prev = 0;
+
+		print_header(series[k].title, !k);
+		for (unsigned f = 1; f <= 16; f *= 2)
+			if (print_row(series[k].gen, pods / 4 * f, nodes / 4 * f, &prev))
+				return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	/* Both doubling, then pods alone, then nodes alone. */
 	static const struct { const char *title; unsigned pdiv, ndiv; bool pods, nodes; } series[] = {
 		{ "pods and nodes double", 8, 8, true, true },
 		{ "pods double, nodes fixed at 1/8", 8, 8, true, false },
 		{ "nodes double, pods fixed at 1/8", 8, 8, false, true },
 	};
+	bool sched = argc >= 2 && !strcmp(argv[1], "sched");
+	unsigned pods = sched ? 5000 : 10000, nodes = sched ? 500 : 1000;
 
+	if (argc >= 2 && !strcmp(argv[1], "gen"))
+		return gen_main(generate, argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "gen-sched"))
+		return gen_main(gen_sched_template, argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "gen-sched-claims"))
+		return gen_main(gen_sched_claims, argc, argv);
+	if (argc < 2 || (strcmp(argv[1], "run") && !sched) || (argc != 2 && argc != 4)) {
+		fprintf(stderr, "usage: bench_plan gen|gen-sched|gen-sched-claims PODS NODES | "
+			"bench_plan run|sched [PODS NODES]\n");
+		return 2;
+	}
+	if (argc == 4) {
+		pods = (unsigned)strtoul(argv[2], NULL, 10);
+		nodes = (unsigned)strtoul(argv[3], NULL, 10);
+	}
+	if (sched)
+		return sched_main(pods, nodes);
 	for (size_t k = 0; k < sizeof(series) / sizeof(series[0]); k++) {
-		prev = 0;
-		printf("%s%s:\n", k ? "\n" : "", series[k].title);
-		printf("%8s %7s %9s %9s %10s %8s %9s %6s %12s\n", "pods", "nodes", "load cpu",
-		       "plan cpu", "pods/s", "growth", "on-nodes", "new", "unschedul.");
+		double prev = 0;
+
+		print_header(series[k].title, !k);
 		for (unsigned f = 1; f <= 8; f *= 2) {
 			unsigned p = pods / series[k].pdiv * (series[k].pods ? f : 1);
 			unsigned n = nodes / series[k].ndiv * (series[k].nodes ? f : 1);
-			struct plan_result *res = NULL;
-			struct model_set *set = NULL;
-			double load_s = 0, plan_s = 0;
-			size_t on_nodes = 0;
-			char growth[16] = "-";
 
-			if (run_one(p, n, &load_s, &plan_s, &res, &set))
+			if (print_row(generate, p, n, &prev))
 				return 1;
-			for (size_t i = 0; i < res->n_existing; i++)
-				on_nodes += res->existing[i].n_pods;
-			if (prev > 0)
-				snprintf(growth, sizeof(growth), "%.2fx", plan_s / prev);
-			printf("%8u %7u %9.3f %9.3f %10.0f %8s %9zu %6zu %12zu\n", p, n, load_s,
-			       plan_s, plan_s > 0 ? (double)p / plan_s : 0.0, growth, on_nodes,
-			       res->n_node_claims, res->n_unschedulable);
-			prev = plan_s;
-			plan_result_free(res);
-			model_set_free(set);
 		}
 	}
 	return 0;

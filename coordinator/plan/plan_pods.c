@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -507,6 +507,98 @@ static void shape_key(const struct plan_pod *p, struct strbuf *sb)
 		put_field(sb, s->resource_claims[i].resource_claim_template_name, ';');
 }
 
+/* A request's fields the allocator reads, written out so that equal keys
+ * mean equal requests. false for what the key does not cover (capacity
+ * requests): such claims keep a place of their own. */
+static bool put_exact(struct strbuf *sb, const struct model_exact_request *r)
+{
+	char num[24];
+
+	if (r->capacity_requests.n_items)
+		return false;
+	put_field(sb, r->device_class_name, ',');
+	put_field(sb, r->allocation_mode_text, ',');
+	sb_puts(sb, r->has_count ? plan_u64_str((uint64_t)r->count, num) : "-");
+	sb_puts(sb, r->has_admin_access ? (r->admin_access ? ",A1" : ",A0") : ",A-");
+	for (size_t i = 0; i < r->n_selectors; i++) {
+		sb_puts(sb, ",s");
+		sb_puts(sb, plan_u64_str(r->selectors[i].expression_len, num));
+		sb_putc(sb, ':');
+		if (r->selectors[i].expression)
+			sb_append(sb, r->selectors[i].expression, r->selectors[i].expression_len);
+	}
+	for (size_t i = 0; i < r->n_tolerations; i++) {
+		const struct model_toleration *t = &r->tolerations[i];
+
+		sb_puts(sb, ",t");
+		put_field(sb, t->key, ',');
+		put_field(sb, t->operator_text, ',');
+		put_field(sb, t->value, ',');
+		put_field(sb, t->effect, ',');
+		put_i64(sb, t->has_toleration_seconds ? t->toleration_seconds : -1);
+	}
+	sb_putc(sb, ';');
+	return true;
+}
+
+/* A claim's spec as a key, for placing claims made up front like claims
+ * made from one template. false when the key would not cover it
+ * (configuration, capacity requests). */
+static bool put_claim_spec(struct strbuf *sb, const struct model_claim_spec *c)
+{
+	if (c->n_config)
+		return false;
+	for (size_t i = 0; i < c->n_requests; i++) {
+		const struct model_device_request *r = &c->requests[i];
+
+		put_field(sb, r->name, '{');
+		if (r->exactly && !put_exact(sb, r->exactly))
+			return false;
+		for (size_t k = 0; k < r->n_first_available; k++) {
+			put_field(sb, r->first_available[k].name, '=');
+			if (!put_exact(sb, &r->first_available[k].req))
+				return false;
+		}
+		sb_putc(sb, '}');
+	}
+	for (size_t i = 0; i < c->n_constraints; i++) {
+		const struct model_constraint *k = &c->constraints[i];
+
+		sb_puts(sb, "c(");
+		for (size_t j = 0; j < k->n_requests; j++)
+			put_field(sb, k->requests[j], ',');
+		put_field(sb, k->match_attribute, ',');
+		put_field(sb, k->distinct_attribute, ')');
+	}
+	return true;
+}
+
+/* The place key of a single-pod unit whose claims are all its own and not
+ * allocated: its shape key with each claim's spec (a template-made claim
+ * by its template, as the shape key has it). false when the unit keeps a
+ * place of its own. */
+static bool place_key(const struct plan_pod *p, const struct plan_unit *u, struct strbuf *sb)
+{
+	char num[24];
+
+	if (u->n_pods != 1 || u->n_allocated || u->problem)
+		return false;
+	shape_key(p, sb);
+	sb_puts(sb, "|P");
+	for (size_t k = 0; k < p->n_claims; k++) {
+		if (!p->claims[k])
+			return false;
+		if (is_generated(p, p->claims[k]))
+			continue;       /* the shape key names the template */
+		sb_puts(sb, "|#");
+		sb_puts(sb, plan_u64_str(k, num));
+		sb_putc(sb, ':');
+		if (!put_claim_spec(sb, &p->claims[k]->u.claim.spec))
+			return false;
+	}
+	return !sb_error(sb);
+}
+
 struct shape_map {
 	char **keys;
 	size_t *ids;
@@ -578,7 +670,7 @@ static int build_units(struct collect *c)
 	size_t n = out->n_pods, *parent = NULL, *root_unit = NULL;
 	const struct model_object **owner = NULL;      /* shared claim -> first pod */
 	size_t *owner_pod = NULL, n_named = 0, cap_owner;
-	struct shape_map map = { 0 };
+	struct shape_map map = { 0 }, places = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	int rc = -ENOMEM;
 
@@ -682,12 +774,23 @@ static int build_units(struct collect *c)
 		if (r == 1)
 			out->n_shapes++;
 		u->shape = id;
+		if (!place_key(p, u, &sb)) {
+			sb_reset(&sb);
+			sb_printf(&sb, "#unit %zu", i);
+		}
+		if (sb_error(&sb) ||
+		    (r = shape_lookup(&places, sb_str(&sb), out->n_places, &id)) < 0)
+			goto out;
+		if (r == 1)
+			out->n_places++;
+		u->place = id;
 	}
 	rc = 0;
 out:
 	if (rc)
 		dt_err_set(c->err, rc, "out of memory");
 	shape_map_free(&map);
+	shape_map_free(&places);
 	sb_free(&sb);
 	free(parent);
 	free(root_unit);
