@@ -117,6 +117,8 @@ struct planner {
 
 	const struct model_object **classes;
 	size_t n_classes;
+	const struct model_object **taint_rules;        /* DeviceTaintRules, for aopts */
+	size_t n_taint_rules;
 	const struct model_object **slices;     /* the cluster's */
 	size_t n_slices;
 	const struct model_object **allocated;  /* claims with status.allocation */
@@ -384,11 +386,20 @@ static int collect_objects(struct planner *pl)
 	pl->slices = calloc(ns + 1, sizeof(*pl->slices));
 	pl->allocated = calloc(model_set_count(set, MODEL_RESOURCE_CLAIM) + 1,
 			       sizeof(*pl->allocated));
-	if (!pl->classes || !pl->slices || !pl->allocated)
+	pl->taint_rules = calloc(model_set_count(set, MODEL_DEVICE_TAINT_RULE) + 1,
+				 sizeof(*pl->taint_rules));
+	if (!pl->classes || !pl->slices || !pl->allocated || !pl->taint_rules)
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
 	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_DEVICE_CLASS, o));)
 		pl->classes[i++] = o;
 	pl->n_classes = i;
+	/* Rules apply to existing and hypothetical nodes alike: a rule for a
+	 * driver taints that driver's devices on new nodes too. */
+	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_DEVICE_TAINT_RULE, o));)
+		pl->taint_rules[i++] = o;
+	pl->n_taint_rules = i;
+	pl->aopts.taint_rules = pl->taint_rules;
+	pl->aopts.n_taint_rules = pl->n_taint_rules;
 	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
 		pl->slices[i++] = o;
 	pl->n_slices = i;
@@ -2092,6 +2103,7 @@ static void planner_free(struct planner *pl)
 	free(pl->ncs);
 	free(pl->uns);
 	free(pl->classes);
+	free(pl->taint_rules);
 	free(pl->slices);
 	free(pl->allocated);
 	free(pl->by_node);
