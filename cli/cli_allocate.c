@@ -3,7 +3,8 @@
  *
  * Input: DeviceClasses, ResourceSlices, ResourceClaims and optionally
  * Nodes (their labels, for nodeSelector matching; default: a node named
- * NODE without labels). Claims that have status.allocation count as in
+ * NODE without labels) and DeviceTaintRules (their taints join the taints
+ * of the devices they select). Claims that have status.allocation count as in
  * use; the others are allocated together, in input order, as one pod's.
  *
  * exit 0: allocated; JSON {"claims": [{"name", "allocation"}]} or YAML
@@ -43,7 +44,7 @@ static void usage(FILE *out)
 		"Allocate the ResourceClaims of the manifests on one node, the way the\n"
 		"Kubernetes scheduler's structured allocator would. Input: DeviceClasses,\n"
 		"ResourceSlices, ResourceClaims and optionally Nodes (labels for nodeSelector\n"
-		"matching). Claims with status.allocation count as in use; the others are\n"
+		"matching) and DeviceTaintRules (taints for the devices they select). Claims with status.allocation count as in use; the others are\n"
 		"allocated together, in input order, as one pod's claims.\n\n"
 		"options:\n"
 		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f;\n"
@@ -314,8 +315,8 @@ int cli_allocate(int argc, char **argv)
 	struct opts o = { 0 };
 	struct model_set *set = NULL;
 	const struct model_object **slices = NULL, **classes = NULL, **claims = NULL;
-	const struct model_object **nodes = NULL, **pending = NULL;
-	size_t n_slices, n_classes, n_claims, n_nodes, n_pending = 0;
+	const struct model_object **nodes = NULL, **pending = NULL, **rules = NULL;
+	size_t n_slices, n_classes, n_claims, n_nodes, n_rules, n_pending = 0;
 	struct alloc_options ao = { 0 };
 	struct alloc_node node = { 0 };
 	struct alloc_ctx *ctx = NULL;
@@ -341,8 +342,9 @@ int cli_allocate(int argc, char **argv)
 	classes = collect(set, MODEL_DEVICE_CLASS, &n_classes);
 	claims = collect(set, MODEL_RESOURCE_CLAIM, &n_claims);
 	nodes = collect(set, MODEL_NODE, &n_nodes);
+	rules = collect(set, MODEL_DEVICE_TAINT_RULE, &n_rules);
 	pending = calloc(n_claims + 1, sizeof(*pending));
-	if (!slices || !classes || !claims || !nodes || !pending) {
+	if (!slices || !classes || !claims || !nodes || !rules || !pending) {
 		fprintf(stderr, "dratopo allocate: out of memory\n");
 		goto out;
 	}
@@ -354,6 +356,8 @@ int cli_allocate(int argc, char **argv)
 			break;
 		}
 	ao.max_steps = o.max_steps;
+	ao.taint_rules = rules;
+	ao.n_taint_rules = n_rules;
 	rc = alloc_ctx_new(&node, slices, n_slices, classes, n_classes, &ao, &ctx, &err);
 	if (!rc && !(state = alloc_state_new(ctx)))
 		rc = dt_err_set(&err, -ENOMEM, "out of memory");
@@ -387,6 +391,7 @@ out:
 	free(classes);
 	free(claims);
 	free(nodes);
+	free(rules);
 	free(pending);
 	model_set_free(set);
 	free(o.files);

@@ -215,7 +215,7 @@ static int allocate_device(struct search *S, struct sclaim *cl, const struct sre
 	}
 	if (!rq->admin && !alloc_counters_fit(S->st, dev))
 		return R_FAIL;
-	if (!alloc_taints_tolerated(d->dev, rq->er->tolerations, rq->er->n_tolerations))
+	if (!alloc_taints_tolerated(d, rq->er->tolerations, rq->er->n_tolerations))
 		return R_FAIL;
 	alloc_capacity_consumed(d, &rq->er->capacity_requests, consumed, &ok);
 	if (!ok || (!rq->admin && !alloc_capacity_fits(S->st, dev, consumed)))
@@ -554,6 +554,7 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 struct why {
 	uint32_t busy, counters, tainted, taint_same, capacity, other;
 	const struct model_taint *taint;        /* the first untolerated one seen */
+	const struct model_object *taint_rule;  /* its DeviceTaintRule, NULL: the slice's */
 	char cap[200];                          /* the first capacity refusal */
 };
 
@@ -562,6 +563,7 @@ static void why_not(struct search *S, const struct sclaim *cl, const struct sreq
 		    uint32_t dev, struct why *w)
 {
 	const struct adev *d = &S->ctx->devs[dev];
+	const struct model_object *rule;
 	const struct model_taint *t;
 	struct quantity consumed[64];
 	bool ok;
@@ -574,10 +576,12 @@ static void why_not(struct search *S, const struct sclaim *cl, const struct sreq
 		w->counters++;
 		return;
 	}
-	t = alloc_taint_untolerated(d->dev, rq->er->tolerations, rq->er->n_tolerations);
+	t = alloc_taint_untolerated(d, rq->er->tolerations, rq->er->n_tolerations, &rule);
 	if (t) {
-		if (!w->taint)
+		if (!w->taint) {
 			w->taint = t;
+			w->taint_rule = rule;
+		}
 		w->tainted++;
 		if (!strcmp(t->key ? t->key : "", w->taint->key ? w->taint->key : "") &&
 		    !strcmp(t->value ? t->value : "", w->taint->value ? w->taint->value : "") &&
@@ -620,9 +624,13 @@ static void why_text(const struct why *w, char *buf, size_t n)
 	why_part(buf, n, &first, w->busy, "in use", NULL);
 	why_part(buf, n, &first, w->counters, "without enough shared counters left", NULL);
 	if (w->taint) {
-		snprintf(t, sizeof(t), " %s%s%s:%s not tolerated", w->taint->key ? w->taint->key : "",
+		snprintf(t, sizeof(t), " %s%s%s:%s%s%s%s not tolerated",
+			 w->taint->key ? w->taint->key : "",
 			 w->taint->value && *w->taint->value ? "=" : "",
-			 w->taint->value ? w->taint->value : "", w->taint->effect);
+			 w->taint->value ? w->taint->value : "", w->taint->effect,
+			 w->taint_rule ? " (DeviceTaintRule " : "",
+			 w->taint_rule && w->taint_rule->meta.name ? w->taint_rule->meta.name : "",
+			 w->taint_rule ? ")" : "");
 		why_part(buf, n, &first, w->taint_same, "with the taint", t);
 		why_part(buf, n, &first, w->tainted - w->taint_same,
 			 "with other untolerated taints", NULL);

@@ -101,6 +101,12 @@ struct alloc_options {
 	 * explanation costs about as much as the search, and a caller that
 	 * tries many nodes only needs it for the pods it cannot place. */
 	bool no_reasons;
+	/* DeviceTaintRules (MODEL_DEVICE_TAINT_RULE objects, borrowed like the
+	 * slices): each one's taint is added to every device its selector
+	 * selects, as if the slice had it (the scheduler's tracker does the
+	 * same); a reason names the rule of an untolerated taint. */
+	const struct model_object *const *taint_rules;
+	size_t n_taint_rules;
 };
 
 struct alloc_ctx;

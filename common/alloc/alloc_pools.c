@@ -775,6 +775,9 @@ int alloc_ctx_new(const struct alloc_node *node, const struct model_object *cons
 	rc = index_devices(ctx);
 	if (rc)
 		goto fail;
+	rc = alloc_taint_rules_apply(ctx);
+	if (rc)
+		goto fail;
 	for (size_t i = 0; i < n_gp; i++)
 		free(gp[i].slices);
 	free(gp);

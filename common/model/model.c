@@ -46,6 +46,7 @@ static const struct {
 	[MODEL_RESOURCE_SLICE]          = { "resource.k8s.io/v1", "ResourceSlice", false },
 	[MODEL_RESOURCE_CLAIM]          = { "resource.k8s.io/v1", "ResourceClaim", true },
 	[MODEL_RESOURCE_CLAIM_TEMPLATE] = { "resource.k8s.io/v1", "ResourceClaimTemplate", true },
+	[MODEL_DEVICE_TAINT_RULE]       = { "resource.k8s.io/v1", "DeviceTaintRule", false },
 	[MODEL_POD]                     = { "v1", "Pod", true },
 	[MODEL_NODE]                    = { "v1", "Node", false },
 	[MODEL_DEPLOYMENT]              = { "apps/v1", "Deployment", true },

@@ -47,6 +47,7 @@ enum model_kind {
 	MODEL_RESOURCE_SLICE,           /* resource.k8s.io/v1, cluster-scoped */
 	MODEL_RESOURCE_CLAIM,           /* resource.k8s.io/v1 */
 	MODEL_RESOURCE_CLAIM_TEMPLATE,  /* resource.k8s.io/v1 */
+	MODEL_DEVICE_TAINT_RULE,        /* resource.k8s.io/v1, cluster-scoped */
 	MODEL_POD,                      /* v1 */
 	MODEL_NODE,                     /* v1, cluster-scoped */
 	MODEL_DEPLOYMENT,               /* apps/v1 */
@@ -403,6 +404,39 @@ struct model_resource_claim_template {
 	struct model_claim_spec spec;           /* spec.spec */
 };
 
+/* DeviceTaintSelector: every field that is set must equal the device's
+ * (driver = slice.spec.driver, pool = slice.spec.pool.name, device =
+ * the device's name); an empty selector selects every device. */
+struct model_device_taint_selector {
+	const char *driver;
+	const char *pool;
+	const char *device;
+	/* deviceClassName and selectors were fields of the alpha API until
+	 * 1.35, which removed them; kept as "was written" so that validation
+	 * refuses them rather than silently selecting more devices. */
+	bool has_device_class_name, has_selectors;
+};
+
+/* metav1.Condition (DeviceTaintRule status). */
+struct model_condition {
+	const char *type;
+	const char *status;             /* "True", "False", "Unknown" */
+	bool has_observed_generation;
+	int64_t observed_generation;
+	const char *last_transition_time;       /* RFC 3339 text */
+	const char *reason;
+	const char *message;
+};
+
+/* DeviceTaintRule: one taint added to every device the selector selects,
+ * as if the slice had it. */
+struct model_device_taint_rule {
+	struct model_device_taint_selector *device_selector;   /* NULL: selects no device */
+	struct model_taint taint;
+	struct model_condition *conditions;     /* status.conditions */
+	size_t n_conditions;
+};
+
 /* ------------------------------------------------------------------ */
 /* core/v1, apps/v1, batch/v1                                          */
 /* ------------------------------------------------------------------ */
@@ -567,6 +601,7 @@ struct model_object {
 		struct model_resource_slice_spec slice;
 		struct model_resource_claim claim;
 		struct model_resource_claim_template claim_template;
+		struct model_device_taint_rule taint_rule;
 		struct model_pod pod;
 		struct model_node node;
 		struct model_workload workload;     /* Deployment, ReplicaSet, StatefulSet, Job */

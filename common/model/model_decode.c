@@ -61,7 +61,7 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	peek_name(d, root, o);
 	d->obj = o;
 	model_get_meta(d, root, "metadata", &o->meta);
-	d->closed = k <= MODEL_RESOURCE_CLAIM_TEMPLATE;         /* the DRA kinds */
+	d->closed = k <= MODEL_DEVICE_TAINT_RULE;               /* the DRA kinds */
 	if (d->closed)
 		model_closed_fields(d, root, f_dra_object, NULL);
 	switch (k) {
@@ -88,6 +88,9 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 		break;
 	case MODEL_RESOURCE_CLAIM_TEMPLATE:
 		model_dec_claim_template(d, root, &o->u.claim_template);
+		break;
+	case MODEL_DEVICE_TAINT_RULE:
+		model_dec_taint_rule(d, root, &o->u.taint_rule);
 		break;
 	case MODEL_POD:
 		model_dec_pod(d, root, &o->u.pod);

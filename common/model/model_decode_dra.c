@@ -1,7 +1,7 @@
 /* model_decode_dra.c - resource.k8s.io/v1 objects from their trees:
  * DeviceClass, ResourceSlice (devices, attributes, capacity, counters),
  * ResourceClaim (requests, constraints, config, allocation status) and
- * ResourceClaimTemplate; v1beta1's shapes (basic devices, flat requests)
+ * ResourceClaimTemplate, DeviceTaintRule; v1beta1's shapes (basic devices, flat requests)
  * read into the same structs. These types are closed: a key dratopo does
  * not know is warned about. */
 #include <errno.h>
@@ -51,6 +51,13 @@ static const char *const f_capacity_requirements[] = { "requests", NULL };
 static const char *const f_constraint[] = { "requests", "matchAttribute", "distinctAttribute",
 					    NULL };
 static const char *const f_template_spec[] = { "metadata", "spec", NULL };
+static const char *const f_taint_rule_spec[] = { "deviceSelector", "taint", NULL };
+static const char *const f_taint_selector[] = { "driver", "pool", "device", NULL };
+/* Alpha fields 1.35 removed: validation refuses them. */
+static const char *const f_taint_selector_removed[] = { "deviceClassName", "selectors", NULL };
+static const char *const f_taint_rule_status[] = { "conditions", NULL };
+static const char *const f_condition[] = { "type", "status", "observedGeneration",
+					   "lastTransitionTime", "reason", "message", NULL };
 
 /* ---- resource.k8s.io/v1 ---- */
 
@@ -669,4 +676,71 @@ void model_dec_claim_template(struct model_dec *d, const struct doc_node *root,
 		model_path_pop(&d->path, im);
 	}
 	model_path_pop(&d->path, mark);
+}
+
+/* ---- DeviceTaintRule ---- */
+
+static void dec_taint_selector(struct model_dec *d, const struct doc_node *m,
+			       struct model_device_taint_selector *s)
+{
+	model_closed_fields(d, m, f_taint_selector, f_taint_selector_removed);
+	s->driver = model_get_str(d, m, "driver");
+	s->pool = model_get_str(d, m, "pool");
+	s->device = model_get_str(d, m, "device");
+	s->has_device_class_name = model_child(m, "deviceClassName") != NULL;
+	s->has_selectors = model_child(m, "selectors") != NULL;
+}
+
+static void item_condition(struct model_dec *d, const struct doc_node *it, void *slot,
+			   const void *ctx)
+{
+	struct model_condition *c = slot;
+
+	model_closed_fields(d, it, f_condition, NULL);
+	c->type = model_get_str(d, it, "type");
+	c->status = model_get_str(d, it, "status");
+	model_get_int(d, it, "observedGeneration", 64, &c->has_observed_generation,
+		      &c->observed_generation);
+	c->last_transition_time = model_get_str(d, it, "lastTransitionTime");
+	c->reason = model_get_str(d, it, "reason");
+	c->message = model_get_str(d, it, "message");
+	(void)ctx;
+}
+
+void model_dec_taint_rule(struct model_dec *d, const struct doc_node *root,
+			  struct model_device_taint_rule *r)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *status = model_get_map(d, root, "status");
+
+	if (spec) {
+		size_t mark = model_path_field(&d->path, "spec");
+		const struct doc_node *sel = model_get_map(d, spec, "deviceSelector");
+		const struct doc_node *taint = model_get_map(d, spec, "taint");
+
+		model_closed_fields(d, spec, f_taint_rule_spec, NULL);
+		if (sel) {
+			size_t sm = model_path_field(&d->path, "deviceSelector");
+
+			DALLOC(d, r->device_selector, 1);
+			if (r->device_selector)
+				dec_taint_selector(d, sel, r->device_selector);
+			model_path_pop(&d->path, sm);
+		}
+		if (taint) {
+			size_t tm = model_path_field(&d->path, "taint");
+
+			model_dec_taint(d, taint, &r->taint);
+			model_path_pop(&d->path, tm);
+		}
+		model_path_pop(&d->path, mark);
+	}
+	if (status) {
+		size_t mark = model_path_field(&d->path, "status");
+
+		model_closed_fields(d, status, f_taint_rule_status, NULL);
+		GET_LIST(d, status, "conditions", r->conditions, r->n_conditions, item_condition,
+			 NULL);
+		model_path_pop(&d->path, mark);
+	}
 }

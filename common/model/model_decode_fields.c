@@ -563,7 +563,7 @@ struct model_node_selector *model_get_node_selector(struct model_dec *d, const s
 	return sel;
 }
 
-static void dec_taint(struct model_dec *d, const struct doc_node *m, struct model_taint *t)
+void model_dec_taint(struct model_dec *d, const struct doc_node *m, struct model_taint *t)
 {
 	model_closed_if(d, m, f_taint);
 	t->key = model_get_str(d, m, "key");
@@ -574,7 +574,7 @@ static void dec_taint(struct model_dec *d, const struct doc_node *m, struct mode
 
 static void item_taint(struct model_dec *d, const struct doc_node *it, void *slot, const void *ctx)
 {
-	dec_taint(d, it, slot);
+	model_dec_taint(d, it, slot);
 	(void)ctx;
 }
 

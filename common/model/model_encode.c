@@ -211,6 +211,17 @@ static struct doc_node *enc_node_selector(struct enc *e, const struct model_node
 	return m;
 }
 
+static struct doc_node *enc_taint(struct enc *e, const struct model_taint *t)
+{
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "effect", t->effect);
+	put_str(e, m, "key", t->key);
+	put_str(e, m, "timeAdded", t->time_added);
+	put_str(e, m, "value", t->value);
+	return m;
+}
+
 static void put_taints(struct enc *e, struct doc_node *map, const char *key,
 		       const struct model_taint *t, size_t n)
 {
@@ -219,15 +230,8 @@ static void put_taints(struct enc *e, struct doc_node *map, const char *key,
 	if (!n)
 		return;
 	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
-
-		put_str(e, m, "effect", t[i].effect);
-		put_str(e, m, "key", t[i].key);
-		put_str(e, m, "timeAdded", t[i].time_added);
-		put_str(e, m, "value", t[i].value);
-		push(e, seq, m);
-	}
+	for (size_t i = 0; i < n; i++)
+		push(e, seq, enc_taint(e, &t[i]));
 	put(e, map, key, seq);
 }
 
@@ -742,6 +746,47 @@ static void enc_node(struct enc *e, struct doc_node *root, const struct model_no
 	put_nonempty(e, root, "status", status);
 }
 
+/* ---- DeviceTaintRule ---- */
+
+static void enc_taint_rule(struct enc *e, struct doc_node *root,
+			   const struct model_device_taint_rule *r)
+{
+	struct doc_node *spec = new_map(e);
+	struct doc_node *status = new_map(e);
+
+	/* An empty selector selects every device, an absent one none: the
+	 * empty map is printed. */
+	if (r->device_selector) {
+		struct doc_node *sel = new_map(e);
+
+		put_str(e, sel, "device", r->device_selector->device);
+		put_str(e, sel, "driver", r->device_selector->driver);
+		put_str(e, sel, "pool", r->device_selector->pool);
+		put(e, spec, "deviceSelector", sel);
+	}
+	put(e, spec, "taint", enc_taint(e, &r->taint));
+	put(e, root, "spec", spec);
+	if (r->n_conditions) {
+		struct doc_node *seq = new_seq(e);
+
+		for (size_t i = 0; i < r->n_conditions; i++) {
+			const struct model_condition *c = &r->conditions[i];
+			struct doc_node *m = new_map(e);
+
+			put_str(e, m, "lastTransitionTime", c->last_transition_time);
+			put_str(e, m, "message", c->message);
+			if (c->has_observed_generation)
+				put_int(e, m, "observedGeneration", c->observed_generation);
+			put_str(e, m, "reason", c->reason);
+			put_str(e, m, "status", c->status);
+			put_str(e, m, "type", c->type);
+			push(e, seq, m);
+		}
+		put(e, status, "conditions", seq);
+	}
+	put_nonempty(e, root, "status", status);
+}
+
 /* ---- Karpenter ---- */
 
 static void put_node_class_ref(struct enc *e, struct doc_node *map,
@@ -911,6 +956,9 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 		put(&e, root, "spec", spec);
 		break;
 	}
+	case MODEL_DEVICE_TAINT_RULE:
+		enc_taint_rule(&e, root, &o->u.taint_rule);
+		break;
 	case MODEL_POD:
 		put(&e, root, "spec", enc_pod_spec(&e, &o->u.pod.spec));
 		put_nonempty(&e, root, "status", enc_pod_status(&e, &o->u.pod.status));

@@ -34,6 +34,9 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	case MODEL_RESOURCE_CLAIM_TEMPLATE:
 		model_v_claim_template(&v, &o->u.claim_template);
 		break;
+	case MODEL_DEVICE_TAINT_RULE:
+		model_v_taint_rule(&v, &o->u.taint_rule);
+		break;
 	case MODEL_POD: {
 		size_t sp = P_FIELD(&v, "spec");
 

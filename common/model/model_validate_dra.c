@@ -1143,3 +1143,150 @@ void model_v_claim_template(struct model_val *v, const struct model_resource_cla
 	P_POP(v, f);
 	P_POP(v, sp);
 }
+
+/* ---- DeviceTaintRule (validateDeviceTaintRuleSpec, and the status as
+ * ValidateDeviceTaintRuleStatusUpdate checks it) ---- */
+
+#define CONDITION_REASON_MAX    1024
+#define CONDITION_MESSAGE_MAX   (32 * 1024)
+#define CONDITION_REASON_MSG \
+	"a condition reason must start with alphabetic character, optionally followed by a " \
+	"string of alphanumeric characters or '_,:', and must end with an alphanumeric " \
+	"character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or " \
+	"'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is " \
+	"'[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')"
+
+static const char *const condition_statuses[] = { "False", "True", "Unknown", NULL };
+
+static void v_taint_selector(struct model_val *v, const struct model_device_taint_selector *s)
+{
+	size_t f = P_FIELD(v, "deviceSelector"), g;
+
+	if (s->driver) {
+		g = P_FIELD(v, "driver");
+		model_v_driver_name(v, s->driver);
+		P_POP(v, g);
+	}
+	if (s->pool) {
+		g = P_FIELD(v, "pool");
+		model_v_pool_name(v, s->pool);
+		P_POP(v, g);
+	}
+	if (s->device) {
+		g = P_FIELD(v, "device");
+		model_v_dns_label(v, s->device);
+		P_POP(v, g);
+	}
+	/* Ignoring them would select more devices than the author meant. */
+	if (s->has_device_class_name) {
+		g = P_FIELD(v, "deviceClassName");
+		model_e_forbidden(v, "removed in Kubernetes 1.35: a DeviceTaintRule selects by "
+				  "driver, pool and device");
+		P_POP(v, g);
+	}
+	if (s->has_selectors) {
+		g = P_FIELD(v, "selectors");
+		model_e_forbidden(v, "removed in Kubernetes 1.35: a DeviceTaintRule selects by "
+				  "driver, pool and device");
+		P_POP(v, g);
+	}
+	P_POP(v, f);
+}
+
+static bool condition_reason_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool word = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			    (c >= '0' && c <= '9') || c == '_';
+
+		if (!word && (i == n - 1 || (c != ',' && c != ':')))
+			return false;
+	}
+	return true;
+}
+
+/* metav1 validation's ValidateCondition. */
+static void v_condition(struct model_val *v, const struct model_condition *c)
+{
+	size_t f = P_FIELD(v, "type");
+
+	model_v_label_name(v, c->type);
+	P_POP(v, f);
+	if (!model_in_list(c->status ? c->status : "", condition_statuses)) {
+		f = P_FIELD(v, "status");
+		model_e_not_supported(v, c->status ? c->status : "", condition_statuses);
+		P_POP(v, f);
+	}
+	if (c->has_observed_generation && c->observed_generation < 0) {
+		f = P_FIELD(v, "observedGeneration");
+		model_e_invalid_int(v, c->observed_generation,
+				    "must be greater than or equal to zero");
+		P_POP(v, f);
+	}
+	if (model_empty(c->last_transition_time)) {
+		f = P_FIELD(v, "lastTransitionTime");
+		model_e_required(v, "must be set");
+		P_POP(v, f);
+	}
+	f = P_FIELD(v, "reason");
+	if (model_empty(c->reason)) {
+		model_e_required(v, "must be set");
+	} else {
+		if (!condition_reason_ok(c->reason))
+			model_e_invalid_str(v, c->reason, CONDITION_REASON_MSG);
+		if (strlen(c->reason) > CONDITION_REASON_MAX)
+			model_e_too_long(v, CONDITION_REASON_MAX);
+	}
+	P_POP(v, f);
+	if (c->message && strlen(c->message) > CONDITION_MESSAGE_MAX) {
+		f = P_FIELD(v, "message");
+		model_e_too_long(v, CONDITION_MESSAGE_MAX);
+		P_POP(v, f);
+	}
+}
+
+/* Over the limit, the list is reported once and its items are not looked
+ * at (the model's rule for every list; it also keeps the duplicate check
+ * from being quadratic on hostile input). */
+static void v_conditions(struct model_val *v, const struct model_condition *c, size_t n)
+{
+	size_t st = P_FIELD(v, "status"), f = P_FIELD(v, "conditions");
+
+	if (n > MAX_RULE_CONDITIONS)
+		model_e_too_many(v, n, MAX_RULE_CONDITIONS);
+	for (size_t i = 0; n <= MAX_RULE_CONDITIONS && i < n; i++) {
+		size_t ix = P_INDEX(v, i);
+
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c[j].type ? c[j].type : "", c[i].type ? c[i].type : "")) {
+				size_t t = P_FIELD(v, "type");
+
+				model_e_duplicate(v, c[i].type ? c[i].type : "");
+				P_POP(v, t);
+				break;
+			}
+		v_condition(v, &c[i]);
+		P_POP(v, ix);
+	}
+	P_POP(v, f);
+	P_POP(v, st);
+}
+
+void model_v_taint_rule(struct model_val *v, const struct model_device_taint_rule *r)
+{
+	size_t sp = P_FIELD(v, "spec"), f;
+
+	if (r->device_selector)
+		v_taint_selector(v, r->device_selector);
+	f = P_FIELD(v, "taint");
+	model_v_taint(v, &r->taint, model_device_effects);
+	P_POP(v, f);
+	P_POP(v, sp);
+	if (r->n_conditions)
+		v_conditions(v, r->conditions, r->n_conditions);
+}

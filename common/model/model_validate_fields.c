@@ -593,7 +593,7 @@ bool model_in_list(const char *s, const char *const *list)
 }
 
 /* A taint (device taints with model_device_effects, core taints with model_core_effects). */
-static void v_taint(struct model_val *v, const struct model_taint *t, const char *const *effects)
+void model_v_taint(struct model_val *v, const struct model_taint *t, const char *const *effects)
 {
 	size_t f = P_FIELD(v, "key");
 
@@ -623,7 +623,7 @@ void model_v_taints(struct model_val *v, const char *field, const struct model_t
 		for (size_t i = 0; i < n; i++) {
 			size_t ix = P_INDEX(v, i);
 
-			v_taint(v, &t[i], effects);
+			model_v_taint(v, &t[i], effects);
 			P_POP(v, ix);
 		}
 	}

@@ -198,6 +198,7 @@ static void planner_free(struct planner *pl)
 	free(pl->ncs);
 	free(pl->uns);
 	free(pl->classes);
+	free(pl->taint_rules);
 	free(pl->slices);
 	free(pl->allocated);
 	free(pl->by_node);

@@ -126,11 +126,20 @@ int plan_collect_objects(struct planner *pl)
 	pl->slices = calloc(ns + 1, sizeof(*pl->slices));
 	pl->allocated = calloc(model_set_count(set, MODEL_RESOURCE_CLAIM) + 1,
 			       sizeof(*pl->allocated));
-	if (!pl->classes || !pl->slices || !pl->allocated)
+	pl->taint_rules = calloc(model_set_count(set, MODEL_DEVICE_TAINT_RULE) + 1,
+				 sizeof(*pl->taint_rules));
+	if (!pl->classes || !pl->slices || !pl->allocated || !pl->taint_rules)
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
 	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_DEVICE_CLASS, o));)
 		pl->classes[i++] = o;
 	pl->n_classes = i;
+	/* Rules apply to existing and hypothetical nodes alike: a rule for a
+	 * driver taints that driver's devices on new nodes too. */
+	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_DEVICE_TAINT_RULE, o));)
+		pl->taint_rules[i++] = o;
+	pl->n_taint_rules = i;
+	pl->aopts.taint_rules = pl->taint_rules;
+	pl->aopts.n_taint_rules = pl->n_taint_rules;
 	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
 		pl->slices[i++] = o;
 	pl->n_slices = i;

@@ -129,6 +129,12 @@ if expect 3 "$BIN" allocate -f "$FIX/tainted-gpu.yaml" --node node-1; then
 	jq_is '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule not tolerated")' 'true'
 fi
 
+# A DeviceTaintRule taints the device it selects as a slice taint would;
+# None and rules selecting other pools change nothing; the reason names it.
+if expect 3 "$BIN" allocate -f "$FIX/taint-rule.yaml" --node node-1; then
+	jq_is '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule (DeviceTaintRule node-1-gpu-1-broken) not tolerated")' 'true'
+fi
+
 # Fatal errors: unknown class, CEL runtime error.
 if expect 1 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-unknown-class.yaml" --node node-1; then
 	grep -q "claim default/lost, request gpu: could not retrieve device class tpu.example.com" \

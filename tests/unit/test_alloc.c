@@ -650,6 +650,64 @@ static void test_distinct_attribute(void)
 	ta_done(&t);
 }
 
+/* DeviceTaintRules: their taints join the slice's on the devices they
+ * select (driver, pool, device: every field set must match; no selector
+ * selects nothing, an empty one everything), are tolerated like slice
+ * taints, None is ignored, and a reason names the rule. */
+static void test_taint_rules(void)
+{
+	struct model_exact_request *er;
+	struct model_object *s;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	ta_device(&t, s, "gpu-0");
+	ta_device(&t, s, "gpu-1");
+	ta_device(&t, s, "gpu-2");
+	ta_class(&t, "class-a", NULL);
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 3);
+	ta_taint_rule(&t, "no-selector", false, NULL, NULL, NULL, "a/everything", NULL,
+		      "NoExecute");
+	ta_taint_rule(&t, "other-driver", true, "other.example.com", NULL, NULL, "a/x", NULL,
+		      "NoSchedule");
+	ta_taint_rule(&t, "other-pool", true, D, "pool-2", NULL, "a/x", NULL, "NoSchedule");
+	ta_taint_rule(&t, "informational", true, NULL, NULL, NULL, "a/info", "x", "None");
+	ta_taint_rule(&t, "gpu-1-bad", true, D, "pool-1", "gpu-1", "dratopo.io/drift",
+		      "gpu-off-bus", "NoSchedule");
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	DT_ASSERT_STR(t.out.reason, "claim default/claim-0, request req-0: 3 devices of class "
+		      "class-a requested, 3 of the node's 3 devices match the selectors, 2 of those "
+		      "are available: 1 with the taint dratopo.io/drift=gpu-off-bus:NoSchedule "
+		      "(DeviceTaintRule gpu-1-bad) not tolerated");
+	/* Two devices: the search skips the tainted one. */
+	er->count = 2;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/gpu-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/gpu-2");
+	/* A toleration for the rule's taint makes the device usable again. */
+	er->count = 3;
+	ta_toleration(&t, er, "dratopo.io/drift", "Exists", NULL, "NoSchedule");
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE(t.out.allocated);
+	ta_done(&t);
+
+	/* An empty selector selects every device of every driver. */
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	ta_device(&t, s, "gpu-0");
+	ta_class(&t, "class-a", NULL);
+	ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	ta_taint_rule(&t, "all", true, NULL, NULL, NULL, "a/maintenance", NULL, "NoExecute");
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "1 with the taint a/maintenance:NoExecute "
+				      "(DeviceTaintRule all) not tolerated"));
+	ta_done(&t);
+}
+
 static void test_taints(void)
 {
 	struct model_exact_request *er;
@@ -1628,6 +1686,7 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_constraint_scope),
 	DT_TEST(test_distinct_attribute),
 	DT_TEST(test_taints),
+	DT_TEST(test_taint_rules),
 	DT_TEST(test_capacity_range_rounding),
 	DT_TEST(test_capacity_valid_values_and_sharing),
 	DT_TEST(test_capacity_without_policy),

@@ -21,6 +21,8 @@ struct ta {
 	size_t n_classes;
 	const struct model_object *claims[TA_MAX];
 	size_t n_claims;
+	const struct model_object *rules[TA_MAX];       /* DeviceTaintRules */
+	size_t n_rules;
 	struct alloc_ctx *ctx;
 	struct alloc_state *state;
 	struct alloc_outcome out;
@@ -158,6 +160,30 @@ static inline void ta_taint(struct ta *t, struct model_device *d, const char *ke
 	d->taints[d->n_taints].value = ta_str(t, value);
 	d->taints[d->n_taints].effect = ta_str(t, effect);
 	d->n_taints++;
+}
+
+/* A DeviceTaintRule. selector false: the rule has none (selects nothing);
+ * NULL driver, pool or device: that field is not set. */
+static inline struct model_object *ta_taint_rule(struct ta *t, const char *name, bool selector,
+						 const char *driver, const char *pool,
+						 const char *device, const char *key,
+						 const char *value, const char *effect)
+{
+	struct model_object *o = model_set_add(t->set, MODEL_DEVICE_TAINT_RULE);
+	struct model_device_taint_rule *r = &o->u.taint_rule;
+
+	o->meta.name = ta_str(t, name);
+	if (selector) {
+		r->device_selector = model_set_calloc(t->set, 1, sizeof(*r->device_selector));
+		r->device_selector->driver = driver ? ta_str(t, driver) : NULL;
+		r->device_selector->pool = pool ? ta_str(t, pool) : NULL;
+		r->device_selector->device = device ? ta_str(t, device) : NULL;
+	}
+	r->taint.key = ta_str(t, key);
+	r->taint.value = value ? ta_str(t, value) : NULL;
+	r->taint.effect = ta_str(t, effect);
+	t->rules[t->n_rules++] = o;
+	return o;
 }
 
 /* A class; selector NULL: selects every device. */
@@ -299,6 +325,8 @@ static inline int ta_ctx(struct ta *t, uint64_t max_steps)
 	o.max_steps = max_steps;
 	o.share_id = ta_share_id;
 	o.share_id_arg = t;
+	o.taint_rules = t->rules;
+	o.n_taint_rules = t->n_rules;
 	rc = alloc_ctx_new(&t->node, t->slices, t->n_slices, t->classes, t->n_classes, &o,
 			   &t->ctx, &t->err);
 	if (rc)

@@ -151,6 +151,29 @@ static void test_every_kind_decoded(void)
 		DT_ASSERT_STR(d->cel.capacity[0].id, "memory");
 	}
 
+	o = model_set_find(s, MODEL_DEVICE_TAINT_RULE, NULL, "node-1-gpu-1-drift");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	{
+		const struct model_device_taint_rule *r = &o->u.taint_rule;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r->device_selector);
+		DT_ASSERT_STR(r->device_selector->driver, "gpu.example.com");
+		DT_ASSERT_STR(r->device_selector->pool, "node-1");
+		DT_ASSERT_STR(r->device_selector->device, "gpu-1");
+		CU_ASSERT(!r->device_selector->has_device_class_name);
+		DT_ASSERT_STR(r->taint.key, "dratopo.io/drift");
+		DT_ASSERT_STR(r->taint.value, "gpu-off-bus");
+		DT_ASSERT_STR(r->taint.effect, "NoSchedule");
+		DT_ASSERT_STR(r->taint.time_added, "2026-01-02T03:04:05Z");
+		CU_ASSERT_EQUAL_FATAL(r->n_conditions, 1);
+		DT_ASSERT_STR(r->conditions[0].type, "EvictionInProgress");
+		DT_ASSERT_STR(r->conditions[0].status, "False");
+		DT_ASSERT_STR(r->conditions[0].message, "0 pods to evict");
+		CU_ASSERT(r->conditions[0].has_observed_generation);
+		CU_ASSERT_EQUAL(r->conditions[0].observed_generation, 1);
+		CU_ASSERT(o->meta.ns == NULL);          /* cluster-scoped */
+	}
+
 	o = model_set_find(s, MODEL_RESOURCE_SLICE, NULL, "node-1-counters");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.slice.node_selector);
@@ -754,9 +777,46 @@ static void test_malformed_corpus(void)
 	CU_ASSERT(files >= 10);
 }
 
+/* A DeviceTaintRule's selector: absent selects nothing (NULL), {} every
+ * device (all fields NULL), and the alpha fields 1.35 removed are noted
+ * (validation refuses them) without an unknown-field warning. */
+static void test_taint_rule_selectors(void)
+{
+	struct dt_diags errs;
+	struct model_set *s = load_str(
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: a}\n"
+		"spec: {taint: {key: k, effect: NoSchedule}}\n---\n"
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: b}\n"
+		"spec: {deviceSelector: {}, taint: {key: k, effect: NoSchedule}}\n---\n"
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: c}\n"
+		"spec: {deviceSelector: {deviceClassName: x, driver: d.io, bogus: 1},\n"
+		"       taint: {key: k, effect: NoSchedule}}\n", &errs);
+	const struct model_object *o;
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	o = model_set_find(s, MODEL_DEVICE_TAINT_RULE, NULL, "a");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NULL(o->u.taint_rule.device_selector);
+	o = model_set_find(s, MODEL_DEVICE_TAINT_RULE, NULL, "b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->u.taint_rule.device_selector);
+	CU_ASSERT_PTR_NULL(o->u.taint_rule.device_selector->driver);
+	o = model_set_find(s, MODEL_DEVICE_TAINT_RULE, NULL, "c");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.taint_rule.device_selector->has_device_class_name);
+	DT_ASSERT_STR(o->u.taint_rule.device_selector->driver, "d.io");
+	/* Only the unknown field is warned about. */
+	CU_ASSERT_EQUAL(s->warnings.n, 1);
+	if (s->warnings.n)
+		CU_ASSERT_PTR_NOT_NULL(strstr(s->warnings.msgs[0], "unknown field \"bogus\""));
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 DT_SUITE_MAIN("model",
 	      DT_TEST(test_kind_table),
 	      DT_TEST(test_every_kind_decoded),
+	      DT_TEST(test_taint_rule_selectors),
 	      DT_TEST(test_defaults),
 	      DT_TEST(test_lists_json_and_sources),
 	      DT_TEST(test_built_in_code),

@@ -37,6 +37,13 @@ struct vcase {
 #define NPREQ(req) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n" \
 	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: nc}\n" \
 	"      requirements: [" req "]\n"
+#define RULE(body) "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\n" \
+		   "spec:\n" body
+#define RP "t.yaml: document 1 (DeviceTaintRule r): "
+#define RULE_TAINT "  taint: {key: dratopo.io/drift, value: gpu-off-bus, effect: NoSchedule}\n"
+#define COND(fields) RULE(RULE_TAINT) "status:\n  conditions:\n  - " fields "\n"
+#define COND_TIME "lastTransitionTime: '2026-01-02T03:04:05Z'"
+#define COND_OK "type: EvictionInProgress, status: 'False', reason: Idle, " COND_TIME
 #define REQ1 "    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n"
 
 static const struct vcase cases[] = {
@@ -45,6 +52,65 @@ static const struct vcase cases[] = {
 	{ DEVICE("    attributes: {model: {string: A100}}\n"), NULL },
 	{ CLASS("  selectors:\n  - cel: {expression: 'true'}\n"), NULL },
 	{ POD("  containers: [{name: c, image: i}]\n"), NULL },
+	{ RULE("  deviceSelector: {driver: gpu.nvidia.com, pool: node-1, device: gpu-0}\n"
+	       RULE_TAINT), NULL },
+	{ RULE("  deviceSelector: {}\n  taint: {key: k, effect: None}\n"), NULL },
+	{ COND("{" COND_OK ", observedGeneration: 3, message: m}"), NULL },
+
+	/* DeviceTaintRule */
+	{ RULE("  deviceSelector: {driver: GPU_x}\n" RULE_TAINT),
+	  RP "spec.deviceSelector.driver: Invalid value: \"GPU_x\": a lowercase RFC 1123 "
+	  "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+	  "start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+	  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ RULE("  deviceSelector: {pool: ''}\n" RULE_TAINT),
+	  RP "spec.deviceSelector.pool: Required value" },
+	{ RULE("  deviceSelector: {device: GPU-0}\n" RULE_TAINT),
+	  RP "spec.deviceSelector.device: Invalid value: \"GPU-0\": a lowercase RFC 1123 label "
+	  "must consist of lower case alphanumeric characters or '-', and must start and end "
+	  "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+	  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')" },
+	{ RULE("  deviceSelector: {deviceClassName: gpu.example.com}\n" RULE_TAINT),
+	  RP "spec.deviceSelector.deviceClassName: Forbidden: removed in Kubernetes 1.35: a "
+	  "DeviceTaintRule selects by driver, pool and device" },
+	{ RULE("  deviceSelector:\n    selectors: [{cel: {expression: 'true'}}]\n" RULE_TAINT),
+	  RP "spec.deviceSelector.selectors: Forbidden: removed in Kubernetes 1.35: a "
+	  "DeviceTaintRule selects by driver, pool and device" },
+	{ RULE("  taint: {key: k, effect: PreferNoSchedule}\n"),
+	  RP "spec.taint.effect: Unsupported value: \"PreferNoSchedule\": supported values: "
+	  "\"NoExecute\", \"NoSchedule\", \"None\"" },
+	{ RULE("  deviceSelector: {}\n"), RP "spec.taint.effect: Required value" },
+	{ RULE("  taint: {key: 'a b', effect: None}\n"),
+	  RP "spec.taint.key: Invalid value: \"a b\": name part must consist of alphanumeric "
+	  "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+	  "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+	  "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
+	{ RULE("  taint: {key: k, value: '-x', effect: None}\n"),
+	  RP "spec.taint.value: Invalid value: \"-x\": a valid label must be an empty string or "
+	  "consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+	  "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+	  "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" },
+	{ COND("{type: T, status: Maybe, reason: R, " COND_TIME "}"),
+	  RP "status.conditions[0].status: Unsupported value: \"Maybe\": supported values: "
+	  "\"False\", \"True\", \"Unknown\"" },
+	{ COND("{" COND_OK ", observedGeneration: -1}"),
+	  RP "status.conditions[0].observedGeneration: Invalid value: -1: must be greater than "
+	  "or equal to zero" },
+	{ COND("{type: T, status: 'True', reason: R}"),
+	  RP "status.conditions[0].lastTransitionTime: Required value: must be set" },
+	{ COND("{type: T, status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z'}"),
+	  RP "status.conditions[0].reason: Required value: must be set" },
+	{ COND("{type: T, status: 'True', reason: 'Idle,', " COND_TIME "}"),
+	  RP "status.conditions[0].reason: Invalid value: \"Idle,\": a condition reason must "
+	  "start with alphabetic character, optionally followed by a string of alphanumeric "
+	  "characters or '_,:', and must end with an alphanumeric character or '_' (e.g. "
+	  "'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or "
+	  "'ReasonA:ReasonB', regex used for validation is "
+	  "'[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')" },
+	{ COND("{" COND_OK "}\n  - {" COND_OK "}"),
+	  RP "status.conditions[1].type: Duplicate value: \"EvictionInProgress\"" },
+	{ COND("{type: '', status: 'True', reason: R, " COND_TIME "}"),
+	  RP "status.conditions[0].type: Invalid value: \"\": name part must be non-empty" },
 
 	/* metadata */
 	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {}\nspec: {}\n",
@@ -650,6 +716,9 @@ static const struct limit_case limits[] = {
 	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    taints:\n",
 	  "    - {key: k%d, value: v%d, effect: None}\n", "",
 	  SP "spec.devices[0].taints: Too many: 17: must have at most 16 items", 17 },
+	{ RULE(RULE_TAINT) "status:\n  conditions:\n",
+	  "  - {type: T%d, status: 'True', reason: R%d, lastTransitionTime: '2026-01-02T03:04:05Z'}\n",
+	  "", RP "status.conditions: Too many: 9: must have at most 8 items", 9 },
 	{ CLASS("  selectors:\n"), "  - cel: {expression: '%d == %d'}\n", "",
 	  KP "spec.selectors: Too many: 33: must have at most 32 items", 33 },
 	{ CLASS("  config:\n"), "  - opaque: {driver: d%d.io, parameters: {a: %d}}\n", "",

@@ -81,6 +81,8 @@ struct adev {
 	uint32_t cap_first;             /* capacity slots: cap_first + i for dev->capacity[i] */
 	const uint32_t *uni;            /* node-uniform attributes it lacks (ctx->uni_attrs) */
 	uint32_t n_uni;
+	const struct model_object **rules;      /* DeviceTaintRules selecting it */
+	uint32_t n_rules;
 };
 
 /* A node-uniform attribute the device lacks: its value is "the node's". */
@@ -188,11 +190,16 @@ void alloc_counters_apply(struct alloc_state *s, uint32_t dev, int sign);
 
 /* ---- taints ---- */
 
-/* The first NoSchedule/NoExecute taint of d that t does not tolerate. */
-const struct model_taint *alloc_taint_untolerated(const struct model_device *d,
-						  const struct model_toleration *t, size_t n_t);
-bool alloc_taints_tolerated(const struct model_device *d, const struct model_toleration *t,
-			    size_t n_t);
+/* The first NoSchedule/NoExecute taint of d that t does not tolerate: its
+ * slice's first, then its DeviceTaintRules' (*rule says which; NULL for
+ * a slice's taint). rule may be NULL. */
+const struct model_taint *alloc_taint_untolerated(const struct adev *d,
+						  const struct model_toleration *t, size_t n_t,
+						  const struct model_object **rule);
+bool alloc_taints_tolerated(const struct adev *d, const struct model_toleration *t, size_t n_t);
+/* Give every device of ctx the DeviceTaintRules of ctx->opts that select
+ * it. 0 or -ENOMEM. */
+int alloc_taint_rules_apply(struct alloc_ctx *ctx);
 bool alloc_toleration_matches(const struct model_toleration *t, const struct model_taint *taint);
 
 /* ---- constraints ---- */

@@ -94,6 +94,7 @@ void model_quote(struct strbuf *sb, const char *s, size_t len);
 #define MAX_ATTRS_AND_CAPS      32      /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
 #define MAX_ATTR_VALUE_LEN      64      /* DeviceAttributeMaxValueLength */
 #define MAX_DEVICE_TAINTS       16      /* DeviceTaintsMaxLength */
+#define MAX_RULE_CONDITIONS     8       /* DeviceTaintRuleStatusMaxConditions */
 #define MAX_COUNTER_SETS        8       /* ResourceSliceMaxCounterSets */
 #define MAX_COUNTERS_PER_SET    32      /* ResourceSliceMaxCountersPerCounterSet */
 #define MAX_CONSUMPTIONS        2       /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
@@ -170,6 +171,8 @@ void model_v_node_selector(struct model_val *v, const struct model_node_selector
 /* The taint effects of devices and of nodes, NULL-terminated. */
 extern const char *const model_device_effects[];
 extern const char *const model_core_effects[];
+/* One taint (validateDeviceTaint, or a core taint's checks). */
+void model_v_taint(struct model_val *v, const struct model_taint *t, const char *const *effects);
 /* max < 0: no limit on the list's length. */
 void model_v_taints(struct model_val *v, const char *field, const struct model_taint *t, size_t n,
 		    int max, const char *const *effects);
@@ -184,6 +187,7 @@ void model_v_device_class(struct model_val *v, const struct model_device_class_s
 void model_v_slice(struct model_val *v, const struct model_resource_slice_spec *s);
 void model_v_claim(struct model_val *v, const struct model_resource_claim *c);
 void model_v_claim_template(struct model_val *v, const struct model_resource_claim_template *t);
+void model_v_taint_rule(struct model_val *v, const struct model_device_taint_rule *r);
 void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p);
 void model_v_resource_list(struct model_val *v, const char *field,
 			   const struct model_resource_list *l);
@@ -293,6 +297,7 @@ void model_get_requirements(struct model_dec *d, const struct doc_node *m, const
 			    struct model_requirement **out, size_t *n_out);
 struct model_node_selector *model_get_node_selector(struct model_dec *d, const struct doc_node *m,
 						    const char *key);
+void model_dec_taint(struct model_dec *d, const struct doc_node *m, struct model_taint *t);
 void model_get_taints(struct model_dec *d, const struct doc_node *m, const char *key,
 		      struct model_taint **out, size_t *n_out);
 void model_get_tolerations(struct model_dec *d, const struct doc_node *m, const char *key,
@@ -307,6 +312,8 @@ void model_dec_claim(struct model_dec *d, const struct doc_node *root,
 		     struct model_resource_claim *c);
 void model_dec_claim_template(struct model_dec *d, const struct doc_node *root,
 			      struct model_resource_claim_template *t);
+void model_dec_taint_rule(struct model_dec *d, const struct doc_node *root,
+			  struct model_device_taint_rule *r);
 void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p);
 void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum model_kind k,
 			struct model_workload *w);

@@ -114,6 +114,8 @@ struct planner {
 
 	const struct model_object **classes;
 	size_t n_classes;
+	const struct model_object **taint_rules;        /* DeviceTaintRules, for aopts */
+	size_t n_taint_rules;
 	const struct model_object **slices;     /* the cluster's */
 	size_t n_slices;
 	const struct model_object **allocated;  /* claims with status.allocation */

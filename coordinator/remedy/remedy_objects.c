@@ -1,0 +1,261 @@
+/* remedy_objects.c - an assessment as Kubernetes objects (DeviceTaintRules,
+ * the Node taint), the names that lift them, and their text for kubectl.
+ * See remedy.h. */
+#include "remedy.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+void rem_rule_name(const char *node, const char *device, char *buf, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	if (strlen(REM_RULE_PREFIX) + strlen(node) + 1 + strlen(device) < REM_NAME_MAX) {
+		snprintf(buf, len, REM_RULE_PREFIX "%s.%s", node, device);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)node; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	snprintf(buf, len, REM_RULE_PREFIX "n%016" PRIx64 ".%s", h, device);
+}
+
+void rem_objects_free(struct rem_objects *o)
+{
+	if (!o)
+		return;
+	free(o->rules);
+	memset(o, 0, sizeof(*o));
+}
+
+static struct model_kv *one_kv(struct model_set *set, const char *key, const char *value)
+{
+	struct model_kv *kv = model_set_calloc(set, 1, sizeof(*kv));
+
+	if (!kv)
+		return NULL;
+	kv->key = model_set_strdup(set, key);
+	kv->value = model_set_strdup(set, value);
+	return kv->key && kv->value ? kv : NULL;
+}
+
+static struct model_object *rule_object(const struct rem_assessment *a,
+					const struct rem_device *d, struct model_set *set)
+{
+	struct model_object *o = model_set_add(set, MODEL_DEVICE_TAINT_RULE);
+	struct model_device_taint_rule *r;
+	struct model_device_taint_selector *sel;
+	char name[REM_NAME_MAX];
+
+	if (!o)
+		return NULL;
+	r = &o->u.taint_rule;
+	rem_rule_name(a->node, d->device, name, sizeof(name));
+	o->meta.name = model_set_strdup(set, name);
+	/* The label lets `kubectl get devicetaintrules -l dratopo.io/node=N`
+	 * find a node's rules; a node name over 63 bytes is no label value. */
+	if (strlen(a->node) <= 63) {
+		o->meta.labels = one_kv(set, REM_LABEL_NODE, a->node);
+		o->meta.n_labels = o->meta.labels != NULL;
+	}
+	o->meta.annotations = one_kv(set, REM_ANNOTATION_DIFF, d->difference);
+	o->meta.n_annotations = o->meta.annotations != NULL;
+	sel = model_set_calloc(set, 1, sizeof(*sel));
+	if (!o->meta.name || !o->meta.annotations || !sel)
+		return NULL;
+	sel->driver = d->driver;
+	sel->pool = model_set_strdup(set, a->node);
+	sel->device = model_set_strdup(set, d->device);
+	r->device_selector = sel;
+	r->taint.key = REM_TAINT_KEY;
+	r->taint.value = rem_cause_value(d->cause);
+	r->taint.effect = "NoSchedule";
+	return sel->pool && sel->device ? o : NULL;
+}
+
+static struct model_object *node_object(const struct rem_assessment *a, struct model_set *set)
+{
+	struct model_object *o = model_set_add(set, MODEL_NODE);
+
+	if (!o)
+		return NULL;
+	o->meta.name = model_set_strdup(set, a->node);
+	o->u.node.taints = model_set_calloc(set, 1, sizeof(*o->u.node.taints));
+	if (!o->meta.name || !o->u.node.taints)
+		return NULL;
+	o->u.node.taints[0].key = REM_TAINT_KEY;
+	o->u.node.taints[0].value = REM_NODE_TAINT_VALUE;
+	o->u.node.taints[0].effect = "NoSchedule";
+	o->u.node.n_taints = 1;
+	return o;
+}
+
+int rem_objects_build(const struct rem_assessment *a, struct model_set *set,
+		      struct rem_objects *out, struct dt_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->rules = calloc(a->n_devices ? a->n_devices : 1, sizeof(*out->rules));
+	if (!out->rules)
+		goto oom;
+	for (size_t i = 0; i < a->n_devices; i++) {
+		out->rules[i] = rule_object(a, &a->devices[i], set);
+		if (!out->rules[i])
+			goto oom;
+		out->n_rules++;
+	}
+	if (a->node_unfit && !(out->node = node_object(a, set)))
+		goto oom;
+	return 0;
+oom:
+	rem_objects_free(out);
+	return dt_err_set(err, -ENOMEM, "remedy: out of memory");
+}
+
+int rem_node_objects(const char *node, const struct probe_verify_result *vr,
+		     const struct probe_topology *t, const struct hwdb_type *expected,
+		     struct model_set *set, struct rem_objects *out, struct dt_err *err)
+{
+	struct rem_assessment a;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = rem_assess(node, vr, t, expected, &a, err);
+	if (!rc)
+		rc = rem_objects_build(&a, set, out, err);
+	rem_assessment_free(&a);
+	return rc;
+}
+
+/* ---- Lifting ---- */
+
+void rem_lift_free(struct rem_lift *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n_rule_names; i++)
+		free(l->rule_names[i]);
+	free(l->rule_names);
+	free(l->node);
+	memset(l, 0, sizeof(*l));
+}
+
+static size_t max_size(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
+int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
+	     struct rem_lift *out, struct dt_err *err)
+{
+	size_t gpus = max_size(expected ? expected->n_gpus : 0, t ? t->n_gpus : 0);
+	size_t efas = max_size(expected ? expected->n_efas : 0, t ? t->n_efas : 0);
+
+	memset(out, 0, sizeof(*out));
+	if (!node || !*node)
+		return dt_err_set(err, -EINVAL, "remedy: the node needs a name");
+	out->node = strdup(node);
+	out->rule_names = calloc(gpus + efas + 1, sizeof(*out->rule_names));
+	if (!out->node || !out->rule_names)
+		goto oom;
+	for (size_t i = 0; i < gpus + efas; i++) {
+		char dev[PROBE_LEARNED_NAME], name[REM_NAME_MAX];
+
+		snprintf(dev, sizeof(dev), "%s-%zu", i < gpus ? "gpu" : "efa",
+			 i < gpus ? i : i - gpus);
+		rem_rule_name(node, dev, name, sizeof(name));
+		out->rule_names[i] = strdup(name);
+		if (!out->rule_names[i])
+			goto oom;
+		out->n_rule_names++;
+	}
+	return 0;
+oom:
+	rem_lift_free(out);
+	return dt_err_set(err, -ENOMEM, "remedy: out of memory");
+}
+
+/* ---- Output ---- */
+
+static void node_taint_command(struct strbuf *out, const char *node, bool add)
+{
+	if (add)
+		sb_printf(out, "kubectl taint nodes %s %s=%s:NoSchedule --overwrite", node,
+			  REM_TAINT_KEY, REM_NODE_TAINT_VALUE);
+	else
+		sb_printf(out, "kubectl taint nodes %s %s:NoSchedule-", node, REM_TAINT_KEY);
+}
+
+static int emit_json(const struct rem_objects *o, const char *node, struct strbuf *out)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *top, *rules, *taint = NULL;
+	int rc = -ENOMEM;
+
+	if (!a)
+		return -ENOMEM;
+	top = doc_new_map(a);
+	rules = doc_new_seq(a);
+	if (!top || !rules)
+		goto out;
+	for (size_t i = 0; i < o->n_rules; i++) {
+		struct doc_node *n = model_encode(o->rules[i], a);
+
+		if (!n || doc_seq_push(a, rules, n))
+			goto out;
+	}
+	if (o->node) {
+		taint = doc_new_map(a);
+		if (!taint || doc_map_set(a, taint, "key", doc_new_string(a, REM_TAINT_KEY)) ||
+		    doc_map_set(a, taint, "value", doc_new_string(a, REM_NODE_TAINT_VALUE)) ||
+		    doc_map_set(a, taint, "effect", doc_new_string(a, "NoSchedule")))
+			goto out;
+	}
+	if (doc_map_set(a, top, "node", doc_new_string(a, node)) ||
+	    doc_map_set(a, top, "deviceTaintRules", rules) ||
+	    doc_map_set(a, top, "nodeTaint", taint ? taint : doc_new_null(a)))
+		goto out;
+	rc = doc_emit_json(top, 4, out);
+	sb_putc(out, '\n');
+	if (!rc)
+		rc = sb_error(out);
+out:
+	doc_arena_free(a);
+	return rc;
+}
+
+int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
+	     struct strbuf *out)
+{
+	int rc;
+
+	if (fmt == DOC_FORMAT_JSON)
+		return emit_json(o, node, out);
+	for (size_t i = 0; i < o->n_rules; i++)
+		if ((rc = model_emit(o->rules[i], DOC_FORMAT_YAML, out)))
+			return rc;
+	if (o->node) {
+		/* Not an object to apply: Node.spec.taints is replaced whole. */
+		sb_printf(out, "%s# node %s is unfit: ", out->len ? "---\n" : "", node);
+		node_taint_command(out, node, true);
+		sb_putc(out, '\n');
+	}
+	return sb_error(out);
+}
+
+int rem_lift_emit(const struct rem_lift *l, struct strbuf *out)
+{
+	if (l->n_rule_names) {
+		sb_puts(out, "kubectl delete devicetaintrule --ignore-not-found");
+		for (size_t i = 0; i < l->n_rule_names; i++)
+			sb_printf(out, " %s", l->rule_names[i]);
+		sb_putc(out, '\n');
+	}
+	node_taint_command(out, l->node, false);
+	sb_putc(out, '\n');
+	return sb_error(out);
+}
