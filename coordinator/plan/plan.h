@@ -205,6 +205,18 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
  * team is not set", "node affinity: no term matches") into why. */
 bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
 		      char *why, size_t whysz);
+/* The EC2NodeClass annotation naming the GPUs' MIG layout (hwdb_mig.h),
+ * beside karpenter.k8s.aws/nvidia-consumable-capacity. */
+#define PLAN_ANNOTATION_MIG_LAYOUT "karpenter.k8s.aws/nvidia-mig-layout"
+
+/* The MIG layout a pool's layout gives a node of type t, in *out: the
+ * layout itself, or none when t's GPUs have no MIG (they stay whole). A
+ * layout the GPUs cannot take returns -EINVAL with the reason in why. */
+struct hwdb_mig_layout;
+struct hwdb_type;
+int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type *t,
+		      struct hwdb_mig_layout *out, char *why, size_t whysz);
+
 /* Whether the pool's requirements accept the concrete labels; on failure
  * writes the failing requirement ("karpenter.k8s.aws/instance-family In
  * [g6 p5]") into why. */
