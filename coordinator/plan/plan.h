@@ -313,6 +313,9 @@ struct plan_pod {
 	const struct model_pod_spec *spec;
 	struct plan_res req;
 	bool dra;                               /* spec.resourceClaims or container claims */
+	/* Extended resources backed by DRA: the last of claims is the claim
+	 * kube-scheduler makes for them (plan_extres.c). */
+	bool ext;
 	/* The claims it needs, one per spec.resourceClaims entry (NULL when
 	 * missing): a template's generated claim, or the named claim
 	 * (shared). Objects of the set. tmpl: the template, when used. */
@@ -324,6 +327,23 @@ struct plan_pod {
 	const char *problem;
 	size_t unit;
 };
+
+/* ---- Extended resources backed by DRA (plan_extres.c) ---- */
+
+/* The DeviceClass backing extended resource name (its
+ * spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class>);
+ * NULL when none does. */
+const struct model_object *plan_extres_class(const struct model_set *set, const char *name);
+/* The pod's extended resources: *backed when some are and every one is
+ * backed by a class (0). -ENOENT: *problem_resource has no class (a
+ * device-plugin resource); -EINVAL: *problem_resource cannot be a device
+ * request, *why says why. */
+int plan_extres_scan(const struct model_set *set, const struct model_pod_spec *spec,
+		     bool *backed, const char **problem_resource, const char **why);
+/* The ResourceClaim kube-scheduler makes for p's backed extended
+ * resources, added to set (annotated resource.kubernetes.io/
+ * extended-resource-claim: "true"); NULL on OOM. */
+struct model_object *plan_extres_claim(struct model_set *set, const struct plan_pod *p);
 
 /* Pods that must land on one node together: a pod, or the pods sharing
  * a named ResourceClaim (transitively). */
