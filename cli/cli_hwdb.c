@@ -3,7 +3,7 @@
  *
  *   dratopo hwdb list [-o table|json] [--family F] [--hwdb-extra FILE]...
  *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
- *                     [--node NAME] [--hwdb-extra FILE]...
+ *                     [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...
  *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
  */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "doc.h"
 #include "hwdb.h"
+#include "hwdb_mig.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -23,6 +24,7 @@ struct opts {
 	const char *output;
 	const char *family;
 	const char *cc;
+	const char *mig;
 	const char *node;
 	const char *extras[MAX_EXTRAS];
 	size_t n_extras;
@@ -36,7 +38,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--hwdb-extra FILE]...\n"
 		"       dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]\n"
-		"                         [--node NAME] [--hwdb-extra FILE]...\n"
+		"                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
 		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
 		"\n"
 		"list    the known EC2 GPU instance types, cheapest first (no on-demand price last)\n"
@@ -49,6 +51,10 @@ static void usage(FILE *f)
 		"  --family FAMILY              list only that family (p5, g6e, ...)\n"
 		"  --consumable-capacity MODE   the NVIDIA driver's GPU sharing: disabled, memory,\n"
 		"                               unlimited, or a number of shares N (default disabled)\n"
+		"  --mig LAYOUT                 the GPUs' MIG partitioning: dynamic (every placement,\n"
+		"                               drawing on per-GPU counters), all-PROFILE,\n"
+		"                               PROFILE,PROFILE,... (every GPU), or one such entry per\n"
+		"                               GPU separated by ';' (disabled: that GPU stays whole)\n"
 		"  --node NAME                  node (and pool) name of the slices (default: TYPE)\n"
 		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n");
 }
@@ -94,6 +100,8 @@ static int parse(int argc, char **argv, int first, struct opts *o)
 			o->family = v;
 		} else if ((r = take(argc, argv, &i, "--consumable-capacity", NULL, &v))) {
 			o->cc = v;
+		} else if ((r = take(argc, argv, &i, "--mig", NULL, &v))) {
+			o->mig = v;
 		} else if ((r = take(argc, argv, &i, "--node", NULL, &v))) {
 			o->node = v;
 		} else if ((r = take(argc, argv, &i, "--hwdb-extra", NULL, &v))) {
@@ -276,6 +284,8 @@ static int cmd_show(const struct opts *o)
 	struct doc_arena *a = NULL;
 	struct dt_err err = { 0 };
 	struct hwdb_cc_mode mode;
+	struct hwdb_mig_layout mig;
+	struct hwdb_slice_opts sopts = { .cc = &mode, .mig = &mig };
 	const struct hwdb_type *t;
 	bool json = o->output && !strcmp(o->output, "json");
 	char ccbuf[24];
@@ -296,6 +306,10 @@ static int cmd_show(const struct opts *o)
 		fprintf(stderr, "dratopo hwdb show: --consumable-capacity: %s\n", err.msg);
 		return CLI_EXIT_USAGE;
 	}
+	if (hwdb_mig_parse(o->mig, &mig, &err)) {
+		fprintf(stderr, "dratopo hwdb show: --mig: %s\n", err.msg);
+		return CLI_EXIT_USAGE;
+	}
 	t = find_type(o->names[0]);
 	if (!t)
 		return CLI_EXIT_FAIL;
@@ -304,9 +318,11 @@ static int cmd_show(const struct opts *o)
 		fprintf(stderr, "dratopo hwdb: out of memory\n");
 		return CLI_EXIT_FAIL;
 	}
-	if (hwdb_slices(t, &mode, o->node, set, slices, &n, &err)) {
+	if (hwdb_slices_opts(t, &sopts, o->node, set, slices, &n, &err)) {
 		fprintf(stderr, "dratopo hwdb show: %s\n", err.msg);
-		rc = err.code == -EINVAL && o->node ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		/* a bad --node, --mig or mode combination is the caller's */
+		rc = (err.code == -EINVAL && (o->node || o->mig)) || err.code == -ENOTSUP
+			     ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}
 	if (json) {
@@ -325,8 +341,9 @@ static int cmd_show(const struct opts *o)
 			doc_emit_json(root, 4, &sb);
 		sb_putc(&sb, '\n');
 	} else {
-		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s)\n",
+		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s%s%s)\n",
 			  t->name, hwdb_cc_name(&mode, ccbuf, sizeof(ccbuf)),
+			  mig.kind != HWDB_MIG_NONE ? "; MIG layout: " : "", mig.text,
 			  t->dra_metadata ? "" : "; topology unknown: no scraped device data");
 		/* model_emit separates documents itself ("---" before each
 		 * one, as the buffer already holds the comment). */

@@ -237,7 +237,10 @@ struct model_object;
 struct doc_arena;
 struct doc_node;
 
-#define HWDB_MAX_SLICES 2
+/* The most slices hwdb_slices* builds for one node: the GPU driver's (one,
+ * or with MIG up to 64 of devices and 16 of counter sets for 128 GPUs)
+ * and DRANET's one. */
+#define HWDB_MAX_SLICES 81
 
 /* Build, in set, the resource.k8s.io/v1 ResourceSlices the NVIDIA driver
  * (gpu.nvidia.com: devices gpu-N) and DRANET (dra.net: devices efa-N)
@@ -250,6 +253,24 @@ struct doc_node;
 int hwdb_slices(const struct hwdb_type *t, const struct hwdb_cc_mode *mode, const char *node_name,
 		struct model_set *set, struct model_object **out, size_t *n_out,
 		struct dt_err *err);
+
+/* hwdb_slices with the NVIDIA driver's MIG mode as well (hwdb_mig.h):
+ * opts->mig NULL or HWDB_MIG_NONE is hwdb_slices. A static layout turns
+ * the GPUs it partitions into MIG devices (type mig, named
+ * gpu-N-mig-<profile>-<slices>); dynamic adds, per GPU, a counter set of
+ * its engines, memory and memory slices, and every placement of every
+ * profile as a device consuming from it (the whole GPU consumes all of
+ * it), split over as many slices of the pool as the API's limits need.
+ * -EINVAL (with the reason) for a layout the type's GPUs cannot take,
+ * -ENOTSUP when they have no MIG, -E2BIG past HWDB_MAX_SLICES. */
+struct hwdb_mig_layout;
+struct hwdb_slice_opts {
+	const struct hwdb_cc_mode *cc;          /* NULL: disabled */
+	const struct hwdb_mig_layout *mig;      /* NULL: no MIG */
+};
+int hwdb_slices_opts(const struct hwdb_type *t, const struct hwdb_slice_opts *opts,
+		     const char *node_name, struct model_set *set, struct model_object **out,
+		     size_t *n_out, struct dt_err *err);
 
 /* The facts of an entry as a JSON-ready tree (what `dratopo hwdb show -o
  * json` prints as "instanceType"), built in arena a; NULL on OOM. */

@@ -1,7 +1,8 @@
-/* hwdb_gen.c - the build-time generator: compiles hwdb/instance-types.yaml
- * and hwdb/pci-ids.yaml into C tables (hwdb_data.c in the build directory).
+/* hwdb_gen.c - the build-time generator: compiles hwdb/instance-types.yaml,
+ * hwdb/pci-ids.yaml and hwdb/mig-profiles.yaml into C tables (hwdb_data.c
+ * in the build directory).
  *
- *   hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml OUT.c
+ *   hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml MIG_PROFILES.yaml OUT.c
  *
  * It decodes both files with the same decoder `--hwdb-extra` uses
  * (hwdb_source.c), so the built-in data obeys the rules an extra file does,
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwdb_mig_internal.h"
 #include "hwdb_source.h"
 #include "strbuf.h"
 
@@ -33,6 +35,17 @@ static void put_cstr(struct strbuf *sb, const char *s)
 			sb_putc(sb, (char)*p);
 	}
 	sb_putc(sb, '"');
+}
+
+static void put_notes(struct strbuf *out, const char *var, const char *const *notes, size_t n)
+{
+	sb_printf(out, "static const char *const %s[] = {\n", var);
+	for (size_t j = 0; j < n; j++) {
+		sb_puts(out, "\t");
+		put_cstr(out, notes[j]);
+		sb_puts(out, ",\n");
+	}
+	sb_puts(out, "};\n\n");
 }
 
 static const char *attr_type_name(enum hwdb_attr_type t)
@@ -149,13 +162,8 @@ static int put_types(struct strbuf *out, const struct hwdb_source *src)
 			rc = put_devices(out, &pool, var, t->efas, t->n_efas);
 		}
 		if (!rc && t->n_notes) {
-			sb_printf(out, "static const char *const notes_%zu[] = {\n", i);
-			for (size_t j = 0; j < t->n_notes; j++) {
-				sb_puts(out, "\t");
-				put_cstr(out, t->notes[j]);
-				sb_puts(out, ",\n");
-			}
-			sb_puts(out, "};\n\n");
+			snprintf(var, sizeof(var), "notes_%zu", i);
+			put_notes(out, var, t->notes, t->n_notes);
 		}
 		sb_puts(&table, "\t{\n\t\t.name = ");
 		put_cstr(&table, t->name);
@@ -241,6 +249,58 @@ static void put_pci(struct strbuf *out, const struct hwdb_source *pci)
 		  pci->n_pci_ignore);
 }
 
+static void put_mig_profile(struct strbuf *out, const struct hwdb_mig_profile *p)
+{
+	sb_puts(out, "\t{ .name = ");
+	put_cstr(out, p->name);
+	sb_printf(out, ", .compute_slices = %d, .memory_slices = %d, .instances = %d,\n"
+		  "\t  .placements = {", p->compute_slices, p->memory_slices, p->instances);
+	for (size_t k = 0; k < p->n_placements; k++)
+		sb_printf(out, "%s%d", k ? ", " : " ", p->placements[k]);
+	sb_printf(out, " }, .n_placements = %zu,\n", p->n_placements);
+	sb_printf(out, "\t  .multiprocessors = INT64_C(%" PRId64 "), .copy_engines = INT64_C(%"
+		  PRId64 "), .decoders = INT64_C(%" PRId64 "),\n", p->multiprocessors,
+		  p->copy_engines, p->decoders);
+	sb_printf(out, "\t  .encoders = INT64_C(%" PRId64 "), .jpeg_engines = INT64_C(%" PRId64
+		  "), .ofa_engines = INT64_C(%" PRId64 "),\n\t  .memory = ", p->encoders,
+		  p->jpeg_engines, p->ofa_engines);
+	put_cstr(out, p->memory);
+	sb_printf(out, ", .memory_mib = INT64_C(%" PRId64 ") },\n", p->memory_mib);
+}
+
+static void put_mig(struct strbuf *out, const struct hwdb_source *mig)
+{
+	struct strbuf table = STRBUF_INIT;
+	char var[32];
+
+	for (size_t i = 0; i < mig->n_mig_gpus; i++) {
+		const struct hwdb_mig_gpu *g = &mig->mig_gpus[i];
+
+		sb_printf(out, "static const struct hwdb_mig_profile mig_profiles_%zu[] = {\n", i);
+		for (size_t j = 0; j < g->n_profiles; j++)
+			put_mig_profile(out, &g->profiles[j]);
+		sb_puts(out, "};\n\n");
+		if (g->n_notes) {
+			snprintf(var, sizeof(var), "mig_notes_%zu", i);
+			put_notes(out, var, g->notes, g->n_notes);
+		}
+		sb_puts(&table, "\t{ .product_name = ");
+		put_cstr(&table, g->product_name);
+		sb_printf(&table, ", .compute_slices = %d, .memory_slices = %d,\n"
+			  "\t  .profiles = mig_profiles_%zu, .n_profiles = %zu", g->compute_slices,
+			  g->memory_slices, i, g->n_profiles);
+		if (g->n_notes)
+			sb_printf(&table, ", .notes = mig_notes_%zu, .n_notes = %zu", i, g->n_notes);
+		sb_puts(&table, " },\n");
+	}
+	/* a zero sentinel keeps the array non-empty (C11 has no empty initializer) */
+	sb_printf(out, "const struct hwdb_mig_gpu hwdb_builtin_mig_gpus[] = {\n%s\t{ 0 },\n};\n"
+		  "const size_t hwdb_builtin_n_mig_gpus = %zu;\n", sb_str(&table), mig->n_mig_gpus);
+	if (sb_error(&table))
+		out->oom = true;
+	sb_free(&table);
+}
+
 static int write_file(const char *path, const struct strbuf *sb)
 {
 	char tmp[4096];
@@ -272,39 +332,44 @@ static const char *base_name(const char *path)
 
 int main(int argc, char **argv)
 {
-	struct hwdb_source *types = NULL, *pci = NULL;
+	struct hwdb_source *types = NULL, *pci = NULL, *mig = NULL;
 	struct strbuf out = STRBUF_INIT;
 	struct dt_err err = { 0 };
 	int status = 1;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml OUT.c\n");
+	if (argc != 5) {
+		fprintf(stderr, "usage: hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml MIG_PROFILES.yaml "
+			"OUT.c\n");
 		return 2;
 	}
 	if (hwdb_source_load_types(argv[1], true, &types, &err) ||
-	    hwdb_source_load_pci(argv[2], &pci, &err)) {
+	    hwdb_source_load_pci(argv[2], &pci, &err) ||
+	    hwdb_source_load_mig(argv[3], &mig, &err)) {
 		fprintf(stderr, "hwdb_gen: %s\n", err.msg);
 		goto out;
 	}
 	/* Base names only: the output must not depend on where the tree is. */
-	sb_printf(&out, "/* hwdb_data.c - generated by hwdb_gen from %s and %s.\n"
+	sb_printf(&out, "/* hwdb_data.c - generated by hwdb_gen from %s, %s and %s.\n"
 		  " * Do not edit: change the YAML files and rebuild. */\n"
-		  "#include \"hwdb_source.h\"\n\n", base_name(argv[1]), base_name(argv[2]));
+		  "#include \"hwdb_mig_internal.h\"\n#include \"hwdb_source.h\"\n\n",
+		  base_name(argv[1]), base_name(argv[2]), base_name(argv[3]));
 	if (put_types(&out, types)) {
 		fprintf(stderr, "hwdb_gen: out of memory\n");
 		goto out;
 	}
 	put_pci(&out, pci);
+	put_mig(&out, mig);
 	if (sb_error(&out)) {
 		fprintf(stderr, "hwdb_gen: out of memory\n");
 		goto out;
 	}
-	if (write_file(argv[3], &out))
+	if (write_file(argv[4], &out))
 		goto out;
 	status = 0;
 out:
 	sb_free(&out);
 	hwdb_source_free(types);
 	hwdb_source_free(pci);
+	hwdb_source_free(mig);
 	return status;
 }

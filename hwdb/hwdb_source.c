@@ -562,7 +562,8 @@ static bool valid_type_name(const char *s)
 	return strchr(s, '.') != NULL;
 }
 
-static int decode_notes(struct ctx *c, const struct doc_node *entry, struct hwdb_type *t)
+static int decode_notes(struct ctx *c, const struct doc_node *entry,
+			const char *const **out, size_t *n_out)
 {
 	const struct doc_node *n = doc_get(entry, "notes");
 	const char **notes;
@@ -588,8 +589,8 @@ static int decode_notes(struct ctx *c, const struct doc_node *entry, struct hwdb
 		if (!(notes[i] = dup_text(c, s)))
 			return oom(c);
 	}
-	t->notes = notes;
-	t->n_notes = n->u.seq.n;
+	*out = notes;
+	*n_out = n->u.seq.n;
 	return 0;
 }
 
@@ -684,7 +685,7 @@ static int decode_type(struct ctx *c, const struct doc_node *e, bool builtin, st
 	if ((rc = get_number(c, e, "networkBandwidthGbps", "networkBandwidthGbps", &present,
 			     &t->network_bandwidth_gbps)))
 		return rc;
-	if ((rc = decode_notes(c, e, t)))
+	if ((rc = decode_notes(c, e, &t->notes, &t->n_notes)))
 		return rc;
 	if (t->n_gpus) {
 		t->gpu_model = attr_str(&t->gpus[0], "productName");
@@ -984,6 +985,174 @@ int hwdb_source_load_pci(const char *path, struct hwdb_source **out, struct dt_e
 		if ((rc = decode_pci_ignore(&c, ign->u.seq.items[c.index],
 					    &s->pci_ignore[c.index])))
 			goto out;
+	}
+	*out = s;
+	s = NULL;
+	rc = 0;
+out:
+	hwdb_source_free(s);
+	doc_stream_free(st);
+	return rc;
+}
+
+/* ---- MIG profiles ---- */
+
+/* A profile count: an integer in [lo, hi]; required unless nullable (then
+ * null reads as -1, "not published"). */
+static int get_count(struct ctx *c, const struct doc_node *e, const char *key, int64_t lo,
+		     int64_t hi, bool nullable, int64_t *out)
+{
+	bool present;
+	int rc = get_int(c, e, key, key, lo, hi, &present, out);
+
+	if (rc)
+		return rc;
+	if (present)
+		return 0;
+	if (!nullable || !doc_get(e, key))
+		return fail(c, e, key, "required field%s", nullable ? " (null: not published)" : "");
+	*out = -1;
+	return 0;
+}
+
+static int decode_placements(struct ctx *c, const struct doc_node *e,
+			     const struct hwdb_mig_gpu *g, struct hwdb_mig_profile *p)
+{
+	const struct doc_node *n = doc_get(e, "placements");
+
+	if (is_null(n) || n->kind != DOC_SEQ || n->u.seq.n == 0)
+		return fail(c, n ? n : e, "placements", "required: a list of first memory slices");
+	if (n->u.seq.n > HWDB_MIG_MAX_SLICES)
+		return fail(c, n, "placements", "more than %d", HWDB_MIG_MAX_SLICES);
+	for (size_t i = 0; i < n->u.seq.n; i++) {
+		const struct doc_node *v = n->u.seq.items[i];
+
+		if (v->kind != DOC_INT || v->u.i < 0 || v->u.i + p->memory_slices > g->memory_slices)
+			return fail(c, v, "placements", "%s: not a first slice a %d-slice instance "
+				    "can have on %d memory slices", v->text, p->memory_slices,
+				    g->memory_slices);
+		p->placements[i] = (int)v->u.i;
+	}
+	p->n_placements = n->u.seq.n;
+	return 0;
+}
+
+static int decode_mig_profile(struct ctx *c, const struct doc_node *e,
+			      const struct hwdb_mig_gpu *g, struct hwdb_mig_profile *p)
+{
+	static const char *const keys[] = { "name", "computeSlices", "memorySlices", "instances",
+					    "placements", "multiprocessors", "copyEngines",
+					    "decoders", "encoders", "jpegEngines", "ofaEngines",
+					    "memory", NULL };
+	int64_t cs, ms, inst;
+	const struct doc_node *mem;
+	int rc;
+
+	if (e->kind != DOC_MAP)
+		return fail(c, e, "profiles", "each profile must be a map");
+	if ((rc = check_keys(c, e, "profiles", keys)) ||
+	    (rc = get_str(c, e, "name", "name", true, &p->name)) ||
+	    (rc = get_count(c, e, "computeSlices", 1, g->compute_slices, false, &cs)) ||
+	    (rc = get_count(c, e, "memorySlices", 1, g->memory_slices, false, &ms)) ||
+	    (rc = get_count(c, e, "instances", 1, g->compute_slices, false, &inst)))
+		return rc;
+	p->compute_slices = (int)cs;
+	p->memory_slices = (int)ms;
+	p->instances = (int)inst;
+	if ((rc = decode_placements(c, e, g, p)) ||
+	    (rc = get_count(c, e, "multiprocessors", 1, 100000, true, &p->multiprocessors)) ||
+	    (rc = get_count(c, e, "copyEngines", 0, 1000, false, &p->copy_engines)) ||
+	    (rc = get_count(c, e, "decoders", 0, 1000, false, &p->decoders)) ||
+	    (rc = get_count(c, e, "encoders", 0, 1000, false, &p->encoders)) ||
+	    (rc = get_count(c, e, "jpegEngines", 0, 1000, false, &p->jpeg_engines)) ||
+	    (rc = get_count(c, e, "ofaEngines", 0, 1000, false, &p->ofa_engines)))
+		return rc;
+	mem = doc_get(e, "memory");
+	if (is_null(mem))
+		return fail(c, e, "memory", "required field");
+	return parse_memory(c, mem, "memory", &p->memory, &p->memory_mib);
+}
+
+static int decode_mig_gpu(struct ctx *c, const struct doc_node *e, struct hwdb_mig_gpu *g)
+{
+	static const char *const keys[] = { "productName", "computeSlices", "memorySlices",
+					    "profiles", "notes", NULL };
+	const struct doc_node *list;
+	struct hwdb_mig_profile *profs;
+	int64_t cs, ms;
+	int rc;
+
+	if (e->kind != DOC_MAP)
+		return fail(c, e, "entry", "must be a map");
+	if ((rc = check_keys(c, e, "", keys)) ||
+	    (rc = get_str(c, e, "productName", "productName", true, &g->product_name)))
+		return rc;
+	c->entry_name = g->product_name;
+	if ((rc = get_count(c, e, "computeSlices", 1, HWDB_MIG_MAX_SLICES - 1, false, &cs)) ||
+	    (rc = get_count(c, e, "memorySlices", 1, HWDB_MIG_MAX_SLICES, false, &ms)))
+		return rc;
+	g->compute_slices = (int)cs;
+	g->memory_slices = (int)ms;
+	list = doc_get(e, "profiles");
+	if (is_null(list) || list->kind != DOC_SEQ || list->u.seq.n == 0 ||
+	    list->u.seq.n > HWDB_MIG_MAX_PROFILES)
+		return fail(c, list ? list : e, "profiles", "required: a list of 1 to %d profiles",
+			    HWDB_MIG_MAX_PROFILES);
+	profs = doc_arena_alloc(c->arena, list->u.seq.n * sizeof(*profs));
+	if (!profs)
+		return oom(c);
+	memset(profs, 0, list->u.seq.n * sizeof(*profs));
+	for (size_t i = 0; i < list->u.seq.n; i++) {
+		if ((rc = decode_mig_profile(c, list->u.seq.items[i], g, &profs[i])))
+			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(profs[j].name, profs[i].name))
+				return fail(c, list->u.seq.items[i], "profiles",
+					    "duplicate profile %s", profs[i].name);
+	}
+	g->profiles = profs;
+	g->n_profiles = list->u.seq.n;
+	return decode_notes(c, e, &g->notes, &g->n_notes);
+}
+
+int hwdb_source_load_mig(const char *path, struct hwdb_source **out, struct dt_err *err)
+{
+	const struct doc_node *root, *list;
+	struct doc_stream *st = NULL;
+	struct hwdb_source *s = NULL;
+	struct ctx c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = doc_load_file(path, &st, err)))
+		return rc;
+	if ((rc = root_of(st, path, "migGpus", &root, err)))
+		goto out;
+	rc = -ENOMEM;
+	if (!(s = source_new(path))) {
+		dt_err_set(err, rc, "%s: out of memory", path);
+		goto out;
+	}
+	c = (struct ctx){ .file = path, .section = "migGpus", .arena = s->arena, .err = err };
+	if ((rc = pci_list(&c, root, "migGpus", &list)))
+		goto out;
+	s->n_mig_gpus = list ? list->u.seq.n : 0;
+	s->mig_gpus = doc_arena_alloc(s->arena, (s->n_mig_gpus + 1) * sizeof(*s->mig_gpus));
+	if (!s->mig_gpus) {
+		rc = dt_err_set(err, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (c.index = 0; c.index < s->n_mig_gpus; c.index++) {
+		memset(&s->mig_gpus[c.index], 0, sizeof(s->mig_gpus[0]));
+		c.entry_name = NULL;
+		if ((rc = decode_mig_gpu(&c, list->u.seq.items[c.index], &s->mig_gpus[c.index])))
+			goto out;
+		for (size_t j = 0; j < c.index; j++)
+			if (!strcmp(s->mig_gpus[j].product_name, s->mig_gpus[c.index].product_name)) {
+				rc = fail(&c, list->u.seq.items[c.index], "productName",
+					  "duplicate entry");
+				goto out;
+			}
 	}
 	*out = s;
 	s = NULL;

@@ -7,3 +7,8 @@ dt_add_suite(test_plan
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan.c
   LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base)
 dt_add_script_test(plan_e2e ${CMAKE_CURRENT_LIST_DIR}/e2e/plan.sh)
+dt_add_script_test(e2e_extres ${CMAKE_CURRENT_LIST_DIR}/e2e/extres.sh)
+dt_add_suite(test_plan_extres
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan_extres.c
+  LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base
+  INTERNAL coordinator/plan)

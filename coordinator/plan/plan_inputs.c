@@ -391,6 +391,12 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 				  p->nc->meta.name, e.msg);
 		return p->problem ? 0 : -ENOMEM;
 	}
+	ccs = p->nc ? plan_annotation(&p->nc->meta, PLAN_ANNOTATION_MIG_LAYOUT) : NULL;
+	if (hwdb_mig_parse(ccs, &p->mig, &e)) {
+		p->problem = plan_afmt(pl, "EC2NodeClass %s: annotation %s: %s", p->nc->meta.name,
+				       PLAN_ANNOTATION_MIG_LAYOUT, e.msg);
+		return p->problem ? 0 : -ENOMEM;
+	}
 	if (plan_kubelet_from_nodeclass(p->nc, &p->kubelet, &e)) {
 		p->problem = plan_afmt(pl, "EC2NodeClass %s: %s", p->nc->meta.name, e.msg);
 		return p->problem ? 0 : -ENOMEM;
@@ -418,16 +424,18 @@ static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t
 }
 
 static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
-		       const struct hwdb_cc_mode *cc, size_t *cap)
+		       const struct hwdb_cc_mode *cc, const struct hwdb_mig_layout *mig,
+		       size_t *cap)
 {
 	for (size_t i = 0; i < pl->n_hypos; i++)
 		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
-		    pl->hypos[i].cc.shares == cc->shares)
+		    pl->hypos[i].cc.shares == cc->shares && hwdb_mig_equal(&pl->hypos[i].mig, mig))
 			return i;
 	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
+	pl->hypos[pl->n_hypos].mig = *mig;
 	/* A DNS subdomain whatever the type is called (extra files may use
 	 * names hwdb_slices would refuse as a node name). */
 	char *nn = pl->hypos[pl->n_hypos].node;
@@ -448,12 +456,13 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 {
 	struct model_object *sl[HWDB_MAX_SLICES];
+	struct hwdb_slice_opts so = { .cc = &h->cc, .mig = &h->mig };
 	size_t n = 0, nua = 0;
 	int rc;
 
 	if (h->actx)
 		return 0;
-	rc = hwdb_slices(h->type, &h->cc, h->node, pl->set, sl, &n, pl->err);
+	rc = hwdb_slices_opts(h->type, &so, h->node, pl->set, sl, &n, pl->err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && i < HWDB_MAX_SLICES; i++)
@@ -494,6 +503,7 @@ int plan_setup_candidates(struct planner *pl)
 			continue;
 		for (size_t i = 0; i < hwdb_count(); i++) {
 			const struct hwdb_type *t = hwdb_at(i);
+			struct hwdb_mig_layout mig;
 			struct cand *c;
 			char why[512];
 			size_t nl;
@@ -539,9 +549,16 @@ int plan_setup_candidates(struct planner *pl)
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}
+			if (plan_mig_for_type(&pool->mig, t, &mig, why, sizeof(why))) {
+				free(c->labels);
+				free(c->vals);
+				if (add_reject(pl, p, t, "mig", why))
+					return dt_err_set(pl->err, -ENOMEM, "out of memory");
+				continue;
+			}
 			c->pool = p;
 			c->type = t;
-			c->hypo = get_hypo(pl, t, &pool->cc, &cap_h);
+			c->hypo = get_hypo(pl, t, &pool->cc, &mig, &cap_h);
 			if (c->hypo == SIZE_MAX)
 				return dt_err_set(pl->err, -ENOMEM, "out of memory");
 			plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);

@@ -7,7 +7,8 @@
  * possibilities: its instance-type labels are fixed, the NodePool's
  * requirements narrow the keys the type leaves open, and well-known keys
  * such as the zone take whatever value is asked for. A pod requirement is
- * compatible when some possible state satisfies it (struct plan_vset). */
+ * compatible when some possible state satisfies it (struct plan_vset).
+ * Also: which MIG layout a NodePool's EC2NodeClass gives each type. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "hwdb.h"
+#include "hwdb_mig.h"
 #include "plan_internal.h"
 
 /* Keys Karpenter fills in when it launches, whatever the pod asks. */
@@ -429,4 +431,21 @@ size_t plan_type_labels(const struct hwdb_type *t, const char *capacity_type,
 		PUT(PLAN_LABEL_CAPACITY_TYPE, "%s", capacity_type);
 #undef PUT
 	return n;
+}
+
+int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type *t,
+		      struct hwdb_mig_layout *out, char *why, size_t whysz)
+{
+	struct dt_err e = { 0 };
+	int rc = hwdb_mig_check(pool, t, &e);
+
+	*out = *pool;
+	if (rc == -ENOTSUP) {
+		/* MIG Manager leaves GPUs without MIG alone: whole GPUs */
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	if (rc)
+		snprintf(why, whysz, "%s", e.msg);
+	return rc;
 }

@@ -172,31 +172,6 @@ static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
 	return model_set_strdup(set, buf);
 }
 
-/* An extended resource (device plugin) the planner does not model. */
-static const char *extended_resource(const struct model_pod_spec *spec)
-{
-	for (int init = 0; init < 2; init++) {
-		const struct model_container *cs = init ? spec->init_containers : spec->containers;
-		size_t n = init ? spec->n_init_containers : spec->n_containers;
-
-		for (size_t i = 0; i < n; i++) {
-			const struct model_resource_list *l[2] = { &cs[i].requests, &cs[i].limits };
-
-			for (int k = 0; k < 2; k++)
-				for (size_t j = 0; j < l[k]->n_items; j++) {
-					const char *r = l[k]->items[j].name;
-
-					if (strcmp(r, "cpu") && strcmp(r, "memory") &&
-					    strcmp(r, "ephemeral-storage") &&
-					    strncmp(r, "hugepages-", 10) &&
-					    !quantity_is_zero(&l[k]->items[j].value))
-						return r;
-				}
-		}
-	}
-	return NULL;
-}
-
 /* The claim generated for a pod from a template: name as the resourceclaim
  * controller builds it ("<pod>-<claim>-" cut to 57 characters, a
  * 5-character suffix), spec copied from the template. */
@@ -256,13 +231,14 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 	const struct model_pod_spec *spec = p->spec;
 	struct model_set *set = c->set;
 
-	if (!spec->n_resource_claims)
+	if (!spec->n_resource_claims && !p->ext)
 		return 0;
-	p->claims = model_set_calloc(set, spec->n_resource_claims, sizeof(*p->claims));
-	p->tmpl = model_set_calloc(set, spec->n_resource_claims, sizeof(*p->tmpl));
+	/* one more, last, for the extended resources' claim */
+	p->n_claims = spec->n_resource_claims + p->ext;
+	p->claims = model_set_calloc(set, p->n_claims, sizeof(*p->claims));
+	p->tmpl = model_set_calloc(set, p->n_claims, sizeof(*p->tmpl));
 	if (!p->claims || !p->tmpl)
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
-	p->n_claims = spec->n_resource_claims;
 	for (size_t i = 0; i < spec->n_resource_claims; i++) {
 		const struct model_pod_claim *pc = &spec->resource_claims[i];
 		const char *named = st ? status_claim_name(st, pc->name) : NULL;
@@ -293,6 +269,9 @@ static int generate_claims(struct collect *c)
 	for (size_t k = 0; k < c->out->n_pods; k++) {
 		struct plan_pod *p = &c->out->pods[k];
 
+		if (p->ext && !p->problem &&
+		    !(p->claims[p->n_claims - 1] = plan_extres_claim(c->set, p)))
+			return dt_err_set(c->err, -ENOMEM, "out of memory");
 		for (size_t i = 0; p->tmpl && i < p->n_claims; i++) {
 			if (!p->tmpl[i] || p->claims[i])
 				continue;
@@ -311,7 +290,8 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 {
 	struct plan_pods *out = c->out;
 	struct plan_pod *p;
-	const char *ext;
+	const char *ext, *why;
+	int rc;
 
 	if (out->n_pods >= PLAN_MAX_PODS)
 		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
@@ -325,11 +305,16 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 	p->spec = spec;
 	p->dra = plan_pod_is_dra(spec);
 	plan_pod_requests(spec, &p->req);
-	if ((ext = extended_resource(spec)))
+	/* A DeviceClass can make an extended resource a DRA request. */
+	rc = plan_extres_scan(c->set, spec, &p->ext, &ext, &why);
+	if (rc == -ENOENT)
 		p->problem = fmt_problem(c->set,
 			"requests the extended resource %s%s: dratopo plans DRA ResourceClaims, "
-			"not device-plugin resources", ext,
-			!strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "");
+			"not device-plugin resources (no DeviceClass has extendedResourceName %s)",
+			ext, !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
+	else if (rc)
+		p->problem = fmt_problem(c->set, "extended resource %s: %s", ext, why);
+	p->dra = p->dra || p->ext;
 	return resolve_claims(c, p, st);
 }
 
@@ -428,11 +413,12 @@ static bool is_generated(const struct plan_pod *p, const struct model_object *cl
 {
 	const struct model_pod_spec *s = p->spec;
 
-	/* A claim a template produced for this pod is the pod's alone. */
+	/* A claim a template produced for this pod is the pod's alone, and
+	 * so is the claim for its extended resources. */
 	for (size_t i = 0; i < s->n_resource_claims && i < p->n_claims; i++)
 		if (s->resource_claims[i].resource_claim_template_name && p->claims[i] == claim)
 			return true;
-	return false;
+	return p->ext && p->claims[p->n_claims - 1] == claim;
 }
 
 static void put_i64(struct strbuf *sb, int64_t v)
@@ -505,6 +491,16 @@ static void shape_key(const struct plan_pod *p, struct strbuf *sb)
 	sb_putc(sb, '|');
 	for (size_t i = 0; i < s->n_resource_claims; i++)
 		put_field(sb, s->resource_claims[i].resource_claim_template_name, ';');
+	if (p->ext && p->claims[p->n_claims - 1]) {
+		const struct model_claim_spec *cs = &p->claims[p->n_claims - 1]->u.claim.spec;
+
+		sb_putc(sb, '|');
+		for (size_t i = 0; i < cs->n_requests; i++) {
+			put_field(sb, cs->requests[i].exactly->device_class_name, '*');
+			put_i64(sb, cs->requests[i].exactly->count);
+			sb_putc(sb, ';');
+		}
+	}
 }
 
 /* A request's fields the allocator reads, written out so that equal keys

@@ -16,6 +16,7 @@
 #include "doc.h"
 #include "err.h"
 #include "hwdb.h"
+#include "hwdb_mig.h"
 #include "strbuf.h"
 
 /* Bounds an input cannot exceed. HWDB_MAX_DEVICES is the API's limit on
@@ -47,6 +48,8 @@ struct hwdb_source {
 	size_t n_pci_efas;
 	struct hwdb_pci_ignore *pci_ignore;
 	size_t n_pci_ignore;
+	struct hwdb_mig_gpu *mig_gpus;
+	size_t n_mig_gpus;
 };
 
 /* Decode an instance-type file (`instanceTypes: [...]`). On error *out is
@@ -58,6 +61,8 @@ int hwdb_source_parse_types(const char *buf, size_t len, const char *name, bool 
 			    struct hwdb_source **out, struct dt_err *err);
 /* Decode a PCI id file (`gpus:`, `efas:`, `ignore:`). */
 int hwdb_source_load_pci(const char *path, struct hwdb_source **out, struct dt_err *err);
+/* Decode a MIG profile file (`migGpus:`, hwdb/mig-profiles.yaml). */
+int hwdb_source_load_mig(const char *path, struct hwdb_source **out, struct dt_err *err);
 void hwdb_source_free(struct hwdb_source *s);
 
 /* The source-format entry as a doc tree (a map), built in arena a. */

@@ -57,6 +57,17 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
  * team is not set", "node affinity: no term matches") into why. */
 bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
 		      char *why, size_t whysz);
+/* The EC2NodeClass annotation naming the GPUs' MIG layout (hwdb_mig.h),
+ * beside karpenter.k8s.aws/nvidia-consumable-capacity. */
+#define PLAN_ANNOTATION_MIG_LAYOUT "karpenter.k8s.aws/nvidia-mig-layout"
+
+/* The MIG layout a pool's layout gives a node of type t, in *out: the
+ * layout itself, or none when t's GPUs have no MIG (they stay whole). A
+ * layout the GPUs cannot take returns -EINVAL with the reason in why. */
+struct hwdb_mig_layout;
+struct hwdb_type;
+int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type *t,
+		      struct hwdb_mig_layout *out, char *why, size_t whysz);
 /* Whether the pool's requirements accept the concrete labels; on failure
  * writes the failing requirement ("karpenter.k8s.aws/instance-family In
  * [g6 p5]") into why. */
@@ -153,6 +164,9 @@ struct plan_pod {
 	const struct model_pod_spec *spec;
 	struct plan_res req;
 	bool dra;                               /* spec.resourceClaims or container claims */
+	/* Extended resources backed by DRA: the last of claims is the claim
+	 * kube-scheduler makes for them (plan_extres.c). */
+	bool ext;
 	/* The claims it needs, one per spec.resourceClaims entry (NULL when
 	 * missing): a template's generated claim, or the named claim
 	 * (shared). Objects of the set. tmpl: the template, when used. */
@@ -164,6 +178,23 @@ struct plan_pod {
 	const char *problem;
 	size_t unit;
 };
+
+/* ---- Extended resources backed by DRA (plan_extres.c) ---- */
+
+/* The DeviceClass backing extended resource name (its
+ * spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class>);
+ * NULL when none does. */
+const struct model_object *plan_extres_class(const struct model_set *set, const char *name);
+/* The pod's extended resources: *backed when some are and every one is
+ * backed by a class (0). -ENOENT: *problem_resource has no class (a
+ * device-plugin resource); -EINVAL: *problem_resource cannot be a device
+ * request, *why says why. */
+int plan_extres_scan(const struct model_set *set, const struct model_pod_spec *spec,
+		     bool *backed, const char **problem_resource, const char **why);
+/* The ResourceClaim kube-scheduler makes for p's backed extended
+ * resources, added to set (annotated resource.kubernetes.io/
+ * extended-resource-claim: "true"); NULL on OOM. */
+struct model_object *plan_extres_claim(struct model_set *set, const struct plan_pod *p);
 
 /* Pods that must land on one node together: a pod, or the pods sharing
  * a named ResourceClaim (transitively). */

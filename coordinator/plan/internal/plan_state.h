@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "cel.h"
 #include "hwdb.h"
+#include "hwdb_mig.h"
 #include "plan_internal.h"
 
 struct vec_claims {
@@ -49,6 +50,7 @@ struct pool {
 	const char *name;
 	const struct model_object *nc;
 	struct hwdb_cc_mode cc;
+	struct hwdb_mig_layout mig;     /* karpenter.k8s.aws/nvidia-mig-layout */
 	struct plan_kubelet kubelet;
 	const char *problem;            /* the whole pool is unusable */
 	bool on_demand, spot;
@@ -77,6 +79,7 @@ struct cand {
 struct hypo {
 	const struct hwdb_type *type;
 	struct hwdb_cc_mode cc;
+	struct hwdb_mig_layout mig;     /* NONE where the type has no MIG */
 	char node[128];
 	struct alloc_ctx *actx;
 	/* what actx borrows */

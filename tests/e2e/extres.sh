@@ -1,0 +1,66 @@
+#!/bin/bash
+# tests/e2e/extres.sh BUILD_DIR - extended resources backed by DRA, end to
+# end: pods asking for a DeviceClass's extendedResourceName (or its
+# implicit deviceclass.resource.kubernetes.io/<class> name) plan exactly as
+# the same pods written with ResourceClaims; nvidia.com/gpu with no such
+# class stays a device-plugin pod; bad extendedResourceNames are refused.
+NAME=extres; . "$(dirname "$0")/lib.sh"
+FIX="$ROOT/tests/fixtures/plan"
+
+expect 0 "$BIN" plan -f "$FIX/extres.yaml" -o json && cp "$TMP/out" "$TMP/ext.json"
+expect 0 "$BIN" plan -f "$FIX/extres-claims.yaml" -o json && cp "$TMP/out" "$TMP/claims.json"
+for q in '[.nodeClaims[].instanceType] | sort' '.totalPricePerHour' \
+	 '[.nodeClaims[].pods | length] | sort' '[.nodeClaims[].claims[].results | length] | sort'; do
+	a=$(jq -c "$q" "$TMP/ext.json") b=$(jq -c "$q" "$TMP/claims.json")
+	[ "$a" = "$b" ] || fail "extended resources vs claims: $q: $a, want $b"
+done
+cp "$TMP/ext.json" "$TMP/out"
+jqis '[.nodeClaims[].claims[].claim | select(test("^default/implicit-extended-resources-[a-z0-9]{5}$"))] | length' \
+	'1' "the implicit name's claim"
+jqis '[.nodeClaims[].claims[] | select(.claim | startswith("default/sidecar-")) | .results[].request] | sort' \
+	'["container-0-request-0","container-1-request-0","container-1-request-0"]' \
+	"one request per container"
+jqis '.unschedulable | length' '0' "all placed"
+
+# nvidia.com/gpu without a class naming it: not a DRA pod, as before
+cat >"$TMP/plugin.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: plugin}
+spec:
+  containers:
+  - name: m
+    image: busybox
+    resources:
+      limits: {nvidia.com/gpu: "1"}
+YAML
+expect 3 "$BIN" plan -f "$TMP/plugin.yaml" -o json &&
+	has "$TMP/out" 'requests the extended resource nvidia.com/gpu \(not a DRA pod\)' "device plugin pod"
+# ... and with a class that names it, a DRA pod on the cheapest GPU
+cat >"$TMP/class.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "gpu"'}
+  extendedResourceName: nvidia.com/gpu
+YAML
+expect 0 "$BIN" plan -f "$TMP/plugin.yaml" "$TMP/class.yaml" -o json &&
+	jqis '.nodeClaims[0].claims[0].claim | startswith("default/plugin-extended-resources-")' 'true' \
+		"nvidia.com/gpu through the class"
+# fractional counts: the API server refuses them before anything is planned
+sed 's/"1"}/"500m"}/' "$TMP/plugin.yaml" >"$TMP/frac.yaml"
+expect 1 "$BIN" plan -f "$TMP/frac.yaml" "$TMP/class.yaml" -o json &&
+	has "$TMP/err" "must be an integer" "fractional count"
+
+# the API server's rules for extendedResourceName
+for bad in gpu kubernetes.io/gpu requests.example.com/gpu 'example.com/bad name'; do
+	sed "s|extendedResourceName: nvidia.com/gpu|extendedResourceName: \"$bad\"|" \
+		"$TMP/class.yaml" >"$TMP/bad.yaml"
+	expect 1 "$BIN" validate -f "$TMP/bad.yaml" &&
+		has "$TMP/err" "extendedResourceName.*valid extended resource name" "refuse $bad"
+done
+expect 0 "$BIN" validate -f "$TMP/class.yaml"
+
+e2e_finish
