@@ -3,6 +3,7 @@
 # validate, plan, print JSON) on the synthetic cluster bench_plan generates,
 # as pods and nodes double from 1/8 to the full size (default 10000 x 1000).
 # Prints wall and CPU seconds per size; bench_plan run splits load and plan.
+# Then bench_plan sched: kube-scheduler's DRA shape, pods/s net of loading.
 set -eu
 B="${1:-build}"
 PODS="${2:-10000}"
@@ -25,3 +26,7 @@ for div in 8 4 2 1; do
 	printf '%8d %7d %10s %9s %9s %8s\n' "$p" "$n" "$mb" "$wall" "$cpu" "$growth"
 	prev=$cpu
 done
+# kube-scheduler's DRA shape (5,000 pods with one claim each on 500 nodes
+# of 10 devices, then halved and doubled): plan CPU net of loading.
+echo
+"$B/bench/bench_plan" sched

@@ -23,11 +23,15 @@ struct arena_chunk {
 };
 
 /* Open-addressing hash of (kind, namespace, name) -> object index + 1, for
- * model_set_find; rebuilt when the set has grown since it was built. */
+ * model_set_find. The objects added since the last find are indexed on the
+ * next one; those still without a name then wait in pending and are tried
+ * again whenever the set has grown. The table is rebuilt only to grow. */
 struct find_index {
 	size_t *slots;                  /* 0 = empty */
 	size_t cap;                     /* power of two, > 2 * objects */
-	size_t built_for;               /* n_objects when built */
+	size_t built_for;               /* objects before this one were seen */
+	size_t *pending;                /* seen without a name; malloc'd */
+	size_t n_pending, cap_pending;
 };
 
 struct model_arena {
@@ -186,6 +190,7 @@ void model_set_free(struct model_set *s)
 	if (s->arena->docs)
 		doc_arena_free(s->arena->docs);
 	free(s->arena->index.slots);
+	free(s->arena->index.pending);
 	free(s->arena);
 	free(s->objects);
 	dt_diags_free(&s->warnings);
@@ -255,35 +260,80 @@ static bool find_match(const struct model_object *o, enum model_kind k, const ch
 	       !strcmp(find_ns(k, o->meta.ns), ns);
 }
 
+/* Index object i: the first one loaded of an identity wins, whatever order
+ * the objects are indexed in. */
+static void find_index_put(struct model_set *s, size_t i)
+{
+	struct find_index *ix = &s->arena->index;
+	const struct model_object *o = s->objects[i];
+	const char *ns = find_ns(o->kind, o->meta.ns);
+	size_t h = find_hash(o->kind, ns, o->meta.name) & (ix->cap - 1);
+
+	for (; ix->slots[h]; h = (h + 1) & (ix->cap - 1)) {
+		if (find_match(s->objects[ix->slots[h] - 1], o->kind, ns, o->meta.name)) {
+			if (ix->slots[h] > i + 1)
+				ix->slots[h] = i + 1;
+			return;
+		}
+	}
+	ix->slots[h] = i + 1;
+}
+
+/* Object i seen for the first time: indexed, or pending while unnamed. */
+static int find_index_see(struct model_set *s, size_t i)
+{
+	struct find_index *ix = &s->arena->index;
+
+	if (s->objects[i]->meta.name) {
+		find_index_put(s, i);
+		return 0;
+	}
+	if (ix->n_pending == ix->cap_pending) {
+		size_t cap = ix->cap_pending ? 2 * ix->cap_pending : 16;
+		size_t *p = realloc(ix->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ix->pending = p;
+		ix->cap_pending = cap;
+	}
+	ix->pending[ix->n_pending++] = i;
+	return 0;
+}
+
+/* Bring the index up to date with the set (it has grown): the pending
+ * objects that have a name now, then the new ones; or all of them again
+ * in a larger table. */
 static int find_index_build(struct model_set *s)
 {
 	struct find_index *ix = &s->arena->index;
-	size_t cap = 16;
+	size_t cap = 16, from = ix->built_for, kept = 0;
 
-	while (cap < 2 * s->n_objects + 1)
-		cap *= 2;
-	free(ix->slots);
-	ix->slots = calloc(cap, sizeof(*ix->slots));
-	if (!ix->slots) {
-		ix->cap = 0;
-		return -ENOMEM;
+	if (!ix->slots || ix->cap < 2 * s->n_objects + 1) {
+		while (cap < 2 * s->n_objects + 1)
+			cap *= 2;
+		free(ix->slots);
+		ix->slots = calloc(cap, sizeof(*ix->slots));
+		ix->cap = ix->slots ? cap : 0;
+		ix->built_for = ix->n_pending = 0;
+		if (!ix->slots)
+			return -ENOMEM;
+		from = 0;
 	}
-	ix->cap = cap;
-	for (size_t i = 0; i < s->n_objects; i++) {
-		const struct model_object *o = s->objects[i];
-		const char *ns = find_ns(o->kind, o->meta.ns);
-		size_t h;
-
-		if (!o->meta.name)
-			continue;
-		h = find_hash(o->kind, ns, o->meta.name) & (cap - 1);
-		while (ix->slots[h]) {
-			if (find_match(s->objects[ix->slots[h] - 1], o->kind, ns, o->meta.name))
-				break;  /* the first one loaded wins */
-			h = (h + 1) & (cap - 1);
+	for (size_t k = 0; k < ix->n_pending; k++) {
+		if (s->objects[ix->pending[k]]->meta.name)
+			find_index_put(s, ix->pending[k]);
+		else
+			ix->pending[kept++] = ix->pending[k];
+	}
+	ix->n_pending = kept;
+	for (size_t i = from; i < s->n_objects; i++) {
+		if (find_index_see(s, i)) {
+			free(ix->slots);        /* start over next time */
+			ix->slots = NULL;
+			ix->cap = ix->built_for = ix->n_pending = 0;
+			return -ENOMEM;
 		}
-		if (!ix->slots[h])
-			ix->slots[h] = i + 1;
 	}
 	ix->built_for = s->n_objects;
 	return 0;

@@ -13,6 +13,7 @@
 #include "hwdb.h"
 #include "model.h"
 #include "plan.h"
+#include "strbuf.h"
 
 struct loaded {
 	struct model_set *set;
@@ -537,7 +538,164 @@ static void test_output_formats(void)
 	loaded_free(&l);
 }
 
+/* ---- kube-scheduler's DRA shape (bench_plan sched), small ----
+ * Nodes of 10 devices (instance-0..9, dra.example.com/numa = the index),
+ * class test-class by driver; pods with one claim each, from a template
+ * or made up front. A pod that fits nowhere stays unschedulable (no hwdb
+ * type has this driver). */
+
+enum sched_claim { SCHED_TEMPLATE, SCHED_NAMED, SCHED_NAMED_TWO_SPECS };
+
+static struct loaded plan_sched(unsigned nodes, unsigned pods, enum sched_claim how)
+{
+	struct loaded l = { model_set_new(), NULL };
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	char ref[64];
+
+	sb_puts(&sb, "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: test-class}\n"
+		"spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"test.example.com\"'}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+		"metadata: {name: one}\nspec:\n  spec:\n    devices:\n"
+		"      requests: [{name: r, exactly: {deviceClassName: test-class}}]\n");
+	for (unsigned n = 0; n < nodes; n++) {
+		sb_printf(&sb, "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-%u}\n"
+			  "status: {allocatable: {cpu: '32', memory: 128Gi, pods: '110'}}\n"
+			  "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+			  "metadata: {name: node-%u-slice}\nspec:\n  driver: test.example.com\n"
+			  "  nodeName: node-%u\n  pool: {name: node-%u, generation: 1, "
+			  "resourceSliceCount: 1}\n  devices:\n", n, n, n, n);
+		for (unsigned d = 0; d < 10; d++)
+			sb_printf(&sb, "  - {name: instance-%u, attributes: "
+				  "{dra.example.com/numa: {int: %u}}}\n", d, d);
+	}
+	for (unsigned p = 0; p < pods; p++) {
+		/* Two specs: odd pods any device, even pods one of numa 8 and 9. */
+		bool high = how == SCHED_NAMED_TWO_SPECS && p % 2 == 0;
+
+		if (how != SCHED_TEMPLATE)
+			sb_printf(&sb, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+				  "metadata: {name: claim-%u}\nspec:\n  devices:\n    requests:\n"
+				  "    - name: r\n      exactly:\n        deviceClassName: test-class\n%s",
+				  p, high ? "        selectors: [{cel: {expression: "
+				  "'device.attributes[\"dra.example.com\"].numa >= 8'}}]\n" : "");
+		if (how == SCHED_TEMPLATE)
+			snprintf(ref, sizeof(ref), "resourceClaimTemplateName: one");
+		else
+			snprintf(ref, sizeof(ref), "resourceClaimName: claim-%u", p);
+		sb_printf(&sb, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: pod-%u}\nspec:\n"
+			  "  resourceClaims: [{name: c, %s}]\n"
+			  "  containers: [{name: m, image: pause, resources: {claims: [{name: c}]}}]\n",
+			  p, ref);
+	}
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(sb_error(&sb), 0);
+	CU_ASSERT_EQUAL(model_set_load_buffer(l.set, sb.buf, sb.len, "sched.yaml", &errs, &err), 0);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "\n  load: %s", errs.msgs[i]);
+	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
+	dt_diags_free(&errs);
+	sb_free(&sb);
+	if (plan_run(l.set, NULL, &l.res, &err))
+		fprintf(stderr, "\n  plan_run: %s\n", err.msg);
+	CU_ASSERT_PTR_NOT_NULL(l.res);
+	return l;
+}
+
+static const struct plan_existing *find_existing(const struct plan_result *r, const char *node)
+{
+	for (size_t i = 0; i < r->n_existing; i++)
+		if (!strcmp(r->existing[i].node, node))
+			return &r->existing[i];
+	return NULL;
+}
+
+/* As the scheduler places them one after another: node-k takes pods 10k to
+ * 10k+9, each on a device of its own; the pod after the last fits nowhere. */
+static void check_sched_fill(enum sched_claim how)
+{
+	struct loaded l = plan_sched(3, 31, how);
+	char name[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_existing, 3);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	DT_ASSERT_STR(l.res->unschedulable[0].pod, "default/pod-30");
+	for (unsigned n = 0; n < 3; n++) {
+		const struct plan_existing *e;
+		bool used[10] = { false };
+
+		snprintf(name, sizeof(name), "node-%u", n);
+		e = find_existing(l.res, name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		CU_ASSERT_EQUAL_FATAL(e->n_pods, 10);
+		CU_ASSERT_EQUAL_FATAL(e->n_claims, 10);
+		for (unsigned i = 0; i < 10; i++) {
+			unsigned d;
+
+			snprintf(name, sizeof(name), "default/pod-%u", 10 * n + i);
+			DT_ASSERT_STR(e->pods[i], name);
+			CU_ASSERT_EQUAL_FATAL(e->claims[i].n_results, 1);
+			DT_ASSERT_STR(e->claims[i].results[0].pool, e->node);
+			CU_ASSERT_EQUAL_FATAL(sscanf(e->claims[i].results[0].device, "instance-%u",
+						     &d), 1);
+			CU_ASSERT_FATAL(d < 10);
+			CU_ASSERT(!used[d]);
+			used[d] = true;
+		}
+	}
+	loaded_free(&l);
+}
+
+static void test_sched_shape_template(void)
+{
+	check_sched_fill(SCHED_TEMPLATE);
+}
+
+static void test_sched_shape_named_claims(void)
+{
+	check_sched_fill(SCHED_NAMED);
+}
+
+/* Claims made up front with two specs, interleaved: the even pods need
+ * one of the two devices of numa >= 8 of a node, the odd ones any device.
+ * Even pods fill node-0's two, then node-1's, then fit nowhere; odd pods
+ * keep filling node-0 meanwhile (a node full for one spec is not full for
+ * the other). */
+static void test_sched_shape_two_specs(void)
+{
+	struct loaded l = plan_sched(2, 12, SCHED_NAMED_TWO_SPECS);
+	static const char *const on0[] = { "default/pod-0", "default/pod-1", "default/pod-2",
+					   "default/pod-3", "default/pod-5", "default/pod-7",
+					   "default/pod-9", "default/pod-11" };
+	const struct plan_existing *e0, *e1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	e0 = find_existing(l.res, "node-0");
+	e1 = find_existing(l.res, "node-1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e1);
+	CU_ASSERT_EQUAL_FATAL(e0->n_pods, 8);
+	for (size_t i = 0; i < 8; i++)
+		DT_ASSERT_STR(e0->pods[i], on0[i]);
+	CU_ASSERT_EQUAL_FATAL(e1->n_pods, 2);
+	DT_ASSERT_STR(e1->pods[0], "default/pod-4");
+	DT_ASSERT_STR(e1->pods[1], "default/pod-6");
+	for (size_t i = 0; i < e1->n_claims; i++)
+		CU_ASSERT(!strcmp(e1->claims[i].results[0].device, "instance-8") ||
+			  !strcmp(e1->claims[i].results[0].device, "instance-9"));
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 2);
+	DT_ASSERT_STR(l.res->unschedulable[0].pod, "default/pod-8");
+	DT_ASSERT_STR(l.res->unschedulable[1].pod, "default/pod-10");
+	loaded_free(&l);
+}
+
 DT_SUITE_MAIN("plan",
+	      DT_TEST(test_sched_shape_template),
+	      DT_TEST(test_sched_shape_named_claims),
+	      DT_TEST(test_sched_shape_two_specs),
 	      DT_TEST(test_seed_large_gpu),
 	      DT_TEST(test_seed_gpu_efa_aligned),
 	      DT_TEST(test_seed_timesliced),
