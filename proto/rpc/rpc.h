@@ -1,0 +1,33 @@
+/* rpc.h - what the gRPC glue's server (rpc_server.h) and client
+ * (rpc_client.h) share: the TLS file set both sides are configured with,
+ * and the names of gRPC status codes for messages and logs.
+ *
+ * The glue is written on the gRPC C core API (libgrpc 1.51) and protobuf-c;
+ * see docs/rpc.md for the threading, deadline and identity rules. */
+#ifndef DT_RPC_H
+#define DT_RPC_H
+
+#include <grpc/status.h>
+#include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
+
+#include "err.h"
+
+/* The certificate files of one side. mTLS needs all three; plaintext needs
+ * insecure set and no file at all, so that a half-configured side is an
+ * error rather than a silent downgrade. */
+struct rpc_tls {
+	const char *cert;       /* PEM certificate chain this side presents */
+	const char *key;        /* PEM private key of that certificate */
+	const char *ca;         /* PEM bundle that verifies the other side */
+	bool insecure;          /* plaintext, only when explicitly asked for */
+};
+
+/* "OK", "INVALID_ARGUMENT", ... ("STATUS_<n>" for a code gRPC does not name). */
+const char *rpc_status_name(grpc_status_code code);
+
+/* 0 when tls is a complete mTLS set or an explicit insecure one; -EINVAL
+ * naming what is missing or contradictory otherwise. */
+int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err);
+
+#endif
