@@ -18,9 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_slices.h"
 #include "doc.h"
 #include "hwdb.h"
+#include "probe.h"
+#include "slices.h"
 #include "strbuf.h"
 #include "topology.h"
 #include "verify.h"
