@@ -402,13 +402,13 @@ struct obs_series *obs_series_v(struct obs_metric *m, const char *const *values)
 	for (size_t i = 0; i < m->nlabels; i++)
 		if (!values || !values[i])
 			return NULL;
-	if (m->nlabels && values[m->nlabels])
+	if (values && values[m->nlabels])
 		return NULL;
 	pthread_mutex_lock(&m->lock);
 	at = series_find(m, values, &found);
 	if (found) {
 		s = m->series[at];
-	} else {
+	} else if (m->nseries < OBS_SERIES_MAX) {
 		s = series_alloc(m, values);
 		if (s && !series_insert(m, at, s)) {
 			free_values(s->values, m->nlabels);
@@ -614,17 +614,58 @@ static void format_double(char buf[32], double v)
 		snprintf(buf, 32, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, v);
 }
 
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, surrogates or code points past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* HELP text and label values: escaped as the format says, and valid
+ * UTF-8 (which a scraper requires) whatever a peer sent: a byte that does
+ * not start a valid sequence becomes U+FFFD. */
 static void put_escaped(struct strbuf *out, const char *s, bool quote)
 {
-	for (; *s; s++) {
+	while (*s) {
+		size_t n = utf8_len((const unsigned char *)s);
+
 		if (*s == '\\')
 			sb_puts(out, "\\\\");
 		else if (*s == '\n')
 			sb_puts(out, "\\n");
 		else if (quote && *s == '"')
 			sb_puts(out, "\\\"");
+		else if (n == 0)
+			sb_puts(out, "\xef\xbf\xbd");
 		else
-			sb_putc(out, *s);
+			sb_append(out, s, n);
+		s += n ? n : 1;
 	}
 }
 

@@ -29,6 +29,10 @@
 #include "strbuf.h"
 
 #define OBS_LABELS_MAX 8
+/* Series per metric: label values come partly from peers (an instance
+ * type an agent reported), so their number is capped; past the cap
+ * obs_series returns NULL and the update is dropped. */
+#define OBS_SERIES_MAX 4096
 
 struct obs_registry;
 struct obs_metric;

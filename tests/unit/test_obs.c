@@ -310,6 +310,7 @@ static void test_render_escaping_and_numbers(void)
 	CU_ASSERT_EQUAL(obs_gauge_new(reg, "num", "Numbers.", (const char *const[]){ "k", NULL },
 				      &g, &err), 0);
 	obs_add(obs_series(c, "C:\\dir \"x\"\nend", NULL), 5);
+	obs_add(obs_series(c, "caf\xc3\xa9 bad\xff cut\xe2\x82", NULL), 1);
 	obs_set(obs_series(g, "a", NULL), -0.5);
 	obs_set(obs_series(g, "b", NULL), 1e-9);
 	obs_set(obs_series(g, "c", NULL), 1e21);
@@ -326,6 +327,8 @@ static void test_render_escaping_and_numbers(void)
 		      "# HELP esc_total Back\\\\slash \"and\"\\nnewline.\n"
 		      "# TYPE esc_total counter\n"
 		      "esc_total{path=\"C:\\\\dir \\\"x\\\"\\nend\"} 5\n"
+		      /* invalid UTF-8 from a peer is replaced, valid kept */
+		      "esc_total{path=\"caf\xc3\xa9 bad\xef\xbf\xbd cut\xef\xbf\xbd\xef\xbf\xbd\"} 1\n"
 		      "# HELP num Numbers.\n"
 		      "# TYPE num gauge\n"
 		      "num{k=\"a\"} -0.5\n"
@@ -392,6 +395,16 @@ static void test_series_lookup(void)
 	CU_ASSERT_PTR_NULL(obs_series(m, "p5", NULL));
 	CU_ASSERT_PTR_NULL(obs_series(m, "p5", "match", "extra", NULL));
 	CU_ASSERT_PTR_NULL(obs_series(NULL, NULL));
+	CU_ASSERT_PTR_NULL(obs_series(h, "unlabelled", NULL));
+	/* past OBS_SERIES_MAX new label sets are refused, known ones still work */
+	for (int i = 2; i < OBS_SERIES_MAX; i++) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "t%d", i);
+		CU_ASSERT_PTR_NOT_NULL(obs_series(m, v, "x", NULL));
+	}
+	CU_ASSERT_PTR_NULL(obs_series(m, "one", "more", NULL));
+	CU_ASSERT_PTR_EQUAL(obs_series(m, "p5", "match", NULL), s);
 	/* updates on NULL or of the wrong kind are ignored, not crashes */
 	obs_inc(NULL);
 	obs_observe(NULL, 1);
@@ -608,6 +621,61 @@ static void test_http_endpoints(void)
 	obs_registry_free(reg);
 }
 
+/* A connection that sent half a request line and then nothing. */
+static int stalled_client(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    write(fd, "GET /metr", 9) != 9) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void test_http_slow_clients(void)
+{
+	struct obs_registry *reg;
+	struct http_reply *r = malloc(sizeof(*r));
+	struct obs_http *srv;
+	struct dt_err err;
+	int stalled[8], port, rc = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(obs_registry_new(&reg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(obs_http_start("127.0.0.1:0", reg, NULL, NULL, &srv, &err), 0);
+	port = obs_http_port(srv);
+	/* stalled clients do not hold up the server's one thread */
+	for (int i = 0; i < 4; i++)
+		stalled[i] = stalled_client(port);
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/healthz", r), 0);
+	CU_ASSERT_EQUAL(r->status, 200);
+	/* one address gets 8 connections at most: the next is closed unanswered */
+	for (int i = 4; i < 8; i++)
+		stalled[i] = stalled_client(port);
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT(stalled[i] >= 0);
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/healthz", r), -EPROTO);
+	for (int i = 0; i < 8; i++)
+		if (stalled[i] >= 0)
+			close(stalled[i]);
+	/* the slots come back once the server has seen the closes */
+	for (int tries = 0; tries < 100 && rc != 0; tries++) {
+		rc = http_fetch(AF_INET, port, "GET", "/healthz", r);
+		if (rc)
+			usleep(20000);
+	}
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(r->status, 200);
+	obs_http_stop(srv);
+	obs_registry_free(reg);
+	free(r);
+}
+
 static void test_http_addresses(void)
 {
 	struct obs_registry *reg;
@@ -655,4 +723,5 @@ DT_SUITE_MAIN("obs",
 	      DT_TEST(test_series_lookup),
 	      DT_TEST(test_concurrent_updates_sum),
 	      DT_TEST(test_http_endpoints),
+	      DT_TEST(test_http_slow_clients),
 	      DT_TEST(test_http_addresses))
