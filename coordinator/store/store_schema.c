@@ -119,6 +119,27 @@ static int apply_steps(sqlite3 *db, const char *path, int from, int target,
 	return store_sqlite_exec(db, path, sql, "schema version update", err);
 }
 
+/* The version, refused when newer than ours or not our database. */
+static int checked_version(sqlite3 *db, const char *path, int *version, struct dt_err *err)
+{
+	int rc = store_schema_version(db, path, version, err);
+
+	if (rc)
+		return rc;
+	if (*version > STORE_SCHEMA_LATEST)
+		return dt_err_set(err, -ENOTSUP,
+				  "%s: schema version %d is newer than this dratopo knows (%d); refusing to open it (upgrade dratopo, or restore a backup)",
+				  path, *version, STORE_SCHEMA_LATEST);
+	return check_ours(db, path, *version, err);
+}
+
+int store_schema_check(sqlite3 *db, const char *path, struct dt_err *err)
+{
+	int version;
+
+	return checked_version(db, path, &version, err);
+}
+
 int store_schema_migrate(sqlite3 *db, const char *path, int target, struct dt_err *err)
 {
 	int version = 0;
@@ -129,25 +150,13 @@ int store_schema_migrate(sqlite3 *db, const char *path, int target, struct dt_er
 	rc = store_sqlite_exec(db, path, "BEGIN IMMEDIATE", "schema check", err);
 	if (rc)
 		return rc;
-	/* Read inside the write transaction: another process may have
-	 * migrated between our open and now. */
-	rc = store_schema_version(db, path, &version, err);
-	if (rc)
-		goto out;
-	if (version > STORE_SCHEMA_LATEST) {
-		rc = dt_err_set(err, -ENOTSUP,
-				"%s: schema version %d is newer than this dratopo knows (%d); refusing to open it (upgrade dratopo, or restore a backup)",
-				path, version, STORE_SCHEMA_LATEST);
-		goto out;
-	}
-	rc = check_ours(db, path, version, err);
-	if (rc)
-		goto out;
-	if (version < target)
+	/* Check again inside the write transaction: another process may have
+	 * migrated since. */
+	rc = checked_version(db, path, &version, err);
+	if (!rc && version < target)
 		rc = apply_steps(db, path, version, target, err);
-	if (rc == 0)
+	if (!rc)
 		rc = store_sqlite_exec(db, path, "COMMIT", "schema commit", err);
-out:
 	if (!sqlite3_get_autocommit(db))
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;

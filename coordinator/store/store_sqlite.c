@@ -84,6 +84,8 @@ static int sys_errno_code(int sys, int fallback)
 		return -EROFS;
 	case ENOENT:
 		return -ENOENT;
+	case EISDIR:
+		return -EISDIR;
 	case ENOMEM:
 		return -ENOMEM;
 	default:
@@ -134,6 +136,10 @@ static const char *advice(int code)
 		return " (not a SQLite database, or corrupt; the file was left as it is)";
 	case -EBUSY:
 		return " (locked by another process)";
+	case -ENOENT:
+		return " (its directory does not exist)";
+	case -EISDIR:
+		return " (that is a directory)";
 	default:
 		return "";
 	}
@@ -490,24 +496,19 @@ static int list_rows(struct sq *q, const struct lister *l, void (*fn)(void), voi
 		struct store_learned le;
 		struct store_conflict c;
 	} rec;
-	int rc;
+	int step = SQLITE_DONE, rc = 0;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&rec, 0, sizeof(rec));
 		rc = l->read(st, &rec);
-		if (rc) {
-			dt_err_set(err, rc, "%s: %s: out of memory", q->path, l->what);
-		} else {
-			rc = l->call(fn, &rec, arg);
-		}
-		l->done(&rec);
 		if (rc)
-			break;
+			dt_err_set(err, rc, "%s: %s: out of memory", q->path, l->what);
+		else
+			rc = l->call(fn, &rec, arg);    /* the callback's own code, passed on */
+		l->done(&rec);
 	}
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (rc > 0)
-		rc = store_sqlite_fail(q->db, q->path, rc, l->what, err);
+	if (!rc && step != SQLITE_DONE)
+		rc = store_sqlite_fail(q->db, q->path, step, l->what, err);
 	sqlite3_reset(st);
 	return rc;
 }
@@ -701,7 +702,11 @@ int store_sqlite_open(const char *location, const struct store_opts *opts,
 				advice(-EROFS));
 		goto fail;
 	}
+	/* Read-only checks first: nothing is written to a file that is
+	 * corrupt, newer or not ours. */
 	rc = check_integrity(q, err);
+	if (!rc)
+		rc = store_schema_check(q->db, q->path, err);
 	if (!rc)
 		rc = set_durability(q, err);
 	if (!rc)

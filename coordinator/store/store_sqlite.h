@@ -17,6 +17,10 @@
  * is not ours (-EINVAL). Exposed so that tests can build old versions. */
 int store_schema_migrate(sqlite3 *db, const char *path, int target, struct dt_err *err);
 
+/* Without writing anything: refuse a newer schema (-ENOTSUP) or a file
+ * that is not a dratopo database (-EINVAL). */
+int store_schema_check(sqlite3 *db, const char *path, struct dt_err *err);
+
 /* The database's schema version (PRAGMA user_version). */
 int store_schema_version(sqlite3 *db, const char *path, int *version, struct dt_err *err);
 
