@@ -56,12 +56,12 @@ int duration_parse(const char *s, int64_t *ns, struct dt_err *err)
 const char *duration_format(int64_t ns, char *buf, size_t len)
 {
 	if (ns % 1000000000LL)
-		snprintf(buf, len, "%" PRId64 "ms", ns / 1000000);
+		snprintf(buf, len, "%" PRId64 "ms", (int64_t)(ns / 1000000));
 	else if (ns % 60000000000LL || !ns)
-		snprintf(buf, len, "%" PRId64 "s", ns / 1000000000LL);
+		snprintf(buf, len, "%" PRId64 "s", (int64_t)(ns / 1000000000LL));
 	else if (ns % 3600000000000LL)
-		snprintf(buf, len, "%" PRId64 "m", ns / 60000000000LL);
+		snprintf(buf, len, "%" PRId64 "m", (int64_t)(ns / 60000000000LL));
 	else
-		snprintf(buf, len, "%" PRId64 "h", ns / 3600000000000LL);
+		snprintf(buf, len, "%" PRId64 "h", (int64_t)(ns / 3600000000000LL));
 	return buf;
 }

@@ -119,6 +119,23 @@ static void log_report(const struct rec_outcome *o, const struct rec_report *rr)
 			o->warnings.msgs[i], NULL);
 }
 
+/* Whether the node's shape is one side of its type's conflict (rare: the
+ * list is empty on a healthy fleet). */
+static bool in_conflict(struct coord *c, const struct rec_node *n)
+{
+	struct rec_conflict_list cl = { 0 };
+	bool found = false;
+
+	if (!rec_fleet_conflicts(coord_fleet_get(c), &cl, NULL))
+		for (size_t i = 0; i < cl.n && !found; i++)
+			for (size_t s = 0; s < cl.conflicts[i].n_shapes && !found; s++)
+				for (size_t k = 0; k < cl.conflicts[i].shapes[s].n_nodes && !found; k++)
+					found = !strcmp(cl.conflicts[i].shapes[s].nodes[k], n->name);
+	coord_fleet_put(c);
+	rec_conflict_list_free(&cl);
+	return found;
+}
+
 static grpc_status_code refuse_identity(struct rpc_ctx *ctx, const char *node)
 {
 	const char *cn = rpc_ctx_peer_cn(ctx);
@@ -172,7 +189,7 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	r->m.ack.verdict = coord_verdict_pb(r->outcome.node.verdict);
 	r->m.ack.n_differences = r->outcome.node.differences.n;
 	r->m.ack.differences = r->outcome.node.differences.msgs;
-	r->m.ack.conflict = r->outcome.node.why && strstr(r->outcome.node.why, "conflict");
+	r->m.ack.conflict = in_conflict(c, &r->outcome.node);
 	*response = &r->m.base;
 	return GRPC_STATUS_OK;
 }
