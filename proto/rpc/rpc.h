@@ -30,4 +30,11 @@ const char *rpc_status_name(grpc_status_code code);
  * naming what is missing or contradictory otherwise. */
 int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err);
 
+/* gRPC's own log lines (a refused handshake, a bind error) go to fn instead
+ * of stderr, so a daemon can write them as logfmt; NULL gives them back to
+ * gRPC's default. Which severities reach fn is GRPC_VERBOSITY's (default
+ * ERROR). fn runs on any gRPC thread and must not call gRPC. */
+typedef void (*rpc_log_fn)(const char *severity, const char *file, int line, const char *message);
+void rpc_set_log(rpc_log_fn fn);
+
 #endif

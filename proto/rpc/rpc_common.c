@@ -1,5 +1,7 @@
 /* rpc_common.c - the small pieces both halves of the glue use: status
  * names, the TLS set check, message packing and deadline arithmetic. */
+#include <grpc/support/log.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +38,22 @@ int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err)
 		return dt_err_set(err, -EINVAL, "mTLS needs --tls-cert, --tls-key and --tls-ca (missing %s); plaintext needs --insecure",
 				  !tls->cert ? "--tls-cert" : !tls->key ? "--tls-key" : "--tls-ca");
 	return 0;
+}
+
+static _Atomic(rpc_log_fn) log_sink;
+
+static void forward_log(gpr_log_func_args *a)
+{
+	rpc_log_fn fn = log_sink;
+
+	if (fn)
+		fn(gpr_log_severity_string(a->severity), a->file, a->line, a->message);
+}
+
+void rpc_set_log(rpc_log_fn fn)
+{
+	log_sink = fn;
+	gpr_set_log_function(fn ? forward_log : NULL);
 }
 
 grpc_byte_buffer *rpc_bytes(const void *data, size_t len)

@@ -387,14 +387,16 @@ static void on_new(struct cq_tag *tag, bool ok)
 	memset(&op, 0, sizeof(op));
 	op.op = GRPC_OP_RECV_MESSAGE;
 	op.data.recv_message.recv_message = &c->payload;
-	if (left > (int64_t)s->opts.max_deadline_ms)
+	/* Watched before the batch starts: once it has, another worker may
+	 * take t_recv and free c. */
+	if (left > (int64_t)s->opts.max_deadline_ms) {
 		c->cap_ms = mono_ms() + s->opts.max_deadline_ms;
-	if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
-		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "cannot read the request"));
-		return;
-	}
-	if (c->cap_ms)
 		watch(c);
+	}
+	if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
+		unwatch(c);
+		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "cannot read the request"));
+	}
 }
 
 /* Unpack, run the handler, pack its answer; the status to send. */
@@ -550,12 +552,6 @@ static int create_server(struct rpc_server *s, struct dt_err *err)
 
 static int start_threads(struct rpc_server *s, struct dt_err *err)
 {
-	pthread_condattr_t ca;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->wd_cond, &ca);
-	pthread_condattr_destroy(&ca);
 	if (pthread_create(&s->watchdog, NULL, watchdog_main, s))
 		return dt_err_set(err, -EAGAIN, "cannot start the watchdog thread");
 	s->watchdog_running = true;
@@ -576,6 +572,33 @@ static int arm_all(struct rpc_server *s, struct dt_err *err)
 			return dt_err_set(err, -ENOMEM, "cannot post the unknown-method request");
 	}
 	return 0;
+}
+
+static void init_sync(struct rpc_server *s)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->shutdown_cond, NULL);
+	pthread_mutex_init(&s->wd_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wd_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* What is left once gRPC's objects are gone. */
+static void server_free(struct rpc_server *s)
+{
+	rpc_tls_source_free(s->tls);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->shutdown_cond);
+	pthread_mutex_destroy(&s->wd_lock);
+	pthread_cond_destroy(&s->wd_cond);
+	free(s->slots);
+	free(s->workers);
+	free(s);
+	grpc_shutdown();
 }
 
 static void set_defaults(struct rpc_server_opts *o)
@@ -608,9 +631,7 @@ int rpc_server_start(const struct rpc_server_opts *opts, struct rpc_server **out
 	s->n_slots = opts->n_methods;
 	s->armed_per_method = s->opts.workers;
 	s->shutdown_tag.fn = on_shutdown;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->shutdown_cond, NULL);
-	pthread_mutex_init(&s->wd_lock, NULL);
+	init_sync(s);
 	s->slots = calloc(s->n_slots ? s->n_slots : 1, sizeof(*s->slots));
 	s->workers = calloc(s->opts.workers, sizeof(*s->workers));
 	grpc_init();
@@ -641,14 +662,7 @@ fail_unstarted:
 		grpc_completion_queue_shutdown(s->cq);
 		grpc_completion_queue_destroy(s->cq);
 	}
-	rpc_tls_source_free(s->tls);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->shutdown_cond);
-	pthread_mutex_destroy(&s->wd_lock);
-	free(s->slots);
-	free(s->workers);
-	free(s);
-	grpc_shutdown();
+	server_free(s);
 	return rc;
 }
 
@@ -723,13 +737,5 @@ void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms)
 		pthread_mutex_unlock(&srv->wd_lock);
 		pthread_join(srv->watchdog, NULL);
 	}
-	pthread_cond_destroy(&srv->wd_cond);
-	rpc_tls_source_free(srv->tls);
-	pthread_mutex_destroy(&srv->lock);
-	pthread_cond_destroy(&srv->shutdown_cond);
-	pthread_mutex_destroy(&srv->wd_lock);
-	free(srv->slots);
-	free(srv->workers);
-	free(srv);
-	grpc_shutdown();
+	server_free(srv);
 }
