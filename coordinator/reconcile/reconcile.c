@@ -387,7 +387,7 @@ static int shape_nodes(const struct rec_fleet *f, const struct fshape *shape, ch
 	return 0;
 }
 
-/* Whether type ty should learn the shape of node n now. */
+/* Whether type ty may learn an entry now (its quorum aside). */
 static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 {
 	return !f->restoring && !ty->learned && !hwdb_lookup(ty->name) &&
@@ -433,6 +433,7 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 		       const struct probe_topology *top, int64_t now, struct rec_changes *c,
 		       struct dt_diags *warnings, struct dt_err *err)
 {
+	struct dt_err why = { 0 };
 	struct flearned *l;
 	struct rec_learned *nl;
 	int rc;
@@ -451,19 +452,21 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
 	c->learned = nl;
-	rc = learned_source(top, n->shape, n->shape->count, warnings, &l->rec.source, err);
+	rc = learned_source(top, n->shape, n->shape->count, warnings, &l->rec.source, &why);
 	if (rc == 0)
-		rc = learned_parse(ty->name, l->rec.source, l, err);
+		rc = learned_parse(ty->name, l->rec.source, l, &why);
 	if (rc == 0 && (!(l->rec.type = strdup(ty->name)) ||
 			!(l->rec.shape_key = strdup(n->shape->key)) ||
 			shape_nodes(f, n->shape, &l->rec.nodes, &l->rec.n_nodes)))
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
+		rc = dt_err_set(&why, -ENOMEM, "out of memory");
 	if (rc) {
 		/* Our own entry failing to load back is a bug, not the node's
 		 * fault: say so and leave the type unknown. */
-		dt_diags_add(warnings, "%s: not learned: %s", ty->name, err ? err->msg : "");
 		learned_free(l);
-		return rc == -ENOMEM ? rc : 0;
+		if (rc == -ENOMEM)
+			return dt_err_set(err, rc, "%s", why.msg);
+		dt_diags_add(warnings, "%s: not learned: %s", ty->name, why.msg);
+		return 0;
 	}
 	l->rec.learned_ns = now;
 	ty->learned = l;
