@@ -179,9 +179,10 @@ static void nodes_table(const Dratopo__V1__ListNodesResponse *r, struct strbuf *
 		char ts[32];
 
 		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
-		sb_printf(sb, "%-*s  %-*s  %-8s  %4" PRIu32 "  %4" PRIu32 "  %-9s  %-20s  %s\n", wn,
-			  n->name, wt, n->instance_type, verdict_name(n->verdict), n->gpus, n->efas,
-			  n->plannable ? "yes" : "no", ts, n->plannable ? "" : n->why);
+		sb_printf(sb, "%-*s  %-*s  %-8s  %4" PRIu32 "  %4" PRIu32 "  %-9s  %s", wn, n->name, wt,
+			  n->instance_type, verdict_name(n->verdict), n->gpus, n->efas,
+			  n->plannable ? "yes" : "no", ts);
+		sb_printf(sb, n->plannable || !n->why[0] ? "\n" : "  %s\n", n->why);
 	}
 }
 
@@ -235,7 +236,7 @@ static const char *source_name(Dratopo__V1__HwdbSource s)
 static const char *type_note(const Dratopo__V1__TypeSummary *t)
 {
 	if (t->conflict)
-		return "conflict: its nodes disagree on the shape, nothing learned";
+		return "conflict: its nodes disagree on the shape";
 	if (t->hwdb_suspect)
 		return "hwdb suspect: most nodes drift the same way";
 	return "";
@@ -291,8 +292,9 @@ static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *
 
 		snprintf(shape, sizeof(shape), "%s", t->common_shape);
 		sb_printf(sb, "%-*s  %-7s  %5" PRIu32 "  %5" PRIu32 "  %5" PRIu32 "  %9" PRIu32
-			  "  %-*s  %s\n", wt, t->instance_type, source_name(t->hwdb), t->nodes,
-			  t->matching, t->drifting, t->plannable, ws, shape, type_note(t));
+			  "  %-*s", wt, t->instance_type, source_name(t->hwdb), t->nodes,
+			  t->matching, t->drifting, t->plannable, *type_note(t) ? ws : 0, shape);
+		sb_printf(sb, *type_note(t) ? "  %s\n" : "\n", type_note(t));
 	}
 }
 

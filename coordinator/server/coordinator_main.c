@@ -47,6 +47,7 @@ static const char usage_text[] =
 	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
+	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
 	"  --log-level L          debug, info (default), warn, error\n"
 	"  -h, --help             this help\n"
 	"  --version              print the version\n"
@@ -57,7 +58,7 @@ struct args {
 	const char *listen, *db, *http, *hwdb_extra;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers;
-	int64_t interval_ns, stale_after_ns;
+	int64_t interval_ns, stale_after_ns, call_timeout_ns;
 };
 
 static int usage_error(const char *what, const char *arg)
@@ -97,7 +98,7 @@ static int parse_dur(const char *opt, const char *v, int64_t *out)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
-	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION };
+	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -111,6 +112,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "stale-after", required_argument, NULL, O_STALE },
 		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
 		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "call-timeout", required_argument, NULL, O_CALL },
 		{ "log-level", required_argument, NULL, O_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -138,6 +140,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
 		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
 		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
+		case O_CALL: rc = parse_dur("--call-timeout", optarg, &a->call_timeout_ns); break;
 		case O_LOG:
 			if (obs_log_parse_level(optarg, &level, &err))
 				return usage_error(err.msg, NULL);
@@ -165,6 +168,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
 	return 0;
+}
+
+/* gRPC's own log lines, as events of ours. */
+static void grpc_log(const char *severity, const char *file, int line, const char *message)
+{
+	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
 static bool ready(void *arg, char *why, size_t whylen)
@@ -277,6 +286,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	rpc_set_log(grpc_log);
 
 	c.rec_opts = (struct rec_options){ a.learn_quorum, a.stale_after_ns };
 	c.insecure = a.tls.insecure;
@@ -293,6 +303,7 @@ int main(int argc, char **argv)
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = a.workers,
+			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
 			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
 			.observe = coord_observe_rpc, .observe_user = &c,
 		};
