@@ -30,7 +30,7 @@
 #include "rpc_server.h"
 
 #define REPORT "/dratopo.v1.Coordinator/Report"
-#define WORKERS 16
+#define WORKERS 64
 
 extern char **environ;
 
@@ -162,7 +162,7 @@ static int start_coordinator(const char *build, const char *dir, char *addr, siz
 {
 	char bin[4096], db[4096], log[4096], line[1024];
 	char insecure[] = "--insecure", listen[] = "--listen", any[] = "127.0.0.1:0", dbopt[] = "--db",
-	     workers[] = "--workers", n[] = "16";
+	     workers[] = "--workers", n[] = "64";
 	char *argv[] = { bin, insecure, listen, any, dbopt, db, workers, n, NULL };
 	posix_spawn_file_actions_t fa;
 	FILE *f;
