@@ -449,3 +449,47 @@ int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type
 		snprintf(why, whysz, "%s", e.msg);
 	return rc;
 }
+
+/* A YAML double-quoted scalar. */
+static void put_quoted(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(sb, '\\');
+		sb_putc(sb, *s);
+	}
+	sb_putc(sb, '"');
+}
+
+void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
+		    struct strbuf *sb)
+{
+	struct model_kv kv[PLAN_MAX_TYPE_LABELS];
+	char vals[PLAN_MAX_TYPE_LABELS][PLAN_LABEL_VALUE_MAX];
+	size_t nl = t ? plan_type_labels(t, NULL, kv, vals) : 0;
+
+	sb_puts(sb, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: ");
+	put_quoted(sb, name);
+	sb_puts(sb, "\n  labels:\n    kubernetes.io/hostname: ");
+	put_quoted(sb, name);
+	if (!t) {
+		sb_puts(sb, "\n    " PLAN_LABEL_INSTANCE_TYPE ": ");
+		put_quoted(sb, instance_type);
+	}
+	for (size_t i = 0; i < nl; i++) {
+		sb_printf(sb, "\n    %s: ", kv[i].key);
+		put_quoted(sb, kv[i].value);
+	}
+	sb_putc(sb, '\n');
+	if (t) {
+		struct plan_kubelet k;
+		struct plan_res a;
+
+		plan_kubelet_defaults(&k);
+		plan_node_allocatable(t->vcpu, t->memory_mib, &k, &a);
+		sb_printf(sb, "status:\n  allocatable:\n    cpu: \"%" PRId64 "m\"\n"
+			  "    memory: \"%" PRId64 "\"\n    pods: \"%" PRId64 "\"\n",
+			  a.cpu_milli, a.mem_bytes, a.pods);
+	}
+}

@@ -93,9 +93,11 @@ run -f $SEED/large-gpu.yaml -o xml
 check "bad output format" 2 $rc
 run -f "$TMP/missing.yaml"
 check "missing file" 1 $rc
-run -f $SEED/large-gpu.yaml --coordinator localhost:7443
-check "coordinator" 1 $rc
-has "coordinator message" 'not available in this build' "$TMP/err"
+run -f $SEED/large-gpu.yaml --coordinator 127.0.0.1:1 --insecure
+check "coordinator away" 1 $rc
+has "coordinator message" 'coordinator 127.0.0.1:1: UNAVAILABLE' "$TMP/err"
+run -f $SEED/large-gpu.yaml --coordinator 127.0.0.1:1
+check "coordinator without TLS options" 2 $rc
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "Bad_Name"\nspec:\n  containers: []\n' >"$TMP/bad.yaml"
 run -f "$TMP/bad.yaml"
 check "invalid manifest" 1 $rc

@@ -1,0 +1,339 @@
+/* bench_coord.c - reports per second into dratopo-coordinator from many
+ * concurrent agents (one process, one channel per agent), side by side with
+ * the limit: an empty Report handler on the same dt_rpc server, same worker
+ * count, same machine, same run. Then a fleet of 10,000 simulated nodes: the
+ * coordinator's RSS and the time `dratopo nodes -o json` takes on it.
+ *
+ *   bench_coord BUILD_DIR [--clients N] [--seconds S] [--fleet N]
+ *
+ * The coordinator runs as its own process (the real binary, --insecure, a
+ * durable SQLite file in a temporary directory); the empty server runs in
+ * this process. Each agent thread sends real reports (the p5.48xlarge
+ * fixture's probe, one node name per thread) back to back, waiting for each
+ * ack. Not a test: numbers go to docs/coordinator.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_report.h"
+#include "dratopo/v1/agent.pb-c.h"
+#include "probe.h"
+#include "rpc_client.h"
+#include "rpc_server.h"
+
+#define REPORT "/dratopo.v1.Coordinator/Report"
+#define WORKERS 64
+
+extern char **environ;
+
+struct agent {
+	pthread_t thread;
+	const char *addr;
+	uint8_t *report;
+	size_t len;
+	double *lat;            /* seconds per call */
+	size_t n, cap;
+	size_t errors;
+	double until;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct probe_topology topo;
+
+static uint8_t *pack_for(const char *node, size_t *len)
+{
+	struct agent_report_info info = { node, "bench", 1, (int64_t)time(NULL) * 1000000000,
+					  "bench" };
+	struct dt_diags w;
+	uint8_t *buf = NULL;
+
+	dt_diags_init(&w);
+	if (agent_report_pack(&topo, &info, &buf, len, &w, NULL))
+		buf = NULL;
+	dt_diags_free(&w);
+	return buf;
+}
+
+static void *agent_main(void *arg)
+{
+	struct agent *a = arg;
+	struct rpc_tls tls = { .insecure = true };
+	struct rpc_channel *ch;
+
+	if (rpc_channel_open(a->addr, &tls, &ch, NULL))
+		return NULL;
+	while (now_s() < a->until) {
+		struct rpc_status st;
+		double t0 = now_s();
+
+		if (rpc_call_bytes(ch, REPORT, a->report, a->len, 10000, NULL, NULL, &st, NULL)) {
+			a->errors++;
+			continue;
+		}
+		if (a->n == a->cap) {
+			a->cap = a->cap ? 2 * a->cap : 4096;
+			a->lat = realloc(a->lat, a->cap * sizeof(*a->lat));
+		}
+		a->lat[a->n++] = now_s() - t0;
+	}
+	rpc_channel_close(ch);
+	return NULL;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Run n agents against addr for seconds; print one result row. */
+static void load(const char *what, const char *addr, int n, double seconds)
+{
+	struct agent *ag = calloc((size_t)n, sizeof(*ag));
+	double *all, t0 = now_s();
+	size_t total = 0, errors = 0, k = 0;
+
+	for (int i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "load-%04d", i);
+		ag[i].addr = addr;
+		ag[i].report = pack_for(name, &ag[i].len);
+		ag[i].until = t0 + seconds;
+		pthread_create(&ag[i].thread, NULL, agent_main, &ag[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(ag[i].thread, NULL);
+		total += ag[i].n;
+		errors += ag[i].errors;
+	}
+	all = malloc((total + 1) * sizeof(*all));
+	for (int i = 0; i < n; i++) {
+		memcpy(all + k, ag[i].lat, ag[i].n * sizeof(*all));
+		k += ag[i].n;
+		free(ag[i].lat);
+		free(ag[i].report);
+	}
+	qsort(all, total, sizeof(*all), cmp_d);
+	printf("%-22s %7d %11.0f %9.2f %9.2f %7zu\n", what, n, total / (now_s() - t0),
+	       total ? all[total / 2] * 1e3 : 0, total ? all[total * 99 / 100] * 1e3 : 0, errors);
+	free(all);
+	free(ag);
+}
+
+/* ---- the limit: an empty handler on the same glue ---- */
+
+static grpc_status_code empty_report(struct rpc_ctx *ctx, const ProtobufCMessage *req,
+				     ProtobufCMessage **resp)
+{
+	Dratopo__V1__ReportAck *ack = malloc(sizeof(*ack));
+
+	(void)ctx;
+	(void)req;
+	if (!ack)
+		return GRPC_STATUS_RESOURCE_EXHAUSTED;
+	dratopo__v1__report_ack__init(ack);
+	ack->verdict = DRATOPO__V1__VERDICT__VERDICT_MATCH;
+	*resp = &ack->base;
+	return GRPC_STATUS_OK;
+}
+
+/* ---- the coordinator process ---- */
+
+static pid_t coord_pid;
+
+static int start_coordinator(const char *build, const char *dir, char *addr, size_t len)
+{
+	char bin[4096], db[4096], log[4096], line[1024];
+	char insecure[] = "--insecure", listen[] = "--listen", any[] = "127.0.0.1:0", dbopt[] = "--db",
+	     workers[] = "--workers", n[] = "64";
+	char *argv[] = { bin, insecure, listen, any, dbopt, db, workers, n, NULL };
+	posix_spawn_file_actions_t fa;
+	FILE *f;
+
+	snprintf(bin, sizeof(bin), "%s/bin/dratopo-coordinator", build);
+	snprintf(db, sizeof(db), "%s/bench.db", dir);
+	snprintf(log, sizeof(log), "%s/coord.log", dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (posix_spawn(&coord_pid, bin, &fa, NULL, argv, environ))
+		return -1;
+	posix_spawn_file_actions_destroy(&fa);
+	for (int i = 0; i < 100; i++) {
+		usleep(100000);
+		if (!(f = fopen(log, "r")))
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *p = strstr(line, "grpc_port=");
+
+			if (p) {
+				snprintf(addr, len, "127.0.0.1:%d", atoi(p + 10));
+				fclose(f);
+				return 0;
+			}
+		}
+		fclose(f);
+	}
+	return -1;
+}
+
+static long rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+/* n distinct nodes, reported by FLEET_THREADS threads on one channel. */
+#define FLEET_THREADS 32
+
+struct fleet_part {
+	pthread_t thread;
+	struct rpc_channel *ch;
+	long from, to, errors;
+};
+
+static void *fleet_main(void *arg)
+{
+	struct fleet_part *p = arg;
+
+	for (long i = p->from; i < p->to; i++) {
+		char name[32];
+		size_t len;
+		uint8_t *r;
+
+		snprintf(name, sizeof(name), "fleet-%05ld", i);
+		r = pack_for(name, &len);
+		if (!r || rpc_call_bytes(p->ch, REPORT, r, len, 10000, NULL, NULL, NULL, NULL))
+			p->errors++;
+		free(r);
+	}
+	return NULL;
+}
+
+static void fleet(const char *addr, long n)
+{
+	struct rpc_tls tls = { .insecure = true };
+	struct fleet_part parts[FLEET_THREADS];
+	struct rpc_channel *ch;
+	double t0 = now_s();
+	long errors = 0;
+
+	if (rpc_channel_open(addr, &tls, &ch, NULL))
+		return;
+	for (int t = 0; t < FLEET_THREADS; t++) {
+		parts[t] = (struct fleet_part){ .ch = ch, .from = n * t / FLEET_THREADS,
+						.to = n * (t + 1) / FLEET_THREADS };
+		pthread_create(&parts[t].thread, NULL, fleet_main, &parts[t]);
+	}
+	for (int t = 0; t < FLEET_THREADS; t++) {
+		pthread_join(parts[t].thread, NULL);
+		errors += parts[t].errors;
+	}
+	rpc_channel_close(ch);
+	printf("fleet: %ld nodes reported in %.1f s (%ld errors)\n", n, now_s() - t0, errors);
+}
+
+static void time_nodes(const char *build, const char *addr)
+{
+	char cmd[8192];
+	double t0 = now_s();
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s/bin/dratopo nodes --coordinator %s --insecure -o json "
+		 "| wc -c", build, addr);
+	printf("dratopo nodes -o json: ");
+	fflush(stdout);
+	rc = system(cmd);
+	printf("  (%.2f s, exit %d)\n", now_s() - t0, rc);
+	snprintf(cmd, sizeof(cmd), "%s/bin/dratopo nodes --coordinator %s --insecure | wc -l",
+		 build, addr);
+	t0 = now_s();
+	printf("dratopo nodes (table lines): ");
+	fflush(stdout);
+	rc = system(cmd);
+	printf("  (%.2f s, exit %d)\n", now_s() - t0, rc);
+}
+
+int main(int argc, char **argv)
+{
+	const char *build = argc > 1 ? argv[1] : "build";
+	int clients = 64;
+	double seconds = 5;
+	long fleet_n = 10000;
+	char dir[] = "/tmp/bench_coord.XXXXXX", root[4096], addr[64], empty_addr[64];
+	static const struct rpc_method m[] = {
+		{ REPORT, &dratopo__v1__topology_report__descriptor, empty_report, NULL },
+	};
+	struct rpc_server *srv;
+	struct dt_err err = { 0 };
+
+	for (int i = 2; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--clients"))
+			clients = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--seconds"))
+			seconds = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--fleet"))
+			fleet_n = atol(argv[i + 1]);
+	}
+	snprintf(root, sizeof(root), "%s/fixtures/agent/p5.48xlarge", build);
+	if (probe_run(root, NULL, &topo, &err)) {
+		fprintf(stderr, "bench_coord: %s (run ctest -R agent_fixtures first)\n", err.msg);
+		return 1;
+	}
+	if (!mkdtemp(dir) || start_coordinator(build, dir, addr, sizeof(addr))) {
+		fprintf(stderr, "bench_coord: cannot start %s/bin/dratopo-coordinator\n", build);
+		return 1;
+	}
+	{
+		struct rpc_server_opts o = { .listen = "127.0.0.1:0", .tls = { .insecure = true },
+					     .workers = WORKERS, .methods = m, .n_methods = 1 };
+
+		if (rpc_server_start(&o, &srv, &err)) {
+			fprintf(stderr, "bench_coord: %s\n", err.msg);
+			return 1;
+		}
+		snprintf(empty_addr, sizeof(empty_addr), "127.0.0.1:%d", rpc_server_port(srv));
+	}
+	printf("%-22s %7s %11s %9s %9s %7s\n", "server", "agents", "reports/s", "p50 ms", "p99 ms",
+	       "errors");
+	load("empty handler (limit)", empty_addr, clients, seconds);
+	load("dratopo-coordinator", addr, clients, seconds);
+	load("empty handler (limit)", empty_addr, clients, seconds);
+	load("dratopo-coordinator", addr, clients, seconds);
+	rpc_server_shutdown(srv, 1000);
+	printf("coordinator RSS after the load runs: %ld KiB\n", rss_kib(coord_pid));
+	fleet(addr, fleet_n);
+	printf("coordinator RSS holding %ld nodes: %ld KiB\n", fleet_n + clients, rss_kib(coord_pid));
+	time_nodes(build, addr);
+	kill(coord_pid, SIGTERM);
+	waitpid(coord_pid, NULL, 0);
+	probe_topology_free(&topo);
+	snprintf(root, sizeof(root), "rm -rf %s", dir);
+	return system(root) ? 1 : 0;
+}

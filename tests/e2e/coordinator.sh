@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# coordinator.sh BUILD_DIR - dratopo-coordinator with agents over loopback
+# mTLS, end to end:
+#   - verdicts: match (healthy p5), drift with verify's differences (the
+#     degraded p5), unknown then learned (two nodes of a type hwdb lacks), a
+#     conflict (a third node of that type with another shape);
+#   - the exact output of `dratopo nodes` (table, json) and `dratopo types`,
+#     hwdb show --coordinator for the learned type, plan --coordinator
+#     placing pods on live nodes and leaving the drifted one out;
+#   - /metrics, /readyz; refusals with the right gRPC status while everyone
+#     else is served: a certificate from another CA, a node reporting for
+#     another name, garbage, an oversized message, no deadline, a client that
+#     never sends;
+#   - SIGKILL in the middle of a stream of acknowledged reports: after a
+#     restart on the same database every acknowledged report is there;
+#   - SIGTERM exits 0; a corrupt database is refused and left untouched.
+NAME=coordinator; . "$(dirname "$0")/lib.sh"
+COORD="$1/bin/dratopo-coordinator"
+CLIENT="$1/tests/coord_client"
+FX="$1/fixtures/agent"
+GOLD="$ROOT/tests/fixtures/coordinator"
+CERTS="$TMP/tls"
+COORD_PID=""
+export GRPC_VERBOSITY=NONE
+trap '[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+[ -d "$FX/p5.48xlarge/sys" ] || bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$FX" >/dev/null
+sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b new-1 new-2 new-3 admin >/dev/null ||
+	{ echo "mkcerts failed" >&2; exit 1; }
+TLS_ADMIN=(--tls-cert "$CERTS/client-admin.pem" --tls-key "$CERTS/client-admin.key"
+	   --tls-ca "$CERTS/ca.pem")
+
+# start_coord LOG ARGS...: start, wait for its start line, set PORT/HTTP.
+start_coord() {
+	local log=$1; shift
+	"$COORD" --listen 127.0.0.1:0 --http 127.0.0.1:0 "$@" 2>"$log" &
+	COORD_PID=$!
+	for _ in $(seq 100); do
+		grep -q 'event=start ' "$log" && break
+		kill -0 "$COORD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	PORT=$(grep -o 'grpc_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
+	HTTP=$(grep -o 'http_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
+	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$log")"; e2e_finish; }
+}
+stop_coord() {   # stop_coord SIGNAL: the exit status in $STOP_RC
+	kill -"$1" "$COORD_PID"
+	wait "$COORD_PID"
+	STOP_RC=$?
+	COORD_PID=""
+}
+mtls() { echo --tls-cert "$CERTS/client-$1.pem" --tls-key "$CERTS/client-$1.key" --tls-ca "$CERTS/ca.pem"; }
+# agent NODE FIXTURE [ARGS...]: one report with NODE's certificate.
+agent() {
+	local node=$1 fx=$2; shift 2
+	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$node" \
+		--sysfs-root "$FX/$fx" $(mtls "$node") "$@"
+}
+# mask the report times, which differ on every run
+mask_times() { sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/TIME/g' "$1"; }
+same_as() {   # same_as FILE GOLDEN WHAT (DRATOPO_GOLDEN=write: record it)
+	[ "${DRATOPO_GOLDEN:-}" = write ] && mask_times "$1" >"$GOLD/$2"
+	if ! diff -u "$GOLD/$2" <(mask_times "$1") >"$TMP/diff"; then
+		fail "$3 differs from tests/fixtures/coordinator/$2:"; head -40 "$TMP/diff" >&2
+	fi
+}
+
+# ---- verdicts ----
+start_coord "$TMP/coord.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem" \
+	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem" --call-timeout 3s
+agent gpu-a p5.48xlarge && jqis .verdict '"match"' "healthy p5"
+expect 4 "$AGENT" verify --sysfs-root "$FX/p5.48xlarge-degraded" -o json
+jq -c .differences "$TMP/out" >"$TMP/verify-diffs"
+agent gpu-b p5.48xlarge-degraded && jqis .verdict '"drift"' "degraded p5" &&
+	jqis .differences "$(cat "$TMP/verify-diffs")" "drift lines as verify words them"
+agent new-1 unknown && jqis .verdict '"unknown"' "first node of a new type"
+agent new-2 unknown && jqis .verdict '"learned"' "second node of the same shape"
+agent new-3 p5en.48xlarge --instance-type p7.48xlarge && jqis .conflict true "third node, other shape" &&
+	jqis .verdict '"drift"' "third node against the learned entry"
+has "$TMP/coord.log" 'event=learned type=p7.48xlarge' "learned event"
+has "$TMP/coord.log" 'event=conflict type=p7.48xlarge' "conflict event"
+
+# ---- the fleet as the CLI shows it ----
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" && same_as "$TMP/out" nodes.txt "nodes table"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json && same_as "$TMP/out" nodes.json "nodes json"
+jqis '[.nodes[] | select(.name == "new-1") | .verdict]' '["learned"]' "the first node became learned"
+expect 0 "$BIN" types --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" && same_as "$TMP/out" types.txt "types table"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --verdict drift -o json &&
+	jqis '[.nodes[].name]' '["gpu-b","new-3"]' "nodes --verdict drift"
+expect 0 "$BIN" hwdb show p7.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json &&
+	jqis '[.resourceSlices[].spec.devices | length]' '[8,8]' "learned p7.48xlarge: 8 GPUs, 8 EFAs" &&
+	jqis '.instanceType.name' '"p7.48xlarge"' "learned entry's name"
+expect 1 "$BIN" hwdb show p9.nope --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" &&
+	has "$TMP/err" 'NOT_FOUND' "unknown type"
+expect 1 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --insecure &&
+	has "$TMP/err" 'UNAVAILABLE' "plaintext client against mTLS"
+expect 2 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --tls-cert "$CERTS/client-admin.pem"
+
+# ---- planning against the live fleet ----
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json \
+	-f "$GOLD/one-gpu-pods.yaml"
+jqis '[.existingNodes[] | {node, pods: (.pods | length)}]' \
+	'[{"node":"gpu-a","pods":8},{"node":"new-1","pods":8},{"node":"new-2","pods":8}]' \
+	"24 pods on the plannable nodes"
+jqis '[.existingNodes[].node | select(. == "gpu-b" or . == "new-3")]' '[]' "drift and conflict left out"
+jqis '[.nodeClaims[].pods | length] | add' '1' "the 25th pod needs a new node"
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: [{name: c, image: x}]}\n' >"$TMP/bad.yaml"
+expect 1 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$TMP/bad.yaml" &&
+	has "$TMP/err" 'bad.yaml: document 1 \(Pod default/Bad_Name\): metadata.name' "plan --coordinator: the validator's messages"
+
+# ---- operations ----
+expect 0 curl -sf "http://127.0.0.1:$HTTP/metrics"
+has "$TMP/out" '^dratopo_reports_total\{verdict="match"\} 1$' "metrics: match reports"
+has "$TMP/out" '^dratopo_reports_total\{verdict="drift"\} 2$' "metrics: drift reports"
+has "$TMP/out" '^dratopo_nodes\{instance_type="p7.48xlarge",verdict="learned"\} 2$' "metrics: nodes"
+has "$TMP/out" '^dratopo_learned_types 1$' "metrics: learned types"
+has "$TMP/out" '^dratopo_conflicts 1$' "metrics: conflicts"
+has "$TMP/out" '^dratopo_rpc_duration_seconds_count\{method="Report"\} 5$' "metrics: latency"
+expect 0 curl -sf "http://127.0.0.1:$HTTP/readyz"
+
+# ---- refusals; the coordinator keeps serving ----
+expect 1 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name gpu-a \
+	--sysfs-root "$FX/p5.48xlarge" --tls-cert "$CERTS/other-client.pem" \
+	--tls-key "$CERTS/other-client.key" --tls-ca "$CERTS/ca.pem" &&
+	has "$TMP/err" 'status=UNAVAILABLE' "certificate from another CA"
+expect 1 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name gpu-b \
+	--sysfs-root "$FX/p5.48xlarge" $(mtls gpu-a) &&
+	has "$TMP/err" 'status=PERMISSION_DENIED' "reporting for another node"
+has "$TMP/coord.log" 'event=auth_refused method=Report .*cn=gpu-a node=gpu-b' "auth refusal logged"
+for m in garbage:INVALID_ARGUMENT oversized:RESOURCE_EXHAUSTED nodeadline:INVALID_ARGUMENT; do
+	expect 0 "$CLIENT" "${m%%:*}" "127.0.0.1:$PORT" $(mtls gpu-a | sed 's/--tls-[a-z]* //g') &&
+		has "$TMP/out" "^status=${m#*:}\$" "${m%%:*} refused"
+done
+expect 0 "$CLIENT" silent "127.0.0.1:$PORT" $(mtls admin | sed 's/--tls-[a-z]* //g') &&
+	has "$TMP/out" '^others=OK$' "served while a client hangs" &&
+	has "$TMP/out" '^status=DEADLINE_EXCEEDED$' "silent client cut at --call-timeout"
+agent gpu-a p5.48xlarge && jqis .verdict '"match"' "still serving after the refusals"
+
+# ---- SIGTERM, restart: the state is back ----
+stop_coord TERM
+[ "$STOP_RC" = 0 ] || fail "SIGTERM: exit $STOP_RC"
+has "$TMP/coord.log" 'event=stopped' "stopped cleanly"
+start_coord "$TMP/coord2.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem" \
+	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem"
+has "$TMP/coord2.log" 'event=start .*nodes=5 types=2' "restart restores the fleet"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json && same_as "$TMP/out" nodes.json "nodes after restart"
+stop_coord TERM
+
+# ---- SIGKILL in the middle of a stream of acknowledged reports ----
+start_coord "$TMP/kill.log" --db "$TMP/kill.db" --insecure
+"$CLIENT" stream "127.0.0.1:$PORT" --insecure 100000 "$FX/p5.48xlarge" >"$TMP/acked" 2>/dev/null &
+STREAM=$!
+for _ in $(seq 300); do [ "$(wc -l <"$TMP/acked")" -ge 200 ] && break; sleep 0.05; done
+stop_coord KILL
+wait "$STREAM"
+acked=$(wc -l <"$TMP/acked")
+[ "$acked" -ge 200 ] || fail "the stream acknowledged only $acked reports before the kill"
+start_coord "$TMP/kill2.log" --db "$TMP/kill.db" --insecure
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --insecure -o json
+jq -r '.nodes[].name' "$TMP/out" | sort >"$TMP/stored"
+missing=$(comm -23 <(sort "$TMP/acked") "$TMP/stored" | wc -l)
+[ "$missing" = 0 ] || fail "SIGKILL: $missing of $acked acknowledged reports missing after the restart"
+echo "SIGKILL: $acked acknowledged, $(wc -l <"$TMP/stored") stored, $missing missing"
+stop_coord TERM
+
+# ---- a corrupt database is refused, never rewritten ----
+head -c 8192 /dev/urandom >"$TMP/corrupt.db"
+cp "$TMP/corrupt.db" "$TMP/corrupt.orig"
+expect 1 "$COORD" --listen 127.0.0.1:0 --db "$TMP/corrupt.db" --insecure &&
+	has "$TMP/err" 'corrupt.db' "the error names the database"
+cmp -s "$TMP/corrupt.db" "$TMP/corrupt.orig" || fail "the corrupt database was modified"
+expect 2 "$COORD" --listen 127.0.0.1:0 --db "$TMP/x.db"
+has "$TMP/err" 'insecure' "no TLS and no --insecure is a usage error"
+e2e_finish "$acked reports acknowledged before SIGKILL, none lost"
