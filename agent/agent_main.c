@@ -18,9 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_slices.h"
+#include "agent_report.h"
+#include "agent_run.h"
 #include "doc.h"
 #include "hwdb.h"
+#include "probe.h"
+#include "slices.h"
 #include "strbuf.h"
 #include "topology.h"
 #include "verify.h"
@@ -37,6 +40,8 @@ static const char usage_text[] =
 	"  verify   compare the node with hwdb's entry for its instance type\n"
 	"           (exit 4: drift; exit 5: unknown type, proposed hwdb entry on stdout)\n"
 	"  slices   print the ResourceSlices the NVIDIA driver and DRANET would publish\n"
+	"  run      report to a coordinator at start, every interval and on change\n"
+	"           (dratopo-agent run --help)\n"
 	"\n"
 	"Options:\n"
 	"  --sysfs-root DIR          read DIR/sys instead of /sys\n"
@@ -321,25 +326,6 @@ static int cmd_verify(const struct args *a)
 	return rc;
 }
 
-/* The node name for the slices: --node-name, $NODE_NAME (what a DaemonSet
- * sets from spec.nodeName), or the host name as kubelet uses it. */
-static const char *node_name(const struct args *a, char *buf, size_t len)
-{
-	const char *env = getenv("NODE_NAME");
-
-	if (a->node_name)
-		return a->node_name;
-	if (env && *env)
-		return env;
-	if (gethostname(buf, len) != 0 || !buf[0])
-		return "node";
-	buf[len - 1] = '\0';
-	/* kubelet names a node after its host name, lower-cased */
-	for (char *p = buf; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return buf;
-}
-
 static int cmd_slices(const struct args *a)
 {
 	static const char *const formats[] = { "yaml", "json", NULL };
@@ -360,7 +346,7 @@ static int cmd_slices(const struct args *a)
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	dt_diags_init(&w);
-	rc = probe_slices_emit(&t, &mode, node_name(a, host, sizeof(host)),
+	rc = probe_slices_emit(&t, &mode, agent_node_name(a->node_name, host, sizeof(host)),
 			       fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb, &w, &err);
 	print_warnings(&w);
 	if (rc)
@@ -386,11 +372,8 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (strcmp(a.cmd, "run") == 0) {
-		fprintf(stderr, "dratopo-agent: run (reporting to a coordinator) is not available "
-			"in this build\n");
-		return 1;
-	}
+	if (strcmp(a.cmd, "run") == 0)
+		return agent_run(argc - 1, argv + 1);
 	if (strcmp(a.cmd, "probe") && strcmp(a.cmd, "verify") && strcmp(a.cmd, "slices"))
 		return usage_error("unknown command %s", a.cmd);
 	rc = parse_args(argc - 1, argv + 1, &a);

@@ -1,5 +1,5 @@
 /* sysfs_probe.c - bounded, non-blocking reads of sysfs attributes, PCI
- * addresses, and the Kubernetes pcieRoot rule. See sysfs_probe.h. */
+ * ids, and the Kubernetes pcieRoot rule. See sysfs_probe.h. */
 #include "sysfs_probe.h"
 
 #include <ctype.h>
@@ -12,70 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- PCI addresses ---- */
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;          /* upper case is refused, as Kubernetes does */
-}
-
-/* n lower-case hex digits at s into *out; 0 or -EINVAL. */
-static int hex_field(const char *s, int n, uint32_t *out)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < n; i++) {
-		int d = hex_digit(s[i]);
-
-		if (d < 0)
-			return -EINVAL;
-		v = v << 4 | (uint32_t)d;
-	}
-	*out = v;
-	return 0;
-}
-
-int probe_bdf_parse(const char *s, struct probe_bdf *out)
-{
-	uint32_t dom, bus, dev, fn;
-
-	/* DDDD:BB:DD.F, exactly 12 characters */
-	if (!s || strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.')
-		return -EINVAL;
-	if (hex_field(s, 4, &dom) || hex_field(s + 5, 2, &bus) ||
-	    hex_field(s + 8, 2, &dev) || hex_field(s + 11, 1, &fn))
-		return -EINVAL;
-	if (dev > 0x1f || fn > 7)
-		return -EINVAL;
-	out->domain = dom;
-	out->bus = (uint8_t)bus;
-	out->dev = (uint8_t)dev;
-	out->func = (uint8_t)fn;
-	return 0;
-}
-
-void probe_bdf_format(const struct probe_bdf *b, char *buf, size_t len)
-{
-	snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned)b->domain, b->bus, b->dev, b->func);
-}
-
-int probe_bdf_cmp(const struct probe_bdf *a, const struct probe_bdf *b)
-{
-	if (a->domain != b->domain)
-		return a->domain < b->domain ? -1 : 1;
-	if (a->bus != b->bus)
-		return a->bus < b->bus ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->func != b->func)
-		return a->func < b->func ? -1 : 1;
-	return 0;
-}
 
 /* ---- Attribute files ---- */
 
@@ -169,7 +105,7 @@ int probe_parse_hex(const char *s, uint32_t max, uint32_t *out)
 	if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
 		return -EINVAL;
 	for (i = 2; s[i]; i++) {
-		int d = hex_digit((char)tolower((unsigned char)s[i]));
+		int d = probe_hex_digit((char)tolower((unsigned char)s[i]));
 
 		if (d < 0 || i > 10)
 			return -EINVAL;

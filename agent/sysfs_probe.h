@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bdf.h"
 #include "err.h"
 
 /* Bytes read from one attribute file; sysfs values are one short line. */
@@ -25,24 +26,6 @@
 #define PROBE_MAX_PCI_ENTRIES 8192
 /* Longest path built under the sysfs root. */
 #define PROBE_PATH_MAX 4096
-/* "pci0000:44", "0000:53:00.0" and room to spare. */
-#define PROBE_NAME_MAX 32
-
-/* A PCI address: domain, bus, device (slot), function. */
-struct probe_bdf {
-	uint32_t domain;
-	uint8_t bus, dev, func;
-};
-
-/* Parse a sysfs device name, "0000:53:00.0". Accepts exactly the form
- * Kubernetes accepts (lower-case hex, a 4-digit domain, device < 0x20,
- * function < 8). 0 or -EINVAL. */
-int probe_bdf_parse(const char *s, struct probe_bdf *out);
-/* "DDDD:BB:DD.F" into buf (at least 13 bytes). */
-void probe_bdf_format(const struct probe_bdf *b, char *buf, size_t len);
-/* Order by domain, bus, device, function (for qsort-style comparisons). */
-int probe_bdf_cmp(const struct probe_bdf *a, const struct probe_bdf *b);
-
 /* Read one attribute file: at most PROBE_ATTR_MAX bytes, trailing blanks
  * and newlines removed, into buf. Fails with -ENOENT (missing or dangling
  * link), -ELOOP, -EACCES, -EISDIR/-EINVAL (not a regular file), -EFBIG

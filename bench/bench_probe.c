@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topology.h"
+#include "probe.h"
 
 static double now_ms(void)
 {

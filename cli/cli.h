@@ -11,13 +11,12 @@
 #define CLI_EXIT_FAIL   1
 #define CLI_EXIT_USAGE  2
 
-/* Declared weak so that a build can leave a module out; the dispatcher
- * reports a missing one instead of failing to link. */
-int cli_validate(int argc, char **argv) __attribute__((weak));
-int cli_cel(int argc, char **argv) __attribute__((weak));
-int cli_hwdb(int argc, char **argv) __attribute__((weak));
-int cli_allocate(int argc, char **argv) __attribute__((weak));
-int cli_plan(int argc, char **argv) __attribute__((weak));
-int cli_nodes(int argc, char **argv) __attribute__((weak));
+int cli_validate(int argc, char **argv);
+int cli_cel(int argc, char **argv);
+int cli_hwdb(int argc, char **argv);
+int cli_allocate(int argc, char **argv);
+int cli_plan(int argc, char **argv);
+int cli_nodes(int argc, char **argv);
+int cli_types(int argc, char **argv);
 
 #endif

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_remote.h"
+#include "dratopo/v1/fleet.pb-c.h"
 #include "doc.h"
 #include "hwdb.h"
 #include "model.h"
@@ -28,6 +30,7 @@ struct opts {
 	size_t n_extras;
 	const char *names[MAX_NAMES];
 	size_t n_names;
+	struct cli_remote remote;       /* show --coordinator: the live entry */
 	bool help;
 };
 
@@ -37,6 +40,7 @@ static void usage(FILE *f)
 		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--hwdb-extra FILE]...\n"
 		"       dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]\n"
 		"                         [--node NAME] [--hwdb-extra FILE]...\n"
+		"                         [--coordinator ADDR [TLS options]]\n"
 		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
 		"\n"
 		"list    the known EC2 GPU instance types, cheapest first (no on-demand price last)\n"
@@ -50,7 +54,10 @@ static void usage(FILE *f)
 		"  --consumable-capacity MODE   the NVIDIA driver's GPU sharing: disabled, memory,\n"
 		"                               unlimited, or a number of shares N (default disabled)\n"
 		"  --node NAME                  node (and pool) name of the slices (default: TYPE)\n"
-		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n");
+		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n"
+		"\n"
+		"show --coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
+		"it learned from its fleet), with the connection options:\n%s", cli_remote_help);
 }
 
 /* "--name value", "--name=value", "-o value", "-ovalue". Returns 1 when
@@ -88,7 +95,9 @@ static int parse(int argc, char **argv, int first, struct opts *o)
 			o->help = true;
 			continue;
 		}
-		if ((r = take(argc, argv, &i, "--output", "-o", &v))) {
+		if ((r = cli_remote_take(&o->remote, argc, argv, &i))) {
+			v = "";
+		} else if ((r = take(argc, argv, &i, "--output", "-o", &v))) {
 			o->output = v;
 		} else if ((r = take(argc, argv, &i, "--family", NULL, &v))) {
 			o->family = v;
@@ -372,6 +381,34 @@ out:
 	return rc;
 }
 
+/* show --coordinator: the coordinator's entry for the type becomes an
+ * extra, so that show prints it as it prints any entry. */
+static int load_remote(const struct opts *o)
+{
+	Dratopo__V1__GetHwdbEntryRequest req = DRATOPO__V1__GET_HWDB_ENTRY_REQUEST__INIT;
+	Dratopo__V1__GetHwdbEntryResponse *resp;
+	ProtobufCMessage *m = NULL;
+	struct dt_err err = { 0 };
+	int rc;
+
+	if (o->n_names != 1) {
+		fprintf(stderr, "dratopo hwdb show: --coordinator needs exactly one TYPE\n");
+		return CLI_EXIT_USAGE;
+	}
+	req.instance_type = (char *)o->names[0];
+	rc = cli_remote_call(&o->remote, "hwdb show", "/dratopo.v1.Fleet/GetHwdbEntry", &req.base,
+			     &dratopo__v1__get_hwdb_entry_response__descriptor, 10000, &m);
+	if (rc)
+		return rc;
+	resp = (void *)m;
+	if (hwdb_load_extra_buf(resp->entry_yaml, strlen(resp->entry_yaml), "coordinator", &err)) {
+		fprintf(stderr, "dratopo hwdb show: the coordinator's entry: %s\n", err.msg);
+		rc = CLI_EXIT_FAIL;
+	}
+	protobuf_c_message_free_unpacked(m, NULL);
+	return rc;
+}
+
 int cli_hwdb(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -395,9 +432,17 @@ int cli_hwdb(int argc, char **argv)
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	if (o.remote.addr && strcmp(sub, "show")) {
+		fprintf(stderr, "dratopo hwdb: --coordinator works with show only\n");
+		return CLI_EXIT_USAGE;
+	}
 	if (load_extras(&o)) {
 		hwdb_reset();
 		return CLI_EXIT_FAIL;
+	}
+	if (o.remote.addr && (rc = load_remote(&o))) {
+		hwdb_reset();
+		return rc;
 	}
 	if (!strcmp(sub, "list"))
 		rc = cmd_list(&o);

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cel.h"
 #include "cli.h"
+#include "cli_remote.h"
+#include "doc.h"
+#include "dratopo/v1/plan.pb-c.h"
 #include "hwdb.h"
 #include "model.h"
 #include "plan.h"
@@ -37,31 +39,13 @@ static void usage(FILE *out)
 		"options:\n"
 		"  -f, --filename FILE...  manifests (repeatable; FILEs may follow one -f)\n"
 		"      --hwdb-extra FILE   more instance types, in hwdb's source format\n"
-		"      --coordinator ADDR  plan against a running coordinator's fleet\n"
 		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
 		"  -h, --help              this help\n\n"
+		"With --coordinator the plan is made by a running coordinator, over its live\n"
+		"fleet (the nodes that match, with their predicted slices) plus the manifests:\n"
+		"%s\n"
 		"Exit codes: 0 every pod placed, 1 invalid input or failure, 2 usage error,\n"
-		"3 some pod is unschedulable.\n");
-}
-
-/* The validator's CEL hook, as `dratopo validate` uses it. */
-static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
-{
-	struct cel_program *p = NULL;
-	struct dt_err err = { 0 };
-	int rc;
-
-	(void)ctx;
-	rc = cel_compile_selector(expr, len, true, &p, &err);
-	cel_program_free(p);
-	if (!rc)
-		return 0;
-	if (strstr(err.msg, "cost limit")) {
-		snprintf(msg, msgsz, "too complex, exceeds cost limit");
-		return -E2BIG;
-	}
-	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
-	return -EINVAL;
+		"3 some pod is unschedulable.\n", cli_remote_help);
 }
 
 static void print_diags(const struct dt_diags *d)
@@ -72,9 +56,88 @@ static void print_diags(const struct dt_diags *d)
 		fprintf(stderr, "... and %zu more\n", d->dropped);
 }
 
+/* A whole file ("-": standard input) into *out (malloc'd, NUL-ended). */
+static int read_all(const char *path, char **out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "dratopo plan: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len <= DOC_MAX_FILE_SIZE)
+		sb_append(&sb, buf, n);
+	if (ferror(f) || sb.len > DOC_MAX_FILE_SIZE || sb_error(&sb)) {
+		fprintf(stderr, "dratopo plan: %s: %s\n", path, ferror(f) ? strerror(errno)
+			: "too large or out of memory");
+		if (f != stdin)
+			fclose(f);
+		sb_free(&sb);
+		return -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	*out = sb_detach(&sb);
+	return *out ? 0 : -1;
+}
+
+/* The plan made by the coordinator: the files go as they are, the answer is
+ * printed as an offline plan would be. */
+static int plan_remote(const struct cli_remote *remote, const char **files, size_t n_files,
+		       enum output fmt)
+{
+	static const Dratopo__V1__PlanFormat formats[] = {
+		[OUT_TABLE] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE,
+		[OUT_YAML] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_YAML,
+		[OUT_JSON] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON,
+	};
+	Dratopo__V1__PlanRequest req = DRATOPO__V1__PLAN_REQUEST__INIT;
+	Dratopo__V1__Manifest *m = calloc(n_files, sizeof(*m));
+	Dratopo__V1__Manifest **mp = calloc(n_files, sizeof(*mp));
+	Dratopo__V1__PlanResponse *resp;
+	ProtobufCMessage *msg = NULL;
+	size_t loaded = 0;
+	int rc = m && mp ? 0 : CLI_EXIT_FAIL;
+
+	for (; !rc && loaded < n_files; loaded++) {
+		dratopo__v1__manifest__init(&m[loaded]);
+		m[loaded].name = (char *)files[loaded];
+		if (read_all(files[loaded], &m[loaded].content))
+			rc = CLI_EXIT_FAIL;
+		mp[loaded] = &m[loaded];
+	}
+	req.n_manifests = n_files;
+	req.manifests = mp;
+	req.format = formats[fmt];
+	if (!rc)
+		rc = cli_remote_call(remote, "plan", "/dratopo.v1.Planner/Plan", &req.base,
+				     &dratopo__v1__plan_response__descriptor, 60000, &msg);
+	for (size_t i = 0; i < loaded; i++)
+		free(m[i].content != protobuf_c_empty_string ? m[i].content : NULL);
+	free(m);
+	free(mp);
+	if (rc)
+		return rc;
+	resp = (void *)msg;
+	for (size_t i = 0; i < resp->n_diagnostics; i++)
+		fprintf(stderr, "%s\n", resp->diagnostics[i]);
+	fputs(resp->output, stdout);
+	rc = resp->exit_code;
+	protobuf_c_message_free_unpacked(msg, NULL);
+	if (fflush(stdout)) {
+		perror("dratopo plan: stdout");
+		return CLI_EXIT_FAIL;
+	}
+	return rc;
+}
+
 int cli_plan(int argc, char **argv)
 {
-	const char *files[MAX_FILES], *extra = NULL, *coordinator = NULL;
+	const char *files[MAX_FILES], *extra = NULL;
+	struct cli_remote remote = { 0 };
 	size_t n_files = 0;
 	enum output fmt = OUT_TABLE;
 	bool after_f = false;
@@ -83,12 +146,12 @@ int cli_plan(int argc, char **argv)
 	struct dt_err err = { 0 };
 	struct plan_result *res = NULL;
 	struct strbuf out = STRBUF_INIT;
-	struct model_validate_opts vopts = { .check_cel = check_cel };
 	int rc = CLI_EXIT_FAIL;
 
 	dt_diags_init(&errs);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
@@ -127,10 +190,16 @@ int cli_plan(int argc, char **argv)
 			after_f = false;
 			continue;
 		}
-		if (!strcmp(a, "--hwdb-extra") || !strcmp(a, "--coordinator")) {
+		if (!strcmp(a, "--hwdb-extra")) {
 			if (++i >= argc)
 				goto usage;
-			*(a[2] == 'h' ? &extra : &coordinator) = argv[i];
+			extra = argv[i];
+			after_f = false;
+			continue;
+		}
+		if ((r = cli_remote_take(&remote, argc, argv, &i))) {
+			if (r < 0)
+				goto usage;
 			after_f = false;
 			continue;
 		}
@@ -146,10 +215,14 @@ int cli_plan(int argc, char **argv)
 		fprintf(stderr, "dratopo plan: no input: give manifests with -f FILE\n\n");
 		goto usage;
 	}
-	if (coordinator) {
-		fprintf(stderr, "dratopo plan: --coordinator: planning against a coordinator "
-			"is not available in this build; plan offline from manifests\n");
-		return CLI_EXIT_FAIL;
+	if (remote.addr) {
+		dt_diags_free(&errs);
+		if (extra) {
+			fprintf(stderr, "dratopo plan: --hwdb-extra cannot go with --coordinator: "
+				"give it to the coordinator (dratopo-coordinator --hwdb-extra FILE)\n");
+			return CLI_EXIT_USAGE;
+		}
+		return plan_remote(&remote, files, n_files, fmt);
 	}
 	if (extra && hwdb_load_extra(extra, &err)) {
 		fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
@@ -163,11 +236,7 @@ int cli_plan(int argc, char **argv)
 		if (model_set_load_file(set, files[i], &errs, &err) < 0 && !errs.n)
 			fprintf(stderr, "%s\n", err.msg);
 	}
-	if (dt_diags_count(&errs)) {
-		print_diags(&errs);
-		goto out;
-	}
-	if (model_validate_set(set, &vopts, &errs) != 0) {
+	if (plan_input_check(set, &errs)) {
 		print_diags(&errs);
 		goto out;
 	}

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cel.h"
 #include "cli.h"
 #include "doc.h"
 #include "model.h"
+#include "plan.h"
 #include "strbuf.h"
 
 enum output { OUT_TEXT, OUT_JSON };
@@ -31,27 +31,6 @@ static void usage(FILE *out)
 		"  -o, --output FORMAT     text (default) or json\n"
 		"  -h, --help              this help\n\n"
 		"Exit codes: 0 all valid, 1 invalid input, 2 usage error.\n");
-}
-
-/* The validator's CEL hook: compile with the DRA selector environment and
- * the API server's cost check. */
-static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
-{
-	struct cel_program *p = NULL;
-	struct dt_err err = { 0 };
-	int rc;
-
-	(void)ctx;
-	rc = cel_compile_selector(expr, len, true, &p, &err);
-	cel_program_free(p);
-	if (!rc)
-		return 0;
-	if (strstr(err.msg, "cost limit")) {
-		snprintf(msg, msgsz, "too complex, exceeds cost limit");
-		return -E2BIG;
-	}
-	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
-	return -EINVAL;
 }
 
 /* Errors come in two passes (loading, then validation); users read them
@@ -211,7 +190,7 @@ int cli_validate(int argc, char **argv)
 	bool in_files = false;
 	struct model_set *set = NULL;
 	struct dt_diags errs;
-	struct model_validate_opts opts = { .check_cel = check_cel };
+	struct model_validate_opts opts = { .check_cel = plan_check_cel };
 	int rc = CLI_EXIT_USAGE;
 
 	dt_diags_init(&errs);

@@ -147,6 +147,16 @@ int plan_run(struct model_set *set, const struct plan_options *opts,
 	     struct plan_result **out, struct dt_err *err);
 void plan_result_free(struct plan_result *r);
 
+/* ---- Input checks (plan_input.c) ---- */
+
+/* The validator's CEL hook (model_cel_check_fn): compiles a selector in the
+ * DRA environment, as the API server does. */
+int plan_check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx);
+/* After loading a plan's input into set (load problems in errs): 0 when it
+ * may be planned, -EINVAL with every problem in errs (load problems, then
+ * the API server's validation with CEL compiled). */
+int plan_input_check(const struct model_set *set, struct dt_diags *errs);
+
 /* ---- Output (plan_output.c) ---- */
 
 /* The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",

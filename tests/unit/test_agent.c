@@ -13,11 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent_slices.h"
 #include "doc.h"
 #include "dt_test.h"
 #include "hwdb.h"
 #include "model.h"
+#include "probe.h"
+#include "slices.h"
 #include "sysfs_probe.h"
 #include "topology.h"
 #include "verify.h"

@@ -1,6 +1,6 @@
-/* topology.c - probe_run(): from a sysfs tree to the node's GPUs, EFAs and
- * their PCIe roots. See topology.h. */
-#include "topology.h"
+/* probe.c - probe_run(): from a sysfs tree to the node's GPUs, EFAs and
+ * their PCIe roots. See probe.h. */
+#include "probe.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -27,34 +27,6 @@ void probe_sys_dir(const char *root, char *buf, size_t len)
 		snprintf(buf, len, "/sys");
 	else
 		snprintf(buf, len, "%.*s/sys", (int)n, root);
-}
-
-const char *probe_kind_name(enum probe_kind k)
-{
-	return k == PROBE_GPU ? "gpu" : "efa";
-}
-
-const struct probe_root *probe_find_root(const struct probe_topology *t, const char *name)
-{
-	for (size_t i = 0; i < t->n_roots; i++)
-		if (strcmp(t->roots[i].name, name) == 0)
-			return &t->roots[i];
-	return NULL;
-}
-
-void probe_topology_free(struct probe_topology *t)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n_roots; i++) {
-		free(t->roots[i].gpus);
-		free(t->roots[i].efas);
-	}
-	free(t->roots);
-	free(t->devices);
-	free(t->instance_type);
-	dt_diags_free(&t->warnings);
-	memset(t, 0, sizeof(*t));
 }
 
 /* ---- Reading a device's sysfs attributes ---- */
@@ -134,34 +106,23 @@ static void read_driver(const char *sys, struct probe_device *d)
 
 /* ---- Classification ---- */
 
-/* Whether rec is a GPU or an EFA, and its hwdb facts. 0 when it is
+/* Whether rec is a GPU or an EFA (d->kind says which); 0 when it is
  * neither. */
 static int classify(const struct probe_pci_dev *rec, struct probe_device *d)
 {
-	const struct hwdb_pci_efa *efa;
-	const struct hwdb_pci_gpu *gpu;
 	uint32_t base = rec->class_code >> 8;   /* class and subclass */
 
 	if (hwdb_pci_ignored(rec->vendor, rec->device, rec->class_code))
 		return 0;
-	efa = hwdb_pci_efa(rec->vendor, rec->device);
-	if (efa) {
+	if (hwdb_pci_efa(rec->vendor, rec->device))
 		d->kind = PROBE_EFA;
-		d->model = efa->name;
-		d->efa_generation = efa->generation;
-		d->efa_subsystem = efa->subsystem;
-		return 1;
-	}
 	/* The NVIDIA driver and aws-ofi-nccl take any NVIDIA display
 	 * controller (VGA 0300 or 3D 0302) as a GPU, known to hwdb or not. */
-	if (rec->vendor == HWDB_PCI_VENDOR_NVIDIA && (base == 0x0300 || base == 0x0302)) {
+	else if (rec->vendor == HWDB_PCI_VENDOR_NVIDIA && (base == 0x0300 || base == 0x0302))
 		d->kind = PROBE_GPU;
-		gpu = hwdb_pci_gpu(rec->vendor, rec->device);
-		d->model = gpu ? gpu->model : NULL;
-		d->architecture = gpu ? gpu->architecture : NULL;
-		return 1;
-	}
-	return 0;
+	else
+		return 0;
+	return 1;
 }
 
 static void fill_device(const char *sys, const struct probe_pci_dev *rec,
@@ -177,6 +138,7 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 	d->has_subsys = rec->has_subsys;
 	d->subsys_vendor = rec->subsys_vendor;
 	d->subsys_device = rec->subsys_device;
+	probe_device_name(d);
 	if (!d->model)
 		dt_diags_add(w, "%s: %s %04x:%04x is not in hwdb's PCI tables; model unknown",
 			     d->bdf_str, probe_kind_name(d->kind), d->vendor, d->device);
@@ -195,54 +157,6 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 			     "(the kernel still lists it)", d->bdf_str,
 			     d->kind == PROBE_GPU ? "GPU" : "EFA");
 	}
-}
-
-/* ---- Grouping by root ---- */
-
-static int push_index(size_t **v, size_t *n, size_t i)
-{
-	size_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
-		return -ENOMEM;
-	nv[(*n)++] = i;
-	*v = nv;
-	return 0;
-}
-
-static int root_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct probe_root *)a)->name, ((const struct probe_root *)b)->name);
-}
-
-static int group_roots(struct probe_topology *t)
-{
-	for (size_t i = 0; i < t->n_devices; i++) {
-		struct probe_device *d = &t->devices[i];
-		struct probe_root *r = NULL;
-
-		if (!d->pcie_root[0])
-			continue;
-		for (size_t k = 0; k < t->n_roots && !r; k++)
-			if (strcmp(t->roots[k].name, d->pcie_root) == 0)
-				r = &t->roots[k];
-		if (!r) {
-			struct probe_root *nv = realloc(t->roots, (t->n_roots + 1) * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			t->roots = nv;
-			r = &t->roots[t->n_roots++];
-			memset(r, 0, sizeof(*r));
-			snprintf(r->name, sizeof(r->name), "%s", d->pcie_root);
-		}
-		if (d->kind == PROBE_GPU ? push_index(&r->gpus, &r->n_gpus, i)
-					 : push_index(&r->efas, &r->n_efas, i))
-			return -ENOMEM;
-	}
-	if (t->n_roots > 1)
-		qsort(t->roots, t->n_roots, sizeof(*t->roots), root_cmp);
-	return 0;
 }
 
 /* ---- Host facts ---- */
@@ -381,12 +295,8 @@ int probe_run(const char *root, const struct probe_options *opts,
 		}
 		fill_device(sys, &recs[i], d, &t->warnings);
 		t->n_devices++;
-		if (d->kind == PROBE_GPU)
-			t->n_gpus++;
-		else
-			t->n_efas++;
 	}
-	if (group_roots(t)) {
+	if (probe_topology_index(t)) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}

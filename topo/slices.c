@@ -1,11 +1,42 @@
-/* agent_slices.c - predicting the drivers' ResourceSlices from a probe.
- * See agent_slices.h. */
-#include "agent_slices.h"
+/* slices.c - predicting the drivers' ResourceSlices from a topology.
+ * See slices.h. */
+#include "slices.h"
 
 #include <errno.h>
 
 #include "model.h"
 #include "verify.h"
+
+/* The node as an hwdb entry (*learned, freed here on failure) and its
+ * slices in set. */
+static int learn_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+			const char *node_name, struct model_set *set, struct model_object **out,
+			size_t *n_out, struct probe_learned *learned, struct dt_diags *warnings,
+			struct dt_err *err)
+{
+	int rc = probe_learn(t, NULL, learned, warnings, err);
+
+	if (rc)
+		return rc;
+	rc = hwdb_slices(&learned->type, mode, node_name, set, out, n_out, err);
+	if (rc)
+		probe_learned_free(learned);
+	return rc;
+}
+
+int probe_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+		 const char *node_name, struct model_set *set, struct model_object **out,
+		 size_t *n_out, struct dt_diags *warnings, struct dt_err *err)
+{
+	struct probe_learned learned;
+	int rc;
+
+	/* hwdb_slices copies what it needs into set, so the entry can go. */
+	rc = learn_slices(t, mode, node_name, set, out, n_out, &learned, warnings, err);
+	if (rc == 0)
+		probe_learned_free(&learned);
+	return rc;
+}
 
 int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
 		      const char *node_name, enum doc_format fmt, struct strbuf *out,
@@ -18,17 +49,14 @@ int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode 
 	size_t n = 0;
 	int rc;
 
-	rc = probe_learn(t, NULL, &learned, warnings, err);
-	if (rc)
-		return rc;
 	set = model_set_new();
-	if (!set) {
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-		goto out;
+	if (!set)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	rc = learn_slices(t, mode, node_name, set, slices, &n, &learned, warnings, err);
+	if (rc) {
+		model_set_free(set);
+		return rc;
 	}
-	rc = hwdb_slices(&learned.type, mode, node_name, set, slices, &n, err);
-	if (rc)
-		goto out;
 	if (fmt == DOC_FORMAT_JSON) {
 		struct doc_node *top, *seq;
 

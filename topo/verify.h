@@ -1,5 +1,6 @@
-/* verify.h - the probed node against hwdb, and hwdb entries learned from
- * a node.
+/* verify.h - a node's topology against hwdb, and hwdb entries learned from
+ * a node. The agent verifies its probe; the coordinator verifies the
+ * devices a report carries, against its own effective hwdb.
  *
  * probe_verify() compares what the agent saw with hwdb's entry for the
  * instance type: GPU count and models, EFA count and generation, and the
@@ -44,6 +45,10 @@ struct probe_verify_result {
  * -EINVAL when no type is known at all. */
 int probe_verify(const struct probe_topology *t, const char *instance_type,
 		 struct probe_verify_result *out, struct dt_err *err);
+/* Compare t with the entry expected (hwdb's, an extra's or one the
+ * coordinator learned); out->expected points to it. Never PROBE_UNKNOWN_TYPE. */
+int probe_verify_entry(const struct probe_topology *t, const struct hwdb_type *expected,
+		       struct probe_verify_result *out, struct dt_err *err);
 void probe_verify_result_free(struct probe_verify_result *r);
 const char *probe_verdict_name(enum probe_verdict v);   /* "match", "drift", "unknown" */
 

@@ -1,5 +1,5 @@
-/* agent_slices.h - the ResourceSlices the drivers would publish on this
- * node, predicted from the probe.
+/* slices.h - the ResourceSlices the drivers would publish on a node,
+ * predicted from its topology (the agent's probe or a report's devices).
  *
  * The probed node becomes an hwdb entry (probe_learn) and hwdb's own slice
  * builder (hwdb_slices) turns it into the slices the NVIDIA GPU driver
@@ -7,8 +7,8 @@
  * live node and `dratopo hwdb show` for its type come out of the same code
  * and compare line by line. Devices that fell off the bus are left out:
  * the drivers do not see them. */
-#ifndef DT_AGENT_SLICES_H
-#define DT_AGENT_SLICES_H
+#ifndef DT_TOPO_SLICES_H
+#define DT_TOPO_SLICES_H
 
 #include "diag.h"
 #include "doc.h"
@@ -16,6 +16,16 @@
 #include "hwdb.h"
 #include "strbuf.h"
 #include "topology.h"
+
+struct model_object;
+struct model_set;
+
+/* Build the slices for node node_name in set (which owns them) into
+ * out[0..*n_out) (HWDB_MAX_SLICES room), GPU slice first, as hwdb_slices()
+ * does for a type. mode may be NULL (consumable capacity disabled). */
+int probe_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+		 const char *node_name, struct model_set *set, struct model_object **out,
+		 size_t *n_out, struct dt_diags *warnings, struct dt_err *err);
 
 /* Print the slices for node node_name: JSON as `dratopo hwdb show -o json`
  * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as it does: a

@@ -1,19 +1,18 @@
-/* topology.h - what the agent saw on this node: its GPUs and EFAs, the PCIe
- * root each sits under, and how they group.
+/* topology.h - what was seen on a node: its GPUs and EFAs, the PCIe root
+ * each sits under, and how they group.
  *
- * probe_run() fills a struct probe_topology from a sysfs tree: libpci
- * (pci_enum.c) lists the devices and reads their ids, sysfs
- * (sysfs_probe.c) gives the pcieRoot, NUMA node, link and RDMA device, and
- * hwdb's PCI tables tell GPUs and EFAs from the noise (NVSwitches, ENA,
- * NVMe, bridges, the VGA device) and name their models. Anything odd is
- * reported in the topology's warnings and the probe carries on.
+ * The agent fills a struct probe_topology from sysfs (probe_run(), in
+ * agent/probe.h); the coordinator rebuilds one from the devices a report
+ * carries (probe_topology_from_devices()). Either way the roots are grouped
+ * and the models named here, from hwdb's PCI tables, so both sides see the
+ * same topology for the same devices. Nothing here reads the host.
  *
  * The emitters print a topology as the `dratopo-agent probe` contract says
  * (../shared/design.md): a tree of roots (text), or the JSON/YAML object
  * {"instanceType", "devices", "pcieRoots"}.
  *
- * Memory: a probe_topology owns everything it points to; free it with
- * probe_topology_free(). */
+ * Memory: a probe_topology owns everything it points to except the model
+ * names (hwdb's static tables); free it with probe_topology_free(). */
 #ifndef DT_TOPOLOGY_H
 #define DT_TOPOLOGY_H
 
@@ -21,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bdf.h"
 #include "diag.h"
 #include "err.h"
 #include "strbuf.h"
-#include "sysfs_probe.h"
 
 struct doc_arena;
 struct doc_node;
@@ -74,26 +73,38 @@ struct probe_topology {
 	/* What was odd, one line each, for stderr. */
 	struct dt_diags warnings;
 	/* Host facts for a proposed hwdb entry: online CPUs and the memory of
-	 * all NUMA nodes, from sys/devices/system; 0 when unknown. */
+	 * all NUMA nodes (the agent reads sys/devices/system; a report carries
+	 * them); 0 when unknown. */
 	int cpus;
 	int64_t memory_mib;
 };
 
-struct probe_options {
-	/* The instance type to assume instead of the DMI product name; NULL
-	 * to read it. */
-	const char *instance_type;
-};
-
-/* Probe the tree under root (a directory holding sys/, "/" on a live
- * host). Fails only when there is no PCI tree to read (-ENOENT) or memory
- * ran out; everything else becomes a warning. */
-int probe_run(const char *root, const struct probe_options *opts,
-	      struct probe_topology *out, struct dt_err *err);
 void probe_topology_free(struct probe_topology *t);
 
-/* The sysfs directory of a root: "/sys" for "/", "DIR/sys" otherwise. */
-void probe_sys_dir(const char *root, char *buf, size_t len);
+/* A topology from a list of devices (a report's): copies devs[0..n), checks
+ * each bdf_str is a PCI address (bdf is filled from it) and appears once,
+ * names the models from hwdb's PCI tables (the model, architecture and EFA
+ * fields of devs are ignored), sorts by address and groups by pcie_root.
+ * instance_type may be NULL. -EINVAL names the first bad device. */
+int probe_topology_from_devices(const char *instance_type, const struct probe_device *devs,
+				size_t n, struct probe_topology *out, struct dt_err *err);
+/* Finish t->devices[0..n_devices): sort by address, count GPUs and EFAs,
+ * group by pcie_root into t->roots. 0 or -ENOMEM. */
+int probe_topology_index(struct probe_topology *t);
+/* Fill d's model, architecture and EFA generation/subsystem from hwdb's PCI
+ * tables for its kind and ids (NULL / 0 when hwdb lacks the id). */
+void probe_device_name(struct probe_device *d);
+
+/* The node's shape as one canonical string, independent of root names and
+ * addresses, so that nodes of one type can be compared (docs/reconcile.md).
+ * A root's content is "+"-joined terms "gpu<n>x<vvvv>:<dddd>" (its live
+ * GPUs per PCI id, by id) then "efa<n>x<vvvv>:<dddd>"; the key is "v1"
+ * followed, for each distinct content in bytewise order, by
+ * " <roots>*(<content>)", and last, when live devices lack a root, by
+ * " ?(<content>)" for all of them. Devices that fell off the bus are left
+ * out. p5.48xlarge: "v1 8*(gpu1x10de:2330+efa4x1d0f:efa1)". Appends to
+ * out; 0 or -ENOMEM. */
+int probe_shape_key(const struct probe_topology *t, struct strbuf *out);
 
 const char *probe_kind_name(enum probe_kind k);     /* "gpu", "efa" */
 /* The root named name, or NULL. */

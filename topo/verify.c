@@ -201,21 +201,34 @@ static void compare_devices(const struct probe_topology *t, const struct hwdb_ty
 int probe_verify(const struct probe_topology *t, const char *instance_type,
 		 struct probe_verify_result *out, struct dt_err *err)
 {
+	const char *name = instance_type ? instance_type : t->instance_type;
+	const struct hwdb_type *expected;
+
+	if (!name)
+		return dt_err_set(err, -EINVAL, "the instance type is unknown (no DMI product "
+				  "name); pass --instance-type");
+	expected = hwdb_lookup(name);
+	if (!expected) {
+		memset(out, 0, sizeof(*out));
+		dt_diags_init(&out->differences);
+		out->instance_type = name;
+		out->verdict = PROBE_UNKNOWN_TYPE;
+		return 0;
+	}
+	return probe_verify_entry(t, expected, out, err);
+}
+
+int probe_verify_entry(const struct probe_topology *t, const struct hwdb_type *expected,
+		       struct probe_verify_result *out, struct dt_err *err)
+{
 	struct shape *exp = NULL, *got = NULL;
 	size_t n_exp = 0, n_got = 0;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	dt_diags_init(&out->differences);
-	out->instance_type = instance_type ? instance_type : t->instance_type;
-	if (!out->instance_type)
-		return dt_err_set(err, -EINVAL, "the instance type is unknown (no DMI product "
-				  "name); pass --instance-type");
-	out->expected = hwdb_lookup(out->instance_type);
-	if (!out->expected) {
-		out->verdict = PROBE_UNKNOWN_TYPE;
-		return 0;
-	}
+	out->instance_type = expected->name;
+	out->expected = expected;
 	compare_devices(t, out->expected, &out->differences);
 	/* hwdb knows the grouping only for types scraped from live nodes. */
 	if (out->expected->dra_metadata) {

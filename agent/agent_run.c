@@ -1,0 +1,406 @@
+/* agent_run.c - `dratopo-agent run`: probe, report, repeat.
+ *
+ *   dratopo-agent run --coordinator ADDR [--interval D] [--node-name N]
+ *       [--instance-type T] [--sysfs-root DIR]
+ *       [--tls-cert F --tls-key F --tls-ca F | --insecure] [--once]
+ *
+ * The agent probes at start and every interval and reports each probe: a
+ * changed topology reaches the coordinator within one interval, and an
+ * unchanged one is the heartbeat that keeps the node from going stale.
+ * While the coordinator cannot be reached it retries with exponential
+ * backoff and jitter (1 s doubling up to 5 min), and keeps exactly one
+ * report: a newer probe replaces the one not yet sent, so memory stays flat
+ * however long the outage. It reads sysfs and nothing else: the run id that
+ * lets the coordinator tell agent restarts apart is random, not /proc's boot
+ * id.
+ *
+ * Signals: SIGTERM and SIGINT end the process at once with exit 0, also in
+ * the middle of a backoff sleep or a call; a dedicated thread waits for them
+ * (they are blocked everywhere else), logs and exits. Nothing the agent
+ * holds needs flushing: the coordinator owns the durable state. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_report.h"
+#include "agent_run.h"
+#include "doc.h"
+#include "dratopo/v1/agent.pb-c.h"
+#include "duration.h"
+#include "obs_log.h"
+#include "probe.h"
+#include "rpc_client.h"
+
+#define EXIT_USAGE 2
+#define NS_PER_S 1000000000LL
+#define DEFAULT_INTERVAL_NS (30 * NS_PER_S)
+#define BACKOFF_MIN_NS (1 * NS_PER_S)
+#define BACKOFF_MAX_NS (300 * NS_PER_S)
+#define CALL_DEADLINE_MS 10000
+#define REPORT_METHOD "/dratopo.v1.Coordinator/Report"
+
+static const char run_usage[] =
+	"usage: dratopo-agent run --coordinator ADDR [options]\n"
+	"\n"
+	"Report this node's GPUs, EFAs and predicted ResourceSlices to the coordinator at\n"
+	"start and every interval, with backoff while it is away.\n"
+	"\n"
+	"Options:\n"
+	"  --coordinator ADDR   host:port of dratopo-coordinator\n"
+	"  --interval D         probe and report every D (default 30s)\n"
+	"  --node-name N        the node reported (default $NODE_NAME, else the host name)\n"
+	"  --instance-type T    assume type T instead of the DMI product name\n"
+	"  --sysfs-root DIR     read DIR/sys instead of /sys\n"
+	"  --tls-cert FILE      this node's client certificate (CN or a DNS SAN = node name)\n"
+	"  --tls-key FILE       its private key\n"
+	"  --tls-ca FILE        CA bundle that verifies the coordinator\n"
+	"  --insecure           plaintext (the coordinator must run with --insecure too)\n"
+	"  --once               one probe and one report; print the coordinator's verdict as\n"
+	"                       JSON and exit 0 (1 when the report was not taken)\n";
+
+struct run_args {
+	const char *coordinator, *node_name, *instance_type, *root;
+	struct rpc_tls tls;
+	int64_t interval_ns;
+	bool once;
+};
+
+static int run_usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "dratopo-agent run: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
+		run_usage);
+	return EXIT_USAGE;
+}
+
+/* 0 to run, -1 after --help, else the exit code. */
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+	enum { O_COORD = 256, O_INTERVAL, O_NODE, O_TYPE, O_ROOT, O_CERT, O_KEY, O_CA,
+	       O_INSECURE, O_ONCE };
+	static const struct option opts[] = {
+		{ "coordinator", required_argument, NULL, O_COORD },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "node-name", required_argument, NULL, O_NODE },
+		{ "instance-type", required_argument, NULL, O_TYPE },
+		{ "sysfs-root", required_argument, NULL, O_ROOT },
+		{ "tls-cert", required_argument, NULL, O_CERT },
+		{ "tls-key", required_argument, NULL, O_KEY },
+		{ "tls-ca", required_argument, NULL, O_CA },
+		{ "insecure", no_argument, NULL, O_INSECURE },
+		{ "once", no_argument, NULL, O_ONCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dt_err err = { 0 };
+	int c;
+
+	*a = (struct run_args){ .root = "/", .interval_ns = DEFAULT_INTERVAL_NS };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_COORD: a->coordinator = optarg; break;
+		case O_NODE: a->node_name = optarg; break;
+		case O_TYPE: a->instance_type = optarg; break;
+		case O_ROOT: a->root = optarg; break;
+		case O_CERT: a->tls.cert = optarg; break;
+		case O_KEY: a->tls.key = optarg; break;
+		case O_CA: a->tls.ca = optarg; break;
+		case O_INSECURE: a->tls.insecure = true; break;
+		case O_ONCE: a->once = true; break;
+		case O_INTERVAL:
+			if (duration_parse(optarg, &a->interval_ns, &err) || !a->interval_ns)
+				return run_usage_error("--interval:", err.msg[0] ? err.msg : "must not be 0");
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return -1;
+		case ':':
+			return run_usage_error("option needs a value:", argv[optind - 1]);
+		default:
+			return run_usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return run_usage_error("unexpected argument", argv[optind]);
+	if (!a->coordinator)
+		return run_usage_error("--coordinator ADDR is required", NULL);
+	if (!*a->root)
+		return run_usage_error("--sysfs-root must not be empty", NULL);
+	if (rpc_tls_check(&a->tls, &err))
+		return run_usage_error(err.msg, NULL);
+	return 0;
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NS_PER_S), (long)(ns % NS_PER_S) };
+
+	while (ns > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- signals: a thread that exits the process ---- */
+
+static sigset_t stop_sigs;
+
+static void *signal_main(void *arg)
+{
+	int sig;
+
+	(void)arg;
+	if (sigwait(&stop_sigs, &sig) == 0) {
+		obs_log(OBS_INFO, "stop", "signal", strsignal(sig), NULL);
+		_exit(0);
+	}
+	return NULL;
+}
+
+static int start_signal_thread(void)
+{
+	pthread_t t;
+
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
+	if (pthread_create(&t, NULL, signal_main, NULL))
+		return -1;
+	pthread_detach(t);
+	return 0;
+}
+
+/* ---- one probe, one report ---- */
+
+struct run_state {
+	const struct run_args *a;
+	const char *node;
+	char run_id[33];
+	uint64_t sequence;
+	struct rpc_channel *ch;
+	uint8_t *pending;               /* the one report not yet acknowledged */
+	size_t pending_len;
+	int last_verdict;               /* -1 before the first ack */
+};
+
+static void make_run_id(char out[33])
+{
+	unsigned char b[16] = { 0 };
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		int64_t t = now_ns(CLOCK_REALTIME);
+
+		memcpy(b, &t, sizeof(t));
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Probe and replace the pending report. 0 or -1 (logged). */
+static int probe_once(struct run_state *s)
+{
+	struct probe_options po = { s->a->instance_type };
+	struct probe_topology t;
+	struct dt_diags w;
+	struct dt_err err = { 0 };
+	struct agent_report_info info = { s->node, s->run_id, s->sequence + 1,
+					  now_ns(CLOCK_REALTIME), DRATOPO_VERSION };
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (probe_run(s->a->root, &po, &t, &err)) {
+		obs_log(OBS_ERROR, "probe_failed", "root", s->a->root, "error", err.msg, NULL);
+		return -1;
+	}
+	dt_diags_init(&w);
+	rc = agent_report_pack(&t, &info, &buf, &len, &w, &err);
+	for (size_t i = 0; i < t.warnings.n; i++)
+		obs_log(OBS_WARN, "probe_warning", "warning", t.warnings.msgs[i], NULL);
+	for (size_t i = 0; i < w.n; i++)
+		obs_log(OBS_WARN, "report_warning", "warning", w.msgs[i], NULL);
+	dt_diags_free(&w);
+	probe_topology_free(&t);
+	if (rc) {
+		obs_log(OBS_ERROR, "probe_failed", "error", err.msg, NULL);
+		return -1;
+	}
+	free(s->pending);
+	s->pending = buf;
+	s->pending_len = len;
+	s->sequence++;
+	return 0;
+}
+
+static const char *verdict_name(Dratopo__V1__Verdict v)
+{
+	switch (v) {
+	case DRATOPO__V1__VERDICT__VERDICT_MATCH: return "match";
+	case DRATOPO__V1__VERDICT__VERDICT_DRIFT: return "drift";
+	case DRATOPO__V1__VERDICT__VERDICT_UNKNOWN_TYPE: return "unknown";
+	case DRATOPO__V1__VERDICT__VERDICT_LEARNED: return "learned";
+	default: return "unspecified";
+	}
+}
+
+/* --once: the coordinator's answer on stdout. */
+static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *m = a ? doc_new_map(a) : NULL, *d = a ? doc_new_seq(a) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = m && d ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < ack->n_differences; i++)
+		rc = doc_seq_push(a, d, doc_new_string(a, ack->differences[i]));
+	if (!rc)
+		rc = doc_map_set(a, m, "node", doc_new_string(a, node)) ||
+		     doc_map_set(a, m, "verdict", doc_new_string(a, verdict_name(ack->verdict))) ||
+		     doc_map_set(a, m, "differences", d) ||
+		     doc_map_set(a, m, "conflict", doc_new_bool(a, ack->conflict)) ||
+		     doc_map_set(a, m, "sequence", doc_new_int(a, (int64_t)ack->sequence)) ||
+		     doc_emit_json(m, 0, &sb);
+	if (!rc)
+		printf("%s\n", sb_str(&sb));
+	sb_free(&sb);
+	doc_arena_free(a);
+	return rc || fflush(stdout) ? -1 : 0;
+}
+
+/* Send the pending report. 0 once acknowledged (pending dropped). */
+static int send_pending(struct run_state *s)
+{
+	struct rpc_status st = { 0 };
+	struct dt_err err = { 0 };
+	Dratopo__V1__ReportAck *ack;
+	char *resp = NULL;
+	size_t resp_len = 0;
+	int rc = rpc_call_bytes(s->ch, REPORT_METHOD, s->pending, s->pending_len,
+				CALL_DEADLINE_MS, &resp, &resp_len, &st, &err);
+
+	if (rc) {
+		obs_log(OBS_WARN, "report_failed", "coordinator", s->a->coordinator, "status",
+			rpc_status_name(st.code), "error", err.msg, NULL);
+		return -1;
+	}
+	ack = dratopo__v1__report_ack__unpack(NULL, resp_len, (const uint8_t *)resp);
+	free(resp);
+	if (!ack) {
+		obs_log(OBS_WARN, "report_failed", "error", "the coordinator's answer is not a ReportAck",
+			NULL);
+		return -1;
+	}
+	{
+		struct obs_ev ev;
+
+		obs_ev_begin(&ev, (int)ack->verdict != s->last_verdict ? OBS_INFO : OBS_DEBUG,
+			     "reported");
+		obs_ev_str(&ev, "node", s->node);
+		obs_ev_int(&ev, "seq", (long long)ack->sequence);
+		obs_ev_str(&ev, "verdict", verdict_name(ack->verdict));
+		if (ack->n_differences)
+			obs_ev_int(&ev, "differences", (long long)ack->n_differences);
+		if (ack->conflict)
+			obs_ev_str(&ev, "conflict", "true");
+		obs_ev_end(&ev);
+	}
+	s->last_verdict = (int)ack->verdict;
+	rc = s->a->once ? print_ack(s->node, ack) : 0;
+	dratopo__v1__report_ack__free_unpacked(ack, NULL);
+	free(s->pending);
+	s->pending = NULL;
+	s->pending_len = 0;
+	return rc;
+}
+
+/* Equal jitter: a delay in [b/2, b]. */
+static int64_t jittered(int64_t b)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		r = (uint64_t)now_ns(CLOCK_MONOTONIC);
+	return b / 2 + (int64_t)(r % (uint64_t)(b / 2 + 1));
+}
+
+static void run_loop(struct run_state *s)
+{
+	int64_t next_probe = now_ns(CLOCK_MONOTONIC), backoff = 0, retry_at = 0;
+
+	for (;;) {
+		int64_t now = now_ns(CLOCK_MONOTONIC), wake;
+
+		if (now >= next_probe) {
+			probe_once(s);
+			next_probe = now + s->a->interval_ns;
+		}
+		if (s->pending && now >= retry_at) {
+			if (send_pending(s) == 0) {
+				backoff = 0;
+			} else {
+				char buf[32];
+
+				backoff = backoff ? backoff * 2 : BACKOFF_MIN_NS;
+				if (backoff > BACKOFF_MAX_NS)
+					backoff = BACKOFF_MAX_NS;
+				retry_at = now_ns(CLOCK_MONOTONIC) + jittered(backoff);
+				obs_log(OBS_INFO, "backoff", "retry_in",
+					duration_format((retry_at - now_ns(CLOCK_MONOTONIC)) /
+							1000000 * 1000000, buf, sizeof(buf)), NULL);
+			}
+		}
+		wake = next_probe;
+		if (s->pending && retry_at < wake)
+			wake = retry_at;
+		sleep_ns(wake - now_ns(CLOCK_MONOTONIC));
+	}
+}
+
+int agent_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct run_state s = { .a = &a, .last_verdict = -1 };
+	struct dt_err err = { 0 };
+	char host[256], buf[32];
+	int rc = parse_run_args(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (start_signal_thread()) {
+		fprintf(stderr, "dratopo-agent run: cannot start the signal thread\n");
+		return 1;
+	}
+	s.node = agent_node_name(a.node_name, host, sizeof(host));
+	make_run_id(s.run_id);
+	if (rpc_channel_open(a.coordinator, &a.tls, &s.ch, &err)) {
+		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
+		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
+		return 1;
+	}
+	obs_log(OBS_INFO, "start", "version", DRATOPO_VERSION, "node", s.node, "coordinator",
+		a.coordinator, "interval", duration_format(a.interval_ns, buf, sizeof(buf)), "tls",
+		a.tls.insecure ? "insecure" : "mtls", NULL);
+	if (a.once) {
+		rc = probe_once(&s) || send_pending(&s) ? 1 : 0;
+		free(s.pending);
+		rpc_channel_close(s.ch);
+		return rc;
+	}
+	run_loop(&s);
+	return 0;
+}

@@ -1,0 +1,320 @@
+/* cli_nodes.c - `dratopo nodes` and `dratopo types`: the live fleet as a
+ * running coordinator reconciled it.
+ *
+ *   dratopo nodes --coordinator ADDR [TLS options] [-o table|json]
+ *                 [--type T] [--verdict match|drift|unknown|learned]
+ *   dratopo types --coordinator ADDR [TLS options] [-o table|json]
+ *
+ * nodes JSON: {"nodes": [{"name", "instanceType", "verdict", "differences",
+ * "lastReport", "gpus", "efas", "plannable", "why"}]}, lastReport in RFC
+ * 3339 UTC; the table has one row per node. types JSON: {"types": [...]},
+ * one object per instance type with its counts, its most common shape and
+ * where its hwdb entry comes from; the table one row per type. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cli_remote.h"
+#include "doc.h"
+#include "dratopo/v1/fleet.pb-c.h"
+#include "strbuf.h"
+
+#define QUERY_DEADLINE_MS 10000
+
+struct query_opts {
+	struct cli_remote remote;
+	bool json;
+	const char *type, *verdict;
+};
+
+static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
+
+static const char *verdict_name(Dratopo__V1__Verdict v)
+{
+	return (unsigned)v < sizeof(verdicts) / sizeof(verdicts[0]) ? verdicts[v] : "unspecified";
+}
+
+static void usage(FILE *f, const char *cmd)
+{
+	if (!strcmp(cmd, "nodes"))
+		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json]\n"
+			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n\n"
+			   "The nodes a running coordinator knows: instance type, its verdict on the\n"
+			   "last report (with the differences for a drift), when that report came,\n"
+			   "and whether planning may use the node (and why not).\n\n");
+	else
+		fprintf(f, "usage: dratopo types --coordinator ADDR [TLS options] [-o table|json]\n\n"
+			   "Per instance type: nodes, how many match or drift, the most common live\n"
+			   "shape, and whether hwdb knows the type, it was learned, its nodes\n"
+			   "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
+			   "same way).\n\n");
+	fprintf(f, "options:\n%s"
+		   "  -o, --output FORMAT     table (default) or json\n"
+		   "  -h, --help              this help\n", cli_remote_help);
+}
+
+/* 0, or the exit code (usage printed). */
+static int parse(int argc, char **argv, struct query_opts *o, bool *help)
+{
+	const char *cmd = argv[0];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], **val = NULL;
+		int r = cli_remote_take(&o->remote, argc, argv, &i);
+
+		if (r > 0)
+			continue;
+		if (r < 0 || (a[0] == '-' && i + 1 >= argc && strcmp(a, "-h") && strcmp(a, "--help"))) {
+			fprintf(stderr, "dratopo %s: option '%s' needs a value\n\n", cmd, a);
+			goto usage;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			*help = true;
+			return 0;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			a = argv[++i];
+			if (strcmp(a, "json") && strcmp(a, "table")) {
+				fprintf(stderr, "dratopo %s: unknown output format '%s' (table or json)\n",
+					cmd, a);
+				return CLI_EXIT_USAGE;
+			}
+			o->json = !strcmp(a, "json");
+			continue;
+		}
+		if (!strcmp(cmd, "nodes") && !strcmp(a, "--type"))
+			val = &o->type;
+		else if (!strcmp(cmd, "nodes") && !strcmp(a, "--verdict"))
+			val = &o->verdict;
+		if (!val) {
+			fprintf(stderr, "dratopo %s: unexpected argument '%s'\n\n", cmd, a);
+			goto usage;
+		}
+		*val = argv[++i];
+	}
+	if (!o->remote.addr) {
+		fprintf(stderr, "dratopo %s: --coordinator ADDR is required\n\n", cmd);
+		goto usage;
+	}
+	return 0;
+usage:
+	usage(stderr, cmd);
+	return CLI_EXIT_USAGE;
+}
+
+static int flush_out(const char *cmd, struct strbuf *sb)
+{
+	int rc = CLI_EXIT_OK;
+
+	if (sb_error(sb)) {
+		fprintf(stderr, "dratopo %s: out of memory\n", cmd);
+		rc = CLI_EXIT_FAIL;
+	} else if (fwrite(sb_str(sb), 1, sb->len, stdout) != sb->len || fflush(stdout)) {
+		perror("dratopo: stdout");
+		rc = CLI_EXIT_FAIL;
+	}
+	sb_free(sb);
+	return rc;
+}
+
+static void rfc3339(int64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!ns || !gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "never");
+}
+
+/* ---- nodes ---- */
+
+static int nodes_json(const Dratopo__V1__ListNodesResponse *r, struct strbuf *sb)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
+	int rc = top && list ? doc_map_set(a, top, "nodes", list) : -1;
+
+	for (size_t i = 0; !rc && i < r->n_nodes; i++) {
+		const Dratopo__V1__Node *n = r->nodes[i];
+		struct doc_node *o = doc_new_map(a), *d = doc_new_seq(a);
+		char ts[32];
+
+		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
+		rc = !o || !d;
+		for (size_t k = 0; !rc && k < n->n_differences; k++)
+			rc = doc_seq_push(a, d, doc_new_string(a, n->differences[k]));
+		rc = rc || doc_map_set(a, o, "name", doc_new_string(a, n->name)) ||
+		     doc_map_set(a, o, "instanceType", doc_new_string(a, n->instance_type)) ||
+		     doc_map_set(a, o, "verdict", doc_new_string(a, verdict_name(n->verdict))) ||
+		     doc_map_set(a, o, "differences", d) ||
+		     doc_map_set(a, o, "lastReport", doc_new_string(a, ts)) ||
+		     doc_map_set(a, o, "gpus", doc_new_int(a, n->gpus)) ||
+		     doc_map_set(a, o, "efas", doc_new_int(a, n->efas)) ||
+		     doc_map_set(a, o, "plannable", doc_new_bool(a, n->plannable)) ||
+		     doc_map_set(a, o, "why", doc_new_string(a, n->why)) || doc_seq_push(a, list, o);
+	}
+	if (!rc)
+		rc = doc_emit_json(top, 2, sb);
+	sb_putc(sb, '\n');
+	doc_arena_free(a);
+	return rc;
+}
+
+static void nodes_table(const Dratopo__V1__ListNodesResponse *r, struct strbuf *sb)
+{
+	int wn = 4, wt = 13;
+
+	for (size_t i = 0; i < r->n_nodes; i++) {
+		int n = (int)strlen(r->nodes[i]->name), t = (int)strlen(r->nodes[i]->instance_type);
+
+		wn = n > wn ? n : wn;
+		wt = t > wt ? t : wt;
+	}
+	sb_printf(sb, "%-*s  %-*s  %-8s  %4s  %4s  %-9s  %-20s  %s\n", wn, "NAME", wt,
+		  "INSTANCE-TYPE", "VERDICT", "GPUS", "EFAS", "PLANNABLE", "LAST-REPORT", "WHY");
+	for (size_t i = 0; i < r->n_nodes; i++) {
+		const Dratopo__V1__Node *n = r->nodes[i];
+		char ts[32];
+
+		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
+		sb_printf(sb, "%-*s  %-*s  %-8s  %4" PRIu32 "  %4" PRIu32 "  %-9s  %-20s  %s\n", wn,
+			  n->name, wt, n->instance_type, verdict_name(n->verdict), n->gpus, n->efas,
+			  n->plannable ? "yes" : "no", ts, n->plannable ? "" : n->why);
+	}
+}
+
+int cli_nodes(int argc, char **argv)
+{
+	struct query_opts o = { 0 };
+	Dratopo__V1__ListNodesRequest req = DRATOPO__V1__LIST_NODES_REQUEST__INIT;
+	ProtobufCMessage *resp = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	bool help = false;
+	int rc = parse(argc, argv, &o, &help);
+
+	if (rc || help)
+		return help ? (usage(stdout, "nodes"), CLI_EXIT_OK) : rc;
+	if (o.type)
+		req.instance_type = (char *)o.type;
+	if (o.verdict) {
+		for (size_t v = 1; v < sizeof(verdicts) / sizeof(verdicts[0]); v++)
+			if (!strcmp(o.verdict, verdicts[v]))
+				req.verdict = (Dratopo__V1__Verdict)v;
+		if (!req.verdict) {
+			fprintf(stderr, "dratopo nodes: --verdict: '%s' is not match, drift, unknown or "
+				"learned\n", o.verdict);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	rc = cli_remote_call(&o.remote, "nodes", "/dratopo.v1.Fleet/ListNodes", &req.base,
+			     &dratopo__v1__list_nodes_response__descriptor, QUERY_DEADLINE_MS, &resp);
+	if (rc)
+		return rc;
+	if (o.json)
+		nodes_json((const void *)resp, &sb);
+	else
+		nodes_table((const void *)resp, &sb);
+	protobuf_c_message_free_unpacked(resp, NULL);
+	return flush_out("nodes", &sb);
+}
+
+/* ---- types ---- */
+
+static const char *source_name(Dratopo__V1__HwdbSource s)
+{
+	switch (s) {
+	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_KNOWN: return "hwdb";
+	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED: return "learned";
+	default: return "none";
+	}
+}
+
+/* A note on what the type's row means, "" when nothing is odd. */
+static const char *type_note(const Dratopo__V1__TypeSummary *t)
+{
+	if (t->conflict)
+		return "conflict: its nodes disagree on the shape, nothing learned";
+	if (t->hwdb_suspect)
+		return "hwdb suspect: most nodes drift the same way";
+	return "";
+}
+
+static int types_json(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
+{
+	struct doc_arena *a = doc_arena_new();
+	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
+	int rc = top && list ? doc_map_set(a, top, "types", list) : -1;
+
+	for (size_t i = 0; !rc && i < r->n_types; i++) {
+		const Dratopo__V1__TypeSummary *t = r->types[i];
+		struct doc_node *o = doc_new_map(a);
+
+		rc = !o || doc_map_set(a, o, "instanceType", doc_new_string(a, t->instance_type)) ||
+		     doc_map_set(a, o, "hwdb", doc_new_string(a, source_name(t->hwdb))) ||
+		     doc_map_set(a, o, "nodes", doc_new_int(a, t->nodes)) ||
+		     doc_map_set(a, o, "matching", doc_new_int(a, t->matching)) ||
+		     doc_map_set(a, o, "drifting", doc_new_int(a, t->drifting)) ||
+		     doc_map_set(a, o, "unknown", doc_new_int(a, t->unknown)) ||
+		     doc_map_set(a, o, "stale", doc_new_int(a, t->stale)) ||
+		     doc_map_set(a, o, "plannable", doc_new_int(a, t->plannable)) ||
+		     doc_map_set(a, o, "commonShape", doc_new_string(a, t->common_shape)) ||
+		     doc_map_set(a, o, "commonShapeNodes", doc_new_int(a, t->common_shape_nodes)) ||
+		     doc_map_set(a, o, "conflict", doc_new_bool(a, t->conflict)) ||
+		     doc_map_set(a, o, "hwdbSuspect", doc_new_bool(a, t->hwdb_suspect)) ||
+		     doc_seq_push(a, list, o);
+	}
+	if (!rc)
+		rc = doc_emit_json(top, 2, sb);
+	sb_putc(sb, '\n');
+	doc_arena_free(a);
+	return rc;
+}
+
+static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
+{
+	int wt = 13, ws = 12;
+
+	for (size_t i = 0; i < r->n_types; i++) {
+		int t = (int)strlen(r->types[i]->instance_type);
+		int s = (int)strlen(r->types[i]->common_shape);
+
+		wt = t > wt ? t : wt;
+		ws = s > ws ? s : ws;
+	}
+	sb_printf(sb, "%-*s  %-7s  %5s  %5s  %5s  %9s  %-*s  %s\n", wt, "INSTANCE-TYPE", "HWDB",
+		  "NODES", "MATCH", "DRIFT", "PLANNABLE", ws, "COMMON-SHAPE", "NOTE");
+	for (size_t i = 0; i < r->n_types; i++) {
+		const Dratopo__V1__TypeSummary *t = r->types[i];
+		char shape[300];
+
+		snprintf(shape, sizeof(shape), "%s", t->common_shape);
+		sb_printf(sb, "%-*s  %-7s  %5" PRIu32 "  %5" PRIu32 "  %5" PRIu32 "  %9" PRIu32
+			  "  %-*s  %s\n", wt, t->instance_type, source_name(t->hwdb), t->nodes,
+			  t->matching, t->drifting, t->plannable, ws, shape, type_note(t));
+	}
+}
+
+int cli_types(int argc, char **argv)
+{
+	struct query_opts o = { 0 };
+	Dratopo__V1__ListTypesRequest req = DRATOPO__V1__LIST_TYPES_REQUEST__INIT;
+	ProtobufCMessage *resp = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	bool help = false;
+	int rc = parse(argc, argv, &o, &help);
+
+	if (rc || help)
+		return help ? (usage(stdout, "types"), CLI_EXIT_OK) : rc;
+	rc = cli_remote_call(&o.remote, "types", "/dratopo.v1.Fleet/ListTypes", &req.base,
+			     &dratopo__v1__list_types_response__descriptor, QUERY_DEADLINE_MS, &resp);
+	if (rc)
+		return rc;
+	if (o.json)
+		types_json((const void *)resp, &sb);
+	else
+		types_table((const void *)resp, &sb);
+	protobuf_c_message_free_unpacked(resp, NULL);
+	return flush_out("types", &sb);
+}

@@ -1,0 +1,32 @@
+/* cli_remote.h - what the commands that ask a running coordinator share:
+ * the connection options (--coordinator ADDR, --tls-cert/--tls-key/--tls-ca
+ * or --insecure) and one blocking call that reports failures the CLI way
+ * (a message on stderr naming the coordinator and the gRPC status). */
+#ifndef DT_CLI_REMOTE_H
+#define DT_CLI_REMOTE_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdint.h>
+
+#include "rpc.h"
+
+struct cli_remote {
+	const char *addr;               /* NULL: not given */
+	struct rpc_tls tls;
+};
+
+/* The options' help lines, for the commands' usage texts. */
+extern const char cli_remote_help[];
+
+/* Whether argv[*i] is a connection option: 1 taken (with its value, *i
+ * advanced; "--opt=value" too), 0 not one, -1 its value is missing. */
+int cli_remote_take(struct cli_remote *r, int argc, char **argv, int *i);
+
+/* One call to r->addr. 0 and *resp (free with
+ * protobuf_c_message_free_unpacked), or the exit code after printing
+ * "dratopo CMD: ..." (CLI_EXIT_USAGE for incomplete TLS options). */
+int cli_remote_call(const struct cli_remote *r, const char *cmd, const char *method,
+		    const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_type,
+		    int64_t deadline_ms, ProtobufCMessage **resp);
+
+#endif

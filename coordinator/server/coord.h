@@ -1,0 +1,131 @@
+/* coord.h - dratopo-coordinator's state and the parts of the daemon that
+ * share it: the RPC handlers (coord_handlers.c, coord_plan.c), the durable
+ * report path with its group commit (coord_commit.c), the conversions
+ * between protobuf messages, reconciler records and store records
+ * (coord_convert.c), the restore from the store (coord_restore.c) and the
+ * metrics (coord_metrics.c). coordinator_main.c owns the process: options,
+ * start-up, signals.
+ *
+ * The rule everything here keeps: a report is acknowledged only once what
+ * it changed is durable in the store. The reconciler (dt_reconcile) is
+ * applied first, in memory, in the order reports arrive; the effects queue
+ * up for the committer thread, which writes every queued report in one
+ * transaction (group commit) and then wakes their handlers. When a commit
+ * fails, the fleet is rebuilt from the store (the truth), so memory never
+ * holds a report the store lacks; the handlers of every report not stored
+ * answer UNAVAILABLE. See docs/coordinator.md. */
+#ifndef DT_COORD_H
+#define DT_COORD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "obs_metrics.h"
+#include "reconcile.h"
+#include "rpc_server.h"
+#include "store.h"
+
+#include "dratopo/v1/agent.pb-c.h"
+#include "dratopo/v1/fleet.pb-c.h"
+#include "dratopo/v1/plan.pb-c.h"
+
+struct coord_commit;
+
+/* The metrics the daemon updates directly (the gauges over the fleet are
+ * computed at scrape time). */
+struct coord_metrics {
+	struct obs_registry *reg;
+	struct obs_metric *reports;         /* {verdict} */
+	struct obs_metric *refused;         /* {method, code} */
+	struct obs_metric *rpc_seconds;     /* {method} histogram */
+	struct obs_metric *store_errors;    /* {op} */
+	struct obs_metric *commit_seconds;  /* histogram */
+	struct obs_metric *commit_reports;  /* reports per commit, histogram */
+};
+
+struct coord {
+	struct store *store;
+	struct rec_options rec_opts;
+	bool insecure;                      /* no client identities to check */
+	/* The fleet, rebuilt and swapped when a commit fails: readers take
+	 * the lock shared, the rebuild takes it exclusive. */
+	pthread_rwlock_t fleet_lock;
+	struct rec_fleet *fleet;
+	bool fleet_stale;                   /* a rebuild failed: retry first */
+	/* rec_report() and the enqueueing of its effects, in one order. */
+	pthread_mutex_t apply_lock;
+	struct coord_commit *commit;
+	pthread_mutex_t plan_lock;          /* one plan at a time */
+	struct coord_metrics m;
+};
+
+/* ---- the fleet (coord_restore.c) ---- */
+
+/* A fresh fleet holding everything the store holds. *changes (may be
+ * NULL) gets what re-verification against today's hwdb changed, for the
+ * caller to write back. */
+int coord_fleet_load(struct coord *c, struct rec_fleet **out, struct rec_changes *changes,
+		     struct dt_err *err);
+/* The fleet for reading, with fleet_lock held shared; coord_fleet_put
+ * releases it. */
+struct rec_fleet *coord_fleet_get(struct coord *c);
+void coord_fleet_put(struct coord *c);
+
+/* ---- the durable report path (coord_commit.c) ---- */
+
+int coord_commit_start(struct coord *c, struct dt_err *err);
+/* Flush what is queued and stop the committer thread. */
+void coord_commit_stop(struct coord *c);
+
+/* Reconcile one decoded report and return once its effects are durable:
+ * 0 and *out (the caller frees it with rec_outcome_free); -EINVAL (the
+ * report cannot be taken), -EAGAIN (not stored: the store failed, the
+ * fleet is as if the report never came), -ENOMEM. blob is the report as
+ * stored (packed, without the predicted slices). */
+int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blob,
+		 size_t blob_len, struct rec_outcome *out, struct dt_err *err);
+/* Write changes (from a restore) durably. */
+int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
+			  struct dt_err *err);
+
+/* ---- conversions (coord_convert.c) ---- */
+
+/* A report as the reconciler takes it, pointing into msg; devs must have
+ * room for msg->n_devices (at most REC_MAX_DEVICES). -EINVAL naming the
+ * field for a report that cannot be one. */
+int coord_report_from_pb(const Dratopo__V1__TopologyReport *msg, int64_t received_ns,
+			 struct rec_device *devs, struct rec_report *out, struct dt_err *err);
+/* The report as stored: msg packed without resource_slices (the
+ * coordinator predicts slices itself, from the devices). malloc'd. */
+int coord_report_pack(const Dratopo__V1__TopologyReport *msg, uint8_t **out, size_t *len);
+Dratopo__V1__Verdict coord_verdict_pb(enum rec_verdict v);
+/* A Node message for a record; strings borrowed from n. */
+void coord_node_pb(const struct rec_node *n, Dratopo__V1__Node *out);
+/* A store record for n (borrowing from it), with the report blob. */
+void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blob_len,
+		       struct store_node *out);
+
+/* ---- the handlers ---- */
+
+extern const struct rpc_method coord_methods[];
+extern const size_t coord_n_methods;
+
+/* Planner.Plan (coord_plan.c). */
+grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+			    ProtobufCMessage **response);
+void coord_plan_release(ProtobufCMessage *response, void *user);
+
+/* Unix ns, CLOCK_REALTIME. */
+int64_t coord_now_ns(void);
+
+/* ---- metrics (coord_metrics.c) ---- */
+
+int coord_metrics_init(struct coord *c, struct dt_err *err);
+void coord_metrics_free(struct coord *c);
+/* The rpc server's observer: latency per method, refusals per code. */
+void coord_observe_rpc(void *user, const char *method, grpc_status_code code, double seconds);
+
+#endif

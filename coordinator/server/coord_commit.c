@@ -1,0 +1,443 @@
+/* coord_commit.c - the durable report path: reconcile in memory, queue the
+ * effects, group commit them, acknowledge.
+ *
+ * A handler reconciles its report (rec_report) and queues a job holding the
+ * store batches for what changed, both under apply_lock so that the queue is
+ * in the order the fleet saw the reports. The committer thread takes every
+ * queued job, writes them all in one store_commit (one transaction, one
+ * fdatasync) and wakes their handlers. Concurrent reports therefore share
+ * one disk flush, which is what keeps a durable ack cheap.
+ *
+ * A commit that fails rolls memory back to the store: with fleet_lock held
+ * exclusively (so no report is between its reconcile and its enqueue), every
+ * job of the failed transaction and every job queued after it fails, and the
+ * fleet is rebuilt from the store. When even that fails (the store cannot be
+ * read), fleet_stale stays set and reports are refused until a rebuild works.
+ *
+ * Records of other nodes that a report changed (the quorum becoming
+ * `learned`) carry no report blob of their own: the committer takes the
+ * newest one, from an earlier job of the same transaction or from the store,
+ * which is right because a transaction is always a prefix of the queue. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coord.h"
+#include "obs_log.h"
+
+#define MAX_JOBS_PER_COMMIT 512
+
+struct job {
+	struct job *next;
+	struct store_batch *batches;
+	size_t n_batches;
+	struct store_node *nodes;           /* [0] the reporter, when there is one */
+	bool *need_blob;
+	size_t n_nodes;
+	struct store_learned *learned;
+	struct store_conflict *rows;
+	struct store_node *fetched;         /* records read for their blobs */
+	size_t n_fetched;
+	int rc;
+	struct dt_err err;
+	bool done;
+};
+
+struct coord_commit {
+	struct coord *c;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct job *head, *tail;
+	bool stop;
+};
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n_fetched; i++)
+		store_node_done(&j->fetched[i]);
+	free(j->fetched);
+	free(j->batches);
+	free(j->nodes);
+	free(j->need_blob);
+	free(j->learned);
+	free(j->rows);
+	free(j);
+}
+
+static void learned_record(const struct rec_learned *l, struct store_learned *out)
+{
+	*out = (struct store_learned){ l->type, l->shape_key, l->source, l->nodes, l->n_nodes,
+				       l->learned_ns };
+}
+
+/* The store batches for what one report (node, may be NULL) and its side
+ * effects changed. Everything is borrowed from node and ch. */
+static struct job *job_new(const struct rec_node *node, const uint8_t *blob, size_t blob_len,
+			   const struct rec_changes *ch)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	size_t n_rows = 0, b = 0, r = 0, k = 0;
+	int64_t now = coord_now_ns();
+
+	if (!j)
+		return NULL;
+	for (size_t i = 0; i < ch->n_conflicts; i++)
+		for (size_t s = 0; s < ch->conflicts[i].n_shapes; s++)
+			n_rows += ch->conflicts[i].shapes[s].n_nodes;
+	j->n_nodes = (node ? 1 : 0) + ch->n_nodes;
+	j->n_batches = j->n_nodes + ch->n_learned + ch->n_conflicts;
+	j->batches = calloc(j->n_batches + 1, sizeof(*j->batches));
+	j->nodes = calloc(j->n_nodes + 1, sizeof(*j->nodes));
+	j->need_blob = calloc(j->n_nodes + 1, sizeof(*j->need_blob));
+	j->learned = calloc(ch->n_learned + 1, sizeof(*j->learned));
+	j->rows = calloc(n_rows + 1, sizeof(*j->rows));
+	j->fetched = calloc(j->n_nodes + 1, sizeof(*j->fetched));
+	if (!j->batches || !j->nodes || !j->need_blob || !j->learned || !j->rows || !j->fetched) {
+		job_free(j);
+		return NULL;
+	}
+	if (node)
+		coord_node_record(node, blob, blob_len, &j->nodes[k++]);
+	for (size_t i = 0; i < ch->n_nodes; i++, k++) {
+		coord_node_record(&ch->nodes[i], NULL, 0, &j->nodes[k]);
+		j->need_blob[k] = true;
+	}
+	for (size_t i = 0; i < j->n_nodes; i++)
+		j->batches[b++].node = &j->nodes[i];
+	for (size_t i = 0; i < ch->n_learned; i++) {
+		learned_record(&ch->learned[i], &j->learned[i]);
+		j->batches[b++].learned = &j->learned[i];
+	}
+	for (size_t i = 0; i < ch->n_conflicts; i++) {
+		const struct rec_conflict *cf = &ch->conflicts[i];
+		struct store_batch *sb = &j->batches[b++];
+
+		sb->clear_conflicts_type = cf->type;
+		sb->conflicts = &j->rows[r];
+		for (size_t s = 0; s < cf->n_shapes; s++)
+			for (size_t n = 0; n < cf->shapes[s].n_nodes; n++)
+				j->rows[r++] = (struct store_conflict){ cf->type,
+					cf->shapes[s].shape_key, cf->shapes[s].nodes[n], now };
+		sb->n_conflicts = (size_t)(&j->rows[r] - sb->conflicts);
+	}
+	return j;
+}
+
+/* ---- the committer ---- */
+
+/* The newest blob of node name written before jobs[ji].nodes[ni] in this
+ * transaction, or NULL. */
+static const struct store_node *earlier_blob(struct job **jobs, size_t ji, size_t ni,
+					     const char *name)
+{
+	for (size_t j = ji + 1; j-- > 0;) {
+		for (size_t k = (j == ji ? ni : jobs[j]->n_nodes); k-- > 0;) {
+			const struct store_node *n = &jobs[j]->nodes[k];
+
+			if (!jobs[j]->need_blob[k] && !strcmp(n->name, name))
+				return n;
+		}
+	}
+	return NULL;
+}
+
+static int fill_blobs(struct coord *c, struct job **jobs, size_t n_jobs, struct dt_err *err)
+{
+	for (size_t ji = 0; ji < n_jobs; ji++) {
+		struct job *j = jobs[ji];
+
+		for (size_t k = 0; k < j->n_nodes; k++) {
+			const struct store_node *src;
+			int rc;
+
+			if (!j->need_blob[k])
+				continue;
+			src = earlier_blob(jobs, ji, k, j->nodes[k].name);
+			if (!src) {
+				struct store_node *f = &j->fetched[j->n_fetched];
+
+				rc = store_get_node(c->store, j->nodes[k].name, f, err);
+				if (rc == -ENOENT)
+					continue;       /* never stored: nothing to keep */
+				if (rc)
+					return rc;
+				j->n_fetched++;
+				src = f;
+			}
+			j->nodes[k].report = src->report;
+			j->nodes[k].report_len = src->report_len;
+			j->nodes[k].first_seen_ns = src->first_seen_ns;
+		}
+	}
+	return 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int commit_jobs(struct coord *c, struct job **jobs, size_t n_jobs, struct dt_err *err)
+{
+	struct store_batch *all;
+	size_t n = 0;
+	double t0 = mono_s();
+	int rc = fill_blobs(c, jobs, n_jobs, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n_jobs; i++)
+		n += jobs[i]->n_batches;
+	if (!n)
+		return 0;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	n = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		memcpy(all + n, jobs[i]->batches, jobs[i]->n_batches * sizeof(*all));
+		n += jobs[i]->n_batches;
+	}
+	rc = store_commit(c->store, all, n, err);
+	free(all);
+	obs_observe(obs_series(c->m.commit_seconds, NULL), mono_s() - t0);
+	obs_observe(obs_series(c->m.commit_reports, NULL), (double)n_jobs);
+	return rc;
+}
+
+/* Rebuild the fleet from the store, with fleet_lock held exclusively. */
+static void rebuild_locked(struct coord *c)
+{
+	struct rec_fleet *nf = NULL;
+	struct dt_err err = { 0 };
+
+	if (coord_fleet_load(c, &nf, NULL, &err)) {
+		c->fleet_stale = true;
+		obs_log(OBS_ERROR, "fleet_rebuild_failed", "error", err.msg, NULL);
+		return;
+	}
+	rec_fleet_free(c->fleet);
+	c->fleet = nf;
+	c->fleet_stale = false;
+	obs_log(OBS_WARN, "fleet_rebuilt", "reason", "a commit failed: memory set back to the store",
+		NULL);
+}
+
+static void finish(struct coord_commit *cm, struct job **jobs, size_t n, int rc,
+		   const struct dt_err *err)
+{
+	pthread_mutex_lock(&cm->lock);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i]->rc = rc;
+		if (rc && err)
+			jobs[i]->err = *err;
+		jobs[i]->done = true;
+	}
+	pthread_cond_broadcast(&cm->done);
+	pthread_mutex_unlock(&cm->lock);
+}
+
+/* The commit failed: fail its jobs and every queued one, then set the
+ * fleet back to what the store holds. */
+static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int rc,
+		      const struct dt_err *err)
+{
+	struct coord *c = cm->c;
+	struct job *q;
+
+	obs_inc(obs_series(c->m.store_errors, "commit", NULL));
+	obs_log(OBS_ERROR, "store_error", "op", "commit", "error", err->msg, NULL);
+	pthread_rwlock_wrlock(&c->fleet_lock);
+	finish(cm, jobs, n, rc, err);
+	pthread_mutex_lock(&cm->lock);
+	q = cm->head;
+	cm->head = cm->tail = NULL;
+	for (; q; q = q->next) {
+		q->rc = rc;
+		q->err = *err;
+		dt_err_prefix(&q->err, "an earlier report in the same commit failed: ");
+		q->done = true;
+	}
+	pthread_cond_broadcast(&cm->done);
+	pthread_mutex_unlock(&cm->lock);
+	rebuild_locked(c);
+	pthread_rwlock_unlock(&c->fleet_lock);
+}
+
+static void *committer_main(void *arg)
+{
+	struct coord_commit *cm = arg;
+	struct job *jobs[MAX_JOBS_PER_COMMIT];
+
+	for (;;) {
+		struct dt_err err = { 0 };
+		size_t n = 0;
+		int rc;
+
+		pthread_mutex_lock(&cm->lock);
+		while (!cm->head && !cm->stop)
+			pthread_cond_wait(&cm->work, &cm->lock);
+		if (!cm->head) {
+			pthread_mutex_unlock(&cm->lock);
+			return NULL;
+		}
+		while (cm->head && n < MAX_JOBS_PER_COMMIT) {
+			jobs[n++] = cm->head;
+			cm->head = cm->head->next;
+		}
+		if (!cm->head)
+			cm->tail = NULL;
+		pthread_mutex_unlock(&cm->lock);
+		rc = commit_jobs(cm->c, jobs, n, &err);
+		if (rc)
+			roll_back(cm, jobs, n, rc, &err);
+		else
+			finish(cm, jobs, n, 0, NULL);
+	}
+}
+
+int coord_commit_start(struct coord *c, struct dt_err *err)
+{
+	struct coord_commit *cm = calloc(1, sizeof(*cm));
+
+	if (!cm)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	cm->c = c;
+	pthread_mutex_init(&cm->lock, NULL);
+	pthread_cond_init(&cm->work, NULL);
+	pthread_cond_init(&cm->done, NULL);
+	if (pthread_create(&cm->thread, NULL, committer_main, cm)) {
+		free(cm);
+		return dt_err_set(err, -EAGAIN, "cannot start the committer thread");
+	}
+	c->commit = cm;
+	return 0;
+}
+
+void coord_commit_stop(struct coord *c)
+{
+	struct coord_commit *cm = c->commit;
+
+	if (!cm)
+		return;
+	pthread_mutex_lock(&cm->lock);
+	cm->stop = true;
+	pthread_cond_signal(&cm->work);
+	pthread_mutex_unlock(&cm->lock);
+	pthread_join(cm->thread, NULL);
+	pthread_cond_destroy(&cm->work);
+	pthread_cond_destroy(&cm->done);
+	pthread_mutex_destroy(&cm->lock);
+	free(cm);
+	c->commit = NULL;
+}
+
+static void enqueue(struct coord_commit *cm, struct job *j)
+{
+	pthread_mutex_lock(&cm->lock);
+	if (cm->tail)
+		cm->tail->next = j;
+	else
+		cm->head = j;
+	cm->tail = j;
+	pthread_cond_signal(&cm->work);
+	pthread_mutex_unlock(&cm->lock);
+}
+
+/* Wait for j, take its result, free it. */
+static int wait_job(struct coord_commit *cm, struct job *j, struct dt_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&cm->lock);
+	while (!j->done)
+		pthread_cond_wait(&cm->done, &cm->lock);
+	pthread_mutex_unlock(&cm->lock);
+	rc = j->rc;
+	if (rc && err)
+		*err = j->err;
+	job_free(j);
+	return rc;
+}
+
+/* A stale fleet (a rebuild failed) gets another try before any report. */
+static int fresh_fleet(struct coord *c, struct dt_err *err)
+{
+	bool stale;
+
+	pthread_rwlock_rdlock(&c->fleet_lock);
+	stale = c->fleet_stale;
+	pthread_rwlock_unlock(&c->fleet_lock);
+	if (!stale)
+		return 0;
+	pthread_rwlock_wrlock(&c->fleet_lock);
+	if (c->fleet_stale)
+		rebuild_locked(c);
+	stale = c->fleet_stale;
+	pthread_rwlock_unlock(&c->fleet_lock);
+	return stale ? dt_err_set(err, -EAGAIN, "the store cannot be read back after a failed "
+				  "write; reports wait until it can") : 0;
+}
+
+int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blob,
+		 size_t blob_len, struct rec_outcome *out, struct dt_err *err)
+{
+	static const struct rec_changes none;
+	struct job *j;
+	int rc = fresh_fleet(c, err);
+
+	if (rc)
+		return rc;
+	pthread_rwlock_rdlock(&c->fleet_lock);
+	pthread_mutex_lock(&c->apply_lock);
+	rc = rec_report(c->fleet, r, out, err);
+	if (rc) {
+		pthread_mutex_unlock(&c->apply_lock);
+		pthread_rwlock_unlock(&c->fleet_lock);
+		return rc;
+	}
+	/* A replay changes nothing, but is acknowledged only once whatever
+	 * it replays (maybe still queued) is durable: an empty job. */
+	j = out->replay ? job_new(NULL, NULL, 0, &none)
+			: job_new(&out->node, blob, blob_len, &out->also);
+	if (j)
+		enqueue(c->commit, j);
+	pthread_mutex_unlock(&c->apply_lock);
+	pthread_rwlock_unlock(&c->fleet_lock);
+	if (!j) {
+		/* Applied but not queued: the fleet is ahead of the store. */
+		pthread_rwlock_wrlock(&c->fleet_lock);
+		rebuild_locked(c);
+		pthread_rwlock_unlock(&c->fleet_lock);
+		rec_outcome_free(out);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	rc = wait_job(c->commit, j, err);
+	if (rc) {
+		rec_outcome_free(out);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
+			  struct dt_err *err)
+{
+	struct job *j = job_new(NULL, NULL, 0, changes);
+
+	if (!j)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	if (!j->n_batches) {
+		job_free(j);
+		return 0;
+	}
+	enqueue(c->commit, j);
+	return wait_job(c->commit, j, err);
+}

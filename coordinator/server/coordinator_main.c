@@ -1,0 +1,323 @@
+/* coordinator_main.c - dratopo-coordinator: the process around the
+ * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
+ * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
+ * store and exit 0; SIGHUP re-reads the TLS files.
+ *
+ * Signals are blocked in every thread (they are blocked before any thread
+ * starts) and taken synchronously by the main thread with sigwaitinfo, so no
+ * handler runs in signal context. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "duration.h"
+#include "hwdb.h"
+#include "obs_http.h"
+#include "obs_log.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_LISTEN "0.0.0.0:7443"
+#define DEFAULT_DB "/var/lib/dratopo/coordinator.db"
+#define DEFAULT_INTERVAL_NS (30 * 1000000000LL)
+#define DEFAULT_WORKERS 16
+#define DRAIN_MS 5000
+
+static const char usage_text[] =
+	"usage: dratopo-coordinator [options]\n"
+	"\n"
+	"The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
+	"(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
+	"drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
+	"hwdb show|plan --coordinator`.\n"
+	"\n"
+	"Options:\n"
+	"  --listen ADDR          gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)\n"
+	"  --db FILE              SQLite database (default " DEFAULT_DB ")\n"
+	"  --http ADDR            serve /metrics, /healthz, /readyz on ADDR (default: off)\n"
+	"  --tls-cert FILE        server certificate (PEM)\n"
+	"  --tls-key FILE         its private key\n"
+	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
+	"  --insecure             plaintext, no client certificates (tests, never production)\n"
+	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
+	"  --interval D           the agents' reporting interval (default 30s)\n"
+	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
+	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
+	"  --workers N            threads running handlers (default 16)\n"
+	"  --log-level L          debug, info (default), warn, error\n"
+	"  -h, --help             this help\n"
+	"  --version              print the version\n"
+	"\n"
+	"Exit codes: 0 stopped by SIGTERM/SIGINT, 1 start-up failure, 2 usage error.\n";
+
+struct args {
+	const char *listen, *db, *http, *hwdb_extra;
+	struct rpc_tls tls;
+	unsigned learn_quorum, workers;
+	int64_t interval_ns, stale_after_ns;
+};
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "dratopo-coordinator: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
+		usage_text);
+	return EXIT_USAGE;
+}
+
+static int parse_count(const char *opt, const char *v, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (!*v || *end || n < 1 || n > max) {
+		fprintf(stderr, "dratopo-coordinator: %s: '%s' is not a count from 1 to %u\n", opt, v,
+			max);
+		return EXIT_USAGE;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int parse_dur(const char *opt, const char *v, int64_t *out)
+{
+	struct dt_err err = { 0 };
+
+	if (duration_parse(v, out, &err) || !*out) {
+		fprintf(stderr, "dratopo-coordinator: %s: %s\n", opt,
+			err.msg[0] ? err.msg : "must not be 0");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* 0 to run, -1 after --help/--version, else the exit code. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
+	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "db", required_argument, NULL, O_DB },
+		{ "http", required_argument, NULL, O_HTTP },
+		{ "tls-cert", required_argument, NULL, O_CERT },
+		{ "tls-key", required_argument, NULL, O_KEY },
+		{ "tls-ca", required_argument, NULL, O_CA },
+		{ "insecure", no_argument, NULL, O_INSECURE },
+		{ "learn-quorum", required_argument, NULL, O_QUORUM },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "stale-after", required_argument, NULL, O_STALE },
+		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
+		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "log-level", required_argument, NULL, O_LOG },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dt_err err = { 0 };
+	enum obs_level level;
+	int c, rc = 0;
+
+	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB,
+			    .learn_quorum = REC_DEFAULT_LEARN_QUORUM, .workers = DEFAULT_WORKERS,
+			    .interval_ns = DEFAULT_INTERVAL_NS };
+	opterr = 0;
+	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_LISTEN: a->listen = optarg; break;
+		case O_DB: a->db = optarg; break;
+		case O_HTTP: a->http = optarg; break;
+		case O_CERT: a->tls.cert = optarg; break;
+		case O_KEY: a->tls.key = optarg; break;
+		case O_CA: a->tls.ca = optarg; break;
+		case O_INSECURE: a->tls.insecure = true; break;
+		case O_EXTRA: a->hwdb_extra = optarg; break;
+		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
+		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
+		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
+		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
+		case O_LOG:
+			if (obs_log_parse_level(optarg, &level, &err))
+				return usage_error(err.msg, NULL);
+			obs_log_set_level(level);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		case O_VERSION:
+			printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
+			return -1;
+		case ':':
+			return usage_error("option needs a value:", argv[optind - 1]);
+		default:
+			return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (rpc_tls_check(&a->tls, &err))
+		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
+				   "plaintext needs --insecure)");
+	if (!a->stale_after_ns)
+		a->stale_after_ns = 3 * a->interval_ns;
+	return 0;
+}
+
+static bool ready(void *arg, char *why, size_t whylen)
+{
+	struct coord *c = arg;
+	struct dt_err err = { 0 };
+	bool stale;
+
+	pthread_rwlock_rdlock(&c->fleet_lock);
+	stale = c->fleet_stale;
+	pthread_rwlock_unlock(&c->fleet_lock);
+	if (stale) {
+		snprintf(why, whylen, "the fleet could not be read back from the store");
+		return false;
+	}
+	if (store_ready(c->store, &err)) {
+		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+/* Store, restored fleet, committer. */
+static int open_state(const struct args *a, struct coord *c, struct dt_err *err)
+{
+	struct rec_changes changes = { 0 };
+	int rc;
+
+	if (a->hwdb_extra && (rc = hwdb_load_extra(a->hwdb_extra, err)))
+		return dt_err_prefix(err, "--hwdb-extra: ");
+	if ((rc = store_open(a->db, NULL, &c->store, err)))
+		return dt_err_prefix(err, "--db %s: ", a->db);
+	if ((rc = coord_fleet_load(c, &c->fleet, &changes, err)))
+		return rc;
+	rc = coord_commit_start(c, err);
+	if (!rc)
+		rc = coord_persist_changes(c, &changes, err);
+	rec_changes_free(&changes);
+	return rc;
+}
+
+static void log_start(const struct args *a, struct coord *c, struct rpc_server *srv,
+		      struct obs_http *http)
+{
+	struct rec_type_list tl = { 0 };
+	struct obs_ev ev;
+	size_t nodes = 0;
+	char buf[32];
+
+	if (!rec_fleet_types(c->fleet, coord_now_ns(), &tl, NULL))
+		for (size_t i = 0; i < tl.n; i++)
+			nodes += tl.types[i].nodes;
+	obs_ev_begin(&ev, OBS_INFO, "start");
+	obs_ev_str(&ev, "version", DRATOPO_VERSION);
+	obs_ev_str(&ev, "listen", a->listen);
+	obs_ev_int(&ev, "grpc_port", rpc_server_port(srv));
+	if (http)
+		obs_ev_int(&ev, "http_port", obs_http_port(http));
+	obs_ev_str(&ev, "db", store_location(c->store));
+	obs_ev_str(&ev, "tls", a->tls.insecure ? "insecure" : "mtls");
+	obs_ev_int(&ev, "nodes", (long long)nodes);
+	obs_ev_int(&ev, "types", (long long)tl.n);
+	obs_ev_int(&ev, "learn_quorum", a->learn_quorum);
+	obs_ev_str(&ev, "stale_after", duration_format(a->stale_after_ns, buf, sizeof(buf)));
+	obs_ev_end(&ev);
+	rec_type_list_free(&tl);
+}
+
+/* Wait for signals; returns on SIGTERM or SIGINT. */
+static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+{
+	for (;;) {
+		siginfo_t si;
+		struct dt_err err = { 0 };
+		int sig = sigwaitinfo(set, &si);
+
+		if (sig == SIGTERM || sig == SIGINT) {
+			obs_log(OBS_INFO, "shutdown", "signal", strsignal(sig), NULL);
+			return;
+		}
+		if (sig != SIGHUP)
+			continue;
+		if (insecure)
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
+		else if (rpc_server_reload_tls(srv, &err))
+			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
+				err.msg, NULL);
+		else
+			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct coord c = { 0 };
+	struct rpc_server *srv = NULL;
+	struct obs_http *http = NULL;
+	struct dt_err err = { 0 };
+	pthread_rwlockattr_t rwa;
+	sigset_t sigs;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	/* Before any thread exists, so every thread inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	c.rec_opts = (struct rec_options){ a.learn_quorum, a.stale_after_ns };
+	c.insecure = a.tls.insecure;
+	pthread_rwlockattr_init(&rwa);
+	pthread_rwlockattr_setkind_np(&rwa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&c.fleet_lock, &rwa);
+	pthread_mutex_init(&c.apply_lock, NULL);
+	pthread_mutex_init(&c.plan_lock, NULL);
+	rc = coord_metrics_init(&c, &err);
+	if (!rc)
+		rc = open_state(&a, &c, &err);
+	if (!rc && a.http)
+		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
+	if (!rc) {
+		struct rpc_server_opts o = {
+			.listen = a.listen, .tls = a.tls, .workers = a.workers,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
+			.observe = coord_observe_rpc, .observe_user = &c,
+		};
+
+		rc = rpc_server_start(&o, &srv, &err);
+	}
+	if (rc) {
+		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
+		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
+	} else {
+		log_start(&a, &c, srv, http);
+		signal_loop(&sigs, srv, a.tls.insecure);
+	}
+	/* Drain the calls in flight (their reports commit), then the rest. */
+	rpc_server_shutdown(srv, DRAIN_MS);
+	coord_commit_stop(&c);
+	obs_http_stop(http);
+	rec_fleet_free(c.fleet);
+	store_close(c.store);
+	coord_metrics_free(&c);
+	pthread_mutex_destroy(&c.plan_lock);
+	pthread_mutex_destroy(&c.apply_lock);
+	pthread_rwlock_destroy(&c.fleet_lock);
+	hwdb_reset();
+	if (!rc)
+		obs_log(OBS_INFO, "stopped", NULL);
+	return rc ? 1 : 0;
+}

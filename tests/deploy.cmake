@@ -1,0 +1,9 @@
+# Tests of deploy/ and systemd/: deploy_check parses every manifest and checks
+# kinds, required fields and cross-references; the script adds the security
+# properties and systemd-analyze verify.
+add_executable(deploy_check ${CMAKE_CURRENT_LIST_DIR}/tools/deploy_check.c)
+target_link_libraries(deploy_check PRIVATE dt_doc dt_base)
+set_target_properties(deploy_check PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+add_test(NAME deploy_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/deploy.sh ${PROJECT_BINARY_DIR}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(deploy_e2e PROPERTIES TIMEOUT 120)

@@ -1,0 +1,342 @@
+/* deploy_check.c - checks the deploy/ manifests the way an API server would before
+ * anything runs: every document parses, its apiVersion/kind pair is one this
+ * tool knows, its required fields are present with the right types, and the
+ * references between objects hold (a workload's selector matches its pod
+ * template, every volumeMount names a volume, a PVC or Secret volume names an
+ * object or a Certificate's secretName in the set, a Service selects some
+ * workload and its named targetPorts exist there, a RoleBinding names a Role).
+ *
+ *   deploy_check FILE...
+ *
+ * `dratopo validate` knows the DRA and workload kinds the planner reads, not
+ * DaemonSet, Service, PersistentVolumeClaim, RBAC or cert-manager, hence this
+ * test tool. Each problem is one line `FILE: document N (KIND NAME): FIELD:
+ * message`; exit 0 when there is none, 1 otherwise, 2 on usage. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "doc.h"
+#include "err.h"
+
+#define MAX_OBJS 256
+
+struct obj {
+	const char *file;
+	size_t index;                   /* 1-based document number */
+	const char *api, *kind, *name, *ns;
+	const struct doc_node *root;
+};
+
+struct kind_rule {
+	const char *api, *kind;
+	bool namespaced;
+	/* Required paths, dot-separated, each with the doc kind it must have. */
+	struct { const char *path; enum doc_kind type; } req[8];
+};
+
+static const struct kind_rule rules[] = {
+	{ "v1", "Namespace", false, { { NULL, 0 } } },
+	{ "v1", "ServiceAccount", true, { { NULL, 0 } } },
+	{ "v1", "PersistentVolumeClaim", true,
+	  { { "spec.accessModes", DOC_SEQ }, { "spec.resources.requests.storage", DOC_STRING } } },
+	{ "v1", "Service", true, { { "spec.selector", DOC_MAP }, { "spec.ports", DOC_SEQ } } },
+	{ "apps/v1", "Deployment", true,
+	  { { "spec.selector.matchLabels", DOC_MAP }, { "spec.template.metadata.labels", DOC_MAP },
+	    { "spec.template.spec.containers", DOC_SEQ } } },
+	{ "apps/v1", "DaemonSet", true,
+	  { { "spec.selector.matchLabels", DOC_MAP }, { "spec.template.metadata.labels", DOC_MAP },
+	    { "spec.template.spec.containers", DOC_SEQ } } },
+	{ "rbac.authorization.k8s.io/v1", "Role", true, { { "rules", DOC_SEQ } } },
+	{ "rbac.authorization.k8s.io/v1", "RoleBinding", true,
+	  { { "roleRef.kind", DOC_STRING }, { "roleRef.name", DOC_STRING },
+	    { "roleRef.apiGroup", DOC_STRING }, { "subjects", DOC_SEQ } } },
+	{ "cert-manager.io/v1", "Issuer", true, { { "spec", DOC_MAP } } },
+	{ "cert-manager.io/v1", "Certificate", true,
+	  { { "spec.secretName", DOC_STRING }, { "spec.issuerRef.name", DOC_STRING } } },
+};
+
+static struct obj objs[MAX_OBJS];
+static size_t n_objs;
+static int problems;
+
+static void problem(const struct obj *o, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void problem(const struct obj *o, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: document %zu (%s %s): %s: ", o->file, o->index,
+		o->kind ? o->kind : "?", o->name ? o->name : "?", field);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	problems++;
+}
+
+/* The node at a dot-separated path, or NULL. */
+static const struct doc_node *at(const struct doc_node *n, const char *path)
+{
+	char key[128];
+
+	while (n && *path) {
+		size_t len = strcspn(path, ".");
+
+		if (len >= sizeof(key))
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = '\0';
+		n = doc_get(n, key);
+		path += len + (path[len] == '.');
+	}
+	return n;
+}
+
+static const struct kind_rule *rule_for(const struct obj *o)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (!strcmp(rules[i].api, o->api) && !strcmp(rules[i].kind, o->kind))
+			return &rules[i];
+	return NULL;
+}
+
+static const struct obj *find(const char *kind, const char *name, const char *ns)
+{
+	for (size_t i = 0; i < n_objs; i++)
+		if (objs[i].kind && !strcmp(objs[i].kind, kind) && objs[i].name &&
+		    !strcmp(objs[i].name, name) && (!ns || !objs[i].ns || !strcmp(objs[i].ns, ns)))
+			return &objs[i];
+	return NULL;
+}
+
+/* Every key of sel is in labels with the same value. */
+static bool selects(const struct doc_node *sel, const struct doc_node *labels)
+{
+	if (!sel || sel->kind != DOC_MAP || !sel->u.map.n)
+		return false;
+	for (size_t i = 0; i < sel->u.map.n; i++) {
+		const char *v = doc_str(doc_get(labels, sel->u.map.pairs[i].key->text));
+
+		if (!v || strcmp(v, sel->u.map.pairs[i].value->text))
+			return false;
+	}
+	return true;
+}
+
+/* A Secret volume's secret is made by a Certificate of the set. */
+static bool secret_known(const char *name)
+{
+	for (size_t i = 0; i < n_objs; i++)
+		if (objs[i].kind && !strcmp(objs[i].kind, "Certificate")) {
+			const char *s = doc_str(at(objs[i].root, "spec.secretName"));
+
+			if (s && !strcmp(s, name))
+				return true;
+		}
+	return false;
+}
+
+static const struct doc_node *volume(const struct doc_node *vols, const char *name)
+{
+	for (size_t i = 0; vols && vols->kind == DOC_SEQ && i < vols->u.seq.n; i++) {
+		const char *n = doc_str(doc_get(vols->u.seq.items[i], "name"));
+
+		if (n && !strcmp(n, name))
+			return vols->u.seq.items[i];
+	}
+	return NULL;
+}
+
+static void check_volumes(const struct obj *o, const struct doc_node *spec)
+{
+	const struct doc_node *vols = doc_get(spec, "volumes");
+
+	for (size_t i = 0; vols && vols->kind == DOC_SEQ && i < vols->u.seq.n; i++) {
+		const struct doc_node *v = vols->u.seq.items[i];
+		const char *claim = doc_str(at(v, "persistentVolumeClaim.claimName"));
+		const char *secret = doc_str(at(v, "secret.secretName"));
+
+		if (!doc_str(doc_get(v, "name")))
+			problem(o, "spec.template.spec.volumes", "a volume without a name");
+		if (claim && !find("PersistentVolumeClaim", claim, o->ns))
+			problem(o, "persistentVolumeClaim.claimName", "no PersistentVolumeClaim %s",
+				claim);
+		if (secret && !secret_known(secret))
+			problem(o, "secret.secretName", "no Certificate makes Secret %s", secret);
+	}
+}
+
+static void check_containers(const struct obj *o, const struct doc_node *spec,
+			     const char *list)
+{
+	const struct doc_node *cs = doc_get(spec, list);
+
+	for (size_t i = 0; cs && cs->kind == DOC_SEQ && i < cs->u.seq.n; i++) {
+		const struct doc_node *c = cs->u.seq.items[i];
+		const struct doc_node *mounts = doc_get(c, "volumeMounts");
+
+		if (!doc_str(doc_get(c, "name")) || !doc_str(doc_get(c, "image")))
+			problem(o, list, "entry %zu needs a name and an image", i);
+		for (size_t j = 0; mounts && mounts->kind == DOC_SEQ && j < mounts->u.seq.n; j++) {
+			const char *vn = doc_str(doc_get(mounts->u.seq.items[j], "name"));
+
+			if (!vn || !doc_str(doc_get(mounts->u.seq.items[j], "mountPath")))
+				problem(o, "volumeMounts", "entry %zu needs a name and a mountPath", j);
+			else if (!volume(doc_get(spec, "volumes"), vn))
+				problem(o, "volumeMounts", "no volume named %s", vn);
+		}
+	}
+}
+
+static void check_workload(const struct obj *o)
+{
+	const struct doc_node *spec = at(o->root, "spec.template.spec");
+
+	if (!selects(at(o->root, "spec.selector.matchLabels"),
+		     at(o->root, "spec.template.metadata.labels")))
+		problem(o, "spec.selector", "does not match the pod template's labels");
+	check_containers(o, spec, "containers");
+	check_containers(o, spec, "initContainers");
+	check_volumes(o, spec);
+}
+
+/* A named port of some container of a workload the Service selects. */
+static bool port_named(const struct doc_node *spec, const char *name)
+{
+	const struct doc_node *cs = doc_get(spec, "containers");
+
+	for (size_t i = 0; cs && cs->kind == DOC_SEQ && i < cs->u.seq.n; i++) {
+		const struct doc_node *ps = doc_get(cs->u.seq.items[i], "ports");
+
+		for (size_t j = 0; ps && ps->kind == DOC_SEQ && j < ps->u.seq.n; j++) {
+			const char *n = doc_str(doc_get(ps->u.seq.items[j], "name"));
+
+			if (n && !strcmp(n, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+static void check_service(const struct obj *o)
+{
+	const struct doc_node *sel = at(o->root, "spec.selector");
+	const struct doc_node *ports = at(o->root, "spec.ports");
+	const struct obj *target = NULL;
+
+	for (size_t i = 0; i < n_objs && !target; i++)
+		if (objs[i].kind && (!strcmp(objs[i].kind, "Deployment") ||
+				     !strcmp(objs[i].kind, "DaemonSet")) &&
+		    selects(sel, at(objs[i].root, "spec.template.metadata.labels")))
+			target = &objs[i];
+	if (!target) {
+		problem(o, "spec.selector", "selects no workload of the set");
+		return;
+	}
+	for (size_t i = 0; ports && ports->kind == DOC_SEQ && i < ports->u.seq.n; i++) {
+		const struct doc_node *p = ports->u.seq.items[i];
+		const struct doc_node *tp = doc_get(p, "targetPort");
+
+		if (!doc_get(p, "port") || doc_get(p, "port")->kind != DOC_INT)
+			problem(o, "spec.ports", "entry %zu needs an integer port", i);
+		if (tp && tp->kind == DOC_STRING &&
+		    !port_named(at(target->root, "spec.template.spec"), tp->text))
+			problem(o, "spec.ports.targetPort", "%s %s has no port named %s",
+				target->kind, target->name, tp->text);
+	}
+}
+
+static void check_object(const struct obj *o)
+{
+	const struct kind_rule *r = rule_for(o);
+
+	if (!r) {
+		problem(o, "kind", "%s %s is not a kind this check knows", o->api, o->kind);
+		return;
+	}
+	if (!o->name)
+		problem(o, "metadata.name", "required");
+	if (r->namespaced && !o->ns)
+		problem(o, "metadata.namespace", "required for a namespaced kind");
+	if (!r->namespaced && o->ns)
+		problem(o, "metadata.namespace", "%s is not namespaced", o->kind);
+	if (o->ns && !find("Namespace", o->ns, NULL))
+		problem(o, "metadata.namespace", "no Namespace %s in the set", o->ns);
+	for (size_t i = 0; i < 8 && r->req[i].path; i++) {
+		const struct doc_node *n = at(o->root, r->req[i].path);
+
+		if (!n)
+			problem(o, r->req[i].path, "required");
+		else if (n->kind != r->req[i].type)
+			problem(o, r->req[i].path, "must be a %s, not a %s",
+				doc_kind_name(r->req[i].type), doc_kind_name(n->kind));
+	}
+	if (!strcmp(o->kind, "Deployment") || !strcmp(o->kind, "DaemonSet"))
+		check_workload(o);
+	else if (!strcmp(o->kind, "Service"))
+		check_service(o);
+	else if (!strcmp(o->kind, "RoleBinding")) {
+		const char *role = doc_str(at(o->root, "roleRef.name"));
+
+		if (role && !find("Role", role, o->ns))
+			problem(o, "roleRef.name", "no Role %s", role);
+	}
+}
+
+static int load(const char *path, struct doc_stream **s)
+{
+	struct dt_err err = { 0 };
+
+	if (doc_load_file(path, s, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < (*s)->n_docs; i++) {
+		const struct doc_node *root = (*s)->docs[i].root;
+		struct obj *o;
+
+		if ((*s)->docs[i].error) {
+			fprintf(stderr, "%s: document %zu: %s\n", path, i + 1, (*s)->docs[i].error);
+			problems++;
+			continue;
+		}
+		if (!root)
+			continue;
+		if (n_objs == MAX_OBJS) {
+			fprintf(stderr, "%s: more than %d objects\n", path, MAX_OBJS);
+			return -1;
+		}
+		o = &objs[n_objs++];
+		*o = (struct obj){ path, i + 1, doc_str(doc_get(root, "apiVersion")),
+				   doc_str(doc_get(root, "kind")),
+				   doc_str(at(root, "metadata.name")),
+				   doc_str(at(root, "metadata.namespace")), root };
+		if (!o->api || !o->kind) {
+			problem(o, "apiVersion/kind", "required");
+			n_objs--;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct doc_stream *streams[64] = { 0 };
+	int rc = 0;
+
+	if (argc < 2 || argc - 1 > 64) {
+		fprintf(stderr, "usage: deploy_check FILE... (at most 64)\n");
+		return 2;
+	}
+	for (int i = 1; i < argc && !rc; i++)
+		rc = load(argv[i], &streams[i - 1]);
+	for (size_t i = 0; !rc && i < n_objs; i++)
+		check_object(&objs[i]);
+	if (!rc && !problems)
+		printf("%zu objects in %d files: ok\n", n_objs, argc - 1);
+	for (int i = 0; i < argc - 1; i++)
+		doc_stream_free(streams[i]);
+	return rc || problems ? 1 : 0;
+}
