@@ -100,10 +100,13 @@ unsigned rpc_async_in_flight(const struct rpc_async *q)
 	return q->n;
 }
 
-int rpc_async_channel_open(const char *addr, const struct rpc_tls *tls,
-			   struct rpc_async_channel **out, struct dt_err *err)
+#define OWN_ARGS 2
+
+int rpc_async_channel_open_with(const char *addr, const struct rpc_tls *tls,
+				const grpc_channel_args *extra, struct rpc_async_channel **out,
+				struct dt_err *err)
 {
-	grpc_arg args[] = {
+	grpc_arg args[OWN_ARGS + 8] = {
 		{ .type = GRPC_ARG_INTEGER, .key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
 		  .value.integer = ASYNC_MAX_RECV },
 		/* Its own connection: without this, channels with equal settings
@@ -111,13 +114,17 @@ int rpc_async_channel_open(const char *addr, const struct rpc_tls *tls,
 		{ .type = GRPC_ARG_INTEGER, .key = (char *)GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
 		  .value.integer = 1 },
 	};
-	grpc_channel_args cargs = { sizeof(args) / sizeof(args[0]), args };
+	grpc_channel_args cargs = { OWN_ARGS, args };
 	grpc_channel_credentials *creds;
 	struct rpc_async_channel *c;
 
 	*out = NULL;
 	if (!addr || !*addr)
 		return dt_err_set(err, -EINVAL, "no coordinator address");
+	if (extra && extra->num_args > sizeof(args) / sizeof(args[0]) - OWN_ARGS)
+		return dt_err_set(err, -EINVAL, "coordinator %s: too many channel arguments", addr);
+	for (size_t i = 0; extra && i < extra->num_args; i++)
+		args[cargs.num_args++] = extra->args[i];
 	grpc_init();
 	if (!(creds = rpc_channel_creds(tls, err))) {
 		grpc_shutdown();
@@ -134,6 +141,17 @@ int rpc_async_channel_open(const char *addr, const struct rpc_tls *tls,
 	}
 	*out = c;
 	return 0;
+}
+
+int rpc_async_channel_open(const char *addr, const struct rpc_tls *tls,
+			   struct rpc_async_channel **out, struct dt_err *err)
+{
+	return rpc_async_channel_open_with(addr, tls, NULL, out, err);
+}
+
+grpc_channel *rpc_async_channel_core(struct rpc_async_channel *ch)
+{
+	return ch->ch;
 }
 
 void rpc_async_channel_close(struct rpc_async_channel *ch)

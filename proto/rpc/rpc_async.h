@@ -44,8 +44,15 @@ void rpc_async_free(struct rpc_async *q);
  * now, connected at the first call, reconnected by gRPC after a failure. */
 int rpc_async_channel_open(const char *addr, const struct rpc_tls *tls,
 			   struct rpc_async_channel **out, struct dt_err *err);
+/* The same with more channel arguments (a tiny flow-control window for a
+ * test's client that never reads, say). */
+int rpc_async_channel_open_with(const char *addr, const struct rpc_tls *tls,
+				const grpc_channel_args *extra, struct rpc_async_channel **out,
+				struct dt_err *err);
 /* Calls still in flight on ch are cancelled (they finish on their queue). */
 void rpc_async_channel_close(struct rpc_async_channel *ch);
+/* The core channel, for a call shape this module does not offer. */
+grpc_channel *rpc_async_channel_core(struct rpc_async_channel *ch);
 
 /* Start one call (request packed now, deadline_ms > 0); it finishes, always
  * exactly once, as a result of rpc_async_next on q. -EINVAL for a bad
