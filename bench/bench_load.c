@@ -824,8 +824,11 @@ static int setup(void)
 	static char tmpl[] = "/tmp/bench_load.XXXXXX";
 	const char *dir = B.o.workdir;
 	struct dt_err err = { 0 };
+	int64_t ramp_ms = (int64_t)(B.o.warmup_s * 500);
 	int rc;
 
+	if (ramp_ms < B.o.interval_ms)
+		ramp_ms = B.o.interval_ms;
 	if (!dir && !(dir = mkdtemp(tmpl)))
 		return fail("mkdtemp: %s", strerror(errno));
 	snprintf(B.db, sizeof(B.db), "%s/coordinator.db", dir);
@@ -850,8 +853,10 @@ static int setup(void)
 
 		if (rpc_async_channel_open(B.addr, agent_tls(&tp, i), &a->ch, &err))
 			return fail("%s: %s", a->name, err.msg);
-		/* Spread over the interval, as agents started at random times. */
-		a->next_ms = (int64_t)i * B.o.interval_ms / B.o.agents;
+		/* Agents come up one after another over the first half of the
+		 * warm-up (at least one interval), as a fleet does, rather than
+		 * N TLS handshakes in the same millisecond. */
+		a->next_ms = (int64_t)i * ramp_ms / B.o.agents;
 		if (!w->agents && !(w->agents = calloc(B.o.agents / B.o.threads + 1, sizeof(*w->agents))))
 			return fail("out of memory");
 		w->agents[w->n++] = a;
