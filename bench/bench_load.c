@@ -104,6 +104,7 @@ static struct {
 	char addr[64];
 	char db[1200], log[1200];
 	pid_t child;                            /* a coordinator this bench started */
+	char tmpdir[64];                        /* made here: removed after a PASS */
 	int port;
 } B;
 
@@ -831,6 +832,8 @@ static int setup(void)
 		ramp_ms = B.o.interval_ms;
 	if (!dir && !(dir = mkdtemp(tmpl)))
 		return fail("mkdtemp: %s", strerror(errno));
+	if (dir == tmpl)
+		snprintf(B.tmpdir, sizeof(B.tmpdir), "%s", tmpl);
 	snprintf(B.db, sizeof(B.db), "%s/coordinator.db", dir);
 	snprintf(B.log, sizeof(B.log), "%s/coordinator.log", dir);
 	B.agents = calloc(B.o.agents, sizeof(*B.agents));
@@ -867,6 +870,20 @@ static int setup(void)
 	return 0;
 }
 
+/* The temporary database and log, kept after a FAIL to look at. */
+static void remove_tmpdir(void)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char path[1300];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", B.db, suffix[i]);
+		unlink(path);
+	}
+	unlink(B.log);
+	rmdir(B.tmpdir);
+}
+
 static void teardown(void)
 {
 	for (unsigned k = 0; B.workers && k < B.o.threads; k++) {
@@ -898,5 +915,9 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = run();
 	teardown();
+	if (B.tmpdir[0] && !rc)
+		remove_tmpdir();
+	else if (B.tmpdir[0])
+		fprintf(stderr, "bench_load: database and log kept in %s\n", B.tmpdir);
 	return rc;
 }
