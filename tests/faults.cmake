@@ -1,0 +1,13 @@
+# Fault tests against the real coordinator and agent binaries
+# (tests/e2e/faults.sh): a SIGKILL while agents report, a full and a
+# read-only database file system, corrupt databases at start, misbehaving
+# clients next to working agents, and a GPU leaving a node's sysfs.
+if(TARGET dratopo-coordinator AND TARGET dt_agent AND TARGET dt_store)
+  foreach(case restart disk corrupt clients sysfs)
+    add_test(NAME fault_${case}
+             COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/faults.sh ${PROJECT_BINARY_DIR} ${case}
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(fault_${case} PROPERTIES TIMEOUT 180)
+  endforeach()
+  # The sysfs case builds its own fixture tree; the bench cases need bench_load.
+endif()

@@ -1,0 +1,11 @@
+# The short load run (bench/bench_load.sh: 200 agents over mTLS for 30 s
+# against the real coordinator): no failed call, and every agent's last
+# acknowledged report is the one the coordinator holds. RSS growth and
+# latency are printed, not asserted (no timed assertions in tests).
+# bench/ is configured after tests/: test for what bench_load is built from.
+if(TARGET dt_agent AND TARGET dt_store AND TARGET dratopo-coordinator)
+  add_test(NAME load_short
+           COMMAND sh ${PROJECT_SOURCE_DIR}/bench/bench_load.sh ${PROJECT_BINARY_DIR}
+                   --agents 200 --duration 30 --check --no-rss-check)
+  set_tests_properties(load_short PROPERTIES TIMEOUT 180 ENVIRONMENT "GRPC_VERBOSITY=NONE")
+endif()
