@@ -623,6 +623,9 @@ static int add_overload(struct cel_env *env, const struct cel_overload *d, struc
 			return dt_err_prefix(err, "overload %s: ", d->id);
 		o->rt_kind[o->nparams] = runtime_kind(o->params[o->nparams]);
 		o->rt_obj[o->nparams] = o->params[o->nparams]->obj;
+		o->rt_elem[o->nparams] = o->params[o->nparams]->kind == CT_LIST &&
+					 !(d->flags & CEL_OV_NO_ELEM_GUARD) ?
+					 runtime_kind(o->params[o->nparams]->p[0]) : CEL_RT_ANY;
 		o->nparams++;
 	}
 	o->result = cel_type_parse(env, &env->pool, d->result, err);

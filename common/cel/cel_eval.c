@@ -70,6 +70,16 @@ static struct cel_value no_such_key(struct cel_ctx *ctx, const struct cel_value 
 
 /* ---- dispatch ---- */
 
+/* cel-go's IsAssignableRuntimeType for a list parameter: an empty list fits
+ * any element type, a non-empty one is judged by its first element (so
+ * dyn([1.0, 2.0]).sum() picks the double overload). */
+static bool list_elem_matches(uint8_t want, const struct cel_value *list)
+{
+	const struct cel_list *l = list->v.list;
+
+	return want == CEL_RT_ANY || l->len == 0 || l->items[0].kind == want;
+}
+
 static bool ovl_matches(const struct cel_ovl *o, const struct cel_value *args, size_t n)
 {
 	if (o->nparams != n)
@@ -81,6 +91,8 @@ static bool ovl_matches(const struct cel_ovl *o, const struct cel_value *args, s
 			return false;
 		if (o->rt_kind[k] == CEL_OBJECT && o->rt_obj[k] &&
 		    o->rt_obj[k] != args[k].v.obj.type)
+			return false;
+		if (o->rt_kind[k] == CEL_LIST && !list_elem_matches(o->rt_elem[k], &args[k]))
 			return false;
 	}
 	return true;

@@ -64,6 +64,9 @@ struct cel_ovl {
 	const struct cel_ctype *result;
 	uint8_t nparams;
 	uint8_t rt_kind[CEL_MAX_PARAMS];         /* runtime dispatch: kind or ANY */
+	/* list(T) with a concrete T: the kind (or ANY) its first element must
+	 * have, as cel-go's runtime check of list arguments reads it. */
+	uint8_t rt_elem[CEL_MAX_PARAMS];
 	const struct cel_object_type *rt_obj[CEL_MAX_PARAMS];
 };
 
