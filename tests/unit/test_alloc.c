@@ -891,6 +891,69 @@ static void test_shared_allocation_from_status(void)
 	ta_done(&t);
 }
 
+/* A persisted result without shareID on a device that allows multiple
+ * allocations holds it as a dedicated device (the scheduler's
+ * AllocatedDevices): no other claim gets it, shared or not; admin access
+ * still does, and a result with a shareID leaves room for more shares. */
+static void test_shared_device_held_dedicated(void)
+{
+	struct model_allocation_result res;
+	struct model_allocation a;
+	struct model_exact_request *er, *admin;
+	struct model_object *s, *c;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	shared_gpu(&t, s, "gpu-0");
+	shared_gpu(&t, s, "gpu-1");
+	ta_class(&t, "class-a", NULL);
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	c = ta_claim(&t, "admin");
+	admin = ta_request(&t, c, "req-0", "class-a", 1);
+	admin->has_admin_access = admin->admin_access = true;
+	CU_ASSERT_EQUAL_FATAL(ta_ctx(&t, 0), 0);
+	memset(&res, 0, sizeof(res));
+	memset(&a, 0, sizeof(a));
+	res.request = "x";
+	res.driver = D;
+	res.pool = "pool-1";
+	res.device = "gpu-0";
+	a.results = &res;
+	a.n_results = 1;
+	CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+	/* gpu-0 is held whole: the share goes to gpu-1. */
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/gpu-1");
+	CU_ASSERT_PTR_NOT_NULL(t.out.claims[0].results[0].share_id);
+	/* Both held whole: nothing left, and the reason says in use. */
+	res.device = "gpu-1";
+	CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "2 in use"));
+	/* A second request for two devices fails the same way. */
+	er->count = 2;
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	er->count = 1;
+	/* Admin access is not kept out by allocations. */
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 1, 1), 0);
+	CU_ASSERT_TRUE(t.out.allocated);
+	/* Copies of the state keep the hold. */
+	{
+		struct alloc_state *cp = alloc_state_clone(t.state);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cp);
+		alloc_state_free(t.state);
+		t.state = cp;
+	}
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+}
+
 /* A counter set "mem" of 8Gi, devices consuming 4Gi, 4Gi and 8Gi. */
 static void test_counters(void)
 {
@@ -1632,6 +1695,7 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_capacity_valid_values_and_sharing),
 	DT_TEST(test_capacity_without_policy),
 	DT_TEST(test_shared_allocation_from_status),
+	DT_TEST(test_shared_device_held_dedicated),
 	DT_TEST(test_counters),
 	DT_TEST(test_counters_released_on_reject),
 	DT_TEST(test_shared_device_counters_once),

@@ -138,7 +138,9 @@ struct alloc_ctx {
 
 struct alloc_state {
 	const struct alloc_ctx *ctx;
-	uint32_t *n_alloc;               /* per device: allocations (exclusive: 0/1) */
+	/* per device: allocations (exclusive: 0/1), | ALLOC_HELD_WHOLE when a
+	 * shared device is held by a result without shareID */
+	uint32_t *n_alloc;
 	size_t n_busy;                   /* exclusive devices of the node in use */
 	struct quantity *cap_used;       /* per capacity slot (shared devices) */
 	struct quantity *counter_used;   /* per counter */
@@ -235,6 +237,13 @@ void alloc_constraint_remove(struct aconstraint *c);
 void alloc_state_clear(struct alloc_state *s);
 void alloc_state_take(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
 void alloc_state_release(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
+/* A device allowing multiple allocations that an existing claim holds as a
+ * dedicated device (a result without shareID, as the scheduler's
+ * AllocatedDevices has it): nobody else gets it, shared or not. */
+#define ALLOC_HELD_WHOLE (UINT32_C(1) << 31)
+/* In use for any request but admin access: an exclusive device taken
+ * once, a shared one held whole. */
+bool alloc_state_in_use(const struct alloc_state *s, uint32_t dev);
 
 /* ---- share IDs ---- */
 void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1]);
