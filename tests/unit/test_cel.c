@@ -499,6 +499,161 @@ static void test_device_variable(void)
 			       "'NVIDIA H200')", &h200), "true");
 }
 
+/* Result and cost of expr on dev, checked (the device shapes are resolved
+ * at compile time: N_DEVICE_ITEM, N_DEVICE_CMP) or not (the generic tree:
+ * without static types nothing is rewritten). */
+static void eval_checked(const char *expr, const struct cel_device *dev, bool checked,
+			 char *out, size_t size, uint64_t *cost)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value var = cel_device_value(dev), v;
+	struct strbuf sb = STRBUF_INIT;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	cel_env_set_checking(env, checked);
+	*cost = 0;
+	if (cel_compile(env, expr, strlen(expr), &p, &err) < 0) {
+		snprintf(out, size, "compile: %s", err.msg);
+	} else if (cel_eval(p, &var, 1, ev, &v, &err) < 0) {
+		snprintf(out, size, "error: %s", err.msg);
+		*cost = cel_evaluation_cost(ev);
+	} else {
+		cel_value_print(&sb, &v);
+		snprintf(out, size, "%s", sb_str(&sb));
+		*cost = cel_evaluation_cost(ev);
+	}
+	sb_free(&sb);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+}
+
+/* The compile-time device shapes give what the generic tree gives: the
+ * same value or error and the same cost, for every comparison, either
+ * side constant, matching and mismatching types, missing attributes. */
+static void test_device_shapes_match_generic(void)
+{
+	static const char long_name[] = "NVIDIA H200 NVL 141GB HBM3e PCIe";     /* 32 bytes */
+	static const char *const items[] = {
+		"device.attributes['gpu.nvidia.com'].productName",
+		"device.attributes['gpu.nvidia.com']['memoryMiB']",
+		"device.attributes['dra.net'].rdma",
+		"device.attributes['gpu.nvidia.com'].cudaComputeCapability",
+		"device.attributes['gpu.nvidia.com'].long",
+		"device.attributes['gpu.nvidia.com'].empty",
+		"device.attributes['gpu.nvidia.com'].missing",
+		"device.attributes['nope.example.com'].x",
+		"device.capacity['gpu.nvidia.com'].memory",
+		"device.capacity['gpu.nvidia.com'].missing",
+	};
+	static const char *const consts[] = {
+		"'NVIDIA H200'", "'NVIDIA H100'", "'NVIDIA H2000'", "''", "'NVIDIA H200 NVL 141GB HBM3e PCIe'",
+		"143771", "143772", "-1", "143771u", "143771.0", "143771.5", "(0.0 / 0.0)",
+		"true", "false", "semver('9.0.0')", "quantity('100Gi')", "[1]",
+	};
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const char *const versions[] = { "9.0.0", "8.9.0", "9.0.1", "9.0.0-rc1" };
+	static const char *const quantities[] = { "100Gi", "143771Mi", "200Gi", "0" };
+	static const char *const ints[] = { "0", "1", "-1", "0u", "0.0" };
+	struct cel_device_attr attrs[6];
+	struct cel_device dev;
+	char expr[512], fused[512], generic[512];
+	uint64_t c1, c2;
+	size_t cases = 0;
+
+	setup_h200();
+	memcpy(attrs, h200_attrs, sizeof(h200_attrs));
+	attrs[4] = (struct cel_device_attr){ "gpu.nvidia.com", "long", CEL_ATTR_STRING,
+					     .v.str = { long_name, sizeof(long_name) - 1 } };
+	attrs[5] = (struct cel_device_attr){ "gpu.nvidia.com", "empty", CEL_ATTR_STRING,
+					     .v.str = { "", 0 } };
+	dev = h200;
+	dev.attrs = attrs;
+	dev.n_attrs = 6;
+	for (size_t i = 0; i < CEL_ARRAY_LEN(items); i++)
+		for (size_t k = 0; k < CEL_ARRAY_LEN(consts); k++)
+			for (size_t o = 0; o < CEL_ARRAY_LEN(ops); o++)
+				for (int swap = 0; swap < 2; swap++) {
+					snprintf(expr, sizeof(expr), "%s %s %s",
+						 swap ? consts[k] : items[i], ops[o],
+						 swap ? items[i] : consts[k]);
+					eval_checked(expr, &dev, true, fused, sizeof(fused), &c1);
+					if (!strncmp(fused, "compile:", 8))
+						continue;       /* e.g. bool < [1] */
+					eval_checked(expr, &dev, false, generic, sizeof(generic),
+						     &c2);
+					if (strcmp(fused, generic) || c1 != c2)
+						fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n"
+							"    generic %s (cost %llu)\n", expr, fused,
+							(unsigned long long)c1, generic,
+							(unsigned long long)c2);
+					CU_ASSERT_STRING_EQUAL(fused, generic);
+					CU_ASSERT_EQUAL(c1, c2);
+					cases++;
+				}
+	for (size_t f = 0; f < 3; f++)
+		for (size_t v = 0; v < 4; v++)
+			for (size_t o = 0; o < CEL_ARRAY_LEN(ops); o++)
+				for (size_t k = 0; k < CEL_ARRAY_LEN(ints); k++) {
+					char call[200];
+
+					if (f == 0)
+						snprintf(call, sizeof(call), "%s.compareTo(semver('%s'))",
+							 items[3], versions[v]);
+					else if (f == 1)
+						snprintf(call, sizeof(call), "%s.compareTo(quantity('%s'))",
+							 items[8], quantities[v]);
+					else    /* no such overload, and a missing attribute */
+						snprintf(call, sizeof(call), "%s.compareTo(semver('%s'))",
+							 items[v % 2 ? 6 : 8], versions[v]);
+					if (k % 2)
+						snprintf(expr, sizeof(expr), "%s %s %s", ints[k], ops[o],
+							 call);
+					else
+						snprintf(expr, sizeof(expr), "%s %s %s", call, ops[o],
+							 ints[k]);
+					eval_checked(expr, &dev, true, fused, sizeof(fused), &c1);
+					if (!strncmp(fused, "compile:", 8))
+						continue;       /* 0u == an int */
+					eval_checked(expr, &dev, false, generic, sizeof(generic), &c2);
+					if (strcmp(fused, generic) || c1 != c2)
+						fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n"
+							"    generic %s (cost %llu)\n", expr, fused,
+							(unsigned long long)c1, generic,
+							(unsigned long long)c2);
+					CU_ASSERT_STRING_EQUAL(fused, generic);
+					CU_ASSERT_EQUAL(c1, c2);
+					cases++;
+				}
+	CU_ASSERT(cases > 1500);
+	/* A device laid out differently after the hint was set. */
+	{
+		struct cel_device_attr swapped[2] = { h200_attrs[1], h200_attrs[0] };
+		struct cel_device d2 = { .driver = "gpu.nvidia.com", .attrs = swapped, .n_attrs = 2 };
+		const char *e = "device.attributes['gpu.nvidia.com'].memoryMiB == 143771 && "
+				"device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'";
+		struct cel_program *p = NULL;
+		struct dt_err err = { 0 };
+		bool match = false;
+
+		CU_ASSERT_EQUAL_FATAL(cel_compile_selector(e, strlen(e), true, &p, &err), 0);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		match = false;
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &d2, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		d2.n_attrs = 1;
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &d2, &match, &err), -EDOM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no such key: productName"));
+		cel_program_free(p);
+	}
+}
+
 static void test_seed_selector(void)
 {
 	static const char *const exprs[] = {
@@ -766,6 +921,7 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_runtime_costs),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
+	      DT_TEST(test_device_shapes_match_generic),
 	DT_TEST(test_selector_eval_no_heap),
 	DT_TEST(test_concurrent_eval),
 	DT_TEST(test_cache),
