@@ -2,7 +2,7 @@
 # it builds itself; test_plan plans real manifests.
 dt_add_suite(test_plan_pack
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan_pack.c
-  LIBS dt_plan dt_hwdb dt_units dt_base)
+  LIBS dt_plan dt_hwdb dt_units dt_base INTERNAL coordinator/plan)
 dt_add_suite(test_plan
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan.c
   LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base)

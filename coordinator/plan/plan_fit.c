@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 #include "quantity.h"
 
 void plan_kubelet_defaults(struct plan_kubelet *k)

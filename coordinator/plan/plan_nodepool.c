@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "hwdb.h"
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Keys Karpenter fills in when it launches, whatever the pod asks. */
 static const char *const open_well_known[] = {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Prices in hwdb have at most 6 decimals; keep sums from printing noise. */
 static double price_round(double v)

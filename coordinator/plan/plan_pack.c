@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 #define CAP(p, s, c) ((s) * (p)->n_cands + (c))
 

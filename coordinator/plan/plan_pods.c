@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {

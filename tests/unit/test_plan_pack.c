@@ -6,7 +6,7 @@
 
 #include "dt_test.h"
 #include "hwdb.h"
-#include "plan.h"
+#include "plan_internal.h"
 
 /* ---- Requirements ---- */
 

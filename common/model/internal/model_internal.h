@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -74,5 +75,247 @@ void model_name_index_free(struct model_name_index *ix);
  * does (escapes, cut after 256 bytes of input), numbers plain. */
 struct strbuf;
 void model_quote(struct strbuf *sb, const char *s, size_t len);
+
+/* ---- Validation (model_validate*.c) ----
+ * One walk over one object: the path of the field being looked at, the
+ * object's message prefix, and the count of problems reported. */
+
+/* Limits of resource.k8s.io/v1 (pkg/apis/resource/types.go). */
+#define MAX_REQUESTS            32      /* DeviceRequestsMaxSize */
+#define MAX_SUBREQUESTS         8       /* FirstAvailableDeviceRequestMaxSize */
+#define MAX_SELECTORS           32      /* DeviceSelectorsMaxSize */
+#define MAX_CONSTRAINTS         32      /* DeviceConstraintsMaxSize */
+#define MAX_CONFIG              32      /* DeviceConfigMaxSize */
+#define MAX_TOLERATIONS         16      /* DeviceTolerationsMaxLength */
+#define MAX_RESULTS             32      /* AllocationResultsMaxSize */
+#define MAX_RESERVED_FOR        256     /* ResourceClaimReservedForMaxSize */
+#define MAX_DEVICES             128     /* ResourceSliceMaxDevices */
+#define MAX_DEVICES_ADVANCED    64      /* ...WithTaintsOrConsumesCounters */
+#define MAX_ATTRS_AND_CAPS      32      /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
+#define MAX_ATTR_VALUE_LEN      64      /* DeviceAttributeMaxValueLength */
+#define MAX_DEVICE_TAINTS       16      /* DeviceTaintsMaxLength */
+#define MAX_COUNTER_SETS        8       /* ResourceSliceMaxCounterSets */
+#define MAX_COUNTERS_PER_SET    32      /* ResourceSliceMaxCountersPerCounterSet */
+#define MAX_CONSUMPTIONS        2       /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
+#define MAX_COUNTERS_PER_CONS   32      /* ResourceSliceMaxCountersPerDeviceCounterConsumption */
+#define MAX_BINDING_CONDITIONS  4       /* BindingConditionsMaxSize */
+#define MAX_VALID_VALUES        10      /* CapacityRequestPolicyDiscreteMaxOptions */
+#define MAX_DRIVER_LEN          63      /* DriverNameMaxLength */
+#define MAX_POOL_NAME_LEN       253     /* PoolNameMaxLength */
+#define MAX_DOMAIN_LEN          63      /* DeviceMaxDomainLength */
+#define MAX_ID_LEN              32      /* DeviceMaxIDLength */
+#define MAX_CEL_LEN             (10 * 1024)     /* CELSelectorExpressionMaxLength */
+#define MAX_OPAQUE_LEN          (10 * 1024)     /* OpaqueParametersMaxLength */
+#define MAX_ANNOTATIONS_SIZE    (256 * 1024)    /* TotalAnnotationSizeLimitB */
+#define ATTR_KEY_MAX (MAX_DOMAIN_LEN + 1 + MAX_ID_LEN)  /* attributeAndCapacityMaxKeyLength */
+#define LABEL_KEY_MAX 63                                 /* DNS1123LabelMaxLength */
+
+struct dt_diags;
+struct quantity;
+
+struct model_val {
+	const struct model_object *o;
+	const struct model_validate_opts *opts;
+	struct dt_diags *errs;
+	struct model_path path;
+	char prefix[1024];
+	int n;
+	bool oom;
+};
+
+/* Path helpers: push, run, pop. */
+#define P_FIELD(v, name) model_path_field(&(v)->path, (name))
+#define P_INDEX(v, i)    model_path_index(&(v)->path, (i))
+#define P_KEY(v, k)      model_path_key(&(v)->path, (k))
+#define P_POP(v, m)      model_path_pop(&(v)->path, (m))
+
+/* Messages at the current path (model_validate_fields.c). Each counts one
+ * problem; emit takes the body and frees it. supported: NULL-terminated. */
+void model_val_emit(struct model_val *v, struct strbuf *body);
+void model_val_detail(struct strbuf *sb, const char *detail);
+void model_e_required(struct model_val *v, const char *detail);
+void model_e_forbidden(struct model_val *v, const char *detail);
+void model_e_invalid_str(struct model_val *v, const char *value, const char *detail);
+/* A value printed as is: numbers, booleans, null, Go composite forms. */
+void model_e_invalid_raw(struct model_val *v, const char *raw, const char *detail);
+void model_e_invalid_int(struct model_val *v, int64_t value, const char *detail);
+void model_e_too_long(struct model_val *v, int max);
+void model_e_too_many(struct model_val *v, size_t n, int max);
+void model_e_duplicate(struct model_val *v, const char *value);
+void model_e_not_found(struct model_val *v, const char *value, const char *detail);
+void model_e_not_supported(struct model_val *v, const char *value,
+			   const char *const *supported);
+/* Push a map key, cut in the middle past max bytes (truncateIfTooLong). */
+size_t model_p_key_cut(struct model_val *v, const char *key, size_t max);
+
+bool model_str_eq(const char *a, const char *b);
+bool model_empty(const char *s);
+bool model_in_list(const char *s, const char *const *list);
+/* The regex of validateDeviceAttributeVersionValue. */
+bool model_semver_regex(const char *s, size_t len);
+
+/* Names, metadata, node selectors, taints, tolerations. */
+void model_v_dns_label(struct model_val *v, const char *s);
+void model_v_dns_subdomain(struct model_val *v, const char *s);
+void model_v_driver_name(struct model_val *v, const char *s);
+void model_v_qualified_name(struct model_val *v, const char *name);
+void model_v_fully_qualified_name(struct model_val *v, const char *name);
+void model_v_label_name(struct model_val *v, const char *s);
+void model_v_pool_name(struct model_val *v, const char *name);
+void model_v_uid(struct model_val *v, const char *uid);
+void model_v_labels(struct model_val *v, const struct model_kv *kv, size_t n);
+void model_v_annotations(struct model_val *v, const struct model_kv *kv, size_t n);
+void model_v_meta(struct model_val *v, const struct model_meta *m, bool namespaced);
+void model_v_node_selector(struct model_val *v, const struct model_node_selector *ns);
+/* The taint effects of devices and of nodes, NULL-terminated. */
+extern const char *const model_device_effects[];
+extern const char *const model_core_effects[];
+/* max < 0: no limit on the list's length. */
+void model_v_taints(struct model_val *v, const char *field, const struct model_taint *t, size_t n,
+		    int max, const char *const *effects);
+void model_v_device_toleration(struct model_val *v, const struct model_toleration *t);
+void model_v_core_toleration(struct model_val *v, const struct model_toleration *t);
+
+/* A quantity as the API prints it, into buf (QUANTITY_STR_MAX bytes). */
+void model_q_str(const struct quantity *q, char *buf);
+
+/* Each family's objects (model_validate_dra.c, _core.c, _karpenter.c). */
+void model_v_device_class(struct model_val *v, const struct model_device_class_spec *c);
+void model_v_slice(struct model_val *v, const struct model_resource_slice_spec *s);
+void model_v_claim(struct model_val *v, const struct model_resource_claim *c);
+void model_v_claim_template(struct model_val *v, const struct model_resource_claim_template *t);
+void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p);
+void model_v_resource_list(struct model_val *v, const char *field,
+			   const struct model_resource_list *l);
+void model_v_workload(struct model_val *v, const struct model_workload *w);
+void model_v_node(struct model_val *v, const struct model_node *n);
+void model_v_node_pool(struct model_val *v, const struct model_node_pool *p);
+void model_v_node_claim(struct model_val *v, const struct model_node_claim *c);
+
+/* ---- Decoding (model_decode*.c) ----
+ * One pass over one document: where it is (file, document, List item,
+ * field path) for messages, and whether its type is read field by field. */
+
+/* Nesting of List inside List that we follow. */
+#define LIST_MAX_DEPTH 8
+
+struct doc_node;
+struct model_kv;
+
+struct model_dec {
+	struct model_set *set;
+	struct dt_diags *errs;
+	const char *file;               /* in the set's arena */
+	int document;
+	int item;                       /* index in the outermost List, or -1 */
+	char item_path[LIST_MAX_DEPTH * 12];    /* "1.0": the item in nested Lists */
+	const struct model_object *obj; /* NULL while apiVersion/kind are read */
+	bool v1beta1;                   /* the object is resource.k8s.io/v1beta1: convert */
+	/* Inside a type that is read field by field (the DRA kinds' specs):
+	 * the shared helpers (taints, tolerations, node selectors) warn about
+	 * unknown fields there, and only there. */
+	bool closed;
+	struct model_path path;
+	int oom;
+	size_t n_errors;
+};
+
+/* Messages and arena copies (model_decode_fields.c). report: "PREFIX PATH:
+ * msg", with the bad value shown; dalloc and dstrdup set d->oom on failure. */
+void model_dec_report(struct model_dec *d, const struct doc_node *bad, const char *msg);
+/* Warn about each key of map m in neither known nor extra (either may be
+ * NULL, both NULL-terminated); closed_if only inside closed types. */
+void model_closed_fields(struct model_dec *d, const struct doc_node *m, const char *const *known,
+			 const char *const *extra);
+void model_closed_if(struct model_dec *d, const struct doc_node *m, const char *const *known);
+void *model_dalloc(struct model_dec *d, size_t n, size_t size);
+const char *model_dstrdup(struct model_dec *d, const struct doc_node *n);
+
+/* Allocate n elements for ptr; 0 elements leaves it NULL. */
+#define DALLOC(d, ptr, n) ((ptr) = (n) ? model_dalloc((d), (n), sizeof(*(ptr))) : NULL)
+
+/* Field getters: each takes the map holding the field and the field's
+ * name, pushes the name onto the path for its messages and pops it again.
+ * Absent and null fields leave the output alone (has = false). */
+const struct doc_node *model_child(const struct doc_node *m, const char *key);
+bool model_is_map(struct model_dec *d, const struct doc_node *n);
+/* The map (list) under key, or NULL (absent, empty list, or reported). */
+const struct doc_node *model_get_map(struct model_dec *d, const struct doc_node *m,
+				     const char *key);
+const struct doc_node *model_get_seq(struct model_dec *d, const struct doc_node *m,
+				     const char *key);
+const char *model_get_str(struct model_dec *d, const struct doc_node *m, const char *key);
+/* Integers: JSON numbers without fraction that fit the field's Go type. */
+bool model_node_int(struct model_dec *d, const struct doc_node *n, int bits, int64_t *out);
+void model_get_int(struct model_dec *d, const struct doc_node *m, const char *key, int bits,
+		   bool *has, int64_t *out);
+void model_get_bool(struct model_dec *d, const struct doc_node *m, const char *key,
+		    bool *has, bool *out);
+/* Quantities are written as strings or numbers ("80Gi", 4, 0.5). */
+bool model_node_quantity(struct model_dec *d, const struct doc_node *n, struct quantity *out);
+void model_get_quantity(struct model_dec *d, const struct doc_node *m, const char *key,
+			bool *has, struct quantity *out);
+void model_get_str_list(struct model_dec *d, const struct doc_node *m, const char *key,
+			const char ***out, size_t *n_out);
+void model_get_kv(struct model_dec *d, const struct doc_node *m, const char *key,
+		  struct model_kv **out, size_t *n_out);
+void model_get_resource_list(struct model_dec *d, const struct doc_node *m, const char *key,
+			     struct model_resource_list *out);
+
+/* Iterate over a list field: for each item that is a map, call fn with
+ * the item's path pushed. Returns the number of slots (items) so that the
+ * caller's array keeps the file's indexes. */
+#define FOR_EACH_MAP(d, list_, i, item)                                            \
+	for (size_t i = 0, i##_mark = 0; (list_) && i < (list_)->u.seq.n; i++)     \
+		if ((i##_mark = model_path_index(&(d)->path, i)),                  \
+		    (item = (list_)->u.seq.items[i]),                              \
+		    (model_is_map((d), item) ? 1 : (model_path_pop(&(d)->path, i##_mark), 0)))
+
+#define END_EACH(d, i) model_path_pop(&(d)->path, i##_mark)
+
+/* The list of maps under key as a new array of elements of size bytes in
+ * the set's arena (NULL when absent or empty): fn decodes each item into
+ * its slot with the item's path pushed; items that are not maps are
+ * reported and get no slot. *n_out is the number of slots filled. */
+typedef void (*item_fn)(struct model_dec *d, const struct doc_node *item, void *slot,
+			const void *ctx);
+void *model_get_list(struct model_dec *d, const struct doc_node *m, const char *key, size_t size,
+		     size_t *n_out, item_fn fn, const void *ctx);
+/* get_list into a typed array: GET_LIST(d, m, "taints", t->taints, t->n_taints, fn, ctx). */
+#define GET_LIST(d, m, key, arr, n, fn, ctx) \
+	((arr) = model_get_list((d), (m), (key), sizeof(*(arr)), &(n), (fn), (ctx)))
+
+/* The pieces every family shares. */
+void model_dec_meta(struct model_dec *d, const struct doc_node *m, struct model_meta *meta);
+void model_get_meta(struct model_dec *d, const struct doc_node *m, const char *key,
+		    struct model_meta *meta);
+void model_get_requirements(struct model_dec *d, const struct doc_node *m, const char *key,
+			    struct model_requirement **out, size_t *n_out);
+struct model_node_selector *model_get_node_selector(struct model_dec *d, const struct doc_node *m,
+						    const char *key);
+void model_get_taints(struct model_dec *d, const struct doc_node *m, const char *key,
+		      struct model_taint **out, size_t *n_out);
+void model_get_tolerations(struct model_dec *d, const struct doc_node *m, const char *key,
+			   struct model_toleration **out, size_t *n_out);
+
+/* Each family's objects (model_decode_dra.c, _core.c, _karpenter.c). */
+void model_dec_device_class(struct model_dec *d, const struct doc_node *spec,
+			    struct model_device_class_spec *c);
+void model_dec_slice(struct model_dec *d, const struct doc_node *spec,
+		     struct model_resource_slice_spec *s);
+void model_dec_claim(struct model_dec *d, const struct doc_node *root,
+		     struct model_resource_claim *c);
+void model_dec_claim_template(struct model_dec *d, const struct doc_node *root,
+			      struct model_resource_claim_template *t);
+void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p);
+void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum model_kind k,
+			struct model_workload *w);
+void model_dec_node(struct model_dec *d, const struct doc_node *root, struct model_node *n);
+void model_dec_node_pool(struct model_dec *d, const struct doc_node *root,
+			 struct model_node_pool *p);
+void model_dec_node_claim(struct model_dec *d, const struct doc_node *root,
+			  struct model_node_claim *c);
+void model_dec_ec2_node_class(struct model_dec *d, const struct doc_node *root,
+			      struct model_ec2_node_class *c);
 
 #endif

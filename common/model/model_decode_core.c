@@ -1,0 +1,218 @@
+/* model_decode_core.c - core/v1 and workload objects from their trees:
+ * pods (containers, resources, claims, scheduling fields), the pod
+ * templates of Deployment, ReplicaSet, StatefulSet and Job, and nodes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+#include "strbuf.h"
+
+/* The field lists of the closed parts of a pod, NULL-terminated. */
+static const char *const f_pod_claim[] = { "name", "resourceClaimName",
+					   "resourceClaimTemplateName", NULL };
+static const char *const f_resources[] = { "limits", "requests", "claims", NULL };
+static const char *const f_container_claim[] = { "name", "request", NULL };
+
+/* ---- core/v1 and workloads ---- */
+
+static void item_container(struct model_dec *d, const struct doc_node *it, void *slot,
+			   const void *ctx)
+{
+	struct model_container *c = slot;
+	const struct doc_node *res = model_get_map(d, it, "resources");
+
+	c->name = model_get_str(d, it, "name");
+	c->image = model_get_str(d, it, "image");
+	if (res) {
+		size_t rm = model_path_field(&d->path, "resources");
+		const struct doc_node *claims = model_get_seq(d, res, "claims");
+		const struct doc_node *cl;
+
+		model_closed_fields(d, res, f_resources, NULL);
+		model_get_resource_list(d, res, "requests", &c->requests);
+		model_get_resource_list(d, res, "limits", &c->limits);
+		if (claims) {
+			size_t cm = model_path_field(&d->path, "claims");
+
+			DALLOC(d, c->claims, claims->u.seq.n);
+			FOR_EACH_MAP(d, claims, j, cl) {
+				if (c->claims) {
+					struct model_container_claim *cc =
+						&c->claims[c->n_claims++];
+
+					model_closed_fields(d, cl, f_container_claim, NULL);
+					cc->name = model_get_str(d, cl, "name");
+					cc->request = model_get_str(d, cl, "request");
+				}
+				END_EACH(d, j);
+			}
+			model_path_pop(&d->path, cm);
+		}
+		model_path_pop(&d->path, rm);
+	}
+	(void)ctx;
+}
+
+static void get_containers(struct model_dec *d, const struct doc_node *m, const char *key,
+			   struct model_container **out, size_t *n_out)
+{
+	GET_LIST(d, m, key, *out, *n_out, item_container, NULL);
+}
+
+static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struct model_pod_spec *p)
+{
+	const struct doc_node *aff = model_get_map(d, spec, "affinity");
+	const struct doc_node *rc = model_get_seq(d, spec, "resourceClaims");
+	const struct doc_node *it;
+
+	p->node_name = model_get_str(d, spec, "nodeName");
+	model_get_kv(d, spec, "nodeSelector", &p->node_selector, &p->n_node_selector);
+	if (aff) {
+		size_t am = model_path_field(&d->path, "affinity");
+		const struct doc_node *na = model_get_map(d, aff, "nodeAffinity");
+
+		if (na) {
+			size_t nm = model_path_field(&d->path, "nodeAffinity");
+
+			p->required_node_affinity = model_get_node_selector(d, na,
+				"requiredDuringSchedulingIgnoredDuringExecution");
+			model_path_pop(&d->path, nm);
+		}
+		model_path_pop(&d->path, am);
+	}
+	model_get_tolerations(d, spec, "tolerations", &p->tolerations, &p->n_tolerations);
+	if (rc) {
+		size_t mark = model_path_field(&d->path, "resourceClaims");
+
+		DALLOC(d, p->resource_claims, rc->u.seq.n);
+		FOR_EACH_MAP(d, rc, i, it) {
+			if (p->resource_claims) {
+				struct model_pod_claim *c = &p->resource_claims[p->n_resource_claims++];
+
+				model_closed_fields(d, it, f_pod_claim, NULL);
+				c->name = model_get_str(d, it, "name");
+				c->resource_claim_name = model_get_str(d, it, "resourceClaimName");
+				c->resource_claim_template_name =
+					model_get_str(d, it, "resourceClaimTemplateName");
+			}
+			END_EACH(d, i);
+		}
+		model_path_pop(&d->path, mark);
+	}
+	get_containers(d, spec, "containers", &p->containers, &p->n_containers);
+	get_containers(d, spec, "initContainers", &p->init_containers, &p->n_init_containers);
+	model_get_resource_list(d, spec, "overhead", &p->overhead);
+	model_get_int(d, spec, "priority", 32, &p->has_priority, &p->priority);
+	p->priority_class_name = model_get_str(d, spec, "priorityClassName");
+	p->scheduler_name = model_get_str(d, spec, "schedulerName");
+}
+
+void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *status = model_get_map(d, root, "status");
+
+	if (spec) {
+		size_t mark = model_path_field(&d->path, "spec");
+
+		dec_pod_spec(d, spec, &p->spec);
+		model_path_pop(&d->path, mark);
+	}
+	if (status) {
+		size_t mark = model_path_field(&d->path, "status");
+		const struct doc_node *rcs = model_get_seq(d, status, "resourceClaimStatuses");
+		const struct doc_node *it;
+
+		p->status.phase = model_get_str(d, status, "phase");
+		if (rcs) {
+			size_t rm = model_path_field(&d->path, "resourceClaimStatuses");
+
+			DALLOC(d, p->status.resource_claim_statuses, rcs->u.seq.n);
+			FOR_EACH_MAP(d, rcs, i, it) {
+				if (p->status.resource_claim_statuses) {
+					struct model_pod_claim_status *c = &p->status.
+						resource_claim_statuses[p->status.n_resource_claim_statuses++];
+
+					c->name = model_get_str(d, it, "name");
+					c->resource_claim_name =
+						model_get_str(d, it, "resourceClaimName");
+				}
+				END_EACH(d, i);
+			}
+			model_path_pop(&d->path, rm);
+		}
+		model_path_pop(&d->path, mark);
+	}
+}
+
+void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum model_kind k,
+			 struct model_workload *w)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *sel, *tmpl;
+	size_t mark;
+
+	if (!spec)
+		return;
+	mark = model_path_field(&d->path, "spec");
+	if (k == MODEL_JOB) {
+		model_get_int(d, spec, "parallelism", 32, &w->has_parallelism, &w->parallelism);
+		model_get_int(d, spec, "completions", 32, &w->has_completions, &w->completions);
+	} else {
+		model_get_int(d, spec, "replicas", 32, &w->has_replicas, &w->replicas);
+	}
+	sel = model_get_map(d, spec, "selector");
+	if (sel) {
+		size_t sm = model_path_field(&d->path, "selector");
+
+		DALLOC(d, w->selector, 1);
+		if (w->selector) {
+			model_get_kv(d, sel, "matchLabels", &w->selector->match_labels,
+			       &w->selector->n_match_labels);
+			model_get_requirements(d, sel, "matchExpressions",
+					       &w->selector->match_expressions,
+					 &w->selector->n_match_expressions);
+		}
+		model_path_pop(&d->path, sm);
+	}
+	tmpl = model_get_map(d, spec, "template");
+	if (tmpl) {
+		size_t tm = model_path_field(&d->path, "template");
+		const struct doc_node *ps = model_get_map(d, tmpl, "spec");
+
+		model_get_meta(d, tmpl, "metadata", &w->template_.meta);
+		if (ps) {
+			size_t pm = model_path_field(&d->path, "spec");
+
+			dec_pod_spec(d, ps, &w->template_.spec);
+			model_path_pop(&d->path, pm);
+		}
+		model_path_pop(&d->path, tm);
+	}
+	model_path_pop(&d->path, mark);
+}
+
+void model_dec_node(struct model_dec *d, const struct doc_node *root, struct model_node *n)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *status = model_get_map(d, root, "status");
+
+	if (spec) {
+		size_t mark = model_path_field(&d->path, "spec");
+
+		n->provider_id = model_get_str(d, spec, "providerID");
+		model_get_taints(d, spec, "taints", &n->taints, &n->n_taints);
+		model_get_bool(d, spec, "unschedulable", NULL, &n->unschedulable);
+		model_path_pop(&d->path, mark);
+	}
+	if (status) {
+		size_t mark = model_path_field(&d->path, "status");
+
+		model_get_resource_list(d, status, "capacity", &n->capacity);
+		model_get_resource_list(d, status, "allocatable", &n->allocatable);
+		model_path_pop(&d->path, mark);
+	}
+}

@@ -1,0 +1,543 @@
+/* plan_inputs.c - the planner's setup: the cluster's classes, slices and
+ * allocated claims, indexed by node; an exnode per existing Node (labels,
+ * allocatable, what bound pods and allocated claims already use, its
+ * allocator context); a pool per NodePool (its EC2NodeClass, kubelet
+ * settings, limits); a hypo per (instance type, consumable-capacity mode)
+ * with the slices hwdb predicts; and a cand per (pool, instance type,
+ * capacity type) the pool's requirements and offerings allow. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_state.h"
+
+static bool spec_has_quantity(const struct model_resource_list *l, const char *name,
+			      int64_t *out, bool milli)
+{
+	for (size_t i = 0; i < l->n_items; i++) {
+		if (strcmp(l->items[i].name, name))
+			continue;
+		if (milli) {
+			double v = quantity_to_double(&l->items[i].value) * 1000.0;
+
+			*out = v >= (double)PLAN_RES_MAX ? PLAN_RES_MAX : v <= 0 ? 0 : (int64_t)(v + 0.5);
+		} else {
+			int64_t v = quantity_value_ceil(&l->items[i].value);
+
+			*out = v > PLAN_RES_MAX ? PLAN_RES_MAX : v < 0 ? 0 : v;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* ---- Inputs ---- */
+
+static int cmp_slice_node(const void *a, const void *b)
+{
+	const char *x = (*(const struct model_object *const *)a)->u.slice.node_name;
+	const char *y = (*(const struct model_object *const *)b)->u.slice.node_name;
+
+	if (!x || !y)
+		return !x && !y ? 0 : !x ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static int cmp_node_claim(const void *a, const void *b)
+{
+	return strcmp(((const struct node_claim *)a)->node, ((const struct node_claim *)b)->node);
+}
+
+struct pool_node { const char *driver, *pool, *node; };
+
+static int cmp_pool_node(const void *a, const void *b)
+{
+	const struct pool_node *x = a, *y = b;
+	int c = strcmp(x->driver, y->driver);
+
+	return c ? c : strcmp(x->pool, y->pool);
+}
+
+/* Which node each allocated claim's devices are on: through the pools of
+ * node-local slices; a claim using any other device counts everywhere. */
+static int index_allocated(struct planner *pl)
+{
+	struct pool_node *pools = calloc(pl->n_slices + 1, sizeof(*pools));
+	size_t np = 0, cap = 0;
+	int rc = -ENOMEM;
+
+	pl->global_claims = calloc(pl->n_allocated + 1, sizeof(*pl->global_claims));
+	if (!pools || !pl->global_claims)
+		goto out;
+	for (size_t i = pl->n_global_slices; i < pl->n_slices; i++) {
+		const struct model_resource_slice_spec *sp = &pl->slices[i]->u.slice;
+
+		if (sp->driver && sp->pool.name)
+			pools[np++] = (struct pool_node){ sp->driver, sp->pool.name, sp->node_name };
+	}
+	qsort(pools, np, sizeof(*pools), cmp_pool_node);
+	for (size_t i = 0; i < pl->n_allocated; i++) {
+		const struct model_allocation *a = pl->allocated[i]->u.claim.status.allocation;
+		const char *node = NULL;
+		bool global = false;
+
+		for (size_t k = 0; k < a->n_results && !global; k++) {
+			struct pool_node key = { a->results[k].driver, a->results[k].pool, NULL };
+			const struct pool_node *hit;
+
+			if (!key.driver || !key.pool) {
+				global = true;
+				break;
+			}
+			hit = bsearch(&key, pools, np, sizeof(*pools), cmp_pool_node);
+			if (!hit || (node && strcmp(node, hit->node)))
+				global = true;
+			else
+				node = hit->node;
+		}
+		if (global || !node) {
+			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
+			continue;
+		}
+		if (plan_grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+			goto out;
+		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
+	}
+	if (pl->n_by_node)
+		qsort(pl->by_node, pl->n_by_node, sizeof(*pl->by_node), cmp_node_claim);
+	rc = 0;
+out:
+	free(pools);
+	return rc ? dt_err_set(pl->err, rc, "out of memory") : 0;
+}
+
+int plan_collect_objects(struct planner *pl)
+{
+	struct model_set *set = pl->set;
+	const struct model_object *o;
+	size_t nc = model_set_count(set, MODEL_DEVICE_CLASS);
+	size_t ns = model_set_count(set, MODEL_RESOURCE_SLICE);
+	size_t na = 0, i;
+
+	pl->classes = calloc(nc + 1, sizeof(*pl->classes));
+	pl->slices = calloc(ns + 1, sizeof(*pl->slices));
+	pl->allocated = calloc(model_set_count(set, MODEL_RESOURCE_CLAIM) + 1,
+			       sizeof(*pl->allocated));
+	if (!pl->classes || !pl->slices || !pl->allocated)
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_DEVICE_CLASS, o));)
+		pl->classes[i++] = o;
+	pl->n_classes = i;
+	for (i = 0, o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
+		pl->slices[i++] = o;
+	pl->n_slices = i;
+	/* Stable order within a node: qsort is not stable, but the
+	 * allocator sorts pools itself. */
+	qsort(pl->slices, pl->n_slices, sizeof(*pl->slices), cmp_slice_node);
+	while (pl->n_global_slices < pl->n_slices &&
+	       !pl->slices[pl->n_global_slices]->u.slice.node_name)
+		pl->n_global_slices++;
+	for (o = NULL; (o = model_set_next(set, MODEL_RESOURCE_CLAIM, o));)
+		if (o->u.claim.status.allocation)
+			pl->allocated[na++] = o;
+	pl->n_allocated = na;
+	return index_allocated(pl);
+}
+
+/* [*lo, *hi) of the sorted slices whose nodeName is name. */
+static void slice_range(const struct planner *pl, const char *name, size_t *lo, size_t *hi)
+{
+	size_t a = pl->n_global_slices, b = pl->n_slices;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (strcmp(pl->slices[m]->u.slice.node_name, name) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = a; b < pl->n_slices && !strcmp(pl->slices[b]->u.slice.node_name, name); b++)
+		;
+	*hi = b;
+}
+
+static int cmp_node_name(const void *a, const void *b)
+{
+	const struct exnode *x = *(const struct exnode *const *)a;
+	const struct exnode *y = *(const struct exnode *const *)b;
+
+	int c = strcmp(x->obj->meta.name, y->obj->meta.name);
+
+	/* Input order among equal names: the first such node is charged. */
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* Bound pods use their node's resources: found by name in a sorted index,
+ * as there may be thousands of both. */
+static int charge_bound(struct planner *pl)
+{
+	struct exnode **by_name;
+
+	if (!pl->pods.n_bound || !pl->n_nodes)
+		return 0;
+	if (!(by_name = malloc(pl->n_nodes * sizeof(*by_name))))
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < pl->n_nodes; i++)
+		by_name[i] = &pl->nodes[i];
+	qsort(by_name, pl->n_nodes, sizeof(*by_name), cmp_node_name);
+	for (size_t b = 0; b < pl->pods.n_bound; b++) {
+		size_t lo = 0, hi = pl->n_nodes;
+
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (strcmp(by_name[m]->obj->meta.name, pl->pods.bound[b].node) < 0)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (lo < pl->n_nodes && !strcmp(by_name[lo]->obj->meta.name, pl->pods.bound[b].node))
+			plan_res_add(&by_name[lo]->used, &pl->pods.bound[b].req);
+	}
+	free(by_name);
+	return 0;
+}
+
+int plan_setup_nodes(struct planner *pl)
+{
+	const struct model_object *o;
+	size_t n = model_set_count(pl->set, MODEL_NODE), i = 0;
+
+	pl->nodes = calloc(n + 1, sizeof(*pl->nodes));
+	if (!pl->nodes)
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (o = NULL; (o = model_set_next(pl->set, MODEL_NODE, o)); i++) {
+		struct exnode *en = &pl->nodes[i];
+		const struct model_resource_list *al = o->u.node.allocatable.n_items
+							       ? &o->u.node.allocatable
+							       : &o->u.node.capacity;
+
+		en->obj = o;
+		en->labels = calloc(o->meta.n_labels + 1, sizeof(*en->labels));
+		if (!en->labels)
+			return dt_err_set(pl->err, -ENOMEM, "out of memory");
+		plan_copy(en->labels, o->meta.labels, o->meta.n_labels * sizeof(*en->labels));
+		en->labels[o->meta.n_labels].key = "metadata.name";
+		en->labels[o->meta.n_labels].value = o->meta.name;
+		en->n_labels = o->meta.n_labels + 1;
+		/* A Node written by hand may leave out its status: then what a
+		 * node of its instance type has, as for a new one, and no
+		 * limit when the type is not known either. */
+		const struct hwdb_type *t = hwdb_lookup(plan_label(o->meta.labels, o->meta.n_labels,
+								   PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		struct plan_res guess = { PLAN_RES_MAX, PLAN_RES_MAX, PLAN_DEFAULT_MAX_PODS };
+
+		if (t) {
+			struct plan_kubelet k;
+
+			plan_kubelet_defaults(&k);
+			plan_node_allocatable(t->vcpu, t->memory_mib, &k, &guess);
+		}
+		if (!spec_has_quantity(al, "cpu", &en->cap.cpu_milli, true))
+			en->cap.cpu_milli = guess.cpu_milli;
+		if (!spec_has_quantity(al, "memory", &en->cap.mem_bytes, false))
+			en->cap.mem_bytes = guess.mem_bytes;
+		if (!spec_has_quantity(al, "pods", &en->cap.pods, false))
+			en->cap.pods = guess.pods;
+	}
+	pl->n_nodes = i;
+	return charge_bound(pl);
+}
+
+int plan_exnode_ctx(struct planner *pl, struct exnode *en)
+{
+	size_t k = 0;
+	int rc;
+
+	if (en->actx)
+		return 0;
+	/* Only the node's own slices and those not bound to a node matter
+	 * here; other nodes' pools cannot serve it. */
+	size_t lo, hi;
+
+	slice_range(pl, en->obj->meta.name, &lo, &hi);
+	en->slices = calloc(pl->n_global_slices + (hi - lo) + 1, sizeof(*en->slices));
+	if (!en->slices)
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < pl->n_global_slices; i++)
+		en->slices[k++] = pl->slices[i];
+	for (size_t i = lo; i < hi; i++)
+		en->slices[k++] = pl->slices[i];
+	en->an.name = en->obj->meta.name;
+	en->an.labels = en->obj->meta.labels;
+	en->an.n_labels = en->obj->meta.n_labels;
+	rc = alloc_ctx_new(&en->an, en->slices, k, pl->classes, pl->n_classes, &pl->aopts,
+			   &en->actx, pl->err);
+	if (rc)
+		return rc;
+	if (!(en->state = alloc_state_new(en->actx)))
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < pl->n_global_claims; i++)
+		if ((rc = alloc_state_add_allocation(en->state,
+				pl->global_claims[i]->u.claim.status.allocation, pl->err)))
+			return rc;
+	struct node_claim key = { en->obj->meta.name, NULL };
+	const struct node_claim *hit = pl->n_by_node ? bsearch(&key, pl->by_node, pl->n_by_node,
+							      sizeof(key), cmp_node_claim) : NULL;
+
+	while (hit && hit > pl->by_node && !strcmp(hit[-1].node, key.node))
+		hit--;
+	for (; hit && hit < pl->by_node + pl->n_by_node && !strcmp(hit->node, key.node); hit++)
+		if ((rc = alloc_state_add_allocation(en->state,
+				hit->claim->u.claim.status.allocation, pl->err)))
+			return rc;
+	return 0;
+}
+
+static const struct model_object *find_nodeclass(struct planner *pl, const char *name)
+{
+	const struct model_object *o;
+
+	if (name)
+		return model_set_find(pl->set, MODEL_EC2_NODE_CLASS, NULL, name);
+	if (model_set_count(pl->set, MODEL_EC2_NODE_CLASS) == 1)
+		return model_set_next(pl->set, MODEL_EC2_NODE_CLASS, NULL);
+	o = model_set_find(pl->set, MODEL_EC2_NODE_CLASS, NULL, "default");
+	return o;
+}
+
+const char *plan_annotation(const struct model_meta *m, const char *key)
+{
+	return plan_label(m->annotations, m->n_annotations, key);
+}
+
+static void pool_limits(struct pool *p)
+{
+	const struct model_resource_list *l;
+
+	p->lim_cpu = p->lim_mem = p->lim_gpu = p->lim_nodes = -1;
+	if (!p->obj)
+		return;
+	l = &p->obj->u.node_pool.limits;
+	if (!spec_has_quantity(l, "cpu", &p->lim_cpu, true))
+		p->lim_cpu = -1;
+	if (!spec_has_quantity(l, "memory", &p->lim_mem, false))
+		p->lim_mem = -1;
+	if (!spec_has_quantity(l, "nvidia.com/gpu", &p->lim_gpu, false))
+		p->lim_gpu = -1;
+	if (!spec_has_quantity(l, "nodes", &p->lim_nodes, false))
+		p->lim_nodes = -1;
+}
+
+static int setup_pool(struct planner *pl, struct pool *p, const struct model_object *o)
+{
+	struct dt_err e;
+	const char *ccs;
+	bool has_ct = false;
+
+	p->obj = o;
+	p->name = o ? o->meta.name : "default";
+	p->on_demand = true;
+	if (o) {
+		const struct model_node_pool *np = &o->u.node_pool;
+
+		p->reqs = np->requirements;
+		p->n_reqs = np->n_requirements;
+		p->taints = np->taints;
+		p->n_taints = np->n_taints;
+		p->tlabels = np->template_labels;
+		p->n_tlabels = np->n_template_labels;
+		p->nc = find_nodeclass(pl, np->node_class_ref.name);
+	} else {
+		p->nc = find_nodeclass(pl, NULL);
+	}
+	pool_limits(p);
+	/* karpenter.sh/capacity-type: on-demand unless the pool says. */
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		struct plan_vset r;
+
+		if (strcmp(p->reqs[i].key, PLAN_LABEL_CAPACITY_TYPE))
+			continue;
+		if (plan_vset_from_req(&p->reqs[i], &r))
+			continue;
+		if (!has_ct) {
+			p->on_demand = plan_vset_has(&r, "on-demand");
+			p->spot = plan_vset_has(&r, "spot");
+			has_ct = true;
+		} else {
+			p->on_demand = p->on_demand && plan_vset_has(&r, "on-demand");
+			p->spot = p->spot && plan_vset_has(&r, "spot");
+		}
+	}
+	ccs = p->nc ? plan_annotation(&p->nc->meta, "karpenter.k8s.aws/nvidia-consumable-capacity")
+		    : NULL;
+	if (hwdb_cc_parse(ccs, &p->cc, &e)) {
+		p->problem = plan_afmt(pl, "EC2NodeClass %s: annotation "
+				  "karpenter.k8s.aws/nvidia-consumable-capacity: %s",
+				  p->nc->meta.name, e.msg);
+		return p->problem ? 0 : -ENOMEM;
+	}
+	if (plan_kubelet_from_nodeclass(p->nc, &p->kubelet, &e)) {
+		p->problem = plan_afmt(pl, "EC2NodeClass %s: %s", p->nc->meta.name, e.msg);
+		return p->problem ? 0 : -ENOMEM;
+	}
+	if (!p->on_demand && !p->spot)
+		p->problem = plan_afmt(pl, "requirement %s allows neither on-demand nor spot",
+				  PLAN_LABEL_CAPACITY_TYPE);
+	return 0;
+}
+
+static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t,
+		      const char *category, const char *reason)
+{
+	struct type_reject *r;
+
+	if (plan_grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
+		 sizeof(*pl->rejects)))
+		return -ENOMEM;
+	r = &pl->rejects[pl->n_rejects++];
+	r->pool = pool;
+	r->type = t;
+	r->category = category;
+	snprintf(r->reason, sizeof(r->reason), "%s", reason);
+	return 0;
+}
+
+static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
+		       const struct hwdb_cc_mode *cc, size_t *cap)
+{
+	for (size_t i = 0; i < pl->n_hypos; i++)
+		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
+		    pl->hypos[i].cc.shares == cc->shares)
+			return i;
+	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
+		return SIZE_MAX;
+	pl->hypos[pl->n_hypos].type = t;
+	pl->hypos[pl->n_hypos].cc = *cc;
+	/* A DNS subdomain whatever the type is called (extra files may use
+	 * names hwdb_slices would refuse as a node name). */
+	char *nn = pl->hypos[pl->n_hypos].node;
+
+	snprintf(nn, sizeof(pl->hypos[0].node), "new-%.100s", t->name);
+	for (char *c = nn; *c; c++) {
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+		else if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+			   *c == '-'))
+			*c = '-';
+	}
+	for (size_t n = strlen(nn); n > 0 && (nn[n - 1] == '-' || nn[n - 1] == '.'); n--)
+		nn[n - 1] = 0;
+	return pl->n_hypos++;
+}
+
+int plan_hypo_ctx(struct planner *pl, struct hypo *h)
+{
+	struct model_object *sl[HWDB_MAX_SLICES];
+	size_t n = 0, nua = 0;
+	int rc;
+
+	if (h->actx)
+		return 0;
+	rc = hwdb_slices(h->type, &h->cc, h->node, pl->set, sl, &n, pl->err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && i < HWDB_MAX_SLICES; i++)
+		h->slices[i] = sl[i];
+	for (size_t i = 0; hwdb_gpu_node_uniform_attrs[i] && nua < 8; i++) {
+		h->ua[nua].driver = HWDB_DRIVER_GPU;
+		h->ua[nua++].attribute = hwdb_gpu_node_uniform_attrs[i];
+	}
+	h->an.name = h->node;
+	h->an.uniform_attrs = h->ua;
+	h->an.n_uniform_attrs = nua;
+	rc = alloc_ctx_new(&h->an, h->slices, n, pl->classes, pl->n_classes, &pl->aopts,
+			   &h->actx, pl->err);
+	if (rc)
+		return rc;
+	if (!(h->fresh = alloc_state_new(h->actx)))
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int plan_setup_candidates(struct planner *pl)
+{
+	size_t n_np = model_set_count(pl->set, MODEL_NODE_POOL), cap_c = 0, cap_h = 0;
+	const struct model_object *o = NULL;
+	int rc;
+
+	pl->n_pools = n_np ? n_np : 1;
+	pl->pools = calloc(pl->n_pools, sizeof(*pl->pools));
+	if (!pl->pools)
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		struct pool *pool = &pl->pools[p];
+
+		o = n_np ? model_set_next(pl->set, MODEL_NODE_POOL, o) : NULL;
+		if ((rc = setup_pool(pl, pool, o)))
+			return dt_err_set(pl->err, rc, "out of memory");
+		if (pool->problem)
+			continue;
+		for (size_t i = 0; i < hwdb_count(); i++) {
+			const struct hwdb_type *t = hwdb_at(i);
+			struct cand *c;
+			char why[512];
+			size_t nl;
+
+			if (plan_grow((void **)&pl->cands, &cap_c, pl->n_cands + 1, sizeof(*pl->cands)))
+				return dt_err_set(pl->err, -ENOMEM, "out of memory");
+			c = &pl->cands[pl->n_cands];
+			memset(c, 0, sizeof(*c));
+			c->labels = calloc(PLAN_MAX_TYPE_LABELS + pool->n_tlabels + 2,
+					   sizeof(*c->labels));
+			c->vals = calloc(PLAN_MAX_TYPE_LABELS, sizeof(*c->vals));
+			if (!c->labels || !c->vals) {
+				free(c->labels);
+				free(c->vals);
+				return dt_err_set(pl->err, -ENOMEM, "out of memory");
+			}
+			c->ct = pool->on_demand ? "on-demand" : "spot";
+			nl = plan_type_labels(t, c->ct, c->labels, c->vals);
+			plan_copy(c->labels + nl, pool->tlabels,
+				  pool->n_tlabels * sizeof(*c->labels));
+			nl += pool->n_tlabels;
+			c->labels[nl].key = PLAN_LABEL_NODEPOOL;
+			c->labels[nl++].value = pool->name;
+			if (pool->nc) {
+				c->labels[nl].key = PLAN_LABEL_NODECLASS;
+				c->labels[nl++].value = pool->nc->meta.name;
+			}
+			c->n_labels = nl;
+			if (!plan_pool_accepts(pool->reqs, pool->n_reqs, c->labels, nl, why,
+					       sizeof(why))) {
+				free(c->labels);
+				free(c->vals);
+				if (add_reject(pl, p, t, "requirement", why))
+					return dt_err_set(pl->err, -ENOMEM, "out of memory");
+				continue;
+			}
+			if (!pool->on_demand || !t->has_price) {
+				free(c->labels);
+				free(c->vals);
+				if (add_reject(pl, p, t, "offering",
+					       pool->on_demand ? "no on-demand offering"
+							       : "no spot offering (hwdb has on-demand prices only)"))
+					return dt_err_set(pl->err, -ENOMEM, "out of memory");
+				continue;
+			}
+			c->pool = p;
+			c->type = t;
+			c->hypo = get_hypo(pl, t, &pool->cc, &cap_h);
+			if (c->hypo == SIZE_MAX)
+				return dt_err_set(pl->err, -ENOMEM, "out of memory");
+			plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);
+			pl->n_cands++;
+		}
+	}
+	return 0;
+}
