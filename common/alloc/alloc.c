@@ -537,7 +537,8 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 		dom = alloc_mem_get(S->mem, (size_t)(slash - attr) + 1);
 		c->cap_vals = ALLOC_MAX_RESULTS;
 		c->vals = alloc_mem_get(S->mem, c->cap_vals * sizeof(*c->vals));
-		if (!dom || !c->vals)
+		c->masks = alloc_mem_get(S->mem, c->cap_vals * sizeof(*c->masks));
+		if (!dom || !c->vals || !c->masks)
 			return dt_err_set(S->err, -ENOMEM, "out of memory");
 		memcpy(dom, attr, (size_t)(slash - attr));
 		c->domain = dom;

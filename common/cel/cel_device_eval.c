@@ -35,13 +35,14 @@ static bool cap_is(const struct cel_device_capacity *c, const char *domain, cons
 	return c->id[0] == id[0] && !strcmp(c->id, id) && !strcmp(c->domain, domain);
 }
 
-static struct cel_value attr_value(const struct cel_device_attr *a)
+struct cel_value cel_device_attr_value(const struct cel_device_attr *a)
 {
 	switch (a->kind) {
 	case CEL_ATTR_INT: return cel_int(a->v.i);
 	case CEL_ATTR_BOOL: return cel_bool(a->v.b);
 	case CEL_ATTR_STRING: return cel_string(a->v.str.s, a->v.str.len);
-	default: return cel_object(&cel_semver_type, a->v.version);
+	case CEL_ATTR_VERSION: return cel_object(&cel_semver_type, a->v.version);
+	default: return cel_list_value(a->v.list);
 	}
 }
 
@@ -112,7 +113,7 @@ struct cel_value cel_eval_device_item(struct cel_ctx *ctx, const struct cel_node
 		       cel_error_no_overload(ctx, "_[_]");
 	a = item_find(n, d, &cap);
 	if (a)
-		return attr_value(a);
+		return cel_device_attr_value(a);
 	if (cap)
 		return cel_object(&cel_quantity_type, cap->value);
 	return cel_errorf(ctx, "no such key: %s", n->u.dev.id);
@@ -365,7 +366,7 @@ struct cel_value cel_eval_device_cmp(struct cel_ctx *ctx, const struct cel_node 
 		struct cel_value v;
 
 		if (a)
-			v = attr_value(a);
+			v = cel_device_attr_value(a);
 		else
 			v = cel_object(&cel_quantity_type, cap->value);
 		if (!compare_known(n->u.dcmp.op, &v, &n->u.dcmp.k, &result, &cost))

@@ -578,6 +578,128 @@ static void test_match_attribute(void)
 	ta_done(&t);
 }
 
+/* List-type attributes as sets (the experimental allocator's semantics):
+ * matchAttribute keeps the running intersection non-empty and restores it
+ * on backtrack; a scalar is a one-element set of the same element type. */
+static void test_match_attribute_sets(void)
+{
+	static const char *const v0[] = { "1", "2" }, *const v1[] = { "1" },
+		*const v2[] = { "2" }, *const v3[] = { "2", "9" };
+	static const char *const *const sets[] = { v0, v1, v2, v3 };
+	static const size_t sizes[] = { 2, 1, 1, 2 };
+	struct model_object *s, *c;
+	struct model_device *d[4];
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d[i] = ta_device(&t, s, name);
+		ta_attr_list(&t, s, d[i], "numa", CEL_ATTR_INTS, sets[i], sizes[i]);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 3);
+	ta_constraint(&t, c, D "/numa", false, NULL);
+	/* {1,2} & {1} = {1}: device-2 and device-3 do not have 1; back to
+	 * {1,2} without device-1, & {2} & {2,9} = {2}. */
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	DT_ASSERT_STR(ta_dev(&t, 0, 2), D "/pool-1/device-3");
+	/* Four: no value is in all of them. */
+	c->u.claim.spec.requests[0].exactly->count = 4;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+
+	/* A scalar int matches a list of ints that holds it; a string "1"
+	 * does not (another element type); versions compare as text. */
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	d[0] = ta_device(&t, s, "device-0");
+	ta_attr_int(&t, s, d[0], "numa", 1);
+	d[1] = ta_device(&t, s, "device-1");
+	ta_attr_list(&t, s, d[1], "numa", CEL_ATTR_STRINGS, v1, 1);
+	d[2] = ta_device(&t, s, "device-2");
+	ta_attr_list(&t, s, d[2], "numa", CEL_ATTR_INTS, v3, 2);
+	d[3] = ta_device(&t, s, "device-3");
+	ta_attr_list(&t, s, d[3], "numa", CEL_ATTR_INTS, v0, 2);
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 2);
+	ta_constraint(&t, c, D "/numa", false, NULL);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-3");
+	ta_done(&t);
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	{
+		static const char *const va[] = { "1.2.3", "2.0.0" }, *const vb[] = { "2.0.0" };
+
+		d[0] = ta_device(&t, s, "device-0");
+		ta_attr_list(&t, s, d[0], "ver", CEL_ATTR_VERSIONS, va, 2);
+		d[1] = ta_device(&t, s, "device-1");
+		ta_attr_str(&t, s, d[1], "ver", "2.0.0+build", true);
+		d[2] = ta_device(&t, s, "device-2");
+		ta_attr_list(&t, s, d[2], "ver", CEL_ATTR_VERSIONS, vb, 1);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 2);
+	ta_constraint(&t, c, D "/ver", false, NULL);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	ta_done(&t);
+}
+
+/* distinctAttribute with sets: pairwise disjoint. */
+static void test_distinct_attribute_sets(void)
+{
+	static const char *const v0[] = { "1", "2" }, *const v1[] = { "2", "3" },
+		*const v2[] = { "3" }, *const v3[] = { "4", "5" };
+	static const char *const *const sets[] = { v0, v1, v2, v3 };
+	struct model_object *s, *c;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+		struct model_device *d;
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d = ta_device(&t, s, name);
+		if (i == 2)
+			ta_attr_int(&t, s, d, "numa", 3);       /* the scalar 3 */
+		else
+			ta_attr_list(&t, s, d, "numa", CEL_ATTR_INTS, sets[i], 2);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 3);
+	ta_constraint(&t, c, D "/numa", true, NULL);
+	/* {1,2} {2,3} share 2; {1,2} {3} {4,5} are disjoint. */
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	DT_ASSERT_STR(ta_dev(&t, 0, 2), D "/pool-1/device-3");
+	/* {2,3} and the scalar 3 overlap: four disjoint ones do not exist. */
+	c->u.claim.spec.requests[0].exactly->count = 4;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+}
+
 static void test_constraint_scope(void)
 {
 	const char *only0[] = { "req-0", NULL };
@@ -1688,6 +1810,8 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_first_available),
 	DT_TEST(test_admin_access),
 	DT_TEST(test_match_attribute),
+	DT_TEST(test_match_attribute_sets),
+	DT_TEST(test_distinct_attribute_sets),
 	DT_TEST(test_constraint_scope),
 	DT_TEST(test_distinct_attribute),
 	DT_TEST(test_taints),

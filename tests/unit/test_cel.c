@@ -654,6 +654,75 @@ static void test_device_shapes_match_generic(void)
 	}
 }
 
+/* List-type attributes (DRAListTypeAttributes) are lists of their element
+ * type; includes() is element equality on a list, equality on a scalar. */
+static void test_list_attributes(void)
+{
+	struct semver v1, v2;
+	struct dt_err err;
+	struct cel_value roots_items[2], numa_items[3], ver_items[2], flag_items[1];
+	struct cel_list roots = { 2, roots_items, 0 }, numa = { 3, numa_items, 0 },
+		vers = { 2, ver_items, 0 }, flags = { 1, flag_items, 0 };
+	struct cel_device_attr attrs[5];
+	struct cel_device dev;
+
+	CU_ASSERT_EQUAL_FATAL(semver_parse("1.2.3", 5, &v1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(semver_parse("2.0.0", 5, &v2, &err), 0);
+	roots_items[0] = cel_string("pci0000:10", 10);
+	roots_items[1] = cel_string("pci0000:20", 10);
+	numa_items[0] = cel_int(0);
+	numa_items[1] = cel_int(1);
+	numa_items[2] = cel_int(1);
+	ver_items[0] = cel_object(&cel_semver_type, &v1);
+	ver_items[1] = cel_object(&cel_semver_type, &v2);
+	flag_items[0] = cel_bool(true);
+	attrs[0] = (struct cel_device_attr){ "dra.net", "pcieRoots", CEL_ATTR_STRINGS,
+					     .v.list = &roots };
+	attrs[1] = (struct cel_device_attr){ "dra.net", "numa", CEL_ATTR_INTS, .v.list = &numa };
+	attrs[2] = (struct cel_device_attr){ "dra.net", "firmware", CEL_ATTR_VERSIONS,
+					     .v.list = &vers };
+	attrs[3] = (struct cel_device_attr){ "dra.net", "flags", CEL_ATTR_BOOLS, .v.list = &flags };
+	attrs[4] = (struct cel_device_attr){ "dra.net", "model", CEL_ATTR_STRING,
+					     .v.str = { "A100", 4 } };
+	dev = (struct cel_device){ .driver = "dra.net", .attrs = attrs, .n_attrs = 5 };
+#define A "device.attributes['dra.net']"
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots", &dev), "[\"pci0000:10\", \"pci0000:20\"]");
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.size()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A "['numa'].size()", &dev), "3");
+	DT_ASSERT_STR(eval_dev("1 in " A ".numa", &dev), "true");
+	DT_ASSERT_STR(eval_dev("5 in " A ".numa", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.exists(n, n > 0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa.all(n, n > 0)", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.filter(n, n == 1).size()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A ".numa.map(n, n * 10)", &dev), "[0, 10, 10]");
+	DT_ASSERT_STR(eval_dev(A ".numa.exists_one(n, n == 0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa.sum()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A ".numa == [0, 1, 1]", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa == 0", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".firmware[1].isGreaterThan(semver('1.9.0'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".firmware.exists(v, v == semver('1.2.3'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".flags[0]", &dev), "true");
+	DT_ASSERT_STR(eval_dev("type(" A ".pcieRoots)", &dev), "list");
+	/* includes: element equality on lists (numbers across types, as CEL's
+	 * ==), plain equality on scalars */
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.includes('pci0000:20')", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.includes('pci0000:30')", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.includes(1.0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".firmware.includes(semver('2.0.0'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".model.includes('A100')", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".model.includes('A10')", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.includes([0, 1, 1])", &dev), "false");
+	DT_ASSERT_STR(eval_dev("lists.range(48).includes(47)", &dev), "true");
+	DT_ASSERT_STR(eval_dev("lists.range(49).includes(1)", &dev),
+		      "error: 'includes' function cannot be applied to lists longer than 48 values");
+	/* The compile-time lookups read lists too; comparing one with a scalar
+	 * is unequal, ordering it is no overload. */
+	DT_ASSERT_STR(eval_dev(A ".numa != 1", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa >= 1", &dev), "error: no such overload: _>=_");
+	DT_ASSERT_STR(eval_dev(A ".numa[5]", &dev), "error: index out of bounds: 5");
+#undef A
+}
+
 static void test_seed_selector(void)
 {
 	static const char *const exprs[] = {
@@ -921,6 +990,7 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_runtime_costs),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
+	      DT_TEST(test_list_attributes),
 	      DT_TEST(test_device_shapes_match_generic),
 	DT_TEST(test_selector_eval_no_heap),
 	DT_TEST(test_concurrent_eval),

@@ -201,17 +201,21 @@ bool alloc_toleration_matches(const struct model_toleration *t, const struct mod
 
 enum aval_kind { AVAL_NONE, AVAL_INT, AVAL_BOOL, AVAL_STRING, AVAL_VERSION, AVAL_UNIFORM };
 
+/* An attribute as a constraint sees it: a set of values of one element
+ * kind (a scalar is a one-element set, a list attribute the set of its
+ * items), or the node's one unknown value (AVAL_UNIFORM), or nothing. */
 struct aval {
 	enum aval_kind kind;
-	int64_t i;
-	const char *s;
-	size_t len;
+	const struct model_attribute *attr;     /* NULL for NONE and UNIFORM */
 };
 
 /* The attribute domain/id of device dev as a constraint sees it. */
 struct aval alloc_dev_attr(const struct alloc_ctx *ctx, uint32_t dev, const char *domain,
 			   const char *id);
-bool alloc_aval_equal(const struct aval *a, const struct aval *b);
+
+/* Sets of at most this many values take part in matchAttribute (the API
+ * allows 48 per device): the running intersection is a bit mask. */
+#define ALLOC_MATCH_MAX_VALUES 64
 
 struct aconstraint {
 	const struct model_constraint *src;
@@ -219,7 +223,11 @@ struct aconstraint {
 	const char *domain, *id;         /* of the fully qualified attribute */
 	/* State during the search. */
 	uint32_t count;
-	struct aval *vals;               /* match: vals[0]; distinct: every value */
+	/* match: vals[0] is the first device's set, masks[k] which of its
+	 * values every one of the first k + 1 devices has (the intersection,
+	 * restored by popping on backtrack); distinct: every device's set */
+	struct aval *vals;
+	uint64_t *masks;
 	uint32_t cap_vals;
 };
 

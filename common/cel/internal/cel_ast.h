@@ -301,6 +301,8 @@ static inline bool cel_charge(struct cel_ctx *ctx, uint64_t n)
 void cel_match_device_item(struct cel_node *n);
 void cel_match_device_cmp(struct cel_arena *pool, struct cel_node *n);
 struct cel_value cel_eval_device_item(struct cel_ctx *ctx, const struct cel_node *n);
+/* An attribute of the device view as a CEL value (lists: of the element type). */
+struct cel_value cel_device_attr_value(const struct cel_device_attr *a);
 struct cel_value cel_eval_device_cmp(struct cel_ctx *ctx, const struct cel_node *n);
 /* The overload of a call's candidates that takes args at run time, or NULL. */
 const struct cel_ovl *cel_find_ovl(const struct cel_node *call, const struct cel_value *args,
