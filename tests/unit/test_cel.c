@@ -531,6 +531,25 @@ static void eval_checked(const char *expr, const struct cel_device *dev, bool ch
 	cel_env_free(env);
 }
 
+/* expr gives the same value or error and cost checked (rewritten) and
+ * unchecked; 0 when it does not compile checked (bool < [1], 0u == 1). */
+static size_t same_checked_and_not(const char *expr, const struct cel_device *dev)
+{
+	char fused[512], generic[512];
+	uint64_t c1, c2;
+
+	eval_checked(expr, dev, true, fused, sizeof(fused), &c1);
+	if (!strncmp(fused, "compile:", 8))
+		return 0;
+	eval_checked(expr, dev, false, generic, sizeof(generic), &c2);
+	if (strcmp(fused, generic) || c1 != c2)
+		fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n    generic %s (cost %llu)\n",
+			expr, fused, (unsigned long long)c1, generic, (unsigned long long)c2);
+	CU_ASSERT_STRING_EQUAL(fused, generic);
+	CU_ASSERT_EQUAL(c1, c2);
+	return 1;
+}
+
 /* The compile-time device shapes give what the generic tree gives: the
  * same value or error and the same cost, for every comparison, either
  * side constant, matching and mismatching types, missing attributes. */
@@ -560,8 +579,7 @@ static void test_device_shapes_match_generic(void)
 	static const char *const ints[] = { "0", "1", "-1", "0u", "0.0" };
 	struct cel_device_attr attrs[6];
 	struct cel_device dev;
-	char expr[512], fused[512], generic[512];
-	uint64_t c1, c2;
+	char expr[512];
 	size_t cases = 0;
 
 	setup_h200();
@@ -580,19 +598,7 @@ static void test_device_shapes_match_generic(void)
 					snprintf(expr, sizeof(expr), "%s %s %s",
 						 swap ? consts[k] : items[i], ops[o],
 						 swap ? items[i] : consts[k]);
-					eval_checked(expr, &dev, true, fused, sizeof(fused), &c1);
-					if (!strncmp(fused, "compile:", 8))
-						continue;       /* e.g. bool < [1] */
-					eval_checked(expr, &dev, false, generic, sizeof(generic),
-						     &c2);
-					if (strcmp(fused, generic) || c1 != c2)
-						fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n"
-							"    generic %s (cost %llu)\n", expr, fused,
-							(unsigned long long)c1, generic,
-							(unsigned long long)c2);
-					CU_ASSERT_STRING_EQUAL(fused, generic);
-					CU_ASSERT_EQUAL(c1, c2);
-					cases++;
+					cases += same_checked_and_not(expr, &dev);
 				}
 	for (size_t f = 0; f < 3; f++)
 		for (size_t v = 0; v < 4; v++)
@@ -615,18 +621,7 @@ static void test_device_shapes_match_generic(void)
 					else
 						snprintf(expr, sizeof(expr), "%s %s %s", call, ops[o],
 							 ints[k]);
-					eval_checked(expr, &dev, true, fused, sizeof(fused), &c1);
-					if (!strncmp(fused, "compile:", 8))
-						continue;       /* 0u == an int */
-					eval_checked(expr, &dev, false, generic, sizeof(generic), &c2);
-					if (strcmp(fused, generic) || c1 != c2)
-						fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n"
-							"    generic %s (cost %llu)\n", expr, fused,
-							(unsigned long long)c1, generic,
-							(unsigned long long)c2);
-					CU_ASSERT_STRING_EQUAL(fused, generic);
-					CU_ASSERT_EQUAL(c1, c2);
-					cases++;
+					cases += same_checked_and_not(expr, &dev);
 				}
 	CU_ASSERT(cases > 1500);
 	/* A device laid out differently after the hint was set. */
