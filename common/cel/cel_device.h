@@ -65,6 +65,15 @@ struct cel_device {
 	const struct cel_device_capacity *capacity;
 	size_t n_capacity;
 	bool allow_multiple_allocations;
+	/* Every domain and id of attrs and capacity is cel_intern's copy:
+	 * compiled selectors then find them by pointer (model_device_cel_init
+	 * sets it). */
+	bool interned;
 };
+
+/* The canonical, never freed copy of name s (an attribute or capacity
+ * domain or id); NULL when s is longer than 256 bytes, memory is short or
+ * the table holds its 65,536 names. Thread-safe. */
+const char *cel_intern(const char *s);
 
 #endif

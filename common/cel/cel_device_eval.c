@@ -25,14 +25,16 @@
 
 /* ---- device items ---- */
 
-static bool attr_is(const struct cel_device_attr *a, const char *domain, const char *id)
+/* Is the entry with names (domain, id) the item n? By pointer when the
+ * device's names and the node's are cel_intern's (canonical: equal
+ * pointers are equal names and unequal ones unequal), else by text. */
+static bool names_are(const struct cel_node *n, bool interned, const char *domain,
+		      const char *id)
 {
-	return a->id[0] == id[0] && !strcmp(a->id, id) && !strcmp(a->domain, domain);
-}
-
-static bool cap_is(const struct cel_device_capacity *c, const char *domain, const char *id)
-{
-	return c->id[0] == id[0] && !strcmp(c->id, id) && !strcmp(c->domain, domain);
+	if (interned && n->u.dev.iid)
+		return id == n->u.dev.iid && domain == n->u.dev.idomain;
+	return id[0] == n->u.dev.id[0] && !strcmp(id, n->u.dev.id) &&
+	       !strcmp(domain, n->u.dev.domain);
 }
 
 struct cel_value cel_device_attr_value(const struct cel_device_attr *a)
@@ -69,26 +71,28 @@ static const struct cel_device_attr *item_find(const struct cel_node *n,
 {
 	uint32_t *hint = (uint32_t *)&n->u.dev.hint;    /* see cel_ast.h */
 	uint32_t h = __atomic_load_n(hint, __ATOMIC_RELAXED);
-	const char *domain = n->u.dev.domain, *id = n->u.dev.id;
+	bool in = d->interned;
 
 	*cap = NULL;
 	if (n->u.dev.capacity) {
-		if (h < d->n_capacity && cap_is(&d->capacity[h], domain, id)) {
-			*cap = &d->capacity[h];
+		const struct cel_device_capacity *c = d->capacity;
+
+		if (h < d->n_capacity && names_are(n, in, c[h].domain, c[h].id)) {
+			*cap = &c[h];
 			return NULL;
 		}
 		for (size_t i = 0; i < d->n_capacity; i++)
-			if (cap_is(&d->capacity[i], domain, id)) {
+			if (names_are(n, in, c[i].domain, c[i].id)) {
 				__atomic_store_n(hint, (uint32_t)i, __ATOMIC_RELAXED);
-				*cap = &d->capacity[i];
+				*cap = &c[i];
 				break;
 			}
 		return NULL;
 	}
-	if (h < d->n_attrs && attr_is(&d->attrs[h], domain, id))
+	if (h < d->n_attrs && names_are(n, in, d->attrs[h].domain, d->attrs[h].id))
 		return &d->attrs[h];
 	for (size_t i = 0; i < d->n_attrs; i++)
-		if (attr_is(&d->attrs[i], domain, id)) {
+		if (names_are(n, in, d->attrs[i].domain, d->attrs[i].id)) {
 			__atomic_store_n(hint, (uint32_t)i, __ATOMIC_RELAXED);
 			return &d->attrs[i];
 		}
@@ -157,6 +161,8 @@ void cel_match_device_item(struct cel_node *n)
 	n->u.dev.capacity = sel->u.sel.field[0] == 'c';
 	n->u.dev.domain = domain;
 	n->u.dev.id = id;
+	n->u.dev.idomain = cel_intern(domain);
+	n->u.dev.iid = n->u.dev.idomain ? cel_intern(id) : NULL;
 	n->u.dev.hint = 0;
 	n->kind = N_DEVICE_ITEM;
 }
@@ -222,6 +228,8 @@ void cel_match_device_cmp(struct cel_arena *pool, struct cel_node *n)
 	if (side->kind == N_DEVICE_ITEM) {
 		n->u.dcmp.item = side;
 		n->u.dcmp.k = k->u.lit;
+		if (k->u.lit.kind == CEL_STRING)
+			n->u.dcmp.kcost = cel_cost_factor(0.1, k->u.lit.v.str.len);
 	} else {
 		n->u.dcmp.compare_to = true;
 		n->u.dcmp.call = side;
@@ -284,9 +292,11 @@ static bool compare_known(uint8_t op, const struct cel_value *v, const struct ce
 
 /* The common pairs, read straight from the attribute: an int, string or
  * bool attribute against a constant of its type. False: not one of them. */
-static bool compare_scalar(uint8_t op, const struct cel_device_attr *a, const struct cel_value *k,
+static bool compare_scalar(const struct cel_node *n, const struct cel_device_attr *a,
 			   bool *result, uint64_t *cost)
 {
+	const struct cel_value *k = &n->u.dcmp.k;
+	uint8_t op = n->u.dcmp.op;
 	int c;
 
 	if (a->kind == CEL_ATTR_INT && k->kind == CEL_INT) {
@@ -295,7 +305,7 @@ static bool compare_scalar(uint8_t op, const struct cel_device_attr *a, const st
 	} else if (a->kind == CEL_ATTR_STRING && k->kind == CEL_STRING) {
 		size_t la = a->v.str.len, lk = k->v.str.len;
 
-		*cost = cel_cost_factor(0.1, la < lk ? la : lk);
+		*cost = la < lk ? cel_cost_factor(0.1, la) : n->u.dcmp.kcost;
 		if (op == CMP_EQ || op == CMP_NE) {
 			*result = (la == lk && !memcmp(a->v.str.s, k->v.str.s, la)) == (op == CMP_EQ);
 			return true;
@@ -362,7 +372,7 @@ struct cel_value cel_eval_device_cmp(struct cel_ctx *ctx, const struct cel_node 
 			return cel_eval_node(ctx, n->u.dcmp.generic);
 		cost = 1;               /* int against int */
 		result = op_result(n->u.dcmp.op, (c > k2) - (c < k2));
-	} else if (!a || !compare_scalar(n->u.dcmp.op, a, &n->u.dcmp.k, &result, &cost)) {
+	} else if (!a || !compare_scalar(n, a, &result, &cost)) {
 		struct cel_value v;
 
 		if (a)

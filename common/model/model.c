@@ -432,6 +432,31 @@ static int attr_cel_list(struct model_set *s, struct model_attribute *a)
 	return 0;
 }
 
+/* Point the view's names at cel_intern's copies, so that compiled
+ * selectors find them by pointer; false (names left as they are) when the
+ * table refuses one. */
+static bool intern_names(struct cel_device_attr *attrs, size_t na,
+			 struct cel_device_capacity *caps, size_t nc)
+{
+	for (size_t i = 0; i < na; i++) {
+		const char *dom = cel_intern(attrs[i].domain), *id = cel_intern(attrs[i].id);
+
+		if (!dom || !id)
+			return false;
+		attrs[i].domain = dom;
+		attrs[i].id = id;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const char *dom = cel_intern(caps[i].domain), *id = cel_intern(caps[i].id);
+
+		if (!dom || !id)
+			return false;
+		caps[i].domain = dom;
+		caps[i].id = id;
+	}
+	return true;
+}
+
 int model_device_cel_init(struct model_set *s, const char *driver, struct model_device *d)
 {
 	struct cel_device_attr *attrs = NULL;
@@ -491,6 +516,7 @@ int model_device_cel_init(struct model_set *s, const char *driver, struct model_
 		caps[i].id = d->capacity[i].id;
 		caps[i].value = &d->capacity[i].value;
 	}
+	d->cel.interned = intern_names(attrs, d->n_attributes, caps, d->n_capacity);
 	d->cel.driver = driver;
 	d->cel.attrs = attrs;
 	d->cel.n_attrs = d->n_attributes;

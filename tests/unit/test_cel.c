@@ -552,10 +552,10 @@ static size_t same_checked_and_not(const char *expr, const struct cel_device *de
 
 /* The compile-time device shapes give what the generic tree gives: the
  * same value or error and the same cost, for every comparison, either
- * side constant, matching and mismatching types, missing attributes. */
-static void test_device_shapes_match_generic(void)
+ * side constant, matching and mismatching types, missing attributes.
+ * Returns how many expressions compiled and were compared. */
+static size_t compare_shapes(const struct cel_device *dev)
 {
-	static const char long_name[] = "NVIDIA H200 NVL 141GB HBM3e PCIe";     /* 32 bytes */
 	static const char *const items[] = {
 		"device.attributes['gpu.nvidia.com'].productName",
 		"device.attributes['gpu.nvidia.com']['memoryMiB']",
@@ -577,20 +577,9 @@ static void test_device_shapes_match_generic(void)
 	static const char *const versions[] = { "9.0.0", "8.9.0", "9.0.1", "9.0.0-rc1" };
 	static const char *const quantities[] = { "100Gi", "143771Mi", "200Gi", "0" };
 	static const char *const ints[] = { "0", "1", "-1", "0u", "0.0" };
-	struct cel_device_attr attrs[6];
-	struct cel_device dev;
 	char expr[512];
 	size_t cases = 0;
 
-	setup_h200();
-	memcpy(attrs, h200_attrs, sizeof(h200_attrs));
-	attrs[4] = (struct cel_device_attr){ "gpu.nvidia.com", "long", CEL_ATTR_STRING,
-					     .v.str = { long_name, sizeof(long_name) - 1 } };
-	attrs[5] = (struct cel_device_attr){ "gpu.nvidia.com", "empty", CEL_ATTR_STRING,
-					     .v.str = { "", 0 } };
-	dev = h200;
-	dev.attrs = attrs;
-	dev.n_attrs = 6;
 	for (size_t i = 0; i < CEL_ARRAY_LEN(items); i++)
 		for (size_t k = 0; k < CEL_ARRAY_LEN(consts); k++)
 			for (size_t o = 0; o < CEL_ARRAY_LEN(ops); o++)
@@ -598,7 +587,7 @@ static void test_device_shapes_match_generic(void)
 					snprintf(expr, sizeof(expr), "%s %s %s",
 						 swap ? consts[k] : items[i], ops[o],
 						 swap ? items[i] : consts[k]);
-					cases += same_checked_and_not(expr, &dev);
+					cases += same_checked_and_not(expr, dev);
 				}
 	for (size_t f = 0; f < 3; f++)
 		for (size_t v = 0; v < 4; v++)
@@ -621,9 +610,62 @@ static void test_device_shapes_match_generic(void)
 					else
 						snprintf(expr, sizeof(expr), "%s %s %s", call, ops[o],
 							 ints[k]);
-					cases += same_checked_and_not(expr, &dev);
+					cases += same_checked_and_not(expr, dev);
 				}
-	CU_ASSERT(cases > 1500);
+	return cases;
+}
+
+/* Interned names are canonical: equal text, one pointer, never the
+ * caller's. */
+static void test_intern(void)
+{
+	char buf[300], other[16] = "productName";
+	const char *a = cel_intern("productName"), *b = cel_intern(other);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_EQUAL(a, b);
+	CU_ASSERT_PTR_NOT_EQUAL(b, other);
+	strcpy(other, "memoryMiB");     /* the caller's memory changes; the copy does not */
+	DT_ASSERT_STR(a, "productName");
+	CU_ASSERT_PTR_NOT_EQUAL(cel_intern(other), a);
+	memset(buf, 'x', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = 0;
+	CU_ASSERT_PTR_NULL(cel_intern(buf));
+	buf[256] = 0;
+	CU_ASSERT_PTR_NOT_NULL(cel_intern(buf));
+	CU_ASSERT_PTR_NULL(cel_intern(NULL));
+}
+
+/* ...on a device whose names are plain strings, and on one whose names
+ * are interned (found by pointer). */
+static void test_device_shapes_match_generic(void)
+{
+	static const char long_name[] = "NVIDIA H200 NVL 141GB HBM3e PCIe";     /* 32 bytes */
+	struct cel_device_attr attrs[6];
+	struct cel_device_capacity cap;
+	struct cel_device dev;
+
+	setup_h200();
+	memcpy(attrs, h200_attrs, sizeof(h200_attrs));
+	attrs[4] = (struct cel_device_attr){ "gpu.nvidia.com", "long", CEL_ATTR_STRING,
+					     .v.str = { long_name, sizeof(long_name) - 1 } };
+	attrs[5] = (struct cel_device_attr){ "gpu.nvidia.com", "empty", CEL_ATTR_STRING,
+					     .v.str = { "", 0 } };
+	dev = h200;
+	dev.attrs = attrs;
+	dev.n_attrs = 6;
+	CU_ASSERT(compare_shapes(&dev) > 1500);
+	for (size_t i = 0; i < 6; i++) {
+		attrs[i].domain = cel_intern(attrs[i].domain);
+		attrs[i].id = cel_intern(attrs[i].id);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[i].id);
+	}
+	cap = h200_cap[0];
+	cap.domain = cel_intern(cap.domain);
+	cap.id = cel_intern(cap.id);
+	dev.capacity = &cap;
+	dev.interned = true;
+	CU_ASSERT(compare_shapes(&dev) > 1500);
 	/* A device laid out differently after the hint was set. */
 	{
 		struct cel_device_attr swapped[2] = { h200_attrs[1], h200_attrs[0] };
@@ -985,6 +1027,7 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_runtime_costs),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
+	      DT_TEST(test_intern),
 	      DT_TEST(test_list_attributes),
 	      DT_TEST(test_device_shapes_match_generic),
 	DT_TEST(test_selector_eval_no_heap),

@@ -208,6 +208,9 @@ struct cel_node {
 			int slot;                    /* the device variable */
 			bool capacity;
 			const char *domain, *id;
+			/* cel_intern's copies (NULL: not interned), compared by
+			 * pointer with an interned device's names */
+			const char *idomain, *iid;
 			/* Where the last device had it: devices built alike
 			 * find it at once. Read and written with relaxed
 			 * atomics, the one thing evaluation writes into a
@@ -220,6 +223,7 @@ struct cel_node {
 			const struct cel_node *call;         /* compareTo's call node */
 			const struct cel_node *generic;      /* the tree as checked */
 			struct cel_value k, k2;
+			uint64_t kcost;                      /* ceil(0.1 x len) of a string K */
 			uint8_t op;                          /* enum cel_cmp_op, ITEM on the left */
 			bool compare_to;
 		} dcmp;
