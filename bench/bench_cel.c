@@ -9,7 +9,8 @@
  *   string productName lower-cased and split (arena-built strings)
  *
  * Each is compiled once and evaluated through cel_eval_selector, the path
- * the allocator takes, for about SECONDS of CPU time (default 1). Prints
+ * the allocator takes (with the device's names interned, as the model's
+ * device views have them), for about SECONDS of CPU time (default 1). Prints
  *   dt_cel NAME: N evals, X ns/eval
  * bench/bench_cel.sh runs this next to @bufbuild/cel and prints the ratio.
  * No timing is asserted anywhere. */
@@ -104,8 +105,15 @@ int main(int argc, char **argv)
 	attrs[3] = (struct cel_device_attr){ "gpu.nvidia.com", "memoryMiB", CEL_ATTR_INT,
 					     .v.i = 143771 };
 	cap = (struct cel_device_capacity){ "gpu.nvidia.com", "memory", &mem };
+	/* Names interned as model_device_cel_init does for the allocator. */
+	for (int i = 0; i < 4; i++) {
+		attrs[i].domain = cel_intern(attrs[i].domain);
+		attrs[i].id = cel_intern(attrs[i].id);
+	}
+	cap.domain = cel_intern(cap.domain);
+	cap.id = cel_intern(cap.id);
 	dev = (struct cel_device){ .driver = "gpu.nvidia.com", .attrs = attrs, .n_attrs = 4,
-				   .capacity = &cap, .n_capacity = 1 };
+				   .capacity = &cap, .n_capacity = 1, .interned = true };
 	rc |= bench("seed", seed_expr, &dev, seconds);
 	rc |= bench("plain", plain_expr, &dev, seconds);
 	rc |= bench("regex", regex_expr, &dev, seconds);

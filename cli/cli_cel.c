@@ -50,12 +50,21 @@ static void usage(FILE *out)
 /* ---- the device ---- */
 
 /* Everything the `device` view borrows; freed together. */
+/* A list attribute's values as CEL sees them (heap, freed with the device). */
+struct cli_list {
+	struct cel_list list;
+	struct cel_value *items;
+	struct semver *versions;
+};
+
 struct cli_device {
 	struct doc_stream *stream;      /* owns the strings the attributes point at */
 	struct cel_device dev;
 	struct cel_device_attr *attrs;
 	struct cel_device_capacity *caps;
 	struct semver *versions;        /* one per attribute slot */
+	struct cli_list *lists;         /* one per attribute slot */
+	size_t n_lists;
 	struct quantity *quantities;    /* one per capacity slot */
 	char **names;                   /* split domains and ids (heap) */
 	size_t n_names;
@@ -69,6 +78,11 @@ static void cli_device_free(struct cli_device *d)
 	free(d->attrs);
 	free(d->caps);
 	free(d->versions);
+	for (size_t i = 0; d->lists && i < d->n_lists; i++) {
+		free(d->lists[i].items);
+		free(d->lists[i].versions);
+	}
+	free(d->lists);
 	free(d->quantities);
 	doc_stream_free(d->stream);
 }
@@ -103,9 +117,49 @@ static int split_name(struct cli_device *d, const char *key, const char **domain
 	return *domain ? 0 : dt_err_set(err, -ENOMEM, "out of memory");
 }
 
+/* ints, bools, strings, versions: a list of CEL values of the element type. */
+static int read_list(struct cli_device *d, const char *key, const char *field,
+		     const struct doc_node *x, size_t i, struct dt_err *err)
+{
+	struct cli_list *l = &d->lists[i];
+	size_t n = x->kind == DOC_SEQ ? x->u.seq.n : 0;
+
+	if (x->kind != DOC_SEQ || n == 0)
+		return dt_err_set(err, -EINVAL, "attributes[%s].%s: must be a non-empty list", key,
+				  field);
+	l->items = calloc(n, sizeof(*l->items));
+	l->versions = field[0] == 'v' ? calloc(n, sizeof(*l->versions)) : NULL;
+	if (!l->items || (field[0] == 'v' && !l->versions))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const struct doc_node *e = x->u.seq.items[k];
+		struct dt_err perr = { 0 };
+
+		if (field[0] == 'i' && e->kind == DOC_INT)
+			l->items[k] = cel_int(e->u.i);
+		else if (field[0] == 'b' && e->kind == DOC_BOOL)
+			l->items[k] = cel_bool(e->u.b);
+		else if (field[0] == 's' && e->text && e->kind != DOC_SEQ && e->kind != DOC_MAP)
+			l->items[k] = cel_string(e->text, e->text_len);
+		else if (field[0] == 'v' && e->text &&
+			 semver_parse(e->text, e->text_len, &l->versions[k], &perr) == 0)
+			l->items[k] = cel_object(&cel_semver_type, &l->versions[k]);
+		else
+			return dt_err_set(err, -EINVAL, "attributes[%s].%s[%zu]: %s", key, field, k,
+					  perr.msg[0] ? perr.msg : "wrong type");
+	}
+	l->list.items = l->items;
+	l->list.len = n;
+	d->attrs[i].kind = field[0] == 'i' ? CEL_ATTR_INTS : field[0] == 'b' ? CEL_ATTR_BOOLS :
+			   field[0] == 's' ? CEL_ATTR_STRINGS : CEL_ATTR_VERSIONS;
+	d->attrs[i].v.list = &l->list;
+	return 0;
+}
+
 static int read_attr(struct cli_device *d, const char *key, const struct doc_node *v,
 		     size_t i, struct dt_err *err)
 {
+	static const char *const lists[] = { "ints", "bools", "strings", "versions" };
 	struct cel_device_attr *a = &d->attrs[i];
 	const struct doc_node *x;
 	int rc = split_name(d, key, &a->domain, &a->id, err);
@@ -114,7 +168,11 @@ static int read_attr(struct cli_device *d, const char *key, const struct doc_nod
 		return rc;
 	if (v->kind != DOC_MAP || v->u.map.n != 1)
 		return dt_err_set(err, -EINVAL, "attributes[%s]: exactly one of int, bool, "
-				  "string or version is required", key);
+				  "string, version, ints, bools, strings or versions is required",
+				  key);
+	for (size_t k = 0; k < 4; k++)
+		if ((x = doc_get(v, lists[k])))
+			return read_list(d, key, lists[k], x, i, err);
 	if ((x = doc_get(v, "int"))) {
 		if (x->kind != DOC_INT)
 			return dt_err_set(err, -EINVAL, "attributes[%s].int: must be an integer",
@@ -144,7 +202,8 @@ static int read_attr(struct cli_device *d, const char *key, const struct doc_nod
 		a->v.version = &d->versions[i];
 	} else {
 		return dt_err_set(err, -EINVAL, "attributes[%s]: exactly one of int, bool, "
-				  "string or version is required", key);
+				  "string, version, ints, bools, strings or versions is required",
+				  key);
 	}
 	return 0;
 }
@@ -188,10 +247,12 @@ static int read_device_entry(struct cli_device *d, const struct doc_node *entry,
 	nc = caps && caps->kind == DOC_MAP ? caps->u.map.n : 0;
 	d->attrs = calloc(na ? na : 1, sizeof(*d->attrs));
 	d->versions = calloc(na ? na : 1, sizeof(*d->versions));
+	d->lists = calloc(na ? na : 1, sizeof(*d->lists));
+	d->n_lists = d->lists ? na : 0;
 	d->caps = calloc(nc ? nc : 1, sizeof(*d->caps));
 	d->quantities = calloc(nc ? nc : 1, sizeof(*d->quantities));
 	d->names = calloc(na + nc + 1, sizeof(*d->names));
-	if (!d->attrs || !d->versions || !d->caps || !d->quantities || !d->names)
+	if (!d->attrs || !d->versions || !d->lists || !d->caps || !d->quantities || !d->names)
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < na; i++) {
 		rc = read_attr(d, attrs->u.map.pairs[i].key->text, attrs->u.map.pairs[i].value, i,

@@ -204,14 +204,12 @@ static int allocate_device(struct search *S, struct sclaim *cl, const struct sre
 		return R_FAIL;
 	/* In use? Shared devices take more allocations; admin access only
 	 * needs the device not to be in this claim already. */
-	if (!d->allow_multi) {
-		if (rq->admin) {
-			for (size_t i = 0; i < cl->n_res; i++)
-				if (cl->res[i].dev == dev)
-					return R_FAIL;
-		} else if (S->st->n_alloc[dev]) {
-			return R_FAIL;
-		}
+	if (rq->admin) {
+		for (size_t i = 0; !d->allow_multi && i < cl->n_res; i++)
+			if (cl->res[i].dev == dev)
+				return R_FAIL;
+	} else if (alloc_state_in_use(S->st, dev)) {
+		return R_FAIL;
 	}
 	if (!rq->admin && !alloc_counters_fit(S->st, dev))
 		return R_FAIL;
@@ -323,7 +321,7 @@ static int alloc_one(struct search *S, size_t c, size_t q, size_t s, uint32_t d,
 			continue;
 		/* In use: skipped before its selectors run, as the scheduler
 		 * does (so a CEL error on a taken device is not raised). */
-		if (!rq->admin && !S->ctx->devs[dev].allow_multi && S->st->n_alloc[dev])
+		if (!rq->admin && alloc_state_in_use(S->st, dev))
 			continue;
 		r = selectable(S, cl, rq, dev, &ok);
 		if (r < 0)
@@ -539,7 +537,8 @@ static int prepare_claim(struct search *S, struct sclaim *cl, const struct model
 		dom = alloc_mem_get(S->mem, (size_t)(slash - attr) + 1);
 		c->cap_vals = ALLOC_MAX_RESULTS;
 		c->vals = alloc_mem_get(S->mem, c->cap_vals * sizeof(*c->vals));
-		if (!dom || !c->vals)
+		c->masks = alloc_mem_get(S->mem, c->cap_vals * sizeof(*c->masks));
+		if (!dom || !c->vals || !c->masks)
 			return dt_err_set(S->err, -ENOMEM, "out of memory");
 		memcpy(dom, attr, (size_t)(slash - attr));
 		c->domain = dom;
@@ -568,7 +567,7 @@ static void why_not(struct search *S, const struct sclaim *cl, const struct sreq
 	struct quantity consumed[64];
 	bool ok;
 
-	if (!d->allow_multi && !rq->admin && S->st->n_alloc[dev]) {
+	if (!rq->admin && alloc_state_in_use(S->st, dev)) {
 		w->busy++;
 		return;
 	}

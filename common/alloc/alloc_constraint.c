@@ -1,10 +1,17 @@
 /* alloc_constraint.c - a claim's constraints during the search.
  *
- * matchAttribute: every device of the requests it names has the
- * attribute, with the same type and value (versions compare as their
- * text, as the scheduler does). distinctAttribute: every device has it,
- * and no two share a value. Both are monotonic, which the search relies
- * on: once adding a device fails, adding more cannot help.
+ * Attributes are sets, as the scheduler's allocator with list-type
+ * attributes (DRAListTypeAttributes) treats them: a scalar is a
+ * one-element set, a list attribute (ints, bools, strings, versions) the
+ * set of its items; int and ints, string and strings... hold the same
+ * element type. matchAttribute: every device of the requests it names has
+ * the attribute, and the intersection of their sets stays non-empty (for
+ * scalars: the same type and value; versions compare as their text, as
+ * the scheduler does). distinctAttribute: every device has it, and the
+ * sets are pairwise disjoint (scalars: no two share a value). Both are
+ * monotonic, which the search relies on: once adding a device fails,
+ * adding more cannot help; removing the last device restores the state
+ * before it.
  *
  * Attribute lookup: the fully qualified name "domain/id" matches an
  * attribute written as "domain/id", or as bare "id" when domain is the
@@ -16,33 +23,29 @@
 
 #include "alloc_internal.h"
 
+static enum aval_kind elem_kind(enum cel_attr_kind k)
+{
+	switch (model_attr_elem_kind(k)) {
+	case CEL_ATTR_INT: return AVAL_INT;
+	case CEL_ATTR_BOOL: return AVAL_BOOL;
+	case CEL_ATTR_STRING: return AVAL_STRING;
+	default: return AVAL_VERSION;
+	}
+}
+
 struct aval alloc_dev_attr(const struct alloc_ctx *ctx, uint32_t dev, const char *domain,
 			   const char *id)
 {
 	const struct adev *d = &ctx->devs[dev];
-	struct aval v = { AVAL_NONE, 0, NULL, 0 };
+	struct aval v = { AVAL_NONE, NULL };
 
 	for (size_t i = 0; i < d->dev->n_attributes; i++) {
 		const struct model_attribute *a = &d->dev->attributes[i];
 
 		if (!a->domain || !a->id || strcmp(a->id, id) || strcmp(a->domain, domain))
 			continue;
-		switch (a->type) {
-		case CEL_ATTR_INT:
-			v.kind = AVAL_INT;
-			v.i = a->v.i;
-			break;
-		case CEL_ATTR_BOOL:
-			v.kind = AVAL_BOOL;
-			v.i = a->v.b;
-			break;
-		case CEL_ATTR_STRING:
-		case CEL_ATTR_VERSION:
-			v.kind = a->type == CEL_ATTR_STRING ? AVAL_STRING : AVAL_VERSION;
-			v.s = a->v.str.s ? a->v.str.s : "";
-			v.len = a->v.str.s ? a->v.str.len : 0;
-			break;
-		}
+		v.kind = elem_kind(a->type);
+		v.attr = a;
 		return v;
 	}
 	for (uint32_t i = 0; i < d->n_uni; i++) {
@@ -56,22 +59,47 @@ struct aval alloc_dev_attr(const struct alloc_ctx *ctx, uint32_t dev, const char
 	return v;
 }
 
-bool alloc_aval_equal(const struct aval *a, const struct aval *b)
+static size_t set_size(const struct aval *s)
 {
+	if (s->kind == AVAL_UNIFORM)
+		return 1;
+	return s->attr ? model_attr_n_values(s->attr) : 0;
+}
+
+/* Is value i of a equal to value j of b? */
+static bool elem_equal(const struct aval *a, size_t i, const struct aval *b, size_t j)
+{
+	struct model_attr_item x, y;
+
 	if (a->kind != b->kind)
 		return false;
-	switch (a->kind) {
-	case AVAL_INT:
-	case AVAL_BOOL:
-		return a->i == b->i;
-	case AVAL_STRING:
-	case AVAL_VERSION:
-		return a->len == b->len && !memcmp(a->s, b->s, a->len);
-	case AVAL_UNIFORM:
+	if (a->kind == AVAL_UNIFORM)
 		return true;    /* one node, one value */
-	default:
-		return false;
-	}
+	x = model_attr_item_at(a->attr, i);
+	y = model_attr_item_at(b->attr, j);
+	if (a->kind == AVAL_INT || a->kind == AVAL_BOOL)
+		return x.i == y.i;
+	return x.len == y.len && !memcmp(x.s, y.s, x.len);
+}
+
+static bool set_has(const struct aval *s, const struct aval *of, size_t j)
+{
+	size_t n = set_size(s);
+
+	for (size_t i = 0; i < n; i++)
+		if (elem_equal(s, i, of, j))
+			return true;
+	return false;
+}
+
+static bool sets_intersect(const struct aval *a, const struct aval *b)
+{
+	size_t n = set_size(b);
+
+	for (size_t j = 0; j < n; j++)
+		if (set_has(a, b, j))
+			return true;
+	return false;
 }
 
 bool alloc_constraint_applies(const struct aconstraint *c, const char *main, const char *sub)
@@ -93,25 +121,42 @@ bool alloc_constraint_applies(const struct aconstraint *c, const char *main, con
 	return false;
 }
 
+/* matchAttribute: the values of the first device that v also has, out of
+ * those in mask. */
+static uint64_t intersect(const struct aconstraint *c, uint64_t mask, const struct aval *v)
+{
+	uint64_t out = 0;
+
+	for (size_t i = 0; i < ALLOC_MATCH_MAX_VALUES; i++)
+		if ((mask & (UINT64_C(1) << i)) && set_has(v, &c->vals[0], i))
+			out |= UINT64_C(1) << i;
+	return out;
+}
+
 bool alloc_constraint_add(struct aconstraint *c, const struct alloc_ctx *ctx, uint32_t dev)
 {
 	struct aval v = alloc_dev_attr(ctx, dev, c->domain, c->id);
+	uint64_t mask;
 
-	if (v.kind == AVAL_NONE)
-		return false;
+	if (v.kind == AVAL_NONE || set_size(&v) == 0 || c->count >= c->cap_vals)
+		return false;   /* (the last: more devices than a claim may have) */
 	if (!c->distinct) {
-		if (c->count && !alloc_aval_equal(&c->vals[0], &v))
-			return false;
-		if (!c->count)
+		if (c->count == 0) {
+			size_t n = set_size(&v);
+
 			c->vals[0] = v;
-		c->count++;
+			mask = n >= ALLOC_MATCH_MAX_VALUES ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+		} else {
+			mask = intersect(c, c->masks[c->count - 1], &v);
+			if (!mask)
+				return false;
+		}
+		c->masks[c->count++] = mask;
 		return true;
 	}
 	for (uint32_t i = 0; i < c->count; i++)
-		if (alloc_aval_equal(&c->vals[i], &v))
+		if (sets_intersect(&c->vals[i], &v))
 			return false;
-	if (c->count >= c->cap_vals)
-		return false;   /* more devices than a claim may have */
 	c->vals[c->count++] = v;
 	return true;
 }

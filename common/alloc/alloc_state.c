@@ -109,6 +109,23 @@ void alloc_state_release(struct alloc_state *s, uint32_t dev, const struct quant
 	}
 }
 
+bool alloc_state_in_use(const struct alloc_state *s, uint32_t dev)
+{
+	uint32_t n = s->n_alloc[dev];
+
+	return s->ctx->devs[dev].allow_multi ? (n & ALLOC_HELD_WHOLE) != 0 : n != 0;
+}
+
+/* A persisted dedicated result on a shared device: one allocation (so its
+ * counters are drawn) that also bars every further one. */
+static void hold_whole(struct alloc_state *s, uint32_t dev)
+{
+	if (s->n_alloc[dev] & ALLOC_HELD_WHOLE)
+		return;
+	alloc_state_take(s, dev, NULL);
+	s->n_alloc[dev] |= ALLOC_HELD_WHOLE;
+}
+
 int alloc_state_add_allocation(struct alloc_state *s, const struct model_allocation *a,
 			       struct dt_err *err)
 {
@@ -128,7 +145,11 @@ int alloc_state_add_allocation(struct alloc_state *s, const struct model_allocat
 		if (dev < 0)
 			continue;
 		d = &s->ctx->devs[dev];
-		if (!r->share_id || !d->allow_multi || d->dev->n_capacity > 64) {
+		if (d->allow_multi && !r->share_id) {
+			hold_whole(s, (uint32_t)dev);
+			continue;
+		}
+		if (!d->allow_multi || d->dev->n_capacity > 64) {
 			alloc_state_take(s, (uint32_t)dev, NULL);
 			continue;
 		}

@@ -21,7 +21,21 @@ enum cel_attr_kind {
 	CEL_ATTR_BOOL,
 	CEL_ATTR_STRING,
 	CEL_ATTR_VERSION,
+	/* List-type attributes (DRAListTypeAttributes): ints, bools, strings,
+	 * versions; in CEL lists of int, bool, string, kubernetes.Semver. */
+	CEL_ATTR_INTS,
+	CEL_ATTR_BOOLS,
+	CEL_ATTR_STRINGS,
+	CEL_ATTR_VERSIONS,
 };
+
+/* Is k one of the list kinds? */
+static inline bool cel_attr_is_list(enum cel_attr_kind k)
+{
+	return k >= CEL_ATTR_INTS;
+}
+
+struct cel_list;
 
 struct cel_device_attr {
 	const char *domain;             /* e.g. "gpu.nvidia.com" */
@@ -32,6 +46,9 @@ struct cel_device_attr {
 		bool b;
 		struct { const char *s; size_t len; } str;
 		const struct semver *version;
+		/* The list kinds: the values, built by the caller as CEL
+		 * values of the element type (cel_value.h). */
+		const struct cel_list *list;
 	} v;
 };
 
@@ -48,6 +65,15 @@ struct cel_device {
 	const struct cel_device_capacity *capacity;
 	size_t n_capacity;
 	bool allow_multiple_allocations;
+	/* Every domain and id of attrs and capacity is cel_intern's copy:
+	 * compiled selectors then find them by pointer (model_device_cel_init
+	 * sets it). */
+	bool interned;
 };
+
+/* The canonical, never freed copy of name s (an attribute or capacity
+ * domain or id); NULL when s is longer than 256 bytes, memory is short or
+ * the table holds its 65,536 names. Thread-safe. */
+const char *cel_intern(const char *s);
 
 #endif

@@ -335,17 +335,7 @@ static struct cel_value item_value(const struct cel_map *domains, size_t i)
 
 	if (is_cap(domains))
 		return cel_object(&cel_quantity_type, d->capacity[i].value);
-	switch (d->attrs[i].kind) {
-	case CEL_ATTR_INT:
-		return cel_int(d->attrs[i].v.i);
-	case CEL_ATTR_BOOL:
-		return cel_bool(d->attrs[i].v.b);
-	case CEL_ATTR_STRING:
-		return cel_string(d->attrs[i].v.str.s, d->attrs[i].v.str.len);
-	case CEL_ATTR_VERSION:
-	default:
-		return cel_object(&cel_semver_type, d->attrs[i].v.version);
-	}
+	return cel_device_attr_value(&d->attrs[i]);
 }
 
 static bool ids_find(struct cel_ctx *ctx, const struct cel_map *m, const struct cel_value *key,
@@ -623,6 +613,9 @@ static int add_overload(struct cel_env *env, const struct cel_overload *d, struc
 			return dt_err_prefix(err, "overload %s: ", d->id);
 		o->rt_kind[o->nparams] = runtime_kind(o->params[o->nparams]);
 		o->rt_obj[o->nparams] = o->params[o->nparams]->obj;
+		o->rt_elem[o->nparams] = o->params[o->nparams]->kind == CT_LIST &&
+					 !(d->flags & CEL_OV_NO_ELEM_GUARD) ?
+					 runtime_kind(o->params[o->nparams]->p[0]) : CEL_RT_ANY;
 		o->nparams++;
 	}
 	o->result = cel_type_parse(env, &env->pool, d->result, err);

@@ -19,8 +19,6 @@
 /* Initial arena of an evaluation: typical selectors never leave it. */
 #define EVAL_STACK_ARENA 4096
 
-static struct cel_value eval_device_item(struct cel_ctx *ctx, const struct cel_node *n);
-
 static struct cel_value cancelled(struct cel_ctx *ctx)
 {
 	struct cel_value v = { .kind = CEL_ERROR };
@@ -31,13 +29,7 @@ static struct cel_value cancelled(struct cel_ctx *ctx)
 	return v;
 }
 
-static inline bool charge(struct cel_ctx *ctx, uint64_t n)
-{
-	ctx->cost += n;
-	if (ctx->cost > ctx->cost_limit)
-		ctx->cancelled = true;
-	return !ctx->cancelled;
-}
+#define charge cel_charge
 
 uint64_t cel_value_size(const struct cel_value *v)
 {
@@ -70,6 +62,16 @@ static struct cel_value no_such_key(struct cel_ctx *ctx, const struct cel_value 
 
 /* ---- dispatch ---- */
 
+/* cel-go's IsAssignableRuntimeType for a list parameter: an empty list fits
+ * any element type, a non-empty one is judged by its first element (so
+ * dyn([1.0, 2.0]).sum() picks the double overload). */
+static bool list_elem_matches(uint8_t want, const struct cel_value *list)
+{
+	const struct cel_list *l = list->v.list;
+
+	return want == CEL_RT_ANY || l->len == 0 || l->items[0].kind == want;
+}
+
 static bool ovl_matches(const struct cel_ovl *o, const struct cel_value *args, size_t n)
 {
 	if (o->nparams != n)
@@ -82,12 +84,14 @@ static bool ovl_matches(const struct cel_ovl *o, const struct cel_value *args, s
 		if (o->rt_kind[k] == CEL_OBJECT && o->rt_obj[k] &&
 		    o->rt_obj[k] != args[k].v.obj.type)
 			return false;
+		if (o->rt_kind[k] == CEL_LIST && !list_elem_matches(o->rt_elem[k], &args[k]))
+			return false;
 	}
 	return true;
 }
 
-static struct cel_value call_ovl(struct cel_ctx *ctx, const struct cel_ovl *o,
-				 const struct cel_value *args, size_t n)
+struct cel_value cel_call_ovl(struct cel_ctx *ctx, const struct cel_ovl *o,
+			      const struct cel_value *args, size_t n)
 {
 	struct cel_value r = o->decl->fn(ctx, args, n);
 
@@ -103,14 +107,14 @@ static struct cel_value call_ovl(struct cel_ctx *ctx, const struct cel_ovl *o,
 	return r;
 }
 
-struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
-			      const struct cel_value *args, size_t nargs)
+const struct cel_ovl *cel_find_ovl(const struct cel_node *call, const struct cel_value *args,
+				   size_t nargs)
 {
 	bool member = call->u.call.target != NULL;
 
 	for (uint32_t i = 0; i < call->u.call.ncands; i++)
 		if (call->u.call.cands[i]->decl->fn && ovl_matches(call->u.call.cands[i], args, nargs))
-			return call_ovl(ctx, call->u.call.cands[i], args, nargs);
+			return call->u.call.cands[i];
 	/* Unchecked programs: any overload of the name may apply. */
 	if (call->u.call.group && !call->u.call.ncands) {
 		const struct cel_fn_group *g = call->u.call.group;
@@ -120,10 +124,20 @@ struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
 
 			if (((o->decl->flags & CEL_OV_MEMBER) != 0) == member && o->decl->fn &&
 			    ovl_matches(o, args, nargs))
-				return call_ovl(ctx, o, args, nargs);
+				return o;
 		}
 	}
-	return cel_error_no_overload(ctx, call->u.call.fn);
+	return NULL;
+}
+
+struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
+			      const struct cel_value *args, size_t nargs)
+{
+	const struct cel_ovl *o = cel_find_ovl(call, args, nargs);
+
+	if (!o)
+		return cel_error_no_overload(ctx, call->u.call.fn);
+	return cel_call_ovl(ctx, o, args, nargs);
 }
 
 /* ---- selection and indexing ---- */
@@ -315,16 +329,17 @@ static struct cel_value eval_logic(struct cel_ctx *ctx, const struct cel_node *n
 
 	if (ctx->cancelled)
 		return cancelled(ctx);
-	/* false && x == false, true || x == true, even when x errs. */
+	/* false && x == false, true || x == true, even when x errs. Bools
+	 * are rebuilt, not copied (see the constructors in cel_value.h). */
 	if (a.kind == CEL_BOOL && a.v.b != is_and)
-		return a;
+		return cel_bool(!is_and);
 	b = cel_eval_node(ctx, n->u.call.args[1]);
 	if (ctx->cancelled)
 		return cancelled(ctx);
 	if (b.kind == CEL_BOOL && b.v.b != is_and)
-		return b;
+		return cel_bool(!is_and);
 	if (a.kind == CEL_BOOL && b.kind == CEL_BOOL)
-		return a;
+		return cel_bool(is_and);
 	if (a.kind == CEL_ERROR)
 		return a;
 	if (b.kind == CEL_ERROR)
@@ -619,93 +634,13 @@ struct cel_value cel_eval_node(struct cel_ctx *ctx, const struct cel_node *n)
 	case N_COMP:
 		return eval_comp(ctx, n);
 	case N_DEVICE_ITEM:
-		return eval_device_item(ctx, n);
+		return cel_eval_device_item(ctx, n);
+	case N_DEVICE_CMP:
+		return cel_eval_device_cmp(ctx, n);
 	case N_STRUCT:
 	default:
 		return cel_errorf(ctx, "message construction is not supported");
 	}
-}
-
-/* ---- device lookups ---- */
-
-/* device.attributes[D][I] read straight from the device view: the same
- * result, error and cost as the generic select/index chain it replaces,
- * without building the intermediate map views. */
-static struct cel_value eval_device_item(struct cel_ctx *ctx, const struct cel_node *n)
-{
-	const struct cel_value *dv;
-	const struct cel_device *d;
-
-	charge(ctx, 4);        /* ident, select, index, select */
-	if ((size_t)n->u.dev.slot >= ctx->n_vars)
-		return cel_errorf(ctx, "no such attribute: device");
-	dv = &ctx->vars[n->u.dev.slot];
-	if (dv->kind != CEL_OBJECT || dv->v.obj.type != &cel_device_type)
-		return cel_error_no_overload(ctx, "_[_]");
-	d = dv->v.obj.ptr;
-	if (n->u.dev.capacity) {
-		for (size_t i = 0; i < d->n_capacity; i++)
-			if (!strcmp(d->capacity[i].id, n->u.dev.id) &&
-			    !strcmp(d->capacity[i].domain, n->u.dev.domain))
-				return cel_object(&cel_quantity_type, d->capacity[i].value);
-	} else {
-		for (size_t i = 0; i < d->n_attrs; i++) {
-			const struct cel_device_attr *a = &d->attrs[i];
-
-			if (strcmp(a->id, n->u.dev.id) || strcmp(a->domain, n->u.dev.domain))
-				continue;
-			switch (a->kind) {
-			case CEL_ATTR_INT: return cel_int(a->v.i);
-			case CEL_ATTR_BOOL: return cel_bool(a->v.b);
-			case CEL_ATTR_STRING: return cel_string(a->v.str.s, a->v.str.len);
-			default: return cel_object(&cel_semver_type, a->v.version);
-			}
-		}
-	}
-	return cel_errorf(ctx, "no such key: %s", n->u.dev.id);
-}
-
-/* A string constant without NUL bytes (device names are C strings). */
-static const char *const_cstr(const struct cel_node *n)
-{
-	if (n->kind != N_CONST || n->u.lit.kind != CEL_STRING ||
-	    memchr(n->u.lit.v.str.s, 0, n->u.lit.v.str.len))
-		return NULL;
-	return n->u.lit.v.str.s;
-}
-
-/* Rewrite n into N_DEVICE_ITEM when it is device.F[D].I or device.F[D][I]
- * with F attributes or capacity and D, I string constants. */
-static void match_device_item(struct cel_node *n)
-{
-	const struct cel_node *inner, *sel, *dev;
-	const char *id, *domain;
-
-	if (n->kind == N_SELECT && !n->u.sel.test_only && !n->u.sel.optional) {
-		inner = n->u.sel.operand;
-		id = n->u.sel.field;
-	} else if (n->kind == N_CALL && n->u.call.special == SP_INDEX && n->u.call.nargs == 2) {
-		inner = n->u.call.args[0];
-		id = const_cstr(n->u.call.args[1]);
-	} else {
-		return;
-	}
-	if (!id || inner->kind != N_CALL || inner->u.call.special != SP_INDEX ||
-	    inner->u.call.nargs != 2 || !(domain = const_cstr(inner->u.call.args[1])))
-		return;
-	sel = inner->u.call.args[0];
-	if (sel->kind != N_SELECT || sel->u.sel.test_only ||
-	    (strcmp(sel->u.sel.field, "attributes") && strcmp(sel->u.sel.field, "capacity")))
-		return;
-	dev = sel->u.sel.operand;
-	if (dev->kind != N_IDENT || dev->u.ident.scope != SCOPE_GLOBAL ||
-	    dev->type->kind != CT_OBJECT || dev->type->obj != &cel_device_type)
-		return;
-	n->u.dev.slot = dev->u.ident.slot;
-	n->u.dev.capacity = sel->u.sel.field[0] == 'c';
-	n->u.dev.domain = domain;
-	n->u.dev.id = id;
-	n->kind = N_DEVICE_ITEM;
 }
 
 /* ---- constant folding ---- */
@@ -725,7 +660,7 @@ static void fold(struct cel_ctx *ctx, struct cel_node *n, int depth)
 
 	if (depth > CEL_MAX_DEPTH * 4)
 		return;
-	match_device_item(n);
+	cel_match_device_item(n);
 	switch (n->kind) {
 	case N_SELECT:
 		fold(ctx, n->u.sel.operand, depth + 1);
@@ -763,6 +698,10 @@ static void fold(struct cel_ctx *ctx, struct cel_node *n, int depth)
 		/* Accumulator updates must stay calls; the rest is pure. */
 		if (n->u.call.special == SP_APPEND || n->u.call.special == SP_MAP_INSERT)
 			all = false;
+		if (!all) {
+			cel_match_device_cmp(ctx->arena, n);
+			return;
+		}
 		break;
 	default:
 		return;
@@ -846,7 +785,14 @@ static int run(const struct cel_program *p, const struct cel_value *vars, size_t
 		*out = r;
 		return dt_err_set(err, -ECANCELED, "%s", r.v.err.msg);
 	}
-	*out = r;
+	if (r.kind == CEL_BOOL) {
+		/* Field by field: a whole-value copy of what the callee just
+		 * stored cannot be forwarded (see cel_value.h). */
+		out->kind = CEL_BOOL;
+		out->v.b = r.v.b;
+	} else {
+		*out = r;
+	}
 	if (r.kind == CEL_ERROR)
 		return dt_err_set(err, r.v.err.code == -ENOMEM ? -ENOMEM : -EDOM, "%s",
 				  r.v.err.msg);

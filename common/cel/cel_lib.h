@@ -51,6 +51,9 @@ typedef uint64_t (*cel_cost_fn)(const uint64_t *arg_sizes, size_t nargs,
 
 enum cel_overload_flags {
 	CEL_OV_MEMBER = 1 << 0,        /* called as receiver.name(args...) */
+	/* At run time only the arguments' kinds are checked, not the first
+	 * element of a list argument (cel-go's DisableTypeGuards). */
+	CEL_OV_NO_ELEM_GUARD = 1 << 1,
 };
 
 struct cel_overload {

@@ -20,6 +20,7 @@
 #define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
 					      size_t n)
 #define FLATTEN_MAX_DEPTH 64
+#define RANGE_MAX 10000000        /* cel-go's maxRangeSize */
 
 static const struct cel_list *recv(const struct cel_value *a)
 {
@@ -42,14 +43,42 @@ static struct cel_value sublist(struct cel_ctx *ctx, const struct cel_list *l, s
 
 /* ---- Kubernetes lists ---- */
 
+/* The kinds cel-go's Comparer covers: the element types Kubernetes declares
+ * isSorted, min and max for. */
+static bool comparable_kind(enum cel_kind k)
+{
+	switch (k) {
+	case CEL_INT: case CEL_UINT: case CEL_DOUBLE: case CEL_BOOL: case CEL_STRING:
+	case CEL_BYTES: case CEL_TIMESTAMP: case CEL_DURATION:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One step of Kubernetes' isSorted/min/max: next must be comparable (else
+ * no such overload), and a pair that is not mutually ordered ("a" vs 1, a
+ * NaN) compares as "not greater" (*c = 0), because upstream only tests the
+ * comparison's result for +1 or -1 and lets an error pass. */
+static bool step_compare(const struct cel_value *prev, const struct cel_value *next, int *c)
+{
+	if (!comparable_kind(next->kind))
+		return false;
+	if (!cel_value_compare(prev, next, c))
+		*c = 0;
+	return true;
+}
+
 FN(is_sorted)
 {
 	const struct cel_list *l = recv(a);
 	int c;
 
 	(void)n;
+	if (l->len && !comparable_kind(l->items[0].kind))
+		return cel_error_no_overload(ctx, "isSorted");
 	for (size_t i = 1; i < l->len; i++) {
-		if (!cel_value_compare(&l->items[i - 1], &l->items[i], &c))
+		if (!step_compare(&l->items[i - 1], &l->items[i], &c))
 			return cel_error_no_overload(ctx, "isSorted");
 		if (c > 0)
 			return cel_bool(false);
@@ -121,8 +150,9 @@ FN(sum_duration)
 	return cel_duration(acc / 1000000000, (int32_t)(acc % 1000000000));
 }
 
-/* min (want = -1) or max (want = 1): the first element that beats all. */
-static struct cel_value extreme(struct cel_ctx *ctx, const struct cel_value *a, int want,
+/* min (prefer = 1: the running result is greater than the next) or max
+ * (prefer = -1): the first element that beats all before it. */
+static struct cel_value extreme(struct cel_ctx *ctx, const struct cel_value *a, int prefer,
 				const char *name)
 {
 	const struct cel_list *l = recv(a);
@@ -131,10 +161,12 @@ static struct cel_value extreme(struct cel_ctx *ctx, const struct cel_value *a, 
 
 	if (l->len == 0)
 		return cel_errorf(ctx, "%s called on empty list", name);
+	if (!comparable_kind(l->items[0].kind))
+		return cel_error_no_overload(ctx, name);
 	for (size_t i = 1; i < l->len; i++) {
-		if (!cel_value_compare(&l->items[i], &l->items[best], &c))
+		if (!step_compare(&l->items[best], &l->items[i], &c))
 			return cel_error_no_overload(ctx, name);
-		if (c == want)
+		if (c == prefer)
 			best = i;
 	}
 	return l->items[best];
@@ -143,13 +175,13 @@ static struct cel_value extreme(struct cel_ctx *ctx, const struct cel_value *a, 
 FN(list_min)
 {
 	(void)n;
-	return extreme(ctx, a, -1, "min");
+	return extreme(ctx, a, 1, "min");
 }
 
 FN(list_max)
 {
 	(void)n;
-	return extreme(ctx, a, 1, "max");
+	return extreme(ctx, a, -1, "max");
 }
 
 FN(index_of)
@@ -234,22 +266,36 @@ FN(flatten)
 	return r;
 }
 
-/* Stable merge sort of items (n) using tmp (n), by CEL ordering. Returns
- * false when two elements are not ordered. */
-static bool merge_sort(struct cel_ctx *ctx, struct cel_value *items, struct cel_value *tmp,
+/* cel-go sorts only keys of one type: every key must have the first one's
+ * kind exactly (1 and 1.0 do not mix), and that kind must be comparable. */
+static struct cel_value check_sort_keys(struct cel_ctx *ctx, const struct cel_list *keys)
+{
+	if (keys->len == 0)
+		return cel_bool(true);
+	if (!comparable_kind(keys->items[0].kind))
+		return cel_errorf(ctx, "list elements must be comparable");
+	for (size_t i = 1; i < keys->len; i++)
+		if (keys->items[i].kind != keys->items[0].kind)
+			return cel_errorf(ctx, "list elements must have the same type");
+	return cel_bool(true);
+}
+
+/* Stable merge sort of items (n) using tmp (n), by CEL ordering (a NaN
+ * is not less than anything). */
+static void merge_sort(struct cel_ctx *ctx, struct cel_value *items, struct cel_value *tmp,
 		       size_t len)
 {
 	size_t mid = len / 2, i = 0, j = mid, k = 0;
 	int c;
 
 	if (len < 2)
-		return true;
-	if (!merge_sort(ctx, items, tmp, mid) || !merge_sort(ctx, items + mid, tmp, len - mid))
-		return false;
+		return;
+	merge_sort(ctx, items, tmp, mid);
+	merge_sort(ctx, items + mid, tmp, len - mid);
 	cel_cost_add(ctx, len);
 	while (i < mid && j < len) {
 		if (!cel_value_compare(&items[j], &items[i], &c))
-			return false;
+			c = 0;          /* NaN: not less, as cel-go's Compare error is */
 		tmp[k++] = c < 0 ? items[j++] : items[i++];
 	}
 	while (i < mid)
@@ -257,11 +303,10 @@ static bool merge_sort(struct cel_ctx *ctx, struct cel_value *items, struct cel_
 	while (j < len)
 		tmp[k++] = items[j++];
 	memcpy(items, tmp, len * sizeof(*items));
-	return true;
 }
 
 /* merge_sort for keys[] carrying vals[] along (tmp: 2 * len). */
-static bool merge_sort_keyed(struct cel_ctx *ctx, struct cel_value *keys, struct cel_value *vals,
+static void merge_sort_keyed(struct cel_ctx *ctx, struct cel_value *keys, struct cel_value *vals,
 			     struct cel_value *tmp, size_t len)
 {
 	size_t mid = len / 2, i = 0, j = mid, k = 0;
@@ -269,14 +314,13 @@ static bool merge_sort_keyed(struct cel_ctx *ctx, struct cel_value *keys, struct
 	int c;
 
 	if (len < 2)
-		return true;
-	if (!merge_sort_keyed(ctx, keys, vals, tmp, mid) ||
-	    !merge_sort_keyed(ctx, keys + mid, vals + mid, tmp, len - mid))
-		return false;
+		return;
+	merge_sort_keyed(ctx, keys, vals, tmp, mid);
+	merge_sort_keyed(ctx, keys + mid, vals + mid, tmp, len - mid);
 	cel_cost_add(ctx, len);
 	while (i < mid && j < len) {
 		if (!cel_value_compare(&keys[j], &keys[i], &c))
-			return false;
+			c = 0;
 		if (c < 0) {
 			tv[k] = vals[j];
 			tmp[k++] = keys[j++];
@@ -295,7 +339,6 @@ static bool merge_sort_keyed(struct cel_ctx *ctx, struct cel_value *keys, struct
 	}
 	memcpy(keys, tmp, len * sizeof(*keys));
 	memcpy(vals, tv, len * sizeof(*vals));
-	return true;
 }
 
 FN(sort)
@@ -304,6 +347,9 @@ FN(sort)
 	struct cel_value r, *items, *tmp;
 
 	(void)n;
+	r = check_sort_keys(ctx, l);
+	if (r.kind == CEL_ERROR)
+		return r;
 	r = cel_list_new(ctx, l->len, &items);
 	if (!items)
 		return r;
@@ -312,8 +358,7 @@ FN(sort)
 		return cel_error_oom(ctx);
 	if (l->len)
 		memcpy(items, l->items, l->len * sizeof(*items));
-	if (!merge_sort(ctx, items, tmp, l->len))
-		return cel_errorf(ctx, "list elements must have the same type");
+	merge_sort(ctx, items, tmp, l->len);
 	return r;
 }
 
@@ -328,8 +373,11 @@ FN(sort_by_keys)
 	(void)n;
 	if (keys->len != l->len)
 		return cel_errorf(ctx, "@sortByAssociatedKeys() expected a list of the same size "
-				  "as the associated keys list, but got %zu and %zu elements",
-				  l->len, keys->len);
+				  "as the associated keys list, but got %zu and %zu elements "
+				  "respectively", l->len, keys->len);
+	r = check_sort_keys(ctx, keys);
+	if (r.kind == CEL_ERROR)
+		return r;
 	r = cel_list_new(ctx, l->len, &items);
 	if (!items)
 		return r;
@@ -342,8 +390,7 @@ FN(sort_by_keys)
 		memcpy(pairs, keys->items, l->len * sizeof(*pairs));
 	for (size_t i = 0; i < l->len; i++)
 		pairs[l->len + i] = cel_int((int64_t)i);
-	if (!merge_sort_keyed(ctx, pairs, pairs + l->len, tmp, l->len))
-		return cel_errorf(ctx, "list elements must have the same type");
+	merge_sort_keyed(ctx, pairs, pairs + l->len, tmp, l->len);
 	for (size_t i = 0; i < l->len; i++)
 		items[i] = l->items[pairs[l->len + i].v.i];
 	return r;
@@ -356,9 +403,11 @@ FN(range)
 
 	(void)n;
 	if (count < 0)
-		count = 0;
-	if ((uint64_t)count > SIZE_MAX / sizeof(*items))
-		return cel_error_oom(ctx);
+		return cel_errorf(ctx, "lists.range: size must be non-negative, got %lld",
+				  (long long)count);
+	if (count > RANGE_MAX)
+		return cel_errorf(ctx, "lists.range: size %lld exceeds maximum allowed (%d)",
+				  (long long)count, RANGE_MAX);
 	cel_cost_add(ctx, (uint64_t)count);
 	r = cel_list_new(ctx, (size_t)count, &items);
 	if (!items)
@@ -443,23 +492,46 @@ static uint64_t cost_result(const uint64_t *s, size_t n, uint64_t r)
 	{ name, id, CEL_OV_MEMBER, params, result, fn, cost }
 
 static const struct cel_overload lists_overloads[] = {
-	M("isSorted", "list_is_sorted_bool", "list(A)", "bool", is_sorted, cost_list),
+	/* Kubernetes declares these per comparable element type, in this order
+	 * (the runtime picks by the first element). */
+#define COMPARABLE(t, rt) \
+	M("isSorted", "list_" t "_is_sorted_bool", "list(" rt ")", "bool", is_sorted, cost_list), \
+	M("min", "list_" t "_min_" t, "list(" rt ")", rt, list_min, cost_list), \
+	M("max", "list_" t "_max_" t, "list(" rt ")", rt, list_max, cost_list)
+	COMPARABLE("int", "int"),
+	COMPARABLE("uint", "uint"),
+	COMPARABLE("double", "double"),
+	COMPARABLE("bool", "bool"),
+	COMPARABLE("duration", "google.protobuf.Duration"),
+	COMPARABLE("timestamp", "google.protobuf.Timestamp"),
+	COMPARABLE("string", "string"),
+	COMPARABLE("bytes", "bytes"),
+#undef COMPARABLE
 	M("sum", "list_int_sum_int", "list(int)", "int", sum_int, cost_list),
 	M("sum", "list_uint_sum_uint", "list(uint)", "uint", sum_uint, cost_list),
 	M("sum", "list_double_sum_double", "list(double)", "double", sum_double, cost_list),
 	M("sum", "list_duration_sum_duration", "list(google.protobuf.Duration)",
 	  "google.protobuf.Duration", sum_duration, cost_list),
-	M("min", "list_min", "list(A)", "A", list_min, cost_list),
-	M("max", "list_max", "list(A)", "A", list_max, cost_list),
 	M("indexOf", "list_a_index_of_int", "list(A), A", "int", index_of, cost_list),
 	M("lastIndexOf", "list_a_last_index_of_int", "list(A), A", "int", last_index_of,
 	  cost_list),
 	M("slice", "list_slice", "list(A), int, int", "list(A)", slice, NULL),
-	M("flatten", "list_flatten", "list(dyn)", "list(dyn)", flatten, cost_list),
+	{ "flatten", "list_flatten", CEL_OV_MEMBER | CEL_OV_NO_ELEM_GUARD, "list(list(A))",
+	  "list(A)", flatten, cost_list },
 	M("flatten", "list_flatten_int", "list(dyn), int", "list(dyn)", flatten, cost_list),
-	M("sort", "list_sort", "list(A)", "list(A)", sort, cost_list),
-	M("@sortByAssociatedKeys", "list_@sortByAssociatedKeys", "list(A), list(B)", "list(A)",
-	  sort_by_keys, cost_list),
+#define SORTABLE(t, rt) \
+	M("sort", "list_" t "_sort", "list(" rt ")", "list(" rt ")", sort, cost_list), \
+	M("@sortByAssociatedKeys", "list_" t "_sortByAssociatedKeys", "list(A), list(" rt ")", \
+	  "list(A)", sort_by_keys, cost_list)
+	SORTABLE("int", "int"),
+	SORTABLE("uint", "uint"),
+	SORTABLE("double", "double"),
+	SORTABLE("bool", "bool"),
+	SORTABLE("duration", "google.protobuf.Duration"),
+	SORTABLE("timestamp", "google.protobuf.Timestamp"),
+	SORTABLE("string", "string"),
+	SORTABLE("bytes", "bytes"),
+#undef SORTABLE
 	M("reverse", "list_reverse", "list(A)", "list(A)", reverse, cost_list),
 	M("distinct", "list_distinct", "list(A)", "list(A)", distinct, cost_list),
 	M("first", "list_first", "list(A)", "optional_type(A)", first, NULL),

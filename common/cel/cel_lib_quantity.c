@@ -161,9 +161,9 @@ static const struct cel_overload quantity_overloads[] = {
 	MEMBER("add", "quantity_add_int", Q ", int", Q, fn_add),
 	MEMBER("sub", "quantity_sub", Q ", " Q, Q, fn_sub),
 	MEMBER("sub", "quantity_sub_int", Q ", int", Q, fn_sub),
-	MEMBER("asInteger", "quantity_as_integer", Q, "int", fn_as_integer),
+	MEMBER("asInteger", "quantity_get_int", Q, "int", fn_as_integer),
 	MEMBER("isInteger", "quantity_is_integer", Q, "bool", fn_is_integer),
-	MEMBER("asApproximateFloat", "quantity_as_float", Q, "double", fn_as_float),
+	MEMBER("asApproximateFloat", "quantity_get_float", Q, "double", fn_as_float),
 };
 
 static const struct cel_object_type *const quantity_types[] = { &cel_quantity_type };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cel_value.h"
 #include "model.h"
 #include "model_internal.h"
 
@@ -417,6 +418,96 @@ void model_object_describe(const struct model_object *o, char *buf, size_t size)
 		snprintf(buf, size, "%s %s", model_kind_name(o->kind), name);
 }
 
+size_t model_attr_n_values(const struct model_attribute *a)
+{
+	return cel_attr_is_list(a->type) ? a->n_items : 1;
+}
+
+struct model_attr_item model_attr_item_at(const struct model_attribute *a, size_t i)
+{
+	struct model_attr_item it = { 0, "", 0 };
+	enum cel_attr_kind k = model_attr_elem_kind(a->type);
+	const struct model_attr_value *v = NULL;
+
+	if (cel_attr_is_list(a->type)) {
+		if (i >= a->n_items)
+			return it;
+		v = &a->items[i];
+	}
+	if (k == CEL_ATTR_INT)
+		it.i = v ? v->v.i : a->v.i;
+	else if (k == CEL_ATTR_BOOL)
+		it.i = v ? v->v.b : a->v.b;
+	else if (v ? v->v.str.s != NULL : a->v.str.s != NULL) {
+		it.s = v ? v->v.str.s : a->v.str.s;
+		it.len = v ? v->v.str.len : a->v.str.len;
+	}
+	return it;
+}
+
+enum cel_attr_kind model_attr_elem_kind(enum cel_attr_kind k)
+{
+	return cel_attr_is_list(k) ? (enum cel_attr_kind)(k - CEL_ATTR_INTS) : k;
+}
+
+/* A list attribute as a CEL list of its element type (in s's memory). */
+static int attr_cel_list(struct model_set *s, struct model_attribute *a)
+{
+	struct cel_list *l = model_set_calloc(s, 1, sizeof(*l));
+	struct cel_value *items = a->n_items ? model_set_calloc(s, a->n_items, sizeof(*items))
+					     : NULL;
+
+	if (!l || (a->n_items && !items))
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_items; i++) {
+		const struct model_attr_value *v = &a->items[i];
+
+		switch (a->type) {
+		case CEL_ATTR_INTS:
+			items[i] = cel_int(v->v.i);
+			break;
+		case CEL_ATTR_BOOLS:
+			items[i] = cel_bool(v->v.b);
+			break;
+		case CEL_ATTR_STRINGS:
+			items[i] = cel_string(v->v.str.s ? v->v.str.s : "", v->v.str.len);
+			break;
+		default:
+			items[i] = cel_object(&cel_semver_type, &v->version);
+			break;
+		}
+	}
+	l->items = items;
+	l->len = a->n_items;
+	a->cel_list = l;
+	return 0;
+}
+
+/* Point the view's names at cel_intern's copies, so that compiled
+ * selectors find them by pointer; false (names left as they are) when the
+ * table refuses one. */
+static bool intern_names(struct cel_device_attr *attrs, size_t na,
+			 struct cel_device_capacity *caps, size_t nc)
+{
+	for (size_t i = 0; i < na; i++) {
+		const char *dom = cel_intern(attrs[i].domain), *id = cel_intern(attrs[i].id);
+
+		if (!dom || !id)
+			return false;
+		attrs[i].domain = dom;
+		attrs[i].id = id;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const char *dom = cel_intern(caps[i].domain), *id = cel_intern(caps[i].id);
+
+		if (!dom || !id)
+			return false;
+		caps[i].domain = dom;
+		caps[i].id = id;
+	}
+	return true;
+}
+
 int model_device_cel_init(struct model_set *s, const char *driver, struct model_device *d)
 {
 	struct cel_device_attr *attrs = NULL;
@@ -426,6 +517,8 @@ int model_device_cel_init(struct model_set *s, const char *driver, struct model_
 		struct model_attribute *a = &d->attributes[i];
 
 		if (model_split_qualified(s, a->name, driver, &a->domain, &a->id))
+			return -ENOMEM;
+		if (cel_attr_is_list(a->type) && !a->cel_list && attr_cel_list(s, a) < 0)
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < d->n_capacity; i++) {
@@ -464,6 +557,9 @@ int model_device_cel_init(struct model_set *s, const char *driver, struct model_
 		case CEL_ATTR_VERSION:
 			attrs[i].v.version = &a->version;
 			break;
+		default:
+			attrs[i].v.list = a->cel_list;
+			break;
 		}
 	}
 	for (size_t i = 0; i < d->n_capacity; i++) {
@@ -471,6 +567,7 @@ int model_device_cel_init(struct model_set *s, const char *driver, struct model_
 		caps[i].id = d->capacity[i].id;
 		caps[i].value = &d->capacity[i].value;
 	}
+	d->cel.interned = intern_names(attrs, d->n_attributes, caps, d->n_capacity);
 	d->cel.driver = driver;
 	d->cel.attrs = attrs;
 	d->cel.n_attrs = d->n_attributes;

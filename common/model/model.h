@@ -210,24 +210,58 @@ struct model_device_class_spec {
 	const char *extended_resource_name;
 };
 
-/* A device attribute. `name` is the key as written ("model" or
- * "resource.kubernetes.io/pcieRoot"); domain and id are the key split at
- * its first '/', the slice's driver being the domain of a bare name. */
-struct model_attribute {
-	const char *name;
-	const char *domain;
-	const char *id;
-	enum cel_attr_kind type;
-	union {
-		int64_t i;
-		bool b;
-		struct { const char *s; size_t len; } str;  /* string and version text */
-	} v;
+/* A scalar attribute value, or one item of a list. */
+union model_attr_scalar {
+	int64_t i;
+	bool b;
+	struct { const char *s; size_t len; } str;  /* string and version text */
+};
+
+/* One value of an attribute: the scalar itself, or one item of a list. */
+struct model_attr_value {
+	union model_attr_scalar v;
 	/* For versions: the parsed value (semver_parse, strict) and whether it
 	 * parsed; validation reports the ones that did not. */
 	struct semver version;
 	bool version_ok;
 };
+
+/* A device attribute. `name` is the key as written ("model" or
+ * "resource.kubernetes.io/pcieRoot"); domain and id are the key split at
+ * its first '/', the slice's driver being the domain of a bare name.
+ * Scalars (int, bool, string, version) keep their value in the fields of
+ * struct model_attr_value below; the list kinds (ints, bools, strings,
+ * versions: cel_attr_is_list) in items, n_items of them (0 when the list
+ * was empty, which validation refuses; items NULL when the value was no
+ * list at all, which the decoder reported). */
+struct model_attribute {
+	const char *name;
+	const char *domain;
+	const char *id;
+	enum cel_attr_kind type;
+	union model_attr_scalar v;
+	struct semver version;
+	bool version_ok;
+	struct model_attr_value *items;
+	size_t n_items;
+	/* The list as CEL values, for the device view (model_device_cel_init). */
+	const struct cel_list *cel_list;
+};
+
+/* An attribute's values as sets see them (matchAttribute and
+ * distinctAttribute, the values-per-device limit): a scalar is one value, a
+ * list its items. Value i of them: int and bool in i, string and version
+ * text in s/len. */
+struct model_attr_item {
+	int64_t i;              /* int; bool as 0/1 */
+	const char *s;          /* string, version ("" when absent) */
+	size_t len;
+};
+size_t model_attr_n_values(const struct model_attribute *a);
+struct model_attr_item model_attr_item_at(const struct model_attribute *a, size_t i);
+/* The element kind of a list kind (CEL_ATTR_INTS -> CEL_ATTR_INT); a
+ * scalar kind itself. */
+enum cel_attr_kind model_attr_elem_kind(enum cel_attr_kind k);
 
 /* requestPolicy of a consumable capacity. */
 struct model_request_policy {

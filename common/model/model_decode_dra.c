@@ -32,7 +32,8 @@ static const char *const f_device_body[] = {
 	"allowMultipleAllocations", NULL
 };
 static const char *const f_v1beta1_device[] = { "name", "basic", NULL };
-static const char *const f_attribute[] = { "int", "bool", "string", "version", NULL };
+static const char *const f_attribute[] = { "int", "bool", "string", "version", "ints", "bools",
+					    "strings", "versions", NULL };
 static const char *const f_capacity[] = { "value", "requestPolicy", NULL };
 static const char *const f_request_policy[] = { "default", "validValues", "validRange", NULL };
 static const char *const f_range[] = { "min", "max", "step", NULL };
@@ -141,17 +142,68 @@ void model_dec_device_class(struct model_dec *d, const struct doc_node *spec,
 	c->extended_resource_name = model_get_str(d, spec, "extendedResourceName");
 }
 
-/* attributes: {name: {int|bool|string|version: value}} */
+/* One scalar value (or list item) n of element kind k into v. */
+static void dec_attr_value(struct model_dec *d, const struct doc_node *n, enum cel_attr_kind k,
+			   struct model_attr_value *v)
+{
+	if (k == CEL_ATTR_INT) {
+		model_node_int(d, n, 64, &v->v.i);
+	} else if (k == CEL_ATTR_BOOL) {
+		if (n->kind == DOC_BOOL)
+			v->v.b = n->u.b;
+		else
+			model_dec_report(d, n, "must be a boolean");
+	} else if (n->kind != DOC_STRING) {
+		model_dec_report(d, n, "must be a string");
+	} else {
+		v->v.str.s = model_dstrdup(d, n);
+		v->v.str.len = n->text ? n->text_len : 0;
+		if (k == CEL_ATTR_VERSION && v->v.str.s)
+			v->version_ok = semver_parse(v->v.str.s, v->v.str.len, &v->version,
+						     NULL) == 0;
+	}
+}
+
+/* ints|bools|strings|versions: the items (an empty list stays empty, for
+ * validation to refuse; a value that is no list is reported here and
+ * leaves items NULL). */
+static void dec_attr_list(struct model_dec *d, const struct doc_node *seq, enum cel_attr_kind k,
+			  struct model_attribute *a)
+{
+	if (seq->kind != DOC_SEQ) {
+		model_dec_report(d, seq, "must be a list");
+		return;
+	}
+	/* Never NULL for a list, empty or not: NULL says it was no list. */
+	a->items = model_dalloc(d, seq->u.seq.n ? seq->u.seq.n : 1, sizeof(*a->items));
+	if (!a->items)
+		return;
+	for (size_t i = 0; i < seq->u.seq.n; i++) {
+		size_t im = model_path_index(&d->path, i);
+
+		dec_attr_value(d, seq->u.seq.items[i], model_attr_elem_kind(k), &a->items[i]);
+		model_path_pop(&d->path, im);
+	}
+	a->n_items = seq->u.seq.n;
+}
+
+/* attributes: {name: {int|bool|string|version|ints|bools|strings|versions: value}} */
 static void dec_attribute(struct model_dec *d, const struct doc_node *v, struct model_attribute *a)
 {
-	static const char *const fields[] = { "int", "bool", "string", "version" };
-	const struct doc_node *set[4];
-	int n_set = 0;
+	static const enum cel_attr_kind kinds[8] = {
+		CEL_ATTR_INT, CEL_ATTR_BOOL, CEL_ATTR_STRING, CEL_ATTR_VERSION,
+		CEL_ATTR_INTS, CEL_ATTR_BOOLS, CEL_ATTR_STRINGS, CEL_ATTR_VERSIONS,
+	};
+	const struct doc_node *set[8], *n = NULL;
+	int n_set = 0, which = -1;
+	size_t mark;
 
 	model_closed_fields(d, v, f_attribute, NULL);
-	for (int f = 0; f < 4; f++) {
-		set[f] = model_child(v, fields[f]);
+	for (int f = 0; f < 8; f++) {
+		set[f] = model_child(v, f_attribute[f]);
 		n_set += set[f] != NULL;
+		if (set[f] && which < 0)
+			which = f;
 	}
 	/* The API server's wording (validateDeviceAttribute): the bad value is
 	 * the attribute when several are set, "" when none is. */
@@ -160,35 +212,25 @@ static void dec_attribute(struct model_dec *d, const struct doc_node *v, struct 
 	else if (n_set == 0)
 		model_dec_report(d, NULL,
 				 "Invalid value: \"\": exactly one value must be specified");
-	if (set[0]) {
-		size_t mark = model_path_field(&d->path, "int");
-
-		a->type = CEL_ATTR_INT;
-		model_node_int(d, set[0], 64, &a->v.i);
-		model_path_pop(&d->path, mark);
-	} else if (set[1]) {
-		a->type = CEL_ATTR_BOOL;
-		model_get_bool(d, v, "bool", NULL, &a->v.b);
-	} else if (set[2] || set[3]) {
-		const char *fname = set[2] ? "string" : "version";
-		const struct doc_node *s = set[2] ? set[2] : set[3];
-		size_t mark = model_path_field(&d->path, fname);
-
-		a->type = set[2] ? CEL_ATTR_STRING : CEL_ATTR_VERSION;
-		if (s->kind != DOC_STRING) {
-			model_dec_report(d, s, "must be a string");
-		} else {
-			a->v.str.s = model_dstrdup(d, s);
-			a->v.str.len = s->text ? s->text_len : 0;
-			if (a->type == CEL_ATTR_VERSION && a->v.str.s)
-				a->version_ok = semver_parse(a->v.str.s, a->v.str.len,
-							     &a->version, NULL) == 0;
-		}
-		model_path_pop(&d->path, mark);
-	} else {
+	if (which < 0) {
 		a->type = CEL_ATTR_STRING;
 		a->v.str.s = "";
+		return;
 	}
+	a->type = kinds[which];
+	n = set[which];
+	mark = model_path_field(&d->path, f_attribute[which]);
+	if (cel_attr_is_list(a->type)) {
+		dec_attr_list(d, n, a->type, a);
+	} else {
+		struct model_attr_value val = { 0 };
+
+		dec_attr_value(d, n, a->type, &val);
+		a->v = val.v;
+		a->version = val.version;
+		a->version_ok = val.version_ok;
+	}
+	model_path_pop(&d->path, mark);
 }
 
 static void get_attributes(struct model_dec *d, const struct doc_node *dev,

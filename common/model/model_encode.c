@@ -316,24 +316,35 @@ static struct doc_node *enc_device_class(struct enc *e, const struct model_devic
 	return spec;
 }
 
+/* One value (scalar or list item) of element kind k. */
+static struct doc_node *attr_value_node(struct enc *e, enum cel_attr_kind k,
+					const union model_attr_scalar *v)
+{
+	switch (k) {
+	case CEL_ATTR_INT:
+		return doc_new_int(e->a, v->i);
+	case CEL_ATTR_BOOL:
+		return doc_new_bool(e->a, v->b);
+	default:
+		return doc_new_string(e->a, v->str.s ? v->str.s : "");
+	}
+}
+
 static struct doc_node *enc_attribute(struct enc *e, const struct model_attribute *a)
 {
-	struct doc_node *m = new_map(e);
+	static const char *const fields[] = { "int", "bool", "string", "version", "ints", "bools",
+					      "strings", "versions" };
+	struct doc_node *m = new_map(e), *seq;
 
-	switch (a->type) {
-	case CEL_ATTR_INT:
-		put_int(e, m, "int", a->v.i);
-		break;
-	case CEL_ATTR_BOOL:
-		put_bool(e, m, "bool", a->v.b);
-		break;
-	case CEL_ATTR_STRING:
-		put(e, m, "string", doc_new_string(e->a, a->v.str.s ? a->v.str.s : ""));
-		break;
-	case CEL_ATTR_VERSION:
-		put(e, m, "version", doc_new_string(e->a, a->v.str.s ? a->v.str.s : ""));
-		break;
+	if (!cel_attr_is_list(a->type)) {
+		put(e, m, fields[a->type], attr_value_node(e, a->type, &a->v));
+		return m;
 	}
+	/* Written even when empty, so that what was read prints back. */
+	seq = new_seq(e);
+	for (size_t i = 0; seq && i < a->n_items; i++)
+		push(e, seq, attr_value_node(e, model_attr_elem_kind(a->type), &a->items[i].v));
+	put(e, m, fields[a->type], seq);
 	return m;
 }
 

@@ -380,25 +380,51 @@ static void v_request_policy(struct model_val *v, const struct model_capacity *c
 	P_POP(v, f);
 }
 
+/* A string or version value (scalar or list item) at the current path. */
+static void v_attr_text(struct model_val *v, enum cel_attr_kind k, const union model_attr_scalar *x)
+{
+	if (!x->str.s)
+		return;
+	if (k == CEL_ATTR_VERSION && !model_semver_regex(x->str.s, x->str.len))
+		model_e_invalid_str(v, x->str.s,
+				    "must be a string compatible with semver.org spec 2.0.0");
+	if (x->str.len > MAX_ATTR_VALUE_LEN)
+		model_e_too_long(v, MAX_ATTR_VALUE_LEN);
+}
+
 static void v_attribute(struct model_val *v, const struct model_attribute *a)
 {
-	size_t f;
+	static const char *const fields[] = { "int", "bool", "string", "version", "ints", "bools",
+					      "strings", "versions" };
+	enum cel_attr_kind k = model_attr_elem_kind(a->type);
+	size_t f = P_FIELD(v, fields[a->type]);
 
-	if (a->type == CEL_ATTR_STRING && a->v.str.s) {
-		f = P_FIELD(v, "string");
-		if (a->v.str.len > MAX_ATTR_VALUE_LEN)
-			model_e_too_long(v, MAX_ATTR_VALUE_LEN);
-		P_POP(v, f);
-	} else if (a->type == CEL_ATTR_VERSION && a->v.str.s) {
-		f = P_FIELD(v, "version");
-		if (!model_semver_regex(a->v.str.s, a->v.str.len))
-			model_e_invalid_str(v, a->v.str.s,
-					    "must be a string compatible with semver.org "
-				      "spec 2.0.0");
-		if (a->v.str.len > MAX_ATTR_VALUE_LEN)
-			model_e_too_long(v, MAX_ATTR_VALUE_LEN);
-		P_POP(v, f);
+	if (!cel_attr_is_list(a->type)) {
+		if (k == CEL_ATTR_STRING || k == CEL_ATTR_VERSION)
+			v_attr_text(v, k, &a->v);
+	} else if (a->n_items == 0) {
+		if (a->items)   /* NULL: not a list, which decoding reported */
+			model_e_required(v, "must not be empty");
+	} else if (k == CEL_ATTR_STRING || k == CEL_ATTR_VERSION) {
+		for (size_t i = 0; i < a->n_items; i++) {
+			size_t ix = P_INDEX(v, i);
+
+			v_attr_text(v, k, &a->items[i].v);
+			P_POP(v, ix);
+		}
 	}
+	P_POP(v, f);
+}
+
+/* Does the device use what limits its slice to MAX_DEVICES_ADVANCED? */
+static bool device_is_advanced(const struct model_device *d)
+{
+	if (d->n_taints || d->n_consumes_counters)
+		return true;
+	for (size_t i = 0; i < d->n_attributes; i++)
+		if (cel_attr_is_list(d->attributes[i].type))
+			return true;
+	return false;
 }
 
 static void v_string_list(struct model_val *v, const char *field, const char *const *items,
@@ -477,7 +503,7 @@ static void v_binding(struct model_val *v, const char *const *cond, size_t n_con
 static void v_device(struct model_val *v, const struct model_device *d, bool per_device)
 {
 	bool multi = d->has_allow_multiple_allocations && d->allow_multiple_allocations;
-	size_t f, total = d->n_attributes + d->n_capacity;
+	size_t f, total = d->n_attributes + d->n_capacity, values = 0;
 
 	f = P_FIELD(v, "name");
 	model_v_dns_label(v, d->name);
@@ -496,6 +522,14 @@ static void v_device(struct model_val *v, const struct model_device *d, bool per
 		model_v_qualified_name(v, d->attributes[i].name);
 		v_attribute(v, &d->attributes[i]);
 		P_POP(v, k);
+		values += model_attr_n_values(&d->attributes[i]);
+	}
+	if (values > MAX_ATTR_VALUES) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "the total number of attribute values (list items "
+			 "count individually) must not exceed %d", MAX_ATTR_VALUES);
+		model_e_invalid_int(v, (int64_t)values, msg);
 	}
 	P_POP(v, f);
 	f = P_FIELD(v, "capacity");
@@ -665,7 +699,7 @@ void model_v_slice(struct model_val *v, const struct model_resource_slice_spec *
 		model_e_invalid_str(v, "", "only one of `sharedCounters` or `devices` is allowed");
 
 	for (size_t i = 0; i < s->n_devices; i++)
-		advanced |= s->devices[i].n_taints || s->devices[i].n_consumes_counters;
+		advanced |= device_is_advanced(&s->devices[i]);
 	max_devices = advanced ? MAX_DEVICES_ADVANCED : MAX_DEVICES;
 	f = P_FIELD(v, "devices");
 	if (s->n_devices > (size_t)max_devices) {

@@ -93,6 +93,37 @@ if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" --node node-1; then
 	jq_is '.claims[0].allocation.devices.results[0].shareID != .claims[1].allocation.devices.results[0].shareID' 'true'
 fi
 
+# A running claim holding the shared GPU without a shareID holds it whole:
+# neither claim gets it. The same claim with a shareID is one share of it.
+if expect 3 "$BIN" allocate -f "$FIX/shared-gpu.yaml" "$FIX/shared-gpu-held.yaml" --node node-1; then
+	jq_is '.claims' '[]'
+	grep -q 'request gpu: .*1 of the node.s 1 devices match the selectors, 0 of those are available: 1 in use' \
+		"$TMP/err" || fail "held shared GPU: reason: $(cat "$TMP/err")"
+fi
+sed 's/^        device: gpu-0$/        device: gpu-0\n        shareID: 11111111-1111-4111-8111-111111111111\n        consumedCapacity: {memory: 4Gi}/' \
+	"$FIX/shared-gpu-held.yaml" >"$TMP/shared-held.yaml"
+if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" "$TMP/shared-held.yaml" --node node-1; then
+	jq_is '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
+fi
+
+# List-type attributes: matchAttribute and distinctAttribute as sets. The
+# GPU on pci0000:10 and the NIC whose roots include it; two NICs whose roots
+# are disjoint do not exist (both reach pci0000:20).
+if expect 0 "$BIN" allocate -f "$FIX/list-attrs.yaml" "$FIX/claim-gpu-nic-root.yaml" --node node-1; then
+	jq_is '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' '["gpu=gpu-0","nic=nic-1"]'
+fi
+if expect 3 "$BIN" allocate -f "$FIX/list-attrs.yaml" "$FIX/claim-distinct-nics.yaml" --node node-1; then
+	grep -q 'claim default/two-nics: no combination .*(distinctAttribute dra.example.com/pcieRoot)' \
+		"$TMP/err" || fail "distinct NICs: reason: $(cat "$TMP/err")"
+fi
+sed 's/pci0000:20, pci0000:30/pci0000:30/' "$FIX/list-attrs.yaml" >"$TMP/list-disjoint.yaml"
+if expect 0 "$BIN" allocate -f "$TMP/list-disjoint.yaml" "$FIX/claim-distinct-nics.yaml" --node node-1; then
+	jq_is '[.claims[0].allocation.devices.results[] | .device]' '["nic-0","nic-1"]'
+fi
+if expect 0 "$BIN" allocate -o yaml -f "$FIX/list-attrs.yaml" "$FIX/claim-gpu-nic-root.yaml" --node node-1; then
+	grep -q 'device: nic-1' "$TMP/out" || fail "list attributes: -o yaml"
+fi
+
 # hwdb's slices of a p5.48xlarge (one GPU per PCIe root, driverVersion
 # node-uniform): two GPUs and an EFA on one root do not exist, one GPU does;
 # the driverVersion constraint holds among the GPUs of the node.

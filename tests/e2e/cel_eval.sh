@@ -116,6 +116,22 @@ printf 'driver: [unclosed\n' >"$TMP/broken.yaml"
 run 1 --device "$TMP/broken.yaml" 'true' && stderr_has 'broken.yaml'
 run 1 --device "$TMP/absent.yaml" 'true'
 
+# --- --device: list-type attributes are lists of their element type ---
+ALLOC_FIX="$FIX/../alloc/list-attrs.yaml"
+run 0 --device "$ALLOC_FIX" --device-name nic-0 'device.attributes["dra.example.com"].pcieRoot' &&
+	[ "$(cat "$TMP/out")" = '["pci0000:20", "pci0000:30"]' ] || fail "strings attribute: $(cat "$TMP/out")"
+run 0 --device "$ALLOC_FIX" --device-name nic-0 'device.attributes["dra.example.com"].ports.size() == 2 && 2 in device.attributes["dra.example.com"].ports && device.attributes["dra.example.com"].ports.all(p, p > 0)' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "ints attribute with size, in, all"
+run 0 --device "$ALLOC_FIX" --device-name nic-1 'device.attributes["dra.example.com"].pcieRoot.includes("pci0000:10") && device.attributes["dra.example.com"].type.includes("nic")' &&
+	[ "$(cat "$TMP/out")" = true ] || fail "includes on a list and on a scalar"
+run 1 'lists.range(49).includes(0)' &&
+	stderr_has "'includes' function cannot be applied to lists longer than 48 values"
+printf 'driver: d.io
+attributes:
+  v: {versions: ["1.0.0", "1.02"]}
+' >"$TMP/badlist.yaml"
+run 1 --device "$TMP/badlist.yaml" 'true' && stderr_has 'attributes[v].versions[1]'
+
 # --- --device: a ResourceSlice ---
 SLICE="$FIX/slice.yaml"
 run 0 --device "$SLICE" --device-name efa-1 'device.allowMultipleAllocations && device.capacity["dra.net"].bandwidth == quantity("100G")' &&

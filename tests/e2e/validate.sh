@@ -95,6 +95,28 @@ if expect 1 "$BIN" validate -f "$TMP/lists.yaml"; then
 		fail "skipped nested List item not named 1.1"
 fi
 
+# List-type attributes: valid as written; a list attribute caps the slice at
+# 64 devices; list items count one each toward the 48 values of a device.
+if ! expect 0 "$BIN" validate -f "$ROOT/tests/fixtures/alloc/list-attrs.yaml"; then
+	fail "list-attrs.yaml should be valid"
+fi
+{
+	printf 'apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n'
+	printf '  driver: d.example.com\n  pool: {name: p, resourceSliceCount: 1}\n  allNodes: true\n'
+	printf '  devices:\n  - name: l\n    attributes:\n      roots: {strings: [a, b]}\n'
+	printf '      many: {ints: [%s]}\n' "$(seq -s, 1 47)"
+	for i in $(seq 1 64); do printf '  - name: d%d\n' "$i"; done
+} >"$TMP/list-slice.yaml"
+if expect 1 "$BIN" validate -f "$TMP/list-slice.yaml"; then
+	grep -qF "(ResourceSlice s): spec.devices: Too many: 65: must have at most 64 items" "$TMP/err" ||
+		fail "64-device limit with list attributes: $(cat "$TMP/err")"
+fi
+sed -i '/^  - name: d[0-9]*$/d' "$TMP/list-slice.yaml"
+if expect 1 "$BIN" validate -f "$TMP/list-slice.yaml"; then
+	grep -qF "spec.devices[0].attributes: Invalid value: 49: the total number of attribute values (list items count individually) must not exceed 48" "$TMP/err" ||
+		fail "48 attribute values: $(cat "$TMP/err")"
+fi
+
 # NodePool requirements: Gt/Lt take one non-negative integer (Karpenter's CRD).
 cat >"$TMP/np.yaml" <<'YAML'
 apiVersion: karpenter.sh/v1

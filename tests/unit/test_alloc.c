@@ -578,6 +578,128 @@ static void test_match_attribute(void)
 	ta_done(&t);
 }
 
+/* List-type attributes as sets (the experimental allocator's semantics):
+ * matchAttribute keeps the running intersection non-empty and restores it
+ * on backtrack; a scalar is a one-element set of the same element type. */
+static void test_match_attribute_sets(void)
+{
+	static const char *const v0[] = { "1", "2" }, *const v1[] = { "1" },
+		*const v2[] = { "2" }, *const v3[] = { "2", "9" };
+	static const char *const *const sets[] = { v0, v1, v2, v3 };
+	static const size_t sizes[] = { 2, 1, 1, 2 };
+	struct model_object *s, *c;
+	struct model_device *d[4];
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d[i] = ta_device(&t, s, name);
+		ta_attr_list(&t, s, d[i], "numa", CEL_ATTR_INTS, sets[i], sizes[i]);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 3);
+	ta_constraint(&t, c, D "/numa", false, NULL);
+	/* {1,2} & {1} = {1}: device-2 and device-3 do not have 1; back to
+	 * {1,2} without device-1, & {2} & {2,9} = {2}. */
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	DT_ASSERT_STR(ta_dev(&t, 0, 2), D "/pool-1/device-3");
+	/* Four: no value is in all of them. */
+	c->u.claim.spec.requests[0].exactly->count = 4;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+
+	/* A scalar int matches a list of ints that holds it; a string "1"
+	 * does not (another element type); versions compare as text. */
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	d[0] = ta_device(&t, s, "device-0");
+	ta_attr_int(&t, s, d[0], "numa", 1);
+	d[1] = ta_device(&t, s, "device-1");
+	ta_attr_list(&t, s, d[1], "numa", CEL_ATTR_STRINGS, v1, 1);
+	d[2] = ta_device(&t, s, "device-2");
+	ta_attr_list(&t, s, d[2], "numa", CEL_ATTR_INTS, v3, 2);
+	d[3] = ta_device(&t, s, "device-3");
+	ta_attr_list(&t, s, d[3], "numa", CEL_ATTR_INTS, v0, 2);
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 2);
+	ta_constraint(&t, c, D "/numa", false, NULL);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-3");
+	ta_done(&t);
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	{
+		static const char *const va[] = { "1.2.3", "2.0.0" }, *const vb[] = { "2.0.0" };
+
+		d[0] = ta_device(&t, s, "device-0");
+		ta_attr_list(&t, s, d[0], "ver", CEL_ATTR_VERSIONS, va, 2);
+		d[1] = ta_device(&t, s, "device-1");
+		ta_attr_str(&t, s, d[1], "ver", "2.0.0+build", true);
+		d[2] = ta_device(&t, s, "device-2");
+		ta_attr_list(&t, s, d[2], "ver", CEL_ATTR_VERSIONS, vb, 1);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 2);
+	ta_constraint(&t, c, D "/ver", false, NULL);
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	ta_done(&t);
+}
+
+/* distinctAttribute with sets: pairwise disjoint. */
+static void test_distinct_attribute_sets(void)
+{
+	static const char *const v0[] = { "1", "2" }, *const v1[] = { "2", "3" },
+		*const v2[] = { "3" }, *const v3[] = { "4", "5" };
+	static const char *const *const sets[] = { v0, v1, v2, v3 };
+	struct model_object *s, *c;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+		struct model_device *d;
+
+		snprintf(name, sizeof(name), "device-%d", i);
+		d = ta_device(&t, s, name);
+		if (i == 2)
+			ta_attr_int(&t, s, d, "numa", 3);       /* the scalar 3 */
+		else
+			ta_attr_list(&t, s, d, "numa", CEL_ATTR_INTS, sets[i], 2);
+	}
+	ta_class(&t, "class-a", NULL);
+	c = ta_claim(&t, "claim-0");
+	ta_request(&t, c, "req-0", "class-a", 3);
+	ta_constraint(&t, c, D "/numa", true, NULL);
+	/* {1,2} {2,3} share 2; {1,2} {3} {4,5} are disjoint. */
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/device-0");
+	DT_ASSERT_STR(ta_dev(&t, 0, 1), D "/pool-1/device-2");
+	DT_ASSERT_STR(ta_dev(&t, 0, 2), D "/pool-1/device-3");
+	/* {2,3} and the scalar 3 overlap: four disjoint ones do not exist. */
+	c->u.claim.spec.requests[0].exactly->count = 4;
+	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	ta_done(&t);
+}
+
 static void test_constraint_scope(void)
 {
 	const char *only0[] = { "req-0", NULL };
@@ -946,6 +1068,69 @@ static void test_shared_allocation_from_status(void)
 	er->capacity_requests.items[0].value = ta_q("2Gi");
 	CU_ASSERT_EQUAL_FATAL(ta_try(&t), 0);
 	CU_ASSERT_TRUE(t.out.allocated);
+	ta_done(&t);
+}
+
+/* A persisted result without shareID on a device that allows multiple
+ * allocations holds it as a dedicated device (the scheduler's
+ * AllocatedDevices): no other claim gets it, shared or not; admin access
+ * still does, and a result with a shareID leaves room for more shares. */
+static void test_shared_device_held_dedicated(void)
+{
+	struct model_allocation_result res;
+	struct model_allocation a;
+	struct model_exact_request *er, *admin;
+	struct model_object *s, *c;
+	struct ta t;
+
+	ta_init(&t);
+	s = ta_slice(&t, "slice-1", D, "pool-1", 1, 1, "node-1");
+	shared_gpu(&t, s, "gpu-0");
+	shared_gpu(&t, s, "gpu-1");
+	ta_class(&t, "class-a", NULL);
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "req-0", "class-a", 1);
+	c = ta_claim(&t, "admin");
+	admin = ta_request(&t, c, "req-0", "class-a", 1);
+	admin->has_admin_access = admin->admin_access = true;
+	CU_ASSERT_EQUAL_FATAL(ta_ctx(&t, 0), 0);
+	memset(&res, 0, sizeof(res));
+	memset(&a, 0, sizeof(a));
+	res.request = "x";
+	res.driver = D;
+	res.pool = "pool-1";
+	res.device = "gpu-0";
+	a.results = &res;
+	a.n_results = 1;
+	CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+	/* gpu-0 is held whole: the share goes to gpu-1. */
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_TRUE_FATAL(t.out.allocated);
+	DT_ASSERT_STR(ta_dev(&t, 0, 0), D "/pool-1/gpu-1");
+	CU_ASSERT_PTR_NOT_NULL(t.out.claims[0].results[0].share_id);
+	/* Both held whole: nothing left, and the reason says in use. */
+	res.device = "gpu-1";
+	CU_ASSERT_EQUAL(alloc_state_add_allocation(t.state, &a, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "2 in use"));
+	/* A second request for two devices fails the same way. */
+	er->count = 2;
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	er->count = 1;
+	/* Admin access is not kept out by allocations. */
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 1, 1), 0);
+	CU_ASSERT_TRUE(t.out.allocated);
+	/* Copies of the state keep the hold. */
+	{
+		struct alloc_state *cp = alloc_state_clone(t.state);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cp);
+		alloc_state_free(t.state);
+		t.state = cp;
+	}
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
 	ta_done(&t);
 }
 
@@ -1683,6 +1868,8 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_first_available),
 	DT_TEST(test_admin_access),
 	DT_TEST(test_match_attribute),
+	DT_TEST(test_match_attribute_sets),
+	DT_TEST(test_distinct_attribute_sets),
 	DT_TEST(test_constraint_scope),
 	DT_TEST(test_distinct_attribute),
 	DT_TEST(test_taints),
@@ -1691,6 +1878,7 @@ DT_SUITE_MAIN("alloc",
 	DT_TEST(test_capacity_valid_values_and_sharing),
 	DT_TEST(test_capacity_without_policy),
 	DT_TEST(test_shared_allocation_from_status),
+	DT_TEST(test_shared_device_held_dedicated),
 	DT_TEST(test_counters),
 	DT_TEST(test_counters_released_on_reject),
 	DT_TEST(test_shared_device_counters_once),

@@ -139,6 +139,34 @@ static inline void ta_attr_str(struct ta *t, struct model_object *s, struct mode
 	ta_sync(t, s, d);
 }
 
+/* A list attribute: kind CEL_ATTR_INTS (vals are "1", "2"...),
+ * CEL_ATTR_STRINGS or CEL_ATTR_VERSIONS; n values. */
+static inline void ta_attr_list(struct ta *t, struct model_object *s, struct model_device *d,
+				const char *name, enum cel_attr_kind kind, const char *const *vals,
+				size_t n)
+{
+	struct model_attribute *a = &d->attributes[d->n_attributes++];
+
+	a->name = ta_str(t, name);
+	a->type = kind;
+	a->items = model_set_calloc(t->set, n ? n : 1, sizeof(*a->items));
+	a->n_items = n;
+	for (size_t i = 0; i < n; i++) {
+		struct model_attr_value *v = &a->items[i];
+
+		if (kind == CEL_ATTR_INTS) {
+			v->v.i = strtoll(vals[i], NULL, 10);
+		} else {
+			v->v.str.s = ta_str(t, vals[i]);
+			v->v.str.len = strlen(vals[i]);
+			if (kind == CEL_ATTR_VERSIONS)
+				v->version_ok = semver_parse(vals[i], strlen(vals[i]), &v->version,
+							     NULL) == 0;
+		}
+	}
+	ta_sync(t, s, d);
+}
+
 static inline struct model_capacity *ta_capacity(struct ta *t, struct model_object *s,
 						 struct model_device *d, const char *name,
 						 const char *value)

@@ -499,6 +499,267 @@ static void test_device_variable(void)
 			       "'NVIDIA H200')", &h200), "true");
 }
 
+/* Result and cost of expr on dev, checked (the device shapes are resolved
+ * at compile time: N_DEVICE_ITEM, N_DEVICE_CMP) or not (the generic tree:
+ * without static types nothing is rewritten). */
+static void eval_checked(const char *expr, const struct cel_device *dev, bool checked,
+			 char *out, size_t size, uint64_t *cost)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	struct cel_evaluation *ev = cel_evaluation_new();
+	struct cel_value var = cel_device_value(dev), v;
+	struct strbuf sb = STRBUF_INIT;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	cel_env_set_checking(env, checked);
+	*cost = 0;
+	if (cel_compile(env, expr, strlen(expr), &p, &err) < 0) {
+		snprintf(out, size, "compile: %s", err.msg);
+	} else if (cel_eval(p, &var, 1, ev, &v, &err) < 0) {
+		snprintf(out, size, "error: %s", err.msg);
+		*cost = cel_evaluation_cost(ev);
+	} else {
+		cel_value_print(&sb, &v);
+		snprintf(out, size, "%s", sb_str(&sb));
+		*cost = cel_evaluation_cost(ev);
+	}
+	sb_free(&sb);
+	cel_program_free(p);
+	cel_evaluation_free(ev);
+	cel_env_free(env);
+}
+
+/* expr gives the same value or error and cost checked (rewritten) and
+ * unchecked; 0 when it does not compile checked (bool < [1], 0u == 1). */
+static size_t same_checked_and_not(const char *expr, const struct cel_device *dev)
+{
+	char fused[512], generic[512];
+	uint64_t c1, c2;
+
+	eval_checked(expr, dev, true, fused, sizeof(fused), &c1);
+	if (!strncmp(fused, "compile:", 8))
+		return 0;
+	eval_checked(expr, dev, false, generic, sizeof(generic), &c2);
+	if (strcmp(fused, generic) || c1 != c2)
+		fprintf(stderr, "\n  %s\n    fused   %s (cost %llu)\n    generic %s (cost %llu)\n",
+			expr, fused, (unsigned long long)c1, generic, (unsigned long long)c2);
+	CU_ASSERT_STRING_EQUAL(fused, generic);
+	CU_ASSERT_EQUAL(c1, c2);
+	return 1;
+}
+
+/* The compile-time device shapes give what the generic tree gives: the
+ * same value or error and the same cost, for every comparison, either
+ * side constant, matching and mismatching types, missing attributes.
+ * Returns how many expressions compiled and were compared. */
+static size_t compare_shapes(const struct cel_device *dev)
+{
+	static const char *const items[] = {
+		"device.attributes['gpu.nvidia.com'].productName",
+		"device.attributes['gpu.nvidia.com']['memoryMiB']",
+		"device.attributes['dra.net'].rdma",
+		"device.attributes['gpu.nvidia.com'].cudaComputeCapability",
+		"device.attributes['gpu.nvidia.com'].long",
+		"device.attributes['gpu.nvidia.com'].empty",
+		"device.attributes['gpu.nvidia.com'].missing",
+		"device.attributes['nope.example.com'].x",
+		"device.capacity['gpu.nvidia.com'].memory",
+		"device.capacity['gpu.nvidia.com'].missing",
+	};
+	static const char *const consts[] = {
+		"'NVIDIA H200'", "'NVIDIA H100'", "'NVIDIA H2000'", "''", "'NVIDIA H200 NVL 141GB HBM3e PCIe'",
+		"143771", "143772", "-1", "143771u", "143771.0", "143771.5", "(0.0 / 0.0)",
+		"true", "false", "semver('9.0.0')", "quantity('100Gi')", "[1]",
+	};
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const char *const versions[] = { "9.0.0", "8.9.0", "9.0.1", "9.0.0-rc1" };
+	static const char *const quantities[] = { "100Gi", "143771Mi", "200Gi", "0" };
+	static const char *const ints[] = { "0", "1", "-1", "0u", "0.0" };
+	char expr[512];
+	size_t cases = 0;
+
+	for (size_t i = 0; i < CEL_ARRAY_LEN(items); i++)
+		for (size_t k = 0; k < CEL_ARRAY_LEN(consts); k++)
+			for (size_t o = 0; o < CEL_ARRAY_LEN(ops); o++)
+				for (int swap = 0; swap < 2; swap++) {
+					snprintf(expr, sizeof(expr), "%s %s %s",
+						 swap ? consts[k] : items[i], ops[o],
+						 swap ? items[i] : consts[k]);
+					cases += same_checked_and_not(expr, dev);
+				}
+	for (size_t f = 0; f < 3; f++)
+		for (size_t v = 0; v < 4; v++)
+			for (size_t o = 0; o < CEL_ARRAY_LEN(ops); o++)
+				for (size_t k = 0; k < CEL_ARRAY_LEN(ints); k++) {
+					char call[200];
+
+					if (f == 0)
+						snprintf(call, sizeof(call), "%s.compareTo(semver('%s'))",
+							 items[3], versions[v]);
+					else if (f == 1)
+						snprintf(call, sizeof(call), "%s.compareTo(quantity('%s'))",
+							 items[8], quantities[v]);
+					else    /* no such overload, and a missing attribute */
+						snprintf(call, sizeof(call), "%s.compareTo(semver('%s'))",
+							 items[v % 2 ? 6 : 8], versions[v]);
+					if (k % 2)
+						snprintf(expr, sizeof(expr), "%s %s %s", ints[k], ops[o],
+							 call);
+					else
+						snprintf(expr, sizeof(expr), "%s %s %s", call, ops[o],
+							 ints[k]);
+					cases += same_checked_and_not(expr, dev);
+				}
+	return cases;
+}
+
+/* Interned names are canonical: equal text, one pointer, never the
+ * caller's. */
+static void test_intern(void)
+{
+	char buf[300], other[16] = "productName";
+	const char *a = cel_intern("productName"), *b = cel_intern(other);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_EQUAL(a, b);
+	CU_ASSERT_PTR_NOT_EQUAL(b, other);
+	strcpy(other, "memoryMiB");     /* the caller's memory changes; the copy does not */
+	DT_ASSERT_STR(a, "productName");
+	CU_ASSERT_PTR_NOT_EQUAL(cel_intern(other), a);
+	memset(buf, 'x', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = 0;
+	CU_ASSERT_PTR_NULL(cel_intern(buf));
+	buf[256] = 0;
+	CU_ASSERT_PTR_NOT_NULL(cel_intern(buf));
+	CU_ASSERT_PTR_NULL(cel_intern(NULL));
+}
+
+/* ...on a device whose names are plain strings, and on one whose names
+ * are interned (found by pointer). */
+static void test_device_shapes_match_generic(void)
+{
+	static const char long_name[] = "NVIDIA H200 NVL 141GB HBM3e PCIe";     /* 32 bytes */
+	struct cel_device_attr attrs[6];
+	struct cel_device_capacity cap;
+	struct cel_device dev;
+
+	setup_h200();
+	memcpy(attrs, h200_attrs, sizeof(h200_attrs));
+	attrs[4] = (struct cel_device_attr){ "gpu.nvidia.com", "long", CEL_ATTR_STRING,
+					     .v.str = { long_name, sizeof(long_name) - 1 } };
+	attrs[5] = (struct cel_device_attr){ "gpu.nvidia.com", "empty", CEL_ATTR_STRING,
+					     .v.str = { "", 0 } };
+	dev = h200;
+	dev.attrs = attrs;
+	dev.n_attrs = 6;
+	CU_ASSERT(compare_shapes(&dev) > 1500);
+	for (size_t i = 0; i < 6; i++) {
+		attrs[i].domain = cel_intern(attrs[i].domain);
+		attrs[i].id = cel_intern(attrs[i].id);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[i].id);
+	}
+	cap = h200_cap[0];
+	cap.domain = cel_intern(cap.domain);
+	cap.id = cel_intern(cap.id);
+	dev.capacity = &cap;
+	dev.interned = true;
+	CU_ASSERT(compare_shapes(&dev) > 1500);
+	/* A device laid out differently after the hint was set. */
+	{
+		struct cel_device_attr swapped[2] = { h200_attrs[1], h200_attrs[0] };
+		struct cel_device d2 = { .driver = "gpu.nvidia.com", .attrs = swapped, .n_attrs = 2 };
+		const char *e = "device.attributes['gpu.nvidia.com'].memoryMiB == 143771 && "
+				"device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'";
+		struct cel_program *p = NULL;
+		struct dt_err err = { 0 };
+		bool match = false;
+
+		CU_ASSERT_EQUAL_FATAL(cel_compile_selector(e, strlen(e), true, &p, &err), 0);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		match = false;
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &d2, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &h200, &match, &err), 0);
+		CU_ASSERT_TRUE(match);
+		d2.n_attrs = 1;
+		CU_ASSERT_EQUAL(cel_eval_selector(p, &d2, &match, &err), -EDOM);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no such key: productName"));
+		cel_program_free(p);
+	}
+}
+
+/* List-type attributes (DRAListTypeAttributes) are lists of their element
+ * type; includes() is element equality on a list, equality on a scalar. */
+static void test_list_attributes(void)
+{
+	struct semver v1, v2;
+	struct dt_err err;
+	struct cel_value roots_items[2], numa_items[3], ver_items[2], flag_items[1];
+	struct cel_list roots = { 2, roots_items, 0 }, numa = { 3, numa_items, 0 },
+		vers = { 2, ver_items, 0 }, flags = { 1, flag_items, 0 };
+	struct cel_device_attr attrs[5];
+	struct cel_device dev;
+
+	CU_ASSERT_EQUAL_FATAL(semver_parse("1.2.3", 5, &v1, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(semver_parse("2.0.0", 5, &v2, &err), 0);
+	roots_items[0] = cel_string("pci0000:10", 10);
+	roots_items[1] = cel_string("pci0000:20", 10);
+	numa_items[0] = cel_int(0);
+	numa_items[1] = cel_int(1);
+	numa_items[2] = cel_int(1);
+	ver_items[0] = cel_object(&cel_semver_type, &v1);
+	ver_items[1] = cel_object(&cel_semver_type, &v2);
+	flag_items[0] = cel_bool(true);
+	attrs[0] = (struct cel_device_attr){ "dra.net", "pcieRoots", CEL_ATTR_STRINGS,
+					     .v.list = &roots };
+	attrs[1] = (struct cel_device_attr){ "dra.net", "numa", CEL_ATTR_INTS, .v.list = &numa };
+	attrs[2] = (struct cel_device_attr){ "dra.net", "firmware", CEL_ATTR_VERSIONS,
+					     .v.list = &vers };
+	attrs[3] = (struct cel_device_attr){ "dra.net", "flags", CEL_ATTR_BOOLS, .v.list = &flags };
+	attrs[4] = (struct cel_device_attr){ "dra.net", "model", CEL_ATTR_STRING,
+					     .v.str = { "A100", 4 } };
+	dev = (struct cel_device){ .driver = "dra.net", .attrs = attrs, .n_attrs = 5 };
+#define A "device.attributes['dra.net']"
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots", &dev), "[\"pci0000:10\", \"pci0000:20\"]");
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.size()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A "['numa'].size()", &dev), "3");
+	DT_ASSERT_STR(eval_dev("1 in " A ".numa", &dev), "true");
+	DT_ASSERT_STR(eval_dev("5 in " A ".numa", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.exists(n, n > 0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa.all(n, n > 0)", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.filter(n, n == 1).size()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A ".numa.map(n, n * 10)", &dev), "[0, 10, 10]");
+	DT_ASSERT_STR(eval_dev(A ".numa.exists_one(n, n == 0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa.sum()", &dev), "2");
+	DT_ASSERT_STR(eval_dev(A ".numa == [0, 1, 1]", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa == 0", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".firmware[1].isGreaterThan(semver('1.9.0'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".firmware.exists(v, v == semver('1.2.3'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".flags[0]", &dev), "true");
+	DT_ASSERT_STR(eval_dev("type(" A ".pcieRoots)", &dev), "list");
+	/* includes: element equality on lists (numbers across types, as CEL's
+	 * ==), plain equality on scalars */
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.includes('pci0000:20')", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".pcieRoots.includes('pci0000:30')", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.includes(1.0)", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".firmware.includes(semver('2.0.0'))", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".model.includes('A100')", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".model.includes('A10')", &dev), "false");
+	DT_ASSERT_STR(eval_dev(A ".numa.includes([0, 1, 1])", &dev), "false");
+	DT_ASSERT_STR(eval_dev("lists.range(48).includes(47)", &dev), "true");
+	DT_ASSERT_STR(eval_dev("lists.range(49).includes(1)", &dev),
+		      "error: 'includes' function cannot be applied to lists longer than 48 values");
+	/* The compile-time lookups read lists too; comparing one with a scalar
+	 * is unequal, ordering it is no overload. */
+	DT_ASSERT_STR(eval_dev(A ".numa != 1", &dev), "true");
+	DT_ASSERT_STR(eval_dev(A ".numa >= 1", &dev), "error: no such overload: _>=_");
+	DT_ASSERT_STR(eval_dev(A ".numa[5]", &dev), "error: index out of bounds: 5");
+#undef A
+}
+
 static void test_seed_selector(void)
 {
 	static const char *const exprs[] = {
@@ -766,6 +1027,9 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_runtime_costs),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
+	      DT_TEST(test_intern),
+	      DT_TEST(test_list_attributes),
+	      DT_TEST(test_device_shapes_match_generic),
 	DT_TEST(test_selector_eval_no_heap),
 	DT_TEST(test_concurrent_eval),
 	DT_TEST(test_cache),

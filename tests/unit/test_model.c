@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dt_test.h"
+#include "cel_value.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -142,6 +143,41 @@ static void test_every_kind_decoded(void)
 		CU_ASSERT(d->binds_to_node);
 		DT_ASSERT_STR(d->binding_conditions[0], "IsPrepared");
 		DT_ASSERT_STR(d->binding_failure_conditions[0], "PrepareFailed");
+		/* List-type attributes: the items, and lists in the CEL view. */
+		{
+			const struct model_device *g1 = &sl->devices[1];
+			const struct cel_list *l;
+
+			a = attr(g1, "dra.example.com/pcieRoots");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+			CU_ASSERT_EQUAL(a->type, CEL_ATTR_STRINGS);
+			CU_ASSERT_EQUAL_FATAL(a->n_items, 2);
+			DT_ASSERT_STR(a->items[1].v.str.s, "pci0000:45");
+			CU_ASSERT_EQUAL(model_attr_n_values(a), 2);
+			a = attr(g1, "numaNodes");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+			CU_ASSERT_EQUAL(a->type, CEL_ATTR_INTS);
+			CU_ASSERT_EQUAL(model_attr_item_at(a, 1).i, 1);
+			a = attr(g1, "flags");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+			CU_ASSERT_EQUAL(a->type, CEL_ATTR_BOOLS);
+			CU_ASSERT_EQUAL_FATAL(a->n_items, 2);
+			CU_ASSERT(a->items[0].v.b && !a->items[1].v.b);
+			a = attr(g1, "firmware");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+			CU_ASSERT_EQUAL(a->type, CEL_ATTR_VERSIONS);
+			CU_ASSERT_EQUAL_FATAL(a->n_items, 2);
+			CU_ASSERT(a->items[1].version_ok);
+			DT_ASSERT_STR(a->items[1].version.pre, "rc.1");
+			CU_ASSERT_EQUAL(model_attr_n_values(attr(g1, "model")), 1);
+			CU_ASSERT_EQUAL(g1->cel.n_attrs, 5);
+			CU_ASSERT_EQUAL(g1->cel.attrs[1].kind, CEL_ATTR_STRINGS);
+			l = g1->cel.attrs[1].v.list;
+			CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+			CU_ASSERT_EQUAL_FATAL(l->len, 2);
+			CU_ASSERT_EQUAL(l->items[0].kind, CEL_STRING);
+			CU_ASSERT_EQUAL(g1->cel.attrs[4].v.list->items[1].kind, CEL_OBJECT);
+		}
 		/* The CEL view of the device. */
 		DT_ASSERT_STR(d->cel.driver, "gpu.example.com");
 		CU_ASSERT_EQUAL(d->cel.n_attrs, 5);

@@ -279,6 +279,24 @@ static const struct vcase cases[] = {
 	{ DEVICE("    attributes: {s: {string: "
 		 "'12345678901234567890123456789012345678901234567890123456789012345'}}\n"),
 	  SP "spec.devices[0].attributes[s].string: Too long: may not be more than 64 bytes" },
+	/* list-type attributes (DRAListTypeAttributes) */
+	{ DEVICE("    attributes: {a: {ints: [1, 2]}, b: {bools: [true]}, c: {strings: [x, z]}, "
+		 "d: {versions: [1.2.3, 2.0.0-rc.1]}}\n"), NULL },
+	{ DEVICE("    attributes: {a: {ints: []}}\n"),
+	  SP "spec.devices[0].attributes[a].ints: Required value: must not be empty" },
+	{ DEVICE("    attributes: {a: {strings: [ok, "
+		 "'12345678901234567890123456789012345678901234567890123456789012345']}}\n"),
+	  SP "spec.devices[0].attributes[a].strings[1]: Too long: may not be more than 64 bytes" },
+	{ DEVICE("    attributes: {v: {versions: [1.2.3, 1.02.3]}}\n"),
+	  SP "spec.devices[0].attributes[v].versions[1]: Invalid value: \"1.02.3\": must be a "
+	  "string compatible with semver.org spec 2.0.0" },
+	{ DEVICE("    attributes: {a: {ints: [1], int: 1}}\n"),
+	  SP "spec.devices[0].attributes[a]: Invalid value: {...}: exactly one "
+	  "value must be specified" },
+	{ DEVICE("    attributes: {a: {ints: [1, x]}}\n"),
+	  SP "spec.devices[0].attributes[a].ints[1]: Invalid value: \"x\": must be an integer" },
+	{ DEVICE("    attributes: {a: {bools: yes}}\n"),
+	  SP "spec.devices[0].attributes[a].bools: Invalid value: yes: must be a list" },
 	{ DEVICE("    attributes: {1abc: {int: 1}}\n"),
 	  SP "spec.devices[0].attributes[1abc]: Invalid value: \"1abc\": a valid C identifier "
 	  "must start with alphabetic character or '_', followed by a string of alphanumeric "
@@ -713,6 +731,16 @@ static const struct limit_case limits[] = {
 	  "      a%d: {int: %d}\n", "",
 	  SP "spec.devices[0]: Invalid value: 33: the total number of attributes and capacities "
 	  "must not exceed 32", 33 },
+	/* a list attribute limits the slice to 64 devices, as taints do */
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - {name: l, attributes: {a: {ints: [1]}}}\n",
+	  "  - name: d%d-%d\n", "",
+	  SP "spec.devices: Too many: 65: must have at most 64 items", 64 },
+	/* 48 attribute values per device, list items counted one by one */
+	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    attributes:\n"
+	  "      l: {ints: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]}\n",
+	  "      a%d: {int: %d}\n", "",
+	  SP "spec.devices[0].attributes: Invalid value: 49: the total number of attribute values "
+	  "(list items count individually) must not exceed 48", 29 },
 	{ SLICE_HEAD "  allNodes: true\n  devices:\n  - name: d\n    taints:\n",
 	  "    - {key: k%d, value: v%d, effect: None}\n", "",
 	  SP "spec.devices[0].taints: Too many: 17: must have at most 16 items", 17 },

@@ -140,7 +140,9 @@ struct alloc_ctx {
 
 struct alloc_state {
 	const struct alloc_ctx *ctx;
-	uint32_t *n_alloc;               /* per device: allocations (exclusive: 0/1) */
+	/* per device: allocations (exclusive: 0/1), | ALLOC_HELD_WHOLE when a
+	 * shared device is held by a result without shareID */
+	uint32_t *n_alloc;
 	size_t n_busy;                   /* exclusive devices of the node in use */
 	struct quantity *cap_used;       /* per capacity slot (shared devices) */
 	struct quantity *counter_used;   /* per counter */
@@ -206,17 +208,21 @@ bool alloc_toleration_matches(const struct model_toleration *t, const struct mod
 
 enum aval_kind { AVAL_NONE, AVAL_INT, AVAL_BOOL, AVAL_STRING, AVAL_VERSION, AVAL_UNIFORM };
 
+/* An attribute as a constraint sees it: a set of values of one element
+ * kind (a scalar is a one-element set, a list attribute the set of its
+ * items), or the node's one unknown value (AVAL_UNIFORM), or nothing. */
 struct aval {
 	enum aval_kind kind;
-	int64_t i;
-	const char *s;
-	size_t len;
+	const struct model_attribute *attr;     /* NULL for NONE and UNIFORM */
 };
 
 /* The attribute domain/id of device dev as a constraint sees it. */
 struct aval alloc_dev_attr(const struct alloc_ctx *ctx, uint32_t dev, const char *domain,
 			   const char *id);
-bool alloc_aval_equal(const struct aval *a, const struct aval *b);
+
+/* Sets of at most this many values take part in matchAttribute (the API
+ * allows 48 per device): the running intersection is a bit mask. */
+#define ALLOC_MATCH_MAX_VALUES 64
 
 struct aconstraint {
 	const struct model_constraint *src;
@@ -224,7 +230,11 @@ struct aconstraint {
 	const char *domain, *id;         /* of the fully qualified attribute */
 	/* State during the search. */
 	uint32_t count;
-	struct aval *vals;               /* match: vals[0]; distinct: every value */
+	/* match: vals[0] is the first device's set, masks[k] which of its
+	 * values every one of the first k + 1 devices has (the intersection,
+	 * restored by popping on backtrack); distinct: every device's set */
+	struct aval *vals;
+	uint64_t *masks;
 	uint32_t cap_vals;
 };
 
@@ -242,6 +252,13 @@ void alloc_constraint_remove(struct aconstraint *c);
 void alloc_state_clear(struct alloc_state *s);
 void alloc_state_take(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
 void alloc_state_release(struct alloc_state *s, uint32_t dev, const struct quantity *consumed);
+/* A device allowing multiple allocations that an existing claim holds as a
+ * dedicated device (a result without shareID, as the scheduler's
+ * AllocatedDevices has it): nobody else gets it, shared or not. */
+#define ALLOC_HELD_WHOLE (UINT32_C(1) << 31)
+/* In use for any request but admin access: an exclusive device taken
+ * once, a shared one held whole. */
+bool alloc_state_in_use(const struct alloc_state *s, uint32_t dev);
 
 /* ---- share IDs ---- */
 void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1]);

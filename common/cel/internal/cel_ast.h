@@ -64,6 +64,9 @@ struct cel_ovl {
 	const struct cel_ctype *result;
 	uint8_t nparams;
 	uint8_t rt_kind[CEL_MAX_PARAMS];         /* runtime dispatch: kind or ANY */
+	/* list(T) with a concrete T: the kind (or ANY) its first element must
+	 * have, as cel-go's runtime check of list arguments reads it. */
+	uint8_t rt_elem[CEL_MAX_PARAMS];
 	const struct cel_object_type *rt_obj[CEL_MAX_PARAMS];
 };
 
@@ -141,7 +144,11 @@ struct cel_token cel_lex_next(struct cel_lexer *lx);
 enum cel_nkind {
 	N_CONST, N_IDENT, N_SELECT, N_CALL, N_LIST, N_MAP, N_STRUCT, N_COMP,
 	N_DEVICE_ITEM,      /* device.attributes["d"].id / device.capacity[...][...] */
+	N_DEVICE_CMP,       /* a device item compared with a constant (cel_device_eval.c) */
 };
+
+/* The comparison of an N_DEVICE_CMP. */
+enum cel_cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
 
 /* Calls the evaluator treats specially (laziness, error absorption). */
 enum cel_special {
@@ -197,11 +204,29 @@ struct cel_node {
 			struct cel_node **vals;
 			uint32_t n;
 		} strct;
-		struct {                     /* N_DEVICE_ITEM (cel_eval.c) */
+		struct {                     /* N_DEVICE_ITEM (cel_device_eval.c) */
 			int slot;                    /* the device variable */
 			bool capacity;
 			const char *domain, *id;
+			/* cel_intern's copies (NULL: not interned), compared by
+			 * pointer with an interned device's names */
+			const char *idomain, *iid;
+			/* Where the last device had it: devices built alike
+			 * find it at once. Read and written with relaxed
+			 * atomics, the one thing evaluation writes into a
+			 * program (a stale hint costs a scan, nothing else). */
+			uint32_t hint;
 		} dev;
+		struct {                     /* N_DEVICE_CMP (cel_device_eval.c) */
+			/* ITEM op K, or ITEM.compareTo(K) op K2 (compare_to): */
+			const struct cel_node *item;         /* an N_DEVICE_ITEM */
+			const struct cel_node *call;         /* compareTo's call node */
+			const struct cel_node *generic;      /* the tree as checked */
+			struct cel_value k, k2;
+			uint64_t kcost;                      /* ceil(0.1 x len) of a string K */
+			uint8_t op;                          /* enum cel_cmp_op, ITEM on the left */
+			bool compare_to;
+		} dcmp;
 		struct {
 			const char *iter_var, *iter_var2, *accu_var;
 			int iter_slot, iter2_slot, accu_slot;
@@ -265,6 +290,30 @@ struct cel_ctx {
 };
 
 struct cel_value cel_eval_node(struct cel_ctx *ctx, const struct cel_node *n);
+
+/* Charge n cost units; false once the limit is passed. */
+static inline bool cel_charge(struct cel_ctx *ctx, uint64_t n)
+{
+	ctx->cost += n;
+	if (ctx->cost > ctx->cost_limit)
+		ctx->cancelled = true;
+	return !ctx->cancelled;
+}
+
+/* Device selector shapes resolved at compile time (cel_device_eval.c):
+ * rewrite n in place when it is one, evaluate the rewritten nodes. */
+void cel_match_device_item(struct cel_node *n);
+void cel_match_device_cmp(struct cel_arena *pool, struct cel_node *n);
+struct cel_value cel_eval_device_item(struct cel_ctx *ctx, const struct cel_node *n);
+/* An attribute of the device view as a CEL value (lists: of the element type). */
+struct cel_value cel_device_attr_value(const struct cel_device_attr *a);
+struct cel_value cel_eval_device_cmp(struct cel_ctx *ctx, const struct cel_node *n);
+/* The overload of a call's candidates that takes args at run time, or NULL. */
+const struct cel_ovl *cel_find_ovl(const struct cel_node *call, const struct cel_value *args,
+				   size_t nargs);
+/* Call o, charging its cost. */
+struct cel_value cel_call_ovl(struct cel_ctx *ctx, const struct cel_ovl *o,
+			      const struct cel_value *args, size_t nargs);
 /* Call an overload chosen at run time among the candidates. */
 struct cel_value cel_dispatch(struct cel_ctx *ctx, const struct cel_node *call,
 			      const struct cel_value *args, size_t nargs);

@@ -90,9 +90,10 @@ void model_quote(struct strbuf *sb, const char *s, size_t len);
 #define MAX_RESULTS             32      /* AllocationResultsMaxSize */
 #define MAX_RESERVED_FOR        256     /* ResourceClaimReservedForMaxSize */
 #define MAX_DEVICES             128     /* ResourceSliceMaxDevices */
-#define MAX_DEVICES_ADVANCED    64      /* ...WithTaintsOrConsumesCounters */
+#define MAX_DEVICES_ADVANCED    64      /* ...WithAdvancedFeatures: taints, counters, list attributes */
 #define MAX_ATTRS_AND_CAPS      32      /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
 #define MAX_ATTR_VALUE_LEN      64      /* DeviceAttributeMaxValueLength */
+#define MAX_ATTR_VALUES         48      /* ResourceSliceMaxAttributeValuesPerDevice (list items count one each) */
 #define MAX_DEVICE_TAINTS       16      /* DeviceTaintsMaxLength */
 #define MAX_RULE_CONDITIONS     8       /* DeviceTaintRuleStatusMaxConditions */
 #define MAX_COUNTER_SETS        8       /* ResourceSliceMaxCounterSets */
