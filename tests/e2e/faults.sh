@@ -83,7 +83,7 @@ wait_ready() {
 }
 
 case_restart() {
-	expect 0 sh "$ROOT/bench/bench_load.sh" "$BUILD" --agents 100 --per-cert 10 \
+	expect 0 sh "$ROOT/bench/bench_load.sh" "$BUILD" --agents 100 --per-cert 10 --deadline-ms 30000 \
 		--duration 16 --restart-at 7 --check --no-rss-check
 	has "$TMP/out" '^kill check: [1-9][0-9]* agents acknowledged before the kill, 0 acknowledged' "kill check"
 	has "$TMP/out" '^restart: 0 acknowledged reports lost, 0 agents never acknowledged again' "reconnect"
@@ -177,7 +177,7 @@ case_corrupt() {
 }
 
 case_clients() {
-	expect 0 sh "$ROOT/bench/bench_load.sh" "$BUILD" --agents 50 --per-cert 10 \
+	expect 0 sh "$ROOT/bench/bench_load.sh" "$BUILD" --agents 50 --per-cert 10 --deadline-ms 30000 \
 		--duration 15 --silent 20 --noread 20 --slow 20 --check --no-rss-check
 	has "$TMP/out" '^verdict: PASS' "verdict"
 	has "$TMP/out" '^faults: silent calls ended by the server' "faults ran"
