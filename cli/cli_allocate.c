@@ -160,29 +160,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* The validator's CEL hook: the API server compiles every selector. */
-static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
-{
-	struct cel_program *p = NULL;
-	struct dt_err err = { 0 };
-	int rc;
-
-	(void)ctx;
-	rc = cel_compile_selector(expr, len, true, &p, &err);
-	cel_program_free(p);
-	if (!rc)
-		return 0;
-	if (strstr(err.msg, "cost limit")) {
-		snprintf(msg, msgsz, "too complex, exceeds cost limit");
-		return -E2BIG;
-	}
-	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
-	return -EINVAL;
-}
-
 static int load(const struct opts *o, struct model_set *set)
 {
-	struct model_validate_opts vo = { check_cel, NULL };
+	struct model_validate_opts vo = { cel_selector_check, NULL };
 	struct dt_diags errs;
 	int rc = 0;
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "doc.h"
 #include "model.h"
+#include "cel.h"
 #include "plan.h"
 #include "strbuf.h"
 
@@ -190,7 +191,7 @@ int cli_validate(int argc, char **argv)
 	bool in_files = false;
 	struct model_set *set = NULL;
 	struct dt_diags errs;
-	struct model_validate_opts opts = { .check_cel = plan_check_cel };
+	struct model_validate_opts opts = { .check_cel = cel_selector_check };
 	int rc = CLI_EXIT_USAGE;
 
 	dt_diags_init(&errs);

@@ -34,6 +34,13 @@ struct cel_program;
 int cel_compile_selector(const char *expr, size_t len, bool check_cost,
 			 struct cel_program **out, struct dt_err *err);
 
+/* The API server's check of a selector it stores: 0 when expr compiles
+ * (cost included), else -EINVAL with "compilation failed: ERROR: ..." or
+ * -E2BIG with "too complex, exceeds cost limit" in msg. Its signature is
+ * the model validator's CEL hook (model_validate_opts.check_cel); ctx is
+ * unused. */
+int cel_selector_check(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx);
+
 /* Evaluate a selector against one device. *match is set on success. A
  * result that is not bool is an error ("CEL result of type list could not
  * be converted to bool"). */

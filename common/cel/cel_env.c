@@ -3,6 +3,7 @@
  * variable, compiling programs, and the selector API of cel.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -851,4 +852,23 @@ int cel_compile_selector(const char *expr, size_t len, bool check_cost,
 		return dt_err_set(err, -EINVAL, "too complex, exceeds cost limit");
 	}
 	return 0;
+}
+
+int cel_selector_check(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
+{
+	struct cel_program *p = NULL;
+	struct dt_err err = { 0 };
+	int rc;
+
+	(void)ctx;
+	rc = cel_compile_selector(expr, len, true, &p, &err);
+	cel_program_free(p);
+	if (!rc)
+		return 0;
+	if (strstr(err.msg, "cost limit")) {
+		snprintf(msg, msgsz, "too complex, exceeds cost limit");
+		return -E2BIG;
+	}
+	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
+	return -EINVAL;
 }

@@ -164,9 +164,6 @@ void plan_node_yaml(const char *name, const char *instance_type, const struct hw
 
 /* ---- Input checks (plan_check.c) ---- */
 
-/* The validator's CEL hook (model_cel_check_fn): compiles a selector in the
- * DRA environment, as the API server does. */
-int plan_check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx);
 /* After loading a plan's input into set (load problems in errs): 0 when it
  * may be planned, -EINVAL with every problem in errs (load problems, then
  * the API server's validation with CEL compiled). */
