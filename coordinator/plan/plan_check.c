@@ -1,7 +1,7 @@
-/* plan_check.c - the checks a plan's input passes before planning: what
- * `dratopo plan -f` and the coordinator's Plan RPC share (and `dratopo
- * validate` shares its CEL hook, cel_selector_check), so that a manifest is accepted or refused
- * the same way by both. */
+/* plan_check.c - the checks a plan's input passes before planning, shared
+ * by `dratopo plan -f` and the coordinator's Plan RPC so that a manifest is
+ * accepted or refused the same way by both (selectors compiled with
+ * cel_selector_check, as `dratopo validate` does). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
