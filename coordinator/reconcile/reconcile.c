@@ -703,6 +703,7 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	} else if (n && rec_pack_equal(n->pack, pack) &&
 		   strcmp(n->type->name, r->instance_type) == 0) {
 		/* A heartbeat: same devices, so the same verdict. */
+		out->heartbeat = n->cpus == r->cpus && n->memory_mib == r->memory_mib;
 		if ((rc = take_meta(n, r)))
 			rc = dt_err_set(err, rc, "out of memory");
 	} else if ((rc = node_for(f, r->node_name, &n, err)) == 0) {

@@ -116,6 +116,9 @@ struct rec_node {
 	/* As of the time asked (queries) or of the report (outcomes). */
 	bool plannable;
 	char *why;                      /* why not plannable; "" when it is */
+	/* Its type's nodes disagree on the shape: the node is on one side of
+	 * the conflict rec_fleet_conflicts lists. */
+	bool conflicted;
 };
 void rec_node_free(struct rec_node *n);
 
@@ -165,6 +168,10 @@ struct rec_outcome {
 	 * same devices as last time; the record's sequence and times still
 	 * moved, so the daemon writes it anyway). */
 	bool changed;
+	/* Nothing but the sequence, boot id, agent version and times moved
+	 * (same type, devices and host facts as the last report): the daemon
+	 * may store just those over the record it has. */
+	bool heartbeat;
 	struct rec_changes also;
 	struct dt_diags warnings;       /* for the log: a type that could not be learned */
 };

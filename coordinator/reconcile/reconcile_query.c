@@ -164,6 +164,7 @@ int rec_node_view(const struct rec_fleet *f, const struct fnode *n, int64_t now,
 	out->probed_ns = n->probed_ns;
 	out->received_ns = n->received_ns;
 	out->plannable = why.len == 0;
+	out->conflicted = rec_type_conflicted(n->type);
 	out->why = sb_error(&why) ? NULL : strdup(sb_str(&why));
 	sb_free(&why);
 	if (rec_diags_copy(&n->diffs, &out->differences) || !out->why ||

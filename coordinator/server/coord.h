@@ -80,13 +80,14 @@ int coord_commit_start(struct coord *c, struct dt_err *err);
 /* Flush what is queued and stop the committer thread. */
 void coord_commit_stop(struct coord *c);
 
-/* Reconcile one decoded report and return once its effects are durable:
- * 0 and *out (the caller frees it with rec_outcome_free); -EINVAL (the
- * report cannot be taken), -EAGAIN (not stored: the store failed, the
- * fleet is as if the report never came), -ENOMEM. blob is the report as
- * stored (packed, without the predicted slices). */
-int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blob,
-		 size_t blob_len, struct rec_outcome *out, struct dt_err *err);
+/* Reconcile one decoded report r (from msg) and return once its effects are
+ * durable: 0 and *out (the caller frees it with rec_outcome_free); -EINVAL
+ * (the report cannot be taken), -EAGAIN (not stored: the store failed, the
+ * fleet is as if the report never came), -ENOMEM. msg is packed for the
+ * store (without the predicted slices) only when the node's record is
+ * written whole; a heartbeat stores its sequence and times only. */
+int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
+		 const struct rec_report *r, struct rec_outcome *out, struct dt_err *err);
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);

@@ -119,23 +119,6 @@ static void log_report(const struct rec_outcome *o, const struct rec_report *rr)
 			o->warnings.msgs[i], NULL);
 }
 
-/* Whether the node's shape is one side of its type's conflict (rare: the
- * list is empty on a healthy fleet). */
-static bool in_conflict(struct coord *c, const struct rec_node *n)
-{
-	struct rec_conflict_list cl = { 0 };
-	bool found = false;
-
-	if (!rec_fleet_conflicts(coord_fleet_get(c), &cl, NULL))
-		for (size_t i = 0; i < cl.n && !found; i++)
-			for (size_t s = 0; s < cl.conflicts[i].n_shapes && !found; s++)
-				for (size_t k = 0; k < cl.conflicts[i].shapes[s].n_nodes && !found; k++)
-					found = !strcmp(cl.conflicts[i].shapes[s].nodes[k], n->name);
-	coord_fleet_put(c);
-	rec_conflict_list_free(&cl);
-	return found;
-}
-
 static grpc_status_code refuse_identity(struct rpc_ctx *ctx, const char *node)
 {
 	const char *cn = rpc_ctx_peer_cn(ctx);
@@ -155,8 +138,6 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	struct rec_device *devs = NULL;
 	struct rec_report rr;
 	struct dt_err err = { 0 };
-	uint8_t *blob = NULL;
-	size_t blob_len = 0;
 	struct resp *r;
 	int rc;
 
@@ -169,11 +150,8 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	devs = calloc(msg->n_devices + 1, sizeof(*devs));
 	rc = devs ? coord_report_from_pb(msg, coord_now_ns(), devs, &rr, &err) : -ENOMEM;
 	if (!rc)
-		rc = coord_report_pack(msg, &blob, &blob_len);
-	if (!rc)
-		rc = coord_report(c, &rr, blob, blob_len, &r->outcome, &err);
+		rc = coord_report(c, msg, &rr, &r->outcome, &err);
 	free(devs);
-	free(blob);
 	if (rc) {
 		resp_free(&r->m.base, NULL);
 		obs_log(rc == -EINVAL ? OBS_WARN : OBS_ERROR, "report_refused", "node",
@@ -189,7 +167,7 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	r->m.ack.verdict = coord_verdict_pb(r->outcome.node.verdict);
 	r->m.ack.n_differences = r->outcome.node.differences.n;
 	r->m.ack.differences = r->outcome.node.differences.msgs;
-	r->m.ack.conflict = in_conflict(c, &r->outcome.node);
+	r->m.ack.conflict = r->outcome.node.conflicted;
 	*response = &r->m.base;
 	return GRPC_STATUS_OK;
 }
@@ -245,6 +223,29 @@ static grpc_status_code on_list_nodes(struct rpc_ctx *ctx, const ProtobufCMessag
 	return GRPC_STATUS_OK;
 }
 
+/* The stored blob is the last report that changed the record; heartbeats
+ * since moved only these, which the record has. */
+static int heartbeat_fields(Dratopo__V1__TopologyReport *m, const struct rec_node *n)
+{
+	char *boot = strdup(n->boot_id), *ver = strdup(n->agent_version);
+
+	if (!boot || !ver) {
+		free(boot);
+		free(ver);
+		return -ENOMEM;
+	}
+	/* Unpacked strings are malloc'd, absent ones protobuf-c's default. */
+	if (m->boot_id != protobuf_c_empty_string)
+		free(m->boot_id);
+	if (m->agent_version != protobuf_c_empty_string)
+		free(m->agent_version);
+	m->boot_id = boot;
+	m->agent_version = ver;
+	m->sequence = n->sequence;
+	m->probed_unix_nanos = n->probed_ns;
+	return 0;
+}
+
 static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 				    ProtobufCMessage **response)
 {
@@ -276,6 +277,8 @@ static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage 
 	if (!rc)
 		r->report = dratopo__v1__topology_report__unpack(NULL, rec.report_len, rec.report);
 	store_node_done(&rec);
+	if (r->report && heartbeat_fields(r->report, &r->one))
+		return no_memory(ctx, r);
 	node = doc_arena_alloc(r->arena, sizeof(*node));
 	if (!node)
 		return no_memory(ctx, r);
