@@ -13,4 +13,11 @@ if(TARGET dratopo-coordinator AND TARGET dt_agent)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(coordinator_e2e PROPERTIES FIXTURES_REQUIRED agent_sysfs TIMEOUT 600
                        ENVIRONMENT "GRPC_VERBOSITY=NONE")
+
+  # The handlers called directly (coord_invoke), over a store stub that
+  # fails on demand (store_wrap: the store's backend interface).
+  dt_add_suite(test_coord SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_coord.c
+               LIBS dt_coord dt_agent INTERNAL coordinator/store)
+  set_tests_properties(test_coord PROPERTIES FIXTURES_REQUIRED agent_sysfs
+                       ENVIRONMENT "GRPC_VERBOSITY=NONE")
 endif()

@@ -47,6 +47,7 @@ struct coord_metrics {
 };
 
 struct coord {
+	bool open;                          /* coord_open ran: coord_close undoes it */
 	struct store *store;
 	struct rec_options rec_opts;
 	bool insecure;                      /* no client identities to check */
@@ -61,6 +62,27 @@ struct coord {
 	pthread_mutex_t plan_lock;          /* one plan at a time */
 	struct coord_metrics m;
 };
+
+/* ---- the state as a whole (coord_state.c) ---- */
+
+struct coord_opts {
+	const char *db;                 /* store URI (store_open); unused when store is set */
+	struct store *store;            /* an open store to take over (tests' stubs), or NULL */
+	struct rec_options rec;
+	bool insecure;                  /* no client identities to check */
+};
+
+/* Metrics, store, the fleet restored from it, the committer. hwdb extras
+ * are the caller's (hwdb_load_extra, before). On error, coord_close still
+ * frees what was opened (a given store included). */
+int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err);
+/* Flush the queued reports, stop the committer, close the store. */
+void coord_close(struct coord *c);
+/* Run one call on c as the server would, without the network: path, the
+ * request's bytes, who calls (NULL: no identity). 0 with *out (free with
+ * rpc_invoke_result_free), -ENOMEM. For tests and fuzzing. */
+int coord_invoke(struct coord *c, const char *path, const uint8_t *request, size_t len,
+		 const struct rpc_peer *peer, struct rpc_invoke_result *out);
 
 /* ---- the fleet (coord_restore.c) ---- */
 
