@@ -314,6 +314,7 @@ static int reevaluate(struct fnode *n, bool *changed, struct dt_err *err)
 	}
 	*changed = v != n->verdict || !diags_equal(&diffs, &n->diffs);
 	n->verdict = v;
+	n->drifted |= v == REC_DRIFT;
 	dt_diags_free(&n->diffs);
 	n->diffs = diffs;
 	return 0;
@@ -643,6 +644,7 @@ static int reconcile(struct rec_fleet *f, struct fnode *n, const struct rec_repo
 	out->changed = !old_shape || old_shape != n->shape || v != old_verdict ||
 		       !diags_equal(&diffs, &n->diffs);
 	n->verdict = v;
+	n->drifted |= v == REC_DRIFT;
 	dt_diags_free(&n->diffs);
 	n->diffs = diffs;
 	dt_diags_init(&diffs);

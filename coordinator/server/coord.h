@@ -27,6 +27,7 @@
 #include "reconcile.h"
 #include "rpc_server.h"
 #include "store.h"
+#include "strbuf.h"
 
 #include "dratopo/v1/agent.pb-c.h"
 #include "dratopo/v1/fleet.pb-c.h"
@@ -143,6 +144,21 @@ void coord_plan_release(ProtobufCMessage *response, void *user);
 
 /* Unix ns, CLOCK_REALTIME. */
 int64_t coord_now_ns(void);
+
+/* ---- remedies (coord_remedy.c) ---- */
+
+struct coord_remedies {
+	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
+	size_t device_taint_rules, node_taints;
+	char **lifted;                  /* nodes matching again after a drift */
+	size_t n_lifted;
+};
+
+/* The remedies of node (NULL or "": every node) as of now. Free with
+ * coord_remedies_free (not needed after an error). */
+int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
+		   struct dt_err *err);
+void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- metrics (coord_metrics.c) ---- */
 

@@ -23,6 +23,7 @@ struct resp {
 		Dratopo__V1__GetNodeResponse node;
 		Dratopo__V1__ListTypesResponse types;
 		Dratopo__V1__GetHwdbEntryResponse entry;
+		Dratopo__V1__RemediesResponse remedies;
 	} m;                            /* first: the glue hands &m.base back */
 	struct doc_arena *arena;        /* the message's arrays and strings */
 	struct rec_outcome outcome;
@@ -33,6 +34,8 @@ struct resp {
 	struct rec_type_list type_list;
 	Dratopo__V1__TopologyReport *report;
 	struct strbuf text;
+	struct coord_remedies rem;
+	bool has_rem;
 };
 
 static struct resp *resp_new(void)
@@ -64,6 +67,8 @@ static void resp_free(ProtobufCMessage *msg, void *user)
 	if (r->report)
 		dratopo__v1__topology_report__free_unpacked(r->report, NULL);
 	sb_free(&r->text);
+	if (r->has_rem)
+		coord_remedies_free(&r->rem);
 	doc_arena_free(r->arena);
 	free(r);
 }
@@ -384,6 +389,31 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 	return GRPC_STATUS_OK;
 }
 
+static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+				    ProtobufCMessage **response)
+{
+	struct coord *c = rpc_ctx_user(ctx);
+	const Dratopo__V1__RemediesRequest *q = (const void *)request;
+	struct dt_err err = { 0 };
+	struct resp *r = resp_new();
+
+	if (!r)
+		return no_memory(ctx, NULL);
+	if (coord_remedies(c, q->node, &r->rem, &err)) {
+		resp_free(&r->m.base, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
+	}
+	r->has_rem = true;
+	dratopo__v1__remedies_response__init(&r->m.remedies);
+	r->m.remedies.yaml = (char *)sb_str(&r->rem.yaml);
+	r->m.remedies.device_taint_rules = (uint32_t)r->rem.device_taint_rules;
+	r->m.remedies.node_taints = (uint32_t)r->rem.node_taints;
+	r->m.remedies.lifted = r->rem.lifted;
+	r->m.remedies.n_lifted = r->rem.n_lifted;
+	*response = &r->m.base;
+	return GRPC_STATUS_OK;
+}
+
 const struct rpc_method coord_methods[] = {
 	{ "/dratopo.v1.Coordinator/Report", &dratopo__v1__topology_report__descriptor,
 	  on_report, resp_free },
@@ -395,6 +425,8 @@ const struct rpc_method coord_methods[] = {
 	  on_list_types, resp_free },
 	{ "/dratopo.v1.Fleet/GetHwdbEntry", &dratopo__v1__get_hwdb_entry_request__descriptor,
 	  on_get_hwdb_entry, resp_free },
+	{ "/dratopo.v1.Fleet/Remedies", &dratopo__v1__remedies_request__descriptor,
+	  on_remedies, resp_free },
 	{ "/dratopo.v1.Planner/Plan", &dratopo__v1__plan_request__descriptor,
 	  coord_plan, coord_plan_release },
 };

@@ -359,7 +359,62 @@ static void test_restart_after_heartbeats(void)
 	coord_close(&c);
 }
 
+static Dratopo__V1__RemediesResponse *remedies(struct coord *c)
+{
+	Dratopo__V1__RemediesRequest q = DRATOPO__V1__REMEDIES_REQUEST__INIT;
+	struct rpc_invoke_result res;
+	uint8_t buf[64];
+	size_t len = protobuf_c_message_pack(&q.base, buf);
+	Dratopo__V1__RemediesResponse *r;
+
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, "/dratopo.v1.Fleet/Remedies", buf, len, NULL, &res),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(res.status, GRPC_STATUS_OK);
+	r = dratopo__v1__remedies_response__unpack(NULL, res.response_len, res.response);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	return r;
+}
+
+/* The degraded fixture's rules (test_remedy has the exact set), and the
+ * lift once the node matches again. */
+static void test_remedies(void)
+{
+	Dratopo__V1__RemediesResponse *r;
+	struct coord c;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	r = remedies(&c);
+	DT_ASSERT_STR(r->yaml, "");
+	CU_ASSERT_EQUAL(r->n_lifted, 0);
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge-degraded", "bad", 1, NULL, NULL, NULL),
+			GRPC_STATUS_OK);
+	r = remedies(&c);
+	CU_ASSERT_EQUAL(r->device_taint_rules, 5);
+	CU_ASSERT_EQUAL(r->node_taints, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "kind: DeviceTaintRule"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "name: dratopo-drift.bad.gpu-0"));
+	CU_ASSERT_PTR_NULL(strstr(r->yaml, "dratopo-drift.good."));
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "bad", 2, NULL, NULL, NULL), GRPC_STATUS_OK);
+	r = remedies(&c);
+	CU_ASSERT_EQUAL(r->device_taint_rules, 0);
+	CU_ASSERT_EQUAL_FATAL(r->n_lifted, 1);
+	DT_ASSERT_STR(r->lifted[0], "bad");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl delete devicetaintrule --ignore-not-found "
+				      "dratopo-drift.bad.gpu-0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl taint nodes bad dratopo.io/drift:NoSchedule-"));
+	CU_ASSERT_PTR_NULL(strstr(r->yaml, "\nkind:"));     /* nothing to apply */
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+	coord_close(&c);
+}
+
 DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
+		   DT_TEST(test_remedies),
 		   DT_TEST(test_identity),
 		   DT_TEST(test_garbage),
 		   DT_TEST(test_verdicts),
