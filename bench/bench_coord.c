@@ -34,10 +34,14 @@
 
 extern char **environ;
 
+static pid_t coord_pid;
+static int coord_http_port;
+
 struct agent {
 	pthread_t thread;
 	const char *addr;
-	uint8_t *report;
+	Dratopo__V1__TopologyReport *report;    /* sent with sequence 2, 3, ... */
+	uint8_t *buf;
 	size_t len;
 	double *lat;            /* seconds per call */
 	size_t n, cap;
@@ -55,9 +59,9 @@ static double now_s(void)
 
 static struct probe_topology topo;
 
-static uint8_t *pack_for(const char *node, size_t *len)
+static uint8_t *pack_for(const char *node, const char *run, size_t *len)
 {
-	struct agent_report_info info = { node, "bench", 1, (int64_t)time(NULL) * 1000000000,
+	struct agent_report_info info = { node, run, 1, (int64_t)time(NULL) * 1000000000,
 					  "bench" };
 	struct dt_diags w;
 	uint8_t *buf = NULL;
@@ -81,7 +85,11 @@ static void *agent_main(void *arg)
 		struct rpc_status st;
 		double t0 = now_s();
 
-		if (rpc_call_bytes(ch, REPORT, a->report, a->len, 10000, NULL, NULL, &st, NULL)) {
+		/* A heartbeat, as a running agent sends: same devices, a newer
+		 * sequence (packing it is a few µs, the same for both servers). */
+		a->report->sequence++;
+		a->len = protobuf_c_message_pack(&a->report->base, a->buf);
+		if (rpc_call_bytes(ch, REPORT, a->buf, a->len, 10000, NULL, NULL, &st, NULL)) {
 			a->errors++;
 			continue;
 		}
@@ -102,19 +110,55 @@ static int cmp_d(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Run n agents against addr for seconds; print one result row. */
-static void load(const char *what, const char *addr, int n, double seconds)
+/* utime + stime of pid, in seconds. */
+static double cpu_s(pid_t pid)
 {
+	char path[64], buf[2048], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* after the comm: state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime */
+	if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut,
+			&st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Run n agents against addr for seconds; print one result row, with the
+ * CPU time pid (when not 0) spent per report. */
+static void load(const char *what, const char *addr, int n, double seconds, pid_t pid)
+{
+	double cpu0 = pid ? cpu_s(pid) : 0, self0 = cpu_s(getpid());
 	struct agent *ag = calloc((size_t)n, sizeof(*ag));
 	double *all, t0 = now_s();
 	size_t total = 0, errors = 0, k = 0;
+	static int runs;
+	char run[32];
+
+	/* Each load run is a new agent run (boot id), so that its sequences
+	 * are new, not replays of the last run's. */
+	snprintf(run, sizeof(run), "bench-%d", ++runs);
 
 	for (int i = 0; i < n; i++) {
 		char name[32];
+		uint8_t *packed;
+		size_t len;
 
 		snprintf(name, sizeof(name), "load-%04d", i);
+		packed = pack_for(name, run, &len);
 		ag[i].addr = addr;
-		ag[i].report = pack_for(name, &ag[i].len);
+		ag[i].report = dratopo__v1__topology_report__unpack(NULL, len, packed);
+		ag[i].buf = malloc(len + 16);
+		free(packed);
 		ag[i].until = t0 + seconds;
 		pthread_create(&ag[i].thread, NULL, agent_main, &ag[i]);
 	}
@@ -128,11 +172,17 @@ static void load(const char *what, const char *addr, int n, double seconds)
 		memcpy(all + k, ag[i].lat, ag[i].n * sizeof(*all));
 		k += ag[i].n;
 		free(ag[i].lat);
-		free(ag[i].report);
+		free(ag[i].buf);
+		dratopo__v1__topology_report__free_unpacked(ag[i].report, NULL);
 	}
 	qsort(all, total, sizeof(*all), cmp_d);
-	printf("%-22s %7d %11.0f %9.2f %9.2f %7zu\n", what, n, total / (now_s() - t0),
+	printf("%-22s %7d %11.0f %9.2f %9.2f %7zu", what, n, total / (now_s() - t0),
 	       total ? all[total / 2] * 1e3 : 0, total ? all[total * 99 / 100] * 1e3 : 0, errors);
+	if (total)
+		printf(" %9.0f", (cpu_s(getpid()) - self0) / (double)total * 1e6);
+	if (pid && total)
+		printf(" %9.0f", (cpu_s(pid) - cpu0) / (double)total * 1e6);
+	printf("\n");
 	free(all);
 	free(ag);
 }
@@ -156,14 +206,13 @@ static grpc_status_code empty_report(struct rpc_ctx *ctx, const ProtobufCMessage
 
 /* ---- the coordinator process ---- */
 
-static pid_t coord_pid;
 
 static int start_coordinator(const char *build, const char *dir, char *addr, size_t len)
 {
 	char bin[4096], db[4096], log[4096], line[1024];
 	char insecure[] = "--insecure", listen[] = "--listen", any[] = "127.0.0.1:0", dbopt[] = "--db",
-	     workers[] = "--workers", n[] = "64";
-	char *argv[] = { bin, insecure, listen, any, dbopt, db, workers, n, NULL };
+	     workers[] = "--workers", n[] = "64", http[] = "--http", any2[] = "127.0.0.1:0";
+	char *argv[] = { bin, insecure, listen, any, dbopt, db, workers, n, http, any2, NULL };
 	posix_spawn_file_actions_t fa;
 	FILE *f;
 
@@ -180,8 +229,10 @@ static int start_coordinator(const char *build, const char *dir, char *addr, siz
 		if (!(f = fopen(log, "r")))
 			continue;
 		while (fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "grpc_port=");
+			char *p = strstr(line, "grpc_port="), *h = strstr(line, "http_port=");
 
+			if (h)
+				coord_http_port = atoi(h + 10);
 			if (p) {
 				snprintf(addr, len, "127.0.0.1:%d", atoi(p + 10));
 				fclose(f);
@@ -191,6 +242,22 @@ static int start_coordinator(const char *build, const char *dir, char *addr, siz
 		fclose(f);
 	}
 	return -1;
+}
+
+/* The coordinator's group commits so far: how many, reports per commit,
+ * mean commit time (from its /metrics). */
+static void commit_stats(void)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "curl -s http://127.0.0.1:%d/metrics | awk '"
+		 "/^dratopo_store_commit_seconds_sum/ {s=$2} /^dratopo_store_commit_seconds_count/ {n=$2}"
+		 " /^dratopo_store_commit_reports_sum/ {r=$2}"
+		 " END {if (n) printf \"  commits so far: %%d, %%.1f reports each, %%.2f ms each\\n\","
+		 " n, r/n, 1000*s/n}'", coord_http_port);
+	fflush(stdout);
+	if (coord_http_port && system(cmd))
+		printf("  (no commit metrics)\n");
 }
 
 static long rss_kib(pid_t pid)
@@ -228,7 +295,7 @@ static void *fleet_main(void *arg)
 		uint8_t *r;
 
 		snprintf(name, sizeof(name), "fleet-%05ld", i);
-		r = pack_for(name, &len);
+		r = pack_for(name, "bench-fleet", &len);
 		if (!r || rpc_call_bytes(p->ch, REPORT, r, len, 10000, NULL, NULL, NULL, NULL))
 			p->errors++;
 		free(r);
@@ -320,12 +387,14 @@ int main(int argc, char **argv)
 		}
 		snprintf(empty_addr, sizeof(empty_addr), "127.0.0.1:%d", rpc_server_port(srv));
 	}
-	printf("%-22s %7s %11s %9s %9s %7s\n", "server", "agents", "reports/s", "p50 ms", "p99 ms",
-	       "errors");
-	load("empty handler (limit)", empty_addr, clients, seconds);
-	load("dratopo-coordinator", addr, clients, seconds);
-	load("empty handler (limit)", empty_addr, clients, seconds);
-	load("dratopo-coordinator", addr, clients, seconds);
+	printf("%-22s %7s %11s %9s %9s %7s %9s %9s\n", "server", "agents", "reports/s", "p50 ms",
+	       "p99 ms", "errors", "bench us", "coord us");
+	load("empty handler (limit)", empty_addr, clients, seconds, 0);
+	load("dratopo-coordinator", addr, clients, seconds, coord_pid);
+	commit_stats();
+	load("empty handler (limit)", empty_addr, clients, seconds, 0);
+	load("dratopo-coordinator", addr, clients, seconds, coord_pid);
+	commit_stats();
 	rpc_server_shutdown(srv, 1000);
 	printf("coordinator RSS after the load runs: %ld KiB\n", rss_kib(coord_pid));
 	fleet(addr, fleet_n);

@@ -26,6 +26,7 @@
 struct query_opts {
 	struct cli_remote remote;
 	bool json;
+	bool yaml;                      /* nodes: the remedies, for kubectl apply */
 	const char *type, *verdict;
 };
 
@@ -39,11 +40,15 @@ static const char *verdict_name(Dratopo__V1__Verdict v)
 static void usage(FILE *f, const char *cmd)
 {
 	if (!strcmp(cmd, "nodes"))
-		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json]\n"
+		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
 			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n\n"
 			   "The nodes a running coordinator knows: instance type, its verdict on the\n"
 			   "last report (with the differences for a drift), when that report came,\n"
-			   "and whether planning may use the node (and why not).\n\n");
+			   "and whether planning may use the node (and why not).\n"
+			   "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
+			   "DeviceTaintRule per affected device of every drifted node, and as\n"
+			   "comments the Node taint of unfit nodes and the kubectl commands that\n"
+			   "lift the remedies of nodes that match again.\n\n");
 	else
 		fprintf(f, "usage: dratopo types --coordinator ADDR [TLS options] [-o table|json]\n\n"
 			   "Per instance type: nodes, how many match or drift, the most common live\n"
@@ -76,12 +81,14 @@ static int parse(int argc, char **argv, struct query_opts *o, bool *help)
 		}
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			a = argv[++i];
-			if (strcmp(a, "json") && strcmp(a, "table")) {
-				fprintf(stderr, "dratopo %s: unknown output format '%s' (table or json)\n",
-					cmd, a);
+			if (strcmp(a, "json") && strcmp(a, "table") &&
+			    (strcmp(cmd, "nodes") || strcmp(a, "yaml"))) {
+				fprintf(stderr, "dratopo %s: unknown output format '%s' (table%s or "
+					"json)\n", cmd, a, strcmp(cmd, "nodes") ? "" : ", yaml");
 				return CLI_EXIT_USAGE;
 			}
 			o->json = !strcmp(a, "json");
+			o->yaml = !strcmp(a, "yaml");
 			continue;
 		}
 		if (!strcmp(cmd, "nodes") && !strcmp(a, "--type"))
@@ -117,6 +124,25 @@ static int flush_out(const char *cmd, struct strbuf *sb)
 	}
 	sb_free(sb);
 	return rc;
+}
+
+/* nodes -o yaml: the coordinator's remedies, as it wrote them. */
+static int remedies(struct query_opts *o)
+{
+	Dratopo__V1__RemediesRequest req = DRATOPO__V1__REMEDIES_REQUEST__INIT;
+	Dratopo__V1__RemediesResponse *r;
+	ProtobufCMessage *resp = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int rc = cli_remote_call(&o->remote, "nodes", "/dratopo.v1.Fleet/Remedies", &req.base,
+				 &dratopo__v1__remedies_response__descriptor, QUERY_DEADLINE_MS,
+				 &resp);
+
+	if (rc)
+		return rc;
+	r = (Dratopo__V1__RemediesResponse *)resp;
+	sb_puts(&sb, r->yaml);
+	protobuf_c_message_free_unpacked(resp, NULL);
+	return flush_out("nodes", &sb);
 }
 
 static void rfc3339(int64_t ns, char *buf, size_t len)
@@ -197,6 +223,8 @@ int cli_nodes(int argc, char **argv)
 
 	if (rc || help)
 		return help ? (usage(stdout, "nodes"), CLI_EXIT_OK) : rc;
+	if (o.yaml)
+		return remedies(&o);
 	if (o.type)
 		req.instance_type = (char *)o.type;
 	if (o.verdict) {

@@ -314,6 +314,7 @@ static int reevaluate(struct fnode *n, bool *changed, struct dt_err *err)
 	}
 	*changed = v != n->verdict || !diags_equal(&diffs, &n->diffs);
 	n->verdict = v;
+	n->drifted |= v == REC_DRIFT;
 	dt_diags_free(&n->diffs);
 	n->diffs = diffs;
 	return 0;
@@ -643,6 +644,7 @@ static int reconcile(struct rec_fleet *f, struct fnode *n, const struct rec_repo
 	out->changed = !old_shape || old_shape != n->shape || v != old_verdict ||
 		       !diags_equal(&diffs, &n->diffs);
 	n->verdict = v;
+	n->drifted |= v == REC_DRIFT;
 	dt_diags_free(&n->diffs);
 	n->diffs = diffs;
 	dt_diags_init(&diffs);
@@ -703,6 +705,7 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	} else if (n && rec_pack_equal(n->pack, pack) &&
 		   strcmp(n->type->name, r->instance_type) == 0) {
 		/* A heartbeat: same devices, so the same verdict. */
+		out->heartbeat = n->cpus == r->cpus && n->memory_mib == r->memory_mib;
 		if ((rc = take_meta(n, r)))
 			rc = dt_err_set(err, rc, "out of memory");
 	} else if ((rc = node_for(f, r->node_name, &n, err)) == 0) {

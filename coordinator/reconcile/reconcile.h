@@ -116,6 +116,12 @@ struct rec_node {
 	/* As of the time asked (queries) or of the report (outcomes). */
 	bool plannable;
 	char *why;                      /* why not plannable; "" when it is */
+	/* Its type's nodes disagree on the shape: the node is on one side of
+	 * the conflict rec_fleet_conflicts lists. */
+	bool conflicted;
+	/* It matches (or is learned) again after being in drift since this
+	 * fleet was made: the remedies of that drift are to be lifted. */
+	bool recovered;
 };
 void rec_node_free(struct rec_node *n);
 
@@ -165,6 +171,10 @@ struct rec_outcome {
 	 * same devices as last time; the record's sequence and times still
 	 * moved, so the daemon writes it anyway). */
 	bool changed;
+	/* Nothing but the sequence, boot id, agent version and times moved
+	 * (same type, devices and host facts as the last report): the daemon
+	 * may store just those over the record it has. */
+	bool heartbeat;
 	struct rec_changes also;
 	struct dt_diags warnings;       /* for the log: a type that could not be learned */
 };
@@ -260,6 +270,12 @@ int rec_fleet_conflicts(struct rec_fleet *f, struct rec_conflict_list *out,
 int rec_node_slices(struct rec_fleet *f, const char *name, const struct hwdb_cc_mode *mode,
 		    struct model_set *set, struct model_object **out, size_t *n_out,
 		    struct dt_err *err);
+
+/* A node's topology rebuilt from its last report (*out: probe_topology_free)
+ * and its type's effective entry (NULL for an unknown type; it lives as
+ * long as the fleet). -ENOENT: no node. */
+int rec_node_topology(struct rec_fleet *f, const char *name, struct probe_topology *out,
+		      const struct hwdb_type **entry, struct dt_err *err);
 
 /* ---- Restore ----
  *

@@ -11,11 +11,40 @@
 
 /* The strings of one report, each kept once. */
 struct strings {
-	char buf[REC_MAX_DEVICES * (PROBE_NAME_MAX + PROBE_NAME_MAX + 64)];
+	char *buf;
 	size_t len;
-	uint16_t offs[REC_MAX_DEVICES * 3];
+	uint16_t *offs;
 	size_t n;
 };
+
+#define RDMA_NAME_MAX 64
+
+/* Room for the strings of r's devices (at most n_devices <= REC_MAX_DEVICES):
+ * each string counted up to its field's size, as longer ones are refused.
+ * Sized to the report, not to the worst case: this runs for every report,
+ * heartbeats included. */
+static int strings_init(struct strings *st, const struct rec_report *r)
+{
+	size_t cap = 1;
+
+	for (size_t i = 0; i < r->n_devices; i++) {
+		const struct rec_device *d = &r->devices[i];
+
+		cap += (d->pcie_root ? strnlen(d->pcie_root, PROBE_NAME_MAX) : 0) + 1;
+		cap += (d->link_speed ? strnlen(d->link_speed, PROBE_NAME_MAX) : 0) + 1;
+		cap += (d->rdma_device ? strnlen(d->rdma_device, RDMA_NAME_MAX) : 0) + 1;
+	}
+	st->len = st->n = 0;
+	st->buf = malloc(cap);
+	st->offs = malloc((3 * r->n_devices + 1) * sizeof(*st->offs));
+	return st->buf && st->offs ? 0 : -ENOMEM;
+}
+
+static void strings_free(struct strings *st)
+{
+	free(st->buf);
+	free(st->offs);
+}
 
 static bool printable(const char *s)
 {
@@ -85,7 +114,7 @@ static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
 		return bad(err, r, i, "linkWidth is more than 64 lanes");
 	root = intern(st, d->pcie_root, PROBE_NAME_MAX);
 	speed = intern(st, d->link_speed, PROBE_NAME_MAX);
-	rdma = intern(st, d->rdma_device, 64);
+	rdma = intern(st, d->rdma_device, RDMA_NAME_MAX);
 	if (root < 0 || speed < 0 || rdma < 0)
 		return bad(err, r, i, root < 0 ? "pcieRoot is too long or not printable"
 				      : speed < 0 ? "linkSpeed is too long or not printable"
@@ -111,7 +140,7 @@ static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
 
 int rec_pack_devices(const struct rec_report *r, struct rec_pack **out, struct dt_err *err)
 {
-	struct strings *st = NULL;
+	struct strings st = { 0 };
 	struct rec_pdev *devs = NULL;
 	struct rec_pack *p = NULL;
 	size_t n = r->n_devices;
@@ -121,16 +150,15 @@ int rec_pack_devices(const struct rec_report *r, struct rec_pack **out, struct d
 	if (n > REC_MAX_DEVICES)
 		return dt_err_set(err, -E2BIG, "node %s: %zu devices; a report carries at most %d",
 				  r->node_name, n, REC_MAX_DEVICES);
-	st = calloc(1, sizeof(*st));
 	/* calloc: the padding of each rec_pdev stays zero, so packs compare
 	 * with memcmp. */
 	devs = calloc(n ? n : 1, sizeof(*devs));
-	if (!st || !devs) {
+	if (strings_init(&st, r) || !devs) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = pack_one(r, i, st, &devs[i], err);
+		rc = pack_one(r, i, &st, &devs[i], err);
 	if (rc)
 		goto out;
 	qsort(devs, n, sizeof(*devs), pdev_cmp);
@@ -144,18 +172,18 @@ int rec_pack_devices(const struct rec_report *r, struct rec_pack **out, struct d
 					r->node_name, name);
 			goto out;
 		}
-	p = calloc(1, sizeof(*p) + n * sizeof(*devs) + st->len);
+	p = calloc(1, sizeof(*p) + n * sizeof(*devs) + st.len);
 	if (!p) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	p->n = (uint16_t)n;
-	p->strings_len = (uint16_t)st->len;
+	p->strings_len = (uint16_t)st.len;
 	memcpy(p->devs, devs, n * sizeof(*devs));
-	memcpy((char *)(p->devs + n), st->buf, st->len);
+	memcpy((char *)(p->devs + n), st.buf, st.len);
 	*out = p;
 out:
-	free(st);
+	strings_free(&st);
 	free(devs);
 	return rc;
 }

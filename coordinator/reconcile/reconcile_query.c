@@ -164,6 +164,8 @@ int rec_node_view(const struct rec_fleet *f, const struct fnode *n, int64_t now,
 	out->probed_ns = n->probed_ns;
 	out->received_ns = n->received_ns;
 	out->plannable = why.len == 0;
+	out->conflicted = rec_type_conflicted(n->type);
+	out->recovered = n->drifted && (n->verdict == REC_MATCH || n->verdict == REC_LEARNED);
 	out->why = sb_error(&why) ? NULL : strdup(sb_str(&why));
 	sb_free(&why);
 	if (rec_diags_copy(&n->diffs, &out->differences) || !out->why ||
@@ -551,5 +553,25 @@ int rec_node_slices(struct rec_fleet *f, const char *name, const struct hwdb_cc_
 	rc = probe_slices(&top, mode, name, set, out, n_out, &warnings, err);
 	dt_diags_free(&warnings);
 	probe_topology_free(&top);
+	return rc;
+}
+
+int rec_node_topology(struct rec_fleet *f, const char *name, struct probe_topology *out,
+		      const struct hwdb_type **entry, struct dt_err *err)
+{
+	const struct fnode *n;
+	int rc;
+
+	pthread_mutex_lock(&f->mu);
+	n = rec_find_node(f, name, NULL);
+	if (!n) {
+		rc = dt_err_set(err, -ENOENT, "no node %s", name);
+	} else {
+		rc = rec_pack_topology(n->pack, n->type->name, n->cpus, n->memory_mib, out, err);
+		*entry = hwdb_lookup(n->type->name);
+		if (!*entry && n->type->learned)
+			*entry = n->type->learned->entry;
+	}
+	pthread_mutex_unlock(&f->mu);
 	return rc;
 }

@@ -27,6 +27,7 @@
 #include "reconcile.h"
 #include "rpc_server.h"
 #include "store.h"
+#include "strbuf.h"
 
 #include "dratopo/v1/agent.pb-c.h"
 #include "dratopo/v1/fleet.pb-c.h"
@@ -47,6 +48,7 @@ struct coord_metrics {
 };
 
 struct coord {
+	bool open;                          /* coord_open ran: coord_close undoes it */
 	struct store *store;
 	struct rec_options rec_opts;
 	bool insecure;                      /* no client identities to check */
@@ -61,6 +63,27 @@ struct coord {
 	pthread_mutex_t plan_lock;          /* one plan at a time */
 	struct coord_metrics m;
 };
+
+/* ---- the state as a whole (coord_state.c) ---- */
+
+struct coord_opts {
+	const char *db;                 /* store URI (store_open); unused when store is set */
+	struct store *store;            /* an open store to take over (tests' stubs), or NULL */
+	struct rec_options rec;
+	bool insecure;                  /* no client identities to check */
+};
+
+/* Metrics, store, the fleet restored from it, the committer. hwdb extras
+ * are the caller's (hwdb_load_extra, before). On error, coord_close still
+ * frees what was opened (a given store included). */
+int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err);
+/* Flush the queued reports, stop the committer, close the store. */
+void coord_close(struct coord *c);
+/* Run one call on c as the server would, without the network: path, the
+ * request's bytes, who calls (NULL: no identity). 0 with *out (free with
+ * rpc_invoke_result_free), -ENOMEM. For tests and fuzzing. */
+int coord_invoke(struct coord *c, const char *path, const uint8_t *request, size_t len,
+		 const struct rpc_peer *peer, struct rpc_invoke_result *out);
 
 /* ---- the fleet (coord_restore.c) ---- */
 
@@ -80,13 +103,14 @@ int coord_commit_start(struct coord *c, struct dt_err *err);
 /* Flush what is queued and stop the committer thread. */
 void coord_commit_stop(struct coord *c);
 
-/* Reconcile one decoded report and return once its effects are durable:
- * 0 and *out (the caller frees it with rec_outcome_free); -EINVAL (the
- * report cannot be taken), -EAGAIN (not stored: the store failed, the
- * fleet is as if the report never came), -ENOMEM. blob is the report as
- * stored (packed, without the predicted slices). */
-int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blob,
-		 size_t blob_len, struct rec_outcome *out, struct dt_err *err);
+/* Reconcile one decoded report r (from msg) and return once its effects are
+ * durable: 0 and *out (the caller frees it with rec_outcome_free); -EINVAL
+ * (the report cannot be taken), -EAGAIN (not stored: the store failed, the
+ * fleet is as if the report never came), -ENOMEM. msg is packed for the
+ * store (without the predicted slices) only when the node's record is
+ * written whole; a heartbeat stores its sequence and times only. */
+int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
+		 const struct rec_report *r, struct rec_outcome *out, struct dt_err *err);
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);
@@ -120,6 +144,21 @@ void coord_plan_release(ProtobufCMessage *response, void *user);
 
 /* Unix ns, CLOCK_REALTIME. */
 int64_t coord_now_ns(void);
+
+/* ---- remedies (coord_remedy.c) ---- */
+
+struct coord_remedies {
+	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
+	size_t device_taint_rules, node_taints;
+	char **lifted;                  /* nodes matching again after a drift */
+	size_t n_lifted;
+};
+
+/* The remedies of node (NULL or "": every node) as of now. Free with
+ * coord_remedies_free (not needed after an error). */
+int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
+		   struct dt_err *err);
+void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- metrics (coord_metrics.c) ---- */
 

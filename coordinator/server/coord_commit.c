@@ -33,22 +33,27 @@ struct job {
 	struct store_batch *batches;
 	size_t n_batches;
 	struct store_node *nodes;           /* [0] the reporter, when there is one */
+	bool touch;                         /* nodes[0] is a heartbeat: no blob */
 	bool *need_blob;
 	size_t n_nodes;
 	struct store_learned *learned;
 	struct store_conflict *rows;
 	struct store_node *fetched;         /* records read for their blobs */
+	uint8_t *blob;                      /* the reporter's packed report, owned */
 	size_t n_fetched;
 	int rc;
 	struct dt_err err;
 	bool done;
+	/* Its handler waits on its own condition, so that a commit wakes
+	 * exactly the handlers it answers, not every one still waiting. */
+	pthread_cond_t cond;
 };
 
 struct coord_commit {
 	struct coord *c;
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t work, done;
+	pthread_cond_t work;
 	struct job *head, *tail;
 	bool stop;
 };
@@ -60,11 +65,13 @@ static void job_free(struct job *j)
 	for (size_t i = 0; i < j->n_fetched; i++)
 		store_node_done(&j->fetched[i]);
 	free(j->fetched);
+	free(j->blob);
 	free(j->batches);
 	free(j->nodes);
 	free(j->need_blob);
 	free(j->learned);
 	free(j->rows);
+	pthread_cond_destroy(&j->cond);
 	free(j);
 }
 
@@ -75,9 +82,11 @@ static void learned_record(const struct rec_learned *l, struct store_learned *ou
 }
 
 /* The store batches for what one report (node, may be NULL) and its side
- * effects changed. Everything is borrowed from node and ch. */
-static struct job *job_new(const struct rec_node *node, const uint8_t *blob, size_t blob_len,
-			   const struct rec_changes *ch)
+ * effects changed: node's whole record with blob, or, for a heartbeat
+ * (touch), only its sequence and times. Everything is borrowed from node,
+ * blob and ch. */
+static struct job *job_new(const struct rec_node *node, bool touch, const uint8_t *blob,
+			   size_t blob_len, const struct rec_changes *ch)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	size_t n_rows = 0, b = 0, r = 0, k = 0;
@@ -85,6 +94,8 @@ static struct job *job_new(const struct rec_node *node, const uint8_t *blob, siz
 
 	if (!j)
 		return NULL;
+	pthread_cond_init(&j->cond, NULL);
+	j->touch = node && touch;
 	for (size_t i = 0; i < ch->n_conflicts; i++)
 		for (size_t s = 0; s < ch->conflicts[i].n_shapes; s++)
 			n_rows += ch->conflicts[i].shapes[s].n_nodes;
@@ -106,8 +117,12 @@ static struct job *job_new(const struct rec_node *node, const uint8_t *blob, siz
 		coord_node_record(&ch->nodes[i], NULL, 0, &j->nodes[k]);
 		j->need_blob[k] = true;
 	}
-	for (size_t i = 0; i < j->n_nodes; i++)
-		j->batches[b++].node = &j->nodes[i];
+	for (size_t i = 0; i < j->n_nodes; i++) {
+		if (i == 0 && j->touch)
+			j->batches[b++].touch = &j->nodes[i];
+		else
+			j->batches[b++].node = &j->nodes[i];
+	}
 	for (size_t i = 0; i < ch->n_learned; i++) {
 		learned_record(&ch->learned[i], &j->learned[i]);
 		j->batches[b++].learned = &j->learned[i];
@@ -130,7 +145,8 @@ static struct job *job_new(const struct rec_node *node, const uint8_t *blob, siz
 /* ---- the committer ---- */
 
 /* The newest blob of node name written before jobs[ji].nodes[ni] in this
- * transaction, or NULL. */
+ * transaction, or NULL. A heartbeat writes none: the blob before it (here
+ * or in the store) holds the same devices. */
 static const struct store_node *earlier_blob(struct job **jobs, size_t ji, size_t ni,
 					     const char *name)
 {
@@ -138,7 +154,8 @@ static const struct store_node *earlier_blob(struct job **jobs, size_t ji, size_
 		for (size_t k = (j == ji ? ni : jobs[j]->n_nodes); k-- > 0;) {
 			const struct store_node *n = &jobs[j]->nodes[k];
 
-			if (!jobs[j]->need_blob[k] && !strcmp(n->name, name))
+			if (!jobs[j]->need_blob[k] && !(k == 0 && jobs[j]->touch) &&
+			    !strcmp(n->name, name))
 				return n;
 		}
 	}
@@ -230,17 +247,22 @@ static void rebuild_locked(struct coord *c)
 		NULL);
 }
 
+/* With cm->lock held. */
+static void job_done(struct job *j, int rc, const struct dt_err *err)
+{
+	j->rc = rc;
+	if (rc && err)
+		j->err = *err;
+	j->done = true;
+	pthread_cond_signal(&j->cond);
+}
+
 static void finish(struct coord_commit *cm, struct job **jobs, size_t n, int rc,
 		   const struct dt_err *err)
 {
 	pthread_mutex_lock(&cm->lock);
-	for (size_t i = 0; i < n; i++) {
-		jobs[i]->rc = rc;
-		if (rc && err)
-			jobs[i]->err = *err;
-		jobs[i]->done = true;
-	}
-	pthread_cond_broadcast(&cm->done);
+	for (size_t i = 0; i < n; i++)
+		job_done(jobs[i], rc, err);
 	pthread_mutex_unlock(&cm->lock);
 }
 
@@ -250,8 +272,10 @@ static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int 
 		      const struct dt_err *err)
 {
 	struct coord *c = cm->c;
-	struct job *q;
+	struct job *q, *next;
+	struct dt_err behind = *err;
 
+	dt_err_prefix(&behind, "an earlier report in the same commit failed: ");
 	obs_inc(obs_series(c->m.store_errors, "commit", NULL));
 	obs_log(OBS_ERROR, "store_error", "op", "commit", "error", err->msg, NULL);
 	pthread_rwlock_wrlock(&c->fleet_lock);
@@ -259,13 +283,10 @@ static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int 
 	pthread_mutex_lock(&cm->lock);
 	q = cm->head;
 	cm->head = cm->tail = NULL;
-	for (; q; q = q->next) {
-		q->rc = rc;
-		q->err = *err;
-		dt_err_prefix(&q->err, "an earlier report in the same commit failed: ");
-		q->done = true;
+	for (; q; q = next) {
+		next = q->next;         /* q may be freed once done */
+		job_done(q, rc, &behind);
 	}
-	pthread_cond_broadcast(&cm->done);
 	pthread_mutex_unlock(&cm->lock);
 	rebuild_locked(c);
 	pthread_rwlock_unlock(&c->fleet_lock);
@@ -312,7 +333,6 @@ int coord_commit_start(struct coord *c, struct dt_err *err)
 	cm->c = c;
 	pthread_mutex_init(&cm->lock, NULL);
 	pthread_cond_init(&cm->work, NULL);
-	pthread_cond_init(&cm->done, NULL);
 	if (pthread_create(&cm->thread, NULL, committer_main, cm)) {
 		free(cm);
 		return dt_err_set(err, -EAGAIN, "cannot start the committer thread");
@@ -333,7 +353,6 @@ void coord_commit_stop(struct coord *c)
 	pthread_mutex_unlock(&cm->lock);
 	pthread_join(cm->thread, NULL);
 	pthread_cond_destroy(&cm->work);
-	pthread_cond_destroy(&cm->done);
 	pthread_mutex_destroy(&cm->lock);
 	free(cm);
 	c->commit = NULL;
@@ -358,7 +377,7 @@ static int wait_job(struct coord_commit *cm, struct job *j, struct dt_err *err)
 
 	pthread_mutex_lock(&cm->lock);
 	while (!j->done)
-		pthread_cond_wait(&cm->done, &cm->lock);
+		pthread_cond_wait(&j->cond, &cm->lock);
 	pthread_mutex_unlock(&cm->lock);
 	rc = j->rc;
 	if (rc && err)
@@ -386,10 +405,36 @@ static int fresh_fleet(struct coord *c, struct dt_err *err)
 				  "write; reports wait until it can") : 0;
 }
 
-int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blob,
-		 size_t blob_len, struct rec_outcome *out, struct dt_err *err)
+/* The job for a reconciled report, with fleet_lock and apply_lock held. A
+ * report whose record is written whole is packed here, and only then:
+ * heartbeats and replays, the steady state, never are. */
+static struct job *report_job(const Dratopo__V1__TopologyReport *msg,
+			      const struct rec_outcome *o)
 {
 	static const struct rec_changes none;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	struct job *j;
+
+	/* A replay changes nothing, but is acknowledged only once whatever
+	 * it replays (maybe still queued) is durable: an empty job. */
+	if (o->replay)
+		return job_new(NULL, false, NULL, 0, &none);
+	if (o->heartbeat)
+		return job_new(&o->node, true, NULL, 0, &o->also);
+	if (coord_report_pack(msg, &blob, &len))
+		return NULL;
+	j = job_new(&o->node, false, blob, len, &o->also);
+	if (j)
+		j->blob = blob;
+	else
+		free(blob);
+	return j;
+}
+
+int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
+		 const struct rec_report *r, struct rec_outcome *out, struct dt_err *err)
+{
 	struct job *j;
 	int rc = fresh_fleet(c, err);
 
@@ -403,10 +448,7 @@ int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blo
 		pthread_rwlock_unlock(&c->fleet_lock);
 		return rc;
 	}
-	/* A replay changes nothing, but is acknowledged only once whatever
-	 * it replays (maybe still queued) is durable: an empty job. */
-	j = out->replay ? job_new(NULL, NULL, 0, &none)
-			: job_new(&out->node, blob, blob_len, &out->also);
+	j = report_job(msg, out);
 	if (j)
 		enqueue(c->commit, j);
 	pthread_mutex_unlock(&c->apply_lock);
@@ -430,7 +472,7 @@ int coord_report(struct coord *c, const struct rec_report *r, const uint8_t *blo
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err)
 {
-	struct job *j = job_new(NULL, NULL, 0, changes);
+	struct job *j = job_new(NULL, false, NULL, 0, changes);
 
 	if (!j)
 		return dt_err_set(err, -ENOMEM, "out of memory");

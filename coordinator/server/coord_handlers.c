@@ -23,6 +23,7 @@ struct resp {
 		Dratopo__V1__GetNodeResponse node;
 		Dratopo__V1__ListTypesResponse types;
 		Dratopo__V1__GetHwdbEntryResponse entry;
+		Dratopo__V1__RemediesResponse remedies;
 	} m;                            /* first: the glue hands &m.base back */
 	struct doc_arena *arena;        /* the message's arrays and strings */
 	struct rec_outcome outcome;
@@ -33,6 +34,8 @@ struct resp {
 	struct rec_type_list type_list;
 	Dratopo__V1__TopologyReport *report;
 	struct strbuf text;
+	struct coord_remedies rem;
+	bool has_rem;
 };
 
 static struct resp *resp_new(void)
@@ -64,6 +67,8 @@ static void resp_free(ProtobufCMessage *msg, void *user)
 	if (r->report)
 		dratopo__v1__topology_report__free_unpacked(r->report, NULL);
 	sb_free(&r->text);
+	if (r->has_rem)
+		coord_remedies_free(&r->rem);
 	doc_arena_free(r->arena);
 	free(r);
 }
@@ -119,23 +124,6 @@ static void log_report(const struct rec_outcome *o, const struct rec_report *rr)
 			o->warnings.msgs[i], NULL);
 }
 
-/* Whether the node's shape is one side of its type's conflict (rare: the
- * list is empty on a healthy fleet). */
-static bool in_conflict(struct coord *c, const struct rec_node *n)
-{
-	struct rec_conflict_list cl = { 0 };
-	bool found = false;
-
-	if (!rec_fleet_conflicts(coord_fleet_get(c), &cl, NULL))
-		for (size_t i = 0; i < cl.n && !found; i++)
-			for (size_t s = 0; s < cl.conflicts[i].n_shapes && !found; s++)
-				for (size_t k = 0; k < cl.conflicts[i].shapes[s].n_nodes && !found; k++)
-					found = !strcmp(cl.conflicts[i].shapes[s].nodes[k], n->name);
-	coord_fleet_put(c);
-	rec_conflict_list_free(&cl);
-	return found;
-}
-
 static grpc_status_code refuse_identity(struct rpc_ctx *ctx, const char *node)
 {
 	const char *cn = rpc_ctx_peer_cn(ctx);
@@ -155,8 +143,6 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	struct rec_device *devs = NULL;
 	struct rec_report rr;
 	struct dt_err err = { 0 };
-	uint8_t *blob = NULL;
-	size_t blob_len = 0;
 	struct resp *r;
 	int rc;
 
@@ -169,11 +155,8 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	devs = calloc(msg->n_devices + 1, sizeof(*devs));
 	rc = devs ? coord_report_from_pb(msg, coord_now_ns(), devs, &rr, &err) : -ENOMEM;
 	if (!rc)
-		rc = coord_report_pack(msg, &blob, &blob_len);
-	if (!rc)
-		rc = coord_report(c, &rr, blob, blob_len, &r->outcome, &err);
+		rc = coord_report(c, msg, &rr, &r->outcome, &err);
 	free(devs);
-	free(blob);
 	if (rc) {
 		resp_free(&r->m.base, NULL);
 		obs_log(rc == -EINVAL ? OBS_WARN : OBS_ERROR, "report_refused", "node",
@@ -189,7 +172,7 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	r->m.ack.verdict = coord_verdict_pb(r->outcome.node.verdict);
 	r->m.ack.n_differences = r->outcome.node.differences.n;
 	r->m.ack.differences = r->outcome.node.differences.msgs;
-	r->m.ack.conflict = in_conflict(c, &r->outcome.node);
+	r->m.ack.conflict = r->outcome.node.conflicted;
 	*response = &r->m.base;
 	return GRPC_STATUS_OK;
 }
@@ -245,6 +228,29 @@ static grpc_status_code on_list_nodes(struct rpc_ctx *ctx, const ProtobufCMessag
 	return GRPC_STATUS_OK;
 }
 
+/* The stored blob is the last report that changed the record; heartbeats
+ * since moved only these, which the record has. */
+static int heartbeat_fields(Dratopo__V1__TopologyReport *m, const struct rec_node *n)
+{
+	char *boot = strdup(n->boot_id), *ver = strdup(n->agent_version);
+
+	if (!boot || !ver) {
+		free(boot);
+		free(ver);
+		return -ENOMEM;
+	}
+	/* Unpacked strings are malloc'd, absent ones protobuf-c's default. */
+	if (m->boot_id != protobuf_c_empty_string)
+		free(m->boot_id);
+	if (m->agent_version != protobuf_c_empty_string)
+		free(m->agent_version);
+	m->boot_id = boot;
+	m->agent_version = ver;
+	m->sequence = n->sequence;
+	m->probed_unix_nanos = n->probed_ns;
+	return 0;
+}
+
 static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 				    ProtobufCMessage **response)
 {
@@ -276,6 +282,8 @@ static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage 
 	if (!rc)
 		r->report = dratopo__v1__topology_report__unpack(NULL, rec.report_len, rec.report);
 	store_node_done(&rec);
+	if (r->report && heartbeat_fields(r->report, &r->one))
+		return no_memory(ctx, r);
 	node = doc_arena_alloc(r->arena, sizeof(*node));
 	if (!node)
 		return no_memory(ctx, r);
@@ -381,6 +389,31 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 	return GRPC_STATUS_OK;
 }
 
+static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+				    ProtobufCMessage **response)
+{
+	struct coord *c = rpc_ctx_user(ctx);
+	const Dratopo__V1__RemediesRequest *q = (const void *)request;
+	struct dt_err err = { 0 };
+	struct resp *r = resp_new();
+
+	if (!r)
+		return no_memory(ctx, NULL);
+	if (coord_remedies(c, q->node, &r->rem, &err)) {
+		resp_free(&r->m.base, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
+	}
+	r->has_rem = true;
+	dratopo__v1__remedies_response__init(&r->m.remedies);
+	r->m.remedies.yaml = (char *)sb_str(&r->rem.yaml);
+	r->m.remedies.device_taint_rules = (uint32_t)r->rem.device_taint_rules;
+	r->m.remedies.node_taints = (uint32_t)r->rem.node_taints;
+	r->m.remedies.lifted = r->rem.lifted;
+	r->m.remedies.n_lifted = r->rem.n_lifted;
+	*response = &r->m.base;
+	return GRPC_STATUS_OK;
+}
+
 const struct rpc_method coord_methods[] = {
 	{ "/dratopo.v1.Coordinator/Report", &dratopo__v1__topology_report__descriptor,
 	  on_report, resp_free },
@@ -392,6 +425,8 @@ const struct rpc_method coord_methods[] = {
 	  on_list_types, resp_free },
 	{ "/dratopo.v1.Fleet/GetHwdbEntry", &dratopo__v1__get_hwdb_entry_request__descriptor,
 	  on_get_hwdb_entry, resp_free },
+	{ "/dratopo.v1.Fleet/Remedies", &dratopo__v1__remedies_request__descriptor,
+	  on_remedies, resp_free },
 	{ "/dratopo.v1.Planner/Plan", &dratopo__v1__plan_request__descriptor,
 	  coord_plan, coord_plan_release },
 };

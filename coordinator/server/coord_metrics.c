@@ -92,6 +92,35 @@ static void collect_conflicts(struct obs_collector *col, void *arg)
 	obs_collect(col, (double)conflicts, NULL);
 }
 
+/* The remedies advised now (computed per scrape: only drifted nodes cost). */
+static void count_remedies(struct coord *c, size_t *rules, size_t *node_taints)
+{
+	struct coord_remedies r;
+
+	*rules = *node_taints = 0;
+	if (coord_remedies(c, NULL, &r, NULL))
+		return;
+	*rules = r.device_taint_rules;
+	*node_taints = r.node_taints;
+	coord_remedies_free(&r);
+}
+
+static void collect_rules(struct obs_collector *col, void *arg)
+{
+	size_t rules, node_taints;
+
+	count_remedies(arg, &rules, &node_taints);
+	obs_collect(col, (double)rules, NULL);
+}
+
+static void collect_node_taints(struct obs_collector *col, void *arg)
+{
+	size_t rules, node_taints;
+
+	count_remedies(arg, &rules, &node_taints);
+	obs_collect(col, (double)node_taints, NULL);
+}
+
 int coord_metrics_init(struct coord *c, struct dt_err *err)
 {
 	struct obs_registry *reg;
@@ -140,6 +169,14 @@ int coord_metrics_init(struct coord *c, struct dt_err *err)
 		rc = obs_gauge_func_new(reg, "dratopo_conflicts",
 					"Unknown instance types whose nodes disagree on the shape.",
 					NULL, collect_conflicts, c, err);
+	if (!rc)
+		rc = obs_gauge_func_new(reg, "dratopo_remedy_device_taint_rules",
+					"DeviceTaintRules advised now for devices of drifted nodes.",
+					NULL, collect_rules, c, err);
+	if (!rc)
+		rc = obs_gauge_func_new(reg, "dratopo_remedy_node_taints",
+					"Node taints advised now (drifted nodes unfit as a whole).",
+					NULL, collect_node_taints, c, err);
 	if (!rc)
 		for (int v = 0; v < REC_N_VERDICTS; v++)  /* every verdict shows, even at 0 */
 			obs_add(obs_series(c->m.reports, rec_verdict_name((enum rec_verdict)v), NULL),

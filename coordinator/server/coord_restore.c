@@ -23,7 +23,9 @@ static int restore_learned(struct store_learned *l, void *arg)
 }
 
 /* A node whose stored report cannot be read back is skipped (and counted):
- * its agent's next report brings it back. */
+ * its agent's next report brings it back. Heartbeats update the record's
+ * sequence, boot id and agent version but not the blob (same devices), so
+ * those come from the record. */
 static int restore_node(struct store_node *n, void *arg)
 {
 	struct restore *r = arg;
@@ -37,8 +39,12 @@ static int restore_node(struct store_node *n, void *arg)
 	if (msg)
 		devs = calloc(msg->n_devices + 1, sizeof(*devs));
 	if (msg && devs && rec_verdict_parse(n->verdict, &v) == 0 &&
-	    coord_report_from_pb(msg, n->last_report_ns, devs, &rr, NULL) == 0)
+	    coord_report_from_pb(msg, n->last_report_ns, devs, &rr, NULL) == 0) {
+		rr.sequence = n->last_seq;
+		rr.boot_id = n->boot_id && *n->boot_id ? n->boot_id : NULL;
+		rr.agent_version = n->agent_version && *n->agent_version ? n->agent_version : NULL;
 		rc = rec_fleet_restore_node(r->f, &rr, v, n->shape_key, r->err);
+	}
 	free(devs);
 	if (msg)
 		dratopo__v1__topology_report__free_unpacked(msg, NULL);

@@ -196,25 +196,6 @@ static bool ready(void *arg, char *why, size_t whylen)
 	return true;
 }
 
-/* Store, restored fleet, committer. */
-static int open_state(const struct args *a, struct coord *c, struct dt_err *err)
-{
-	struct rec_changes changes = { 0 };
-	int rc;
-
-	if (a->hwdb_extra && (rc = hwdb_load_extra(a->hwdb_extra, err)))
-		return dt_err_prefix(err, "--hwdb-extra: ");
-	if ((rc = store_open(a->db, NULL, &c->store, err)))
-		return dt_err_prefix(err, "--db %s: ", a->db);
-	if ((rc = coord_fleet_load(c, &c->fleet, &changes, err)))
-		return rc;
-	rc = coord_commit_start(c, err);
-	if (!rc)
-		rc = coord_persist_changes(c, &changes, err);
-	rec_changes_free(&changes);
-	return rc;
-}
-
 static void log_start(const struct args *a, struct coord *c, struct rpc_server *srv,
 		      struct obs_http *http)
 {
@@ -273,7 +254,6 @@ int main(int argc, char **argv)
 	struct rpc_server *srv = NULL;
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
-	pthread_rwlockattr_t rwa;
 	sigset_t sigs;
 	int rc = parse_args(argc, argv, &a);
 
@@ -288,16 +268,14 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rpc_set_log(grpc_log);
 
-	c.rec_opts = (struct rec_options){ a.learn_quorum, a.stale_after_ns };
-	c.insecure = a.tls.insecure;
-	pthread_rwlockattr_init(&rwa);
-	pthread_rwlockattr_setkind_np(&rwa, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&c.fleet_lock, &rwa);
-	pthread_mutex_init(&c.apply_lock, NULL);
-	pthread_mutex_init(&c.plan_lock, NULL);
-	rc = coord_metrics_init(&c, &err);
-	if (!rc)
-		rc = open_state(&a, &c, &err);
+	if (a.hwdb_extra && (rc = hwdb_load_extra(a.hwdb_extra, &err)))
+		dt_err_prefix(&err, "--hwdb-extra: ");
+	if (!rc) {
+		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
+					 .rec = { a.learn_quorum, a.stale_after_ns } };
+
+		rc = coord_open(&c, &co, &err);
+	}
 	if (!rc && a.http)
 		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
 	if (!rc) {
@@ -319,14 +297,8 @@ int main(int argc, char **argv)
 	}
 	/* Drain the calls in flight (their reports commit), then the rest. */
 	rpc_server_shutdown(srv, DRAIN_MS);
-	coord_commit_stop(&c);
 	obs_http_stop(http);
-	rec_fleet_free(c.fleet);
-	store_close(c.store);
-	coord_metrics_free(&c);
-	pthread_mutex_destroy(&c.plan_lock);
-	pthread_mutex_destroy(&c.apply_lock);
-	pthread_rwlock_destroy(&c.fleet_lock);
+	coord_close(&c);
 	hwdb_reset();
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);

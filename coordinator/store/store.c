@@ -97,6 +97,23 @@ int store_open(const char *uri, const struct store_opts *opts, struct store **ou
 	return 0;
 }
 
+int store_wrap(const struct store_ops *ops, void *impl, const char *location,
+	       struct store **out, struct dt_err *err)
+{
+	struct store *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s || !(s->location = strdup(location ? location : ""))) {
+		free(s);
+		return dt_err_set(err, -ENOMEM, "store: out of memory");
+	}
+	s->ops = ops;
+	s->impl = impl;
+	pthread_mutex_init(&s->lock, NULL);
+	*out = s;
+	return 0;
+}
+
 void store_close(struct store *s)
 {
 	if (!s)

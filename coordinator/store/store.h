@@ -77,11 +77,16 @@ struct store_conflict {
 };
 
 /* The effects of one report, applied in this order: clear_conflicts_type,
- * delete_node, node, learned, conflicts. Everything is borrowed. */
+ * delete_node, node, touch, learned, conflicts. Everything is borrowed. */
 struct store_batch {
 	const char *clear_conflicts_type;       /* drop every conflict row of this type */
 	const char *delete_node;                /* drop this node record */
 	const struct store_node *node;          /* upsert */
+	/* A heartbeat: of the existing record touch->name, update only
+	 * agent_version, boot_id, last_seq and last_report_ns (the report blob
+	 * and everything else stay). -ENOENT, and nothing of the commit is
+	 * stored, when there is no such record. */
+	const struct store_node *touch;
 	const struct store_learned *learned;    /* upsert */
 	const struct store_conflict *conflicts; /* upsert each */
 	size_t n_conflicts;

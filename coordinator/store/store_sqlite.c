@@ -20,7 +20,7 @@
 
 enum stmt {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
-	ST_PUT_NODE, ST_DELETE_NODE, ST_GET_NODE, ST_LIST_NODES,
+	ST_PUT_NODE, ST_TOUCH_NODE, ST_DELETE_NODE, ST_GET_NODE, ST_LIST_NODES,
 	ST_PUT_LEARNED, ST_LIST_LEARNED,
 	ST_PUT_CONFLICT, ST_CLEAR_CONFLICTS, ST_LIST_CONFLICTS,
 	ST_PROBE,
@@ -45,6 +45,8 @@ static const char *const stmt_sql[ST__COUNT] = {
 		"last_seq = excluded.last_seq, last_report_ns = excluded.last_report_ns, "
 		"report = excluded.report, gpus = excluded.gpus, efas = excluded.efas, "
 		"shape_key = excluded.shape_key",
+	[ST_TOUCH_NODE] = "UPDATE nodes SET agent_version = ?2, boot_id = ?3, last_seq = ?4, "
+		"last_report_ns = ?5 WHERE name = ?1",
 	[ST_DELETE_NODE] = "DELETE FROM nodes WHERE name = ?1",
 	[ST_GET_NODE] = "SELECT " NODE_COLUMNS " FROM nodes WHERE name = ?1",
 	[ST_LIST_NODES] = "SELECT " NODE_COLUMNS " FROM nodes ORDER BY name",
@@ -336,6 +338,24 @@ static int put_node(struct sq *q, const struct store_node *n, struct strbuf *sb,
 	return run(q, ST_PUT_NODE, "put node", err);
 }
 
+static int touch_node(struct sq *q, const struct store_node *n, struct dt_err *err)
+{
+	sqlite3_stmt *st = q->st[ST_TOUCH_NODE];
+	int rc;
+
+	if (!n->name || !*n->name)
+		return dt_err_set(err, -EINVAL, "%s: node record without a name", q->path);
+	bind_str(st, 1, n->name);
+	bind_str(st, 2, n->agent_version);
+	bind_str(st, 3, n->boot_id);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)n->last_seq);
+	sqlite3_bind_int64(st, 5, n->last_report_ns);
+	rc = run(q, ST_TOUCH_NODE, "touch node", err);
+	if (!rc && sqlite3_changes(q->db) != 1)
+		rc = dt_err_set(err, -ENOENT, "%s: touch node %s: no such node", q->path, n->name);
+	return rc;
+}
+
 static int put_learned(struct sq *q, const struct store_learned *l, struct strbuf *sb,
 		       struct dt_err *err)
 {
@@ -387,6 +407,8 @@ static int apply_batch(struct sq *q, const struct store_batch *b, struct strbuf 
 		rc = delete_by_key(q, ST_DELETE_NODE, b->delete_node, "delete node", err);
 	if (!rc && b->node)
 		rc = put_node(q, b->node, sb, err);
+	if (!rc && b->touch)
+		rc = touch_node(q, b->touch, err);
 	if (!rc && b->learned)
 		rc = put_learned(q, b->learned, sb, err);
 	for (size_t i = 0; !rc && i < b->n_conflicts; i++)

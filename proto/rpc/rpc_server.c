@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <grpc/support/string_util.h>
+
 #include "rpc_internal.h"
 #include "rpc_server.h"
 
@@ -77,8 +79,10 @@ struct rpc_server {
 };
 
 struct rpc_ctx {
-	struct rpc_server *srv;
-	const struct method_slot *slot; /* NULL: the unknown-method catcher */
+	struct rpc_server *srv;         /* NULL: rpc_invoke, no network */
+	const struct method_slot *slot; /* NULL: the unknown-method catcher, or rpc_invoke */
+	const struct rpc_method *m;     /* the method (NULL: unknown) */
+	void *user;                     /* the handlers' user pointer */
 	struct cq_tag t_new, t_recv, t_done;
 	grpc_call *call;
 	gpr_timespec deadline;
@@ -115,8 +119,8 @@ static int64_t mono_ms(void)
 
 /* ---- accessors for handlers ---- */
 
-void *rpc_ctx_user(const struct rpc_ctx *ctx) { return ctx->srv->opts.user; }
-const char *rpc_ctx_method(const struct rpc_ctx *ctx) { return ctx->slot->m->path; }
+void *rpc_ctx_user(const struct rpc_ctx *ctx) { return ctx->user; }
+const char *rpc_ctx_method(const struct rpc_ctx *ctx) { return ctx->m->path; }
 const char *rpc_ctx_peer(const struct rpc_ctx *ctx) { return ctx->peer ? ctx->peer : ""; }
 const char *rpc_ctx_peer_cn(const struct rpc_ctx *ctx) { return ctx->peer_cn; }
 size_t rpc_ctx_peer_dns_count(const struct rpc_ctx *ctx) { return ctx->n_peer_dns; }
@@ -167,6 +171,8 @@ static struct rpc_ctx *ctx_new(struct rpc_server *srv, const struct method_slot 
 		return NULL;
 	c->srv = srv;
 	c->slot = slot;
+	c->m = slot ? slot->m : NULL;
+	c->user = srv->opts.user;
 	c->t_new.fn = on_new;
 	c->t_recv.fn = on_recv;
 	c->t_done.fn = on_done;
@@ -400,34 +406,51 @@ static void on_new(struct cq_tag *tag, bool ok)
 }
 
 /* Unpack, run the handler, pack its answer; the status to send. */
-static grpc_status_code handle(struct rpc_ctx *c)
+/* Unpack bytes as the method's request and run its handler: the status,
+ * and on OK *resp for the caller to pack and release_response. */
+static grpc_status_code run_method(struct rpc_ctx *c, const uint8_t *bytes, size_t len,
+				   ProtobufCMessage **resp)
 {
-	const struct rpc_method *m = c->slot->m;
-	ProtobufCMessage *req, *resp = NULL;
+	const struct rpc_method *m = c->m;
+	ProtobufCMessage *req;
 	grpc_status_code code;
-	grpc_slice bytes = rpc_buffer_slice(c->payload);
 
-	req = protobuf_c_message_unpack(m->request, NULL, GRPC_SLICE_LENGTH(bytes),
-					GRPC_SLICE_START_PTR(bytes));
-	grpc_slice_unref(bytes);
+	*resp = NULL;
+	req = protobuf_c_message_unpack(m->request, NULL, len, bytes);
 	if (!req)
 		return rpc_ctx_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
 				    "request is not a valid %s message", m->request->name);
-	code = m->handler(c, req, &resp);
+	code = m->handler(c, req, resp);
 	protobuf_c_message_free_unpacked(req, NULL);
-	if (code == GRPC_STATUS_OK && !resp)
+	if (code == GRPC_STATUS_OK && !*resp)
 		code = rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "%s gave no response", m->path);
+	return code;
+}
+
+static void release_response(struct rpc_ctx *c, ProtobufCMessage *resp)
+{
+	if (!resp)
+		return;
+	if (c->m->release)
+		c->m->release(resp, c->user);
+	else
+		protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+static grpc_status_code handle(struct rpc_ctx *c)
+{
+	ProtobufCMessage *resp;
+	grpc_status_code code;
+	grpc_slice bytes = rpc_buffer_slice(c->payload);
+
+	code = run_method(c, GRPC_SLICE_START_PTR(bytes), GRPC_SLICE_LENGTH(bytes), &resp);
+	grpc_slice_unref(bytes);
 	if (code == GRPC_STATUS_OK) {
 		c->reply = rpc_pack(resp);
 		if (!c->reply)
 			code = rpc_ctx_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
 	}
-	if (resp) {
-		if (m->release)
-			m->release(resp, c->srv->opts.user);
-		else
-			protobuf_c_message_free_unpacked(resp, NULL);
-	}
+	release_response(c, resp);
 	return code;
 }
 
@@ -459,7 +482,7 @@ static void on_done(struct cq_tag *tag, bool ok)
 	if (s->opts.observe) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		s->opts.observe(s->opts.observe_user,
-				c->slot ? c->slot->m->path : "unknown", code,
+				c->m ? c->m->path : "unknown", code,
 				(double)(now.tv_sec - c->started.tv_sec) +
 				(double)(now.tv_nsec - c->started.tv_nsec) / 1e9);
 	}
@@ -738,4 +761,84 @@ void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms)
 		pthread_join(srv->watchdog, NULL);
 	}
 	server_free(srv);
+}
+
+/* ---- without the network ---- */
+
+static int copy_peer(struct rpc_ctx *c, const struct rpc_peer *peer)
+{
+	if (!peer)
+		return 0;
+	if (peer->addr && !(c->peer = gpr_strdup(peer->addr)))
+		return -ENOMEM;
+	if (peer->cn && !(c->peer_cn = strdup(peer->cn)))
+		return -ENOMEM;
+	if (peer->n_dns && !(c->peer_dns = calloc(peer->n_dns, sizeof(*c->peer_dns))))
+		return -ENOMEM;
+	for (size_t i = 0; i < peer->n_dns; i++, c->n_peer_dns++)
+		if (!(c->peer_dns[i] = strdup(peer->dns[i])))
+			return -ENOMEM;
+	return 0;
+}
+
+static void invoke_fail(struct rpc_invoke_result *out, grpc_status_code code, const char *msg)
+{
+	out->status = code;
+	snprintf(out->details, sizeof(out->details), "%s", msg);
+}
+
+int rpc_invoke(const struct rpc_invoke *in, struct rpc_invoke_result *out)
+{
+	struct rpc_ctx *c = calloc(1, sizeof(*c));
+	ProtobufCMessage *resp = NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return -ENOMEM;
+	c->msg_slice = grpc_empty_slice();
+	grpc_metadata_array_init(&c->md);
+	grpc_call_details_init(&c->details);
+	c->user = in->user;
+	for (size_t i = 0; i < in->n_methods && !c->m; i++)
+		if (!strcmp(in->methods[i].path, in->path))
+			c->m = &in->methods[i];
+	c->deadline = in->deadline_ms > 0
+		? gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+			       gpr_time_from_millis(in->deadline_ms, GPR_TIMESPAN))
+		: gpr_inf_future(GPR_CLOCK_MONOTONIC);
+	if (!c->m) {
+		snprintf(out->details, sizeof(out->details), "unknown method %s", in->path);
+		out->status = GRPC_STATUS_UNIMPLEMENTED;
+		goto out;
+	}
+	if ((rc = copy_peer(c, in->peer)))
+		goto out;
+	out->status = run_method(c, in->request ? in->request : (const uint8_t *)"",
+				 in->request_len, &resp);
+	if (out->status == GRPC_STATUS_OK) {
+		out->response_len = protobuf_c_message_get_packed_size(resp);
+		out->response = malloc(out->response_len ? out->response_len : 1);
+		if (out->response)
+			protobuf_c_message_pack(resp, out->response);
+		else
+			invoke_fail(out, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
+	} else {
+		snprintf(out->details, sizeof(out->details), "%s", c->msg);
+	}
+	release_response(c, resp);
+out:
+	ctx_free(c);
+	if (rc)
+		rpc_invoke_result_free(out);
+	return rc;
+}
+
+void rpc_invoke_result_free(struct rpc_invoke_result *r)
+{
+	if (!r)
+		return;
+	free(r->response);
+	r->response = NULL;
+	r->response_len = 0;
 }

@@ -100,4 +100,40 @@ int64_t rpc_ctx_ms_left(const struct rpc_ctx *ctx);
 grpc_status_code rpc_ctx_fail(struct rpc_ctx *ctx, grpc_status_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* ---- without the network (unit tests, fuzzing) ---- */
+
+/* Who the caller is, as a TLS handshake would have said. */
+struct rpc_peer {
+	const char *addr;               /* rpc_ctx_peer; NULL: "" */
+	const char *cn;                 /* NULL: no certificate (as on an insecure server) */
+	const char *const *dns;         /* DNS SANs */
+	size_t n_dns;
+};
+
+struct rpc_invoke {
+	const struct rpc_method *methods;
+	size_t n_methods;
+	void *user;                     /* rpc_ctx_user, and release's */
+	const char *path;               /* "/dratopo.v1.Coordinator/Report" */
+	const uint8_t *request;         /* the request message's bytes, as on the wire */
+	size_t request_len;
+	const struct rpc_peer *peer;    /* NULL: no identity */
+	int64_t deadline_ms;            /* rpc_ctx_ms_left; <= 0: none */
+};
+
+struct rpc_invoke_result {
+	grpc_status_code status;
+	char details[512];              /* the status details when not OK */
+	uint8_t *response;              /* packed response on OK (malloc'd) */
+	size_t response_len;
+};
+
+/* Run one call as the server does once its message has arrived (the same
+ * unpack, handler, pack and release), on this thread, without gRPC: an
+ * unknown path answers UNIMPLEMENTED, bytes that are not the method's
+ * request INVALID_ARGUMENT, like the server. 0 with *out filled (free with
+ * rpc_invoke_result_free), or -ENOMEM. */
+int rpc_invoke(const struct rpc_invoke *in, struct rpc_invoke_result *out);
+void rpc_invoke_result_free(struct rpc_invoke_result *r);
+
 #endif

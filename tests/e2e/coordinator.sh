@@ -109,6 +109,65 @@ printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers
 expect 1 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'bad.yaml: document 1 \(Pod default/Bad_Name\): metadata.name' "plan --coordinator: the validator's messages"
 
+# ---- remedies: device taints for the drifted node, planning kept off them ----
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
+cp "$TMP/out" "$TMP/remedies.yaml"
+[ "$(grep -c '^  name: dratopo-drift\.gpu-b\.' "$TMP/remedies.yaml")" = 5 ] ||
+	fail "5 DeviceTaintRules for gpu-b: $(grep 'name: dratopo-drift' "$TMP/remedies.yaml")"
+has "$TMP/remedies.yaml" '^  name: dratopo-drift\.gpu-b\.efa-18$' "the EFAs left without their GPU"
+has "$TMP/remedies.yaml" 'value: efa-missing' "the GPU left short of EFAs"
+has "$TMP/remedies.yaml" '^  name: dratopo-drift\.new-3\.' "the node in drift against the learned entry"
+grep -q 'dratopo-drift\.gpu-a\.' "$TMP/remedies.yaml" && fail "no rules for the healthy node"
+expect 0 "$BIN" validate -f "$TMP/remedies.yaml"
+# the node's slices, a 7-GPU pod for it, and no NodePool able to launch:
+# it fits gpu-b without the rules, and not with them
+expect 0 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge-degraded" --node-name gpu-b -o yaml
+cp "$TMP/out" "$TMP/gpu-b-slices.yaml"
+cat >"$TMP/seven.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-b
+  labels: {kubernetes.io/hostname: gpu-b, node.kubernetes.io/instance-type: p5.48xlarge, kubernetes.io/arch: amd64}
+status:
+  allocatable: {cpu: '190', memory: 2000Gi, pods: '110'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpus}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu.nvidia.com, count: 7}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  nodeSelector: {kubernetes.io/hostname: gpu-b}
+  resourceClaims: [{name: gpus, resourceClaimName: gpus}]
+  containers:
+  - name: c
+    image: busybox
+    resources: {claims: [{name: gpus}]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: full}
+spec:
+  limits: {cpu: '1'}
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+YAML
+expect 0 "$BIN" plan -f "$TMP/seven.yaml" -f "$TMP/gpu-b-slices.yaml" -o json &&
+	jqis '[.existingNodes[] | {node, pods: (.pods | length)}]' '[{"node":"gpu-b","pods":1}]' \
+		"7 GPUs fit gpu-b without the rules"
+expect 3 "$BIN" plan -f "$TMP/seven.yaml" -f "$TMP/gpu-b-slices.yaml" -f "$TMP/remedies.yaml" -o json &&
+	jqis '[.existingNodes[]?.pods[]?] | length' '0' "with the rules the pod stays off gpu-b"
+has "$TMP/out" 'dratopo.io/drift' "the taint named as the reason"
+
 # ---- operations ----
 expect 0 curl -sf "http://127.0.0.1:$HTTP/metrics"
 has "$TMP/out" '^dratopo_reports_total\{verdict="match"\} 1$' "metrics: match reports"
@@ -116,6 +175,8 @@ has "$TMP/out" '^dratopo_reports_total\{verdict="drift"\} 2$' "metrics: drift re
 has "$TMP/out" '^dratopo_nodes\{instance_type="p7.48xlarge",verdict="learned"\} 2$' "metrics: nodes"
 has "$TMP/out" '^dratopo_learned_types 1$' "metrics: learned types"
 has "$TMP/out" '^dratopo_conflicts 1$' "metrics: conflicts"
+has "$TMP/out" '^dratopo_remedy_device_taint_rules [1-9][0-9]*$' "metrics: device taint rules"
+has "$TMP/out" '^dratopo_remedy_node_taints [0-9]+$' "metrics: node taints"
 has "$TMP/out" '^dratopo_rpc_duration_seconds_count\{method="Report"\} 5$' "metrics: latency"
 expect 0 curl -sf "http://127.0.0.1:$HTTP/readyz"
 
@@ -136,6 +197,14 @@ expect 0 "$CLIENT" silent "127.0.0.1:$PORT" $(mtls admin | sed 's/--tls-[a-z]* /
 	has "$TMP/out" '^others=OK$' "served while a client hangs" &&
 	has "$TMP/out" '^status=DEADLINE_EXCEEDED$' "silent client cut at --call-timeout"
 agent gpu-a p5.48xlarge && jqis .verdict '"match"' "still serving after the refusals"
+
+# ---- the drifted node repaired: the lift ----
+agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
+has "$TMP/out" '^# kubectl delete devicetaintrule --ignore-not-found dratopo-drift\.gpu-b\.gpu-0 ' "the lift of gpu-b's rules"
+has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of its node taint"
+grep -q '^  name: dratopo-drift\.gpu-b\.' "$TMP/out" && fail "no rules left for gpu-b"
+agent gpu-b p5.48xlarge-degraded && jqis .verdict '"drift"' "gpu-b degraded again (the state the restart checks)"
 
 # ---- SIGTERM, restart: the state is back ----
 stop_coord TERM

@@ -310,6 +310,7 @@ static void test_learn_and_conflict(void)
 	send(f, &r, REC_UNKNOWN, &o);
 	CU_ASSERT_EQUAL_FATAL(o.also.n_conflicts, 1);
 	CU_ASSERT_EQUAL(o.also.conflicts[0].n_shapes, 2);
+	CU_ASSERT(o.node.conflicted);
 	rec_outcome_free(&o);
 	r = report("z", "p9.split", &v, 1, T0);
 	send(f, &r, REC_UNKNOWN, &o);
@@ -326,6 +327,7 @@ static void test_learn_and_conflict(void)
 	send(f, &r, REC_LEARNED, &o);
 	CU_ASSERT_EQUAL_FATAL(o.also.n_conflicts, 1);
 	CU_ASSERT_EQUAL(o.also.conflicts[0].n_shapes, 0);      /* resolved */
+	CU_ASSERT_FALSE(o.node.conflicted);
 	CU_ASSERT_EQUAL_FATAL(o.also.n_learned, 1);
 	CU_ASSERT_EQUAL(o.also.learned[0].n_nodes, 3);
 	CU_ASSERT_EQUAL(o.also.n_nodes, 2);                    /* x and z */
@@ -473,6 +475,7 @@ static void test_replay_and_heartbeat(void)
 	send(f, &r, REC_DRIFT, &o);
 	CU_ASSERT(o.replay);
 	CU_ASSERT_FALSE(o.changed);
+	CU_ASSERT_FALSE(o.heartbeat);
 	CU_ASSERT_EQUAL(o.node.sequence, 5);
 	CU_ASSERT_EQUAL(o.node.received_ns, T0);
 	CU_ASSERT_EQUAL(o.node.differences.n, 3);
@@ -487,8 +490,17 @@ static void test_replay_and_heartbeat(void)
 	send(f, &r, REC_DRIFT, &o);
 	CU_ASSERT_FALSE(o.replay);
 	CU_ASSERT_FALSE(o.changed);
+	CU_ASSERT(o.heartbeat);
 	CU_ASSERT_EQUAL(o.node.sequence, 6);
 	CU_ASSERT_EQUAL(o.node.received_ns, T0 + 2 * S);
+	rec_outcome_free(&o);
+	/* Same devices but other host facts: not changed, yet the record
+	 * (with the report that carries them) is written whole. */
+	r = report("n1", "p5.48xlarge", &lost, 7, T0 + 2 * S);
+	r.memory_mib += 1024;
+	send(f, &r, REC_DRIFT, &o);
+	CU_ASSERT_FALSE(o.changed);
+	CU_ASSERT_FALSE(o.heartbeat);
 	rec_outcome_free(&o);
 
 	/* A new agent run starts its sequence again. */

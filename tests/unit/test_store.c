@@ -253,6 +253,39 @@ static void test_node_missing_and_delete(void)
 	store_close(s);
 }
 
+/* A heartbeat's touch moves the sequence, times, boot id and agent version
+ * only; touching a node the store lacks fails the whole commit. */
+static void test_node_touch(void)
+{
+	struct store *s = open_ok("memory:");
+	struct dt_err err = { 0 };
+	struct store_node n, t, ghost, got;
+	struct store_batch b[2] = { { .node = &n }, { .touch = &ghost } };
+
+	fill_node(&n, "n1", 1);
+	CU_ASSERT_EQUAL(store_put_node(s, &n, NULL), 0);
+	t = (struct store_node){ .name = W("n1"), .agent_version = W("v2"), .boot_id = W("b2"),
+				 .last_seq = 99, .last_report_ns = 1800000000000000000LL,
+				 .verdict = W("match") };       /* not taken by a touch */
+	b[0] = (struct store_batch){ .touch = &t };
+	CU_ASSERT_EQUAL(store_commit(s, b, 1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(store_get_node(s, "n1", &got, NULL), 0);
+	n.agent_version = t.agent_version;
+	n.boot_id = t.boot_id;
+	n.last_seq = t.last_seq;
+	n.last_report_ns = t.last_report_ns;
+	assert_node_eq(&got, &n);
+	store_node_done(&got);
+
+	fill_node(&n, "n2", 2);
+	ghost = (struct store_node){ .name = W("ghost"), .last_seq = 1 };
+	b[0] = (struct store_batch){ .node = &n };
+	CU_ASSERT_EQUAL(store_commit(s, b, 2, &err), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ghost"));
+	CU_ASSERT_EQUAL(store_get_node(s, "n2", &got, NULL), -ENOENT);   /* rolled back */
+	store_close(s);
+}
+
 static int take_learned(struct store_learned *rec, void *arg)
 {
 	struct store_learned *out = arg;
@@ -782,6 +815,7 @@ DT_SUITE_MAIN_WITH("store", suite_init, suite_cleanup,
 		   DT_TEST(test_node_empty_fields),
 		   DT_TEST(test_node_upsert),
 		   DT_TEST(test_node_missing_and_delete),
+		   DT_TEST(test_node_touch),
 		   DT_TEST(test_learned_roundtrip_and_upsert),
 		   DT_TEST(test_conflicts),
 		   DT_TEST(test_batch_is_atomic),

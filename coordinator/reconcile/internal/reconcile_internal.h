@@ -84,6 +84,7 @@ struct fnode {
 	int64_t memory_mib;
 	uint16_t gpus, efas;
 	struct rec_pack *pack;
+	bool drifted;                   /* was in drift at some time */
 	/* Restore only: what the record said. */
 	enum rec_verdict stored_verdict;
 	bool stored_key_differs;

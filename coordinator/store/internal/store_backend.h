@@ -27,6 +27,12 @@ typedef int (*store_backend_open_fn)(const char *location, const struct store_op
 				     const struct store_ops **ops, void **impl,
 				     struct dt_err *err);
 
+/* A store handle over a backend opened by other means (a test's stub that
+ * wraps another backend): location is copied, impl is closed by
+ * ops->close at store_close. */
+int store_wrap(const struct store_ops *ops, void *impl, const char *location,
+	       struct store **out, struct dt_err *err);
+
 /* SQLite (store_sqlite.c): a file path, or ":memory:". */
 int store_sqlite_open(const char *location, const struct store_opts *opts,
 		      const struct store_ops **ops, void **impl, struct dt_err *err);

@@ -1,0 +1,129 @@
+/* coord_remedy.c - Fleet.Remedies and the remedy gauges: for every node in
+ * drift, the DeviceTaintRules (and the Node taint when it is unfit) that
+ * dt_remedy makes from its last report, verified again against its
+ * type's effective entry; for every node that matches again after a drift,
+ * the kubectl commands that lift them. One YAML stream for `kubectl apply
+ * -f -`: the rules as documents, the commands as comments. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "model.h"
+#include "remedy.h"
+#include "verify.h"
+
+/* Append text with every line commented out. */
+static void comment_lines(struct strbuf *out, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+
+		sb_printf(out, "# %.*s\n", (int)len, text);
+		text += len + (nl ? 1 : 0);
+	}
+}
+
+static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
+			 struct coord_remedies *out, struct dt_err *err)
+{
+	struct probe_topology t;
+	struct probe_verify_result vr = { 0 };
+	struct rem_objects o = { 0 };
+	const struct hwdb_type *entry;
+	int rc = rec_node_topology(f, name, &t, &entry, err);
+
+	if (rc)
+		return rc;
+	if (entry)
+		rc = probe_verify_entry(&t, entry, &vr, err);
+	if (!rc)
+		rc = rem_node_objects(name, &vr, &t, entry, set, &o, err);
+	if (!rc && (rc = rem_emit(&o, name, DOC_FORMAT_YAML, &out->yaml)))
+		rc = dt_err_set(err, rc, "out of memory");
+	if (!rc) {
+		out->device_taint_rules += o.n_rules;
+		out->node_taints += o.node != NULL;
+	}
+	rem_objects_free(&o);
+	probe_verify_result_free(&vr);
+	probe_topology_free(&t);
+	return rc;
+}
+
+static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *out,
+		struct dt_err *err)
+{
+	struct probe_topology t;
+	struct rem_lift l = { 0 };
+	struct strbuf cmds = STRBUF_INIT;
+	const struct hwdb_type *entry;
+	char **grown;
+	int rc = rec_node_topology(f, name, &t, &entry, err);
+
+	if (rc)
+		return rc;
+	rc = rem_lift(name, entry, &t, &l, err);
+	if (!rc && !rem_lift_emit(&l, &cmds)) {
+		sb_printf(&out->yaml, "%s# node %s matches again: lift its remedies\n",
+			  out->yaml.len ? "---\n" : "", name);
+		comment_lines(&out->yaml, sb_str(&cmds));
+	} else if (!rc) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	grown = rc ? NULL : realloc(out->lifted, (out->n_lifted + 1) * sizeof(*grown));
+	if (!rc && (!grown || !(grown[out->n_lifted] = strdup(name)))) {
+		if (grown)
+			out->lifted = grown;
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	} else if (!rc) {
+		out->lifted = grown;
+		out->n_lifted++;
+	}
+	sb_free(&cmds);
+	rem_lift_free(&l);
+	probe_topology_free(&t);
+	return rc;
+}
+
+int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
+		   struct dt_err *err)
+{
+	struct rec_filter flt = REC_FILTER_ALL;
+	struct rec_node_list list = { 0 };
+	struct model_set *set = model_set_new();
+	struct rec_fleet *f = coord_fleet_get(c);
+	int rc = set ? rec_fleet_nodes(f, &flt, coord_now_ns(), &list, err)
+		     : dt_err_set(err, -ENOMEM, "out of memory");
+
+	memset(out, 0, sizeof(*out));
+	sb_init(&out->yaml);
+	for (size_t i = 0; !rc && i < list.n; i++) {
+		const struct rec_node *n = &list.nodes[i];
+
+		if (node && *node && strcmp(node, n->name))
+			continue;
+		if (n->verdict == REC_DRIFT)
+			rc = drift_objects(f, n->name, set, out, err);
+		else if (n->recovered)
+			rc = lift(f, n->name, out, err);
+	}
+	coord_fleet_put(c);
+	rec_node_list_free(&list);
+	model_set_free(set);
+	if (!rc && sb_error(&out->yaml))
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	if (rc)
+		coord_remedies_free(out);
+	return rc;
+}
+
+void coord_remedies_free(struct coord_remedies *r)
+{
+	sb_free(&r->yaml);
+	for (size_t i = 0; i < r->n_lifted; i++)
+		free(r->lifted[i]);
+	free(r->lifted);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,422 @@
+/* test_coord.c - the coordinator's RPC handlers (dt_coord) called directly,
+ * without the network (coord_invoke): the report's identity check (the
+ * certificate's CN or a DNS SAN against the node name), bytes that are not
+ * the method's message, the verdict flow over the agent's sysfs fixtures,
+ * heartbeats and replays, the fleet queries, and a store that fails its
+ * commits: the report is answered UNAVAILABLE and the fleet in memory is
+ * set back to what the store holds. The failing store is a stub backend
+ * over a real memory: store (store_wrap, the store's backend interface). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dt_test.h"
+
+#include "agent_report.h"
+#include "coord.h"
+#include "probe.h"
+#include "store_backend.h"
+
+#define FIXTURES DT_BINARY_DIR "/fixtures/agent"
+#define REPORT "/dratopo.v1.Coordinator/Report"
+#define LIST_NODES "/dratopo.v1.Fleet/ListNodes"
+#define GET_NODE "/dratopo.v1.Fleet/GetNode"
+
+static int suite_init(void)
+{
+	struct stat st;
+	char cmd[8192];
+
+	if (stat(FIXTURES "/p5.48xlarge-degraded/sys", &st) == 0)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/agent/mksysfs.sh' '%s' >/dev/null",
+		 DT_SOURCE_DIR, FIXTURES);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---- a store that fails on demand ---- */
+
+struct flaky {
+	struct store *real;             /* a memory: store */
+	int fail;                       /* commits fail with this while non-zero */
+	int commits;
+};
+
+static int fl_commit(void *impl, const struct store_batch *b, size_t n, struct dt_err *err)
+{
+	struct flaky *f = impl;
+
+	f->commits++;
+	if (f->fail)
+		return dt_err_set(err, f->fail, "flaky: commit refused");
+	return store_commit(f->real, b, n, err);
+}
+
+static int fl_get(void *impl, const char *name, struct store_node *out, struct dt_err *err)
+{
+	return store_get_node(((struct flaky *)impl)->real, name, out, err);
+}
+
+static int fl_nodes(void *impl, store_node_fn fn, void *arg, struct dt_err *err)
+{
+	return store_list_nodes(((struct flaky *)impl)->real, fn, arg, err);
+}
+
+static int fl_learned(void *impl, store_learned_fn fn, void *arg, struct dt_err *err)
+{
+	return store_list_learned(((struct flaky *)impl)->real, fn, arg, err);
+}
+
+static int fl_conflicts(void *impl, store_conflict_fn fn, void *arg, struct dt_err *err)
+{
+	return store_list_conflicts(((struct flaky *)impl)->real, fn, arg, err);
+}
+
+static int fl_ready(void *impl, struct dt_err *err)
+{
+	struct flaky *f = impl;
+
+	return f->fail ? dt_err_set(err, f->fail, "flaky") : store_ready(f->real, err);
+}
+
+static void fl_close(void *impl)
+{
+	struct flaky *f = impl;
+
+	store_close(f->real);
+	f->real = NULL;
+}
+
+static const struct store_ops flaky_ops = {
+	"flaky", fl_commit, fl_get, fl_nodes, fl_learned, fl_conflicts, fl_ready, fl_close,
+};
+
+static struct flaky flaky;
+
+/* A coordinator over the flaky store (insecure: no identities checked). */
+static void open_coord(struct coord *c, bool insecure)
+{
+	struct dt_err err = { 0 };
+	struct coord_opts o = { .insecure = insecure };
+
+	memset(&flaky, 0, sizeof(flaky));
+	CU_ASSERT_EQUAL_FATAL(store_open("memory:", NULL, &flaky.real, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(store_wrap(&flaky_ops, &flaky, "flaky", &o.store, &err), 0);
+	if (coord_open(c, &o, &err))
+		fprintf(stderr, "\n  coord_open: %s\n", err.msg);
+	CU_ASSERT_TRUE_FATAL(c->fleet != NULL);
+}
+
+/* ---- reports from the fixtures ---- */
+
+/* The packed report of fixture as node, sequence seq of run. */
+static uint8_t *report_of(const char *fixture, const char *node, const char *run, uint64_t seq,
+			  size_t *len)
+{
+	struct agent_report_info info = { node, run, seq, 1700000000000000000LL, "test" };
+	struct probe_topology t;
+	struct dt_diags w;
+	struct dt_err err = { 0 };
+	uint8_t *buf = NULL;
+	char root[4096];
+
+	snprintf(root, sizeof(root), "%s/%s", FIXTURES, fixture);
+	dt_diags_init(&w);
+	CU_ASSERT_EQUAL_FATAL(probe_run(root, NULL, &t, &err), 0);
+	CU_ASSERT_EQUAL(agent_report_pack(&t, &info, &buf, len, &w, &err), 0);
+	probe_topology_free(&t);
+	dt_diags_free(&w);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	return buf;
+}
+
+/* Report and return the status; *ack (may be NULL) gets the answer. */
+static grpc_status_code report(struct coord *c, const char *fixture, const char *node,
+			       uint64_t seq, const struct rpc_peer *peer,
+			       Dratopo__V1__ReportAck **ack, char *details)
+{
+	struct rpc_invoke_result res;
+	size_t len;
+	uint8_t *buf = report_of(fixture, node, "run-1", seq, &len);
+
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, REPORT, buf, len, peer, &res), 0);
+	free(buf);
+	if (ack)
+		*ack = res.status == GRPC_STATUS_OK
+			? dratopo__v1__report_ack__unpack(NULL, res.response_len, res.response)
+			: NULL;
+	if (details)
+		snprintf(details, 512, "%s", res.details);
+	rpc_invoke_result_free(&res);
+	return res.status;
+}
+
+static Dratopo__V1__ListNodesResponse *list_nodes(struct coord *c)
+{
+	Dratopo__V1__ListNodesRequest q = DRATOPO__V1__LIST_NODES_REQUEST__INIT;
+	struct rpc_invoke_result res;
+	uint8_t buf[64];
+	size_t len = protobuf_c_message_pack(&q.base, buf);
+	Dratopo__V1__ListNodesResponse *r;
+
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, LIST_NODES, buf, len, NULL, &res), 0);
+	CU_ASSERT_EQUAL_FATAL(res.status, GRPC_STATUS_OK);
+	r = dratopo__v1__list_nodes_response__unpack(NULL, res.response_len, res.response);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	return r;
+}
+
+static Dratopo__V1__GetNodeResponse *get_node(struct coord *c, const char *name)
+{
+	Dratopo__V1__GetNodeRequest q = DRATOPO__V1__GET_NODE_REQUEST__INIT;
+	struct rpc_invoke_result res;
+	uint8_t buf[512];
+	size_t len;
+	Dratopo__V1__GetNodeResponse *r = NULL;
+
+	q.name = (char *)name;
+	len = protobuf_c_message_pack(&q.base, buf);
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, GET_NODE, buf, len, NULL, &res), 0);
+	if (res.status == GRPC_STATUS_OK)
+		r = dratopo__v1__get_node_response__unpack(NULL, res.response_len, res.response);
+	rpc_invoke_result_free(&res);
+	return r;
+}
+
+/* ---- tests ---- */
+
+static void test_identity(void)
+{
+	static const char *const sans[] = { "gpu-a.cluster.local", "ip-10-0-0-1.ec2.internal" };
+	const struct rpc_peer by_cn = { "test", "gpu-a", NULL, 0 };
+	const struct rpc_peer by_san = { "test", "someone", sans, 2 };
+	const struct rpc_peer other = { "test", "gpu-b", NULL, 0 };
+	const struct rpc_peer none = { "test", NULL, NULL, 0 };
+	struct coord c;
+	char details[512];
+
+	open_coord(&c, false);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "gpu-a", 1, &by_cn, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "ip-10-0-0-1.ec2.internal", 1, &by_san, NULL,
+			       NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "gpu-a", 2, &other, NULL, details),
+			GRPC_STATUS_PERMISSION_DENIED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(details, "gpu-b may not report for node gpu-a"));
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "gpu-c", 1, &none, NULL, details),
+			GRPC_STATUS_PERMISSION_DENIED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(details, "(none)"));
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "gpu-c", 1, NULL, NULL, NULL),
+			GRPC_STATUS_PERMISSION_DENIED);
+	coord_close(&c);
+}
+
+static void test_garbage(void)
+{
+	static const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x0f, 0x12, 0x80 };
+	struct rpc_invoke_result res;
+	struct coord c;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(coord_invoke(&c, REPORT, junk, sizeof(junk), NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_INVALID_ARGUMENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.details, "dratopo.v1.TopologyReport"));
+	rpc_invoke_result_free(&res);
+	/* An empty message is a report without a node name. */
+	CU_ASSERT_EQUAL(coord_invoke(&c, REPORT, NULL, 0, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_INVALID_ARGUMENT);
+	DT_ASSERT_STR(res.details, "node_name is empty");
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_EQUAL(coord_invoke(&c, "/dratopo.v1.Fleet/Nope", junk, sizeof(junk), NULL,
+				     &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_UNIMPLEMENTED);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_EQUAL(coord_invoke(&c, LIST_NODES, junk, sizeof(junk), NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_INVALID_ARGUMENT);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_EQUAL(flaky.commits, 0);              /* nothing reached the store */
+	coord_close(&c);
+}
+
+static void test_verdicts(void)
+{
+	Dratopo__V1__ReportAck *ack;
+	Dratopo__V1__ListNodesResponse *nodes;
+	Dratopo__V1__GetNodeResponse *one;
+	struct coord c;
+	int commits;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 1, NULL, &ack, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ack);
+	CU_ASSERT_EQUAL(ack->verdict, DRATOPO__V1__VERDICT__VERDICT_MATCH);
+	CU_ASSERT_EQUAL(ack->sequence, 1);
+	CU_ASSERT_FALSE(ack->conflict);
+	dratopo__v1__report_ack__free_unpacked(ack, NULL);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge-degraded", "bad", 1, NULL, &ack, NULL),
+			GRPC_STATUS_OK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ack);
+	CU_ASSERT_EQUAL(ack->verdict, DRATOPO__V1__VERDICT__VERDICT_DRIFT);
+	CU_ASSERT(ack->n_differences > 0);
+	dratopo__v1__report_ack__free_unpacked(ack, NULL);
+
+	/* A heartbeat and a replay: both acknowledged; the record follows
+	 * the heartbeat, the replay changes nothing. */
+	commits = flaky.commits;
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 7, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(flaky.commits, commits + 1);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 3, NULL, &ack, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(ack->sequence, 3);
+	dratopo__v1__report_ack__free_unpacked(ack, NULL);
+	one = get_node(&c, "good");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one->last_report);
+	CU_ASSERT_EQUAL(one->last_report->sequence, 7);
+	DT_ASSERT_STR(one->last_report->boot_id, "run-1");
+	dratopo__v1__get_node_response__free_unpacked(one, NULL);
+	CU_ASSERT_PTR_NULL(get_node(&c, "nobody"));
+
+	nodes = list_nodes(&c);
+	CU_ASSERT_EQUAL_FATAL(nodes->n_nodes, 2);
+	DT_ASSERT_STR(nodes->nodes[0]->name, "bad");
+	CU_ASSERT_FALSE(nodes->nodes[0]->plannable);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nodes->nodes[0]->why, "drift:"));
+	DT_ASSERT_STR(nodes->nodes[1]->name, "good");
+	CU_ASSERT(nodes->nodes[1]->plannable);
+	dratopo__v1__list_nodes_response__free_unpacked(nodes, NULL);
+	coord_close(&c);
+}
+
+/* A commit that fails: UNAVAILABLE, and memory set back to the store. */
+static void test_store_failure_rolls_back(void)
+{
+	Dratopo__V1__ListNodesResponse *nodes;
+	Dratopo__V1__GetNodeResponse *one;
+	struct coord c;
+	char details[512];
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n1", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	flaky.fail = -ENOSPC;
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n2", 1, NULL, NULL, details),
+			GRPC_STATUS_UNAVAILABLE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(details, "flaky: commit refused"));
+	/* n1 turns degraded: refused too, and n1 stays as stored. */
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge-degraded", "n1", 2, NULL, NULL, NULL),
+			GRPC_STATUS_UNAVAILABLE);
+	/* a heartbeat as well */
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n1", 3, NULL, NULL, NULL),
+			GRPC_STATUS_UNAVAILABLE);
+	nodes = list_nodes(&c);
+	CU_ASSERT_EQUAL_FATAL(nodes->n_nodes, 1);
+	DT_ASSERT_STR(nodes->nodes[0]->name, "n1");
+	CU_ASSERT_EQUAL(nodes->nodes[0]->verdict, DRATOPO__V1__VERDICT__VERDICT_MATCH);
+	dratopo__v1__list_nodes_response__free_unpacked(nodes, NULL);
+	one = get_node(&c, "n1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	CU_ASSERT_EQUAL(one->last_report->sequence, 1);
+	dratopo__v1__get_node_response__free_unpacked(one, NULL);
+
+	/* The disk has room again: the same reports are taken. */
+	flaky.fail = 0;
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n2", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge-degraded", "n1", 2, NULL, NULL, NULL),
+			GRPC_STATUS_OK);
+	nodes = list_nodes(&c);
+	CU_ASSERT_EQUAL_FATAL(nodes->n_nodes, 2);
+	CU_ASSERT_EQUAL(nodes->nodes[0]->verdict, DRATOPO__V1__VERDICT__VERDICT_DRIFT);
+	dratopo__v1__list_nodes_response__free_unpacked(nodes, NULL);
+	coord_close(&c);
+}
+
+/* A restart on the same store keeps what heartbeats moved (sequence,
+ * boot id) although they store no report, so replays stay replays. */
+static void test_restart_after_heartbeats(void)
+{
+	struct coord c;
+	struct dt_err err = { 0 };
+	struct coord_opts o = { .insecure = true };
+	struct store *keep;
+	int commits;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n1", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n1", 9, NULL, NULL, NULL), GRPC_STATUS_OK);
+	/* Reopen over the same real store: take it out of the flaky one. */
+	keep = flaky.real;
+	flaky.real = NULL;
+	CU_ASSERT_EQUAL(store_open("memory:", NULL, &flaky.real, &err), 0);
+	coord_close(&c);
+	memset(&flaky, 0, sizeof(flaky));
+	flaky.real = keep;
+	CU_ASSERT_EQUAL_FATAL(store_wrap(&flaky_ops, &flaky, "flaky", &o.store, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(coord_open(&c, &o, &err), 0);
+	commits = flaky.commits;
+	/* seq 5 < 9 of the same run: a replay, nothing written */
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "n1", 5, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(flaky.commits, commits);
+	coord_close(&c);
+}
+
+static Dratopo__V1__RemediesResponse *remedies(struct coord *c)
+{
+	Dratopo__V1__RemediesRequest q = DRATOPO__V1__REMEDIES_REQUEST__INIT;
+	struct rpc_invoke_result res;
+	uint8_t buf[64];
+	size_t len = protobuf_c_message_pack(&q.base, buf);
+	Dratopo__V1__RemediesResponse *r;
+
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, "/dratopo.v1.Fleet/Remedies", buf, len, NULL, &res),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(res.status, GRPC_STATUS_OK);
+	r = dratopo__v1__remedies_response__unpack(NULL, res.response_len, res.response);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	return r;
+}
+
+/* The degraded fixture's rules (test_remedy has the exact set), and the
+ * lift once the node matches again. */
+static void test_remedies(void)
+{
+	Dratopo__V1__RemediesResponse *r;
+	struct coord c;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	r = remedies(&c);
+	DT_ASSERT_STR(r->yaml, "");
+	CU_ASSERT_EQUAL(r->n_lifted, 0);
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge-degraded", "bad", 1, NULL, NULL, NULL),
+			GRPC_STATUS_OK);
+	r = remedies(&c);
+	CU_ASSERT_EQUAL(r->device_taint_rules, 5);
+	CU_ASSERT_EQUAL(r->node_taints, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "kind: DeviceTaintRule"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "name: dratopo-drift.bad.gpu-0"));
+	CU_ASSERT_PTR_NULL(strstr(r->yaml, "dratopo-drift.good."));
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "bad", 2, NULL, NULL, NULL), GRPC_STATUS_OK);
+	r = remedies(&c);
+	CU_ASSERT_EQUAL(r->device_taint_rules, 0);
+	CU_ASSERT_EQUAL_FATAL(r->n_lifted, 1);
+	DT_ASSERT_STR(r->lifted[0], "bad");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl delete devicetaintrule --ignore-not-found "
+				      "dratopo-drift.bad.gpu-0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl taint nodes bad dratopo.io/drift:NoSchedule-"));
+	CU_ASSERT_PTR_NULL(strstr(r->yaml, "\nkind:"));     /* nothing to apply */
+	dratopo__v1__remedies_response__free_unpacked(r, NULL);
+	coord_close(&c);
+}
+
+DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
+		   DT_TEST(test_remedies),
+		   DT_TEST(test_identity),
+		   DT_TEST(test_garbage),
+		   DT_TEST(test_verdicts),
+		   DT_TEST(test_store_failure_rolls_back),
+		   DT_TEST(test_restart_after_heartbeats))
