@@ -53,3 +53,13 @@ dt_fuzz_target(doc SOURCES ${DT_FUZZ_DIR}/fuzz_doc.c LIBS dt_doc
   CORPUS ${PROJECT_SOURCE_DIR}/tests/fixtures/doc/malformed)
 dt_fuzz_target(alloc SOURCES ${DT_FUZZ_DIR}/fuzz_alloc.c ${DT_FUZZ_DIR}/gen_alloc.c
   LIBS dt_alloc CORPUS ${DT_FUZZ_DIR}/alloc_corpus)
+
+dt_add_suite(test_plan_diff
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan_diff.c ${DT_FUZZ_DIR}/gen_plan.c
+          ${DT_FUZZ_DIR}/gen_alloc.c
+  LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base m)
+target_include_directories(test_plan_diff PRIVATE ${DT_FUZZ_DIR})
+dt_fuzz_target(plan SOURCES ${DT_FUZZ_DIR}/fuzz_plan.c ${DT_FUZZ_DIR}/gen_plan.c
+  ${DT_FUZZ_DIR}/gen_alloc.c
+  LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base m
+  CORPUS ${DT_FUZZ_DIR}/plan_corpus)

@@ -639,7 +639,7 @@ struct loaded {
 	size_t n_slices, n_classes, n_claims;
 };
 
-static int check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
+int gen_check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
 {
 	struct cel_program *p = NULL;
 	struct dt_err err = { 0 };
@@ -661,7 +661,7 @@ static void share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 
 static bool load(const struct gen_alloc *g, struct loaded *l, struct strbuf *why)
 {
-	struct model_validate_opts vo = { .check_cel = check_cel };
+	struct model_validate_opts vo = { .check_cel = gen_check_cel };
 	struct dt_diags errs;
 	struct dt_err err = { 0 };
 	const struct model_object *o;

@@ -115,6 +115,9 @@ struct gen_alloc_stats {
 	size_t allocated, unallocatable, skipped, tries;
 };
 
+/* The validator's CEL hook, as `dratopo validate` uses it. */
+int gen_check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx);
+
 /* Load, validate and allocate g; compare with the brute force and check
  * the result (and, with g->twice, a second allocation on top of the
  * committed first). why gets the finding. */

@@ -1,0 +1,432 @@
+/* gen_plan.c - small planning problems, the exhaustive optimum and the
+ * plan invariants (see gen_plan.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_plan.h"
+#include "cel.h"
+#include "hwdb.h"
+#include "model.h"
+#include "plan.h"
+
+static const struct {
+	const char *pci, *memory, *product;
+} models[] = {
+	{ "10de:27b8", "23034Mi", "NVIDIA L4" },
+	{ "10de:2330", "81559Mi", "NVIDIA H100 80GB HBM3" },
+};
+
+static void type_name(int t, char out[16])
+{
+	snprintf(out, 16, "zz%c.xlarge", 'a' + t);
+}
+
+/* ---- generating ---- */
+
+int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
+{
+	memset(g, 0, sizeof(*g));
+	sb_init(&g->extra);
+	sb_init(&g->yaml);
+	g->n_types = gen_range(src, 2, GEN_PLAN_MAX_TYPES);
+	for (int t = 0; t < g->n_types; t++) {
+		struct gen_ptype *p = &g->types[t];
+
+		p->vcpu = 4 << gen_pick(src, 4);                /* 4 to 32 */
+		p->mem_gib = p->vcpu * (2 << gen_pick(src, 3)); /* 2 to 8 GiB per vCPU */
+		p->price_cents = gen_range(src, 10, 999);
+		p->n_gpus = gen_range(src, 1, 4);
+		p->model = (int)gen_pick(src, 2);
+	}
+	g->n_pods = gen_range(src, 1, GEN_PLAN_MAX_PODS);
+	for (int i = 0; i < g->n_pods; i++) {
+		struct gen_ppod *p = &g->pods[i];
+
+		p->cpu_m = 250 * gen_range(src, 1, 40);         /* up to 10 cores */
+		p->mem_mib = 512 * gen_range(src, 1, 48);       /* up to 24 GiB */
+		p->gpus = gen_bool(src, 25) ? 0 : gen_range(src, 1, 2);
+		p->model = gen_bool(src, 60) ? -1 : (int)gen_pick(src, 2);
+	}
+	g->existing = may_exist && gen_bool(src, 25);
+	g->ex_gpus = gen_range(src, 0, 3);
+	g->ex_cpu = gen_range(src, 1, 16);
+
+	sb_puts(&g->extra, "instanceTypes:\n");
+	for (int t = 0; t < g->n_types; t++) {
+		const struct gen_ptype *p = &g->types[t];
+		char name[16];
+
+		type_name(t, name);
+		sb_printf(&g->extra, "- name: %s\n  vcpu: %d\n  memoryMiB: %d\n  arch: amd64\n"
+			  "  onDemandPricePerHour: %d.%02d\n  draMetadata: true\n  gpu:\n"
+			  "    pciId: \"%s\"\n    memory: %s\n    attributes: {productName: %s}\n"
+			  "    devices:\n", name, p->vcpu, p->mem_gib * 1024, p->price_cents / 100,
+			  p->price_cents % 100, models[p->model].pci, models[p->model].memory,
+			  models[p->model].product);
+		for (int d = 0; d < p->n_gpus; d++)
+			sb_printf(&g->extra, "    - {pcieRoot: pci0000:%02x}\n", 0x30 + d);
+	}
+
+	sb_puts(&g->yaml, "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gen}\n"
+		"spec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, "
+		"kind: EC2NodeClass, name: gen}\n      requirements:\n"
+		"      - key: node.kubernetes.io/instance-type\n        operator: In\n"
+		"        values: [");
+	for (int t = 0; t < g->n_types; t++) {
+		char name[16];
+
+		type_name(t, name);
+		sb_printf(&g->yaml, "%s%s", t ? ", " : "", name);
+	}
+	sb_puts(&g->yaml, "]\n");
+	for (int i = 0; i < g->n_pods; i++) {
+		const struct gen_ppod *p = &g->pods[i];
+
+		if (p->gpus) {
+			sb_printf(&g->yaml, "---\napiVersion: resource.k8s.io/v1\n"
+				  "kind: ResourceClaimTemplate\nmetadata: {name: t%d, namespace: default}\n"
+				  "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n"
+				  "        exactly:\n          deviceClassName: gpu.nvidia.com\n"
+				  "          count: %d\n", i, p->gpus);
+			if (p->model >= 0)
+				sb_printf(&g->yaml, "          selectors: [{cel: {expression: "
+					  "'device.attributes[\"gpu.nvidia.com\"].productName == "
+					  "\"%s\"'}}]\n", models[p->model].product);
+		}
+		sb_printf(&g->yaml, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, "
+			  "namespace: default}\nspec:\n", i);
+		if (p->gpus)
+			sb_printf(&g->yaml, "  resourceClaims: [{name: gpu, "
+				  "resourceClaimTemplateName: t%d}]\n", i);
+		sb_printf(&g->yaml, "  containers:\n  - name: c\n    image: x\n    resources:\n"
+			  "      requests: {cpu: %dm, memory: %dMi}\n", p->cpu_m, p->mem_mib);
+		if (p->gpus)
+			sb_puts(&g->yaml, "      claims: [{name: gpu}]\n");
+	}
+	if (g->existing) {
+		sb_printf(&g->yaml, "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-x}\n"
+			  "status:\n  allocatable: {cpu: \"%d\", memory: 64Gi, pods: \"110\"}\n",
+			  g->ex_cpu);
+		sb_puts(&g->yaml, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+			"metadata: {name: node-x-gpu}\nspec:\n  driver: gpu.nvidia.com\n"
+			"  pool: {name: node-x, generation: 1, resourceSliceCount: 1}\n"
+			"  nodeName: node-x\n");
+		for (int d = 0; d < g->ex_gpus; d++)
+			sb_printf(&g->yaml, "%s  - name: gpu-%d\n    attributes: {productName: "
+				  "{string: %s}}\n", d ? "" : "  devices:\n", d, models[0].product);
+	}
+	return sb_error(&g->extra) || sb_error(&g->yaml) ? -ENOMEM : 0;
+}
+
+void gen_plan_free(struct gen_plan *g)
+{
+	sb_free(&g->extra);
+	sb_free(&g->yaml);
+}
+
+/* ---- the exhaustive optimum ---- */
+
+/* Whether the pods in mask fit one node of type t. */
+static bool fits(const struct gen_plan *g, unsigned mask, int t)
+{
+	const struct gen_ptype *ty = &g->types[t];
+	struct plan_kubelet k;
+	struct plan_res cap;
+	int64_t cpu = 0, mem = 0, pods = 0;
+	int gpus = 0;
+
+	plan_kubelet_defaults(&k);
+	plan_node_allocatable(ty->vcpu, (int64_t)ty->mem_gib * 1024, &k, &cap);
+	for (int i = 0; i < g->n_pods; i++) {
+		const struct gen_ppod *p = &g->pods[i];
+
+		if (!(mask & (1u << i)))
+			continue;
+		if (p->gpus && p->model >= 0 && p->model != ty->model)
+			return false;
+		cpu += p->cpu_m;
+		mem += (int64_t)p->mem_mib << 20;
+		pods++;
+		gpus += p->gpus;
+	}
+	return cpu <= cap.cpu_milli && mem <= cap.mem_bytes && pods <= cap.pods &&
+	       gpus <= ty->n_gpus;
+}
+
+/* The cheapest price (cents) of a node holding mask; -1 when none does. */
+static int part_cost(const struct gen_plan *g, unsigned mask)
+{
+	int best = -1;
+
+	for (int t = 0; t < g->n_types; t++)
+		if (fits(g, mask, t) && (best < 0 || g->types[t].price_cents < best))
+			best = g->types[t].price_cents;
+	return best;
+}
+
+/* Minimum over the partitions of rest (cost[] of every subset given). */
+static int best_cover(const int *cost, unsigned rest)
+{
+	unsigned low, sub;
+	int best = -1;
+
+	if (!rest)
+		return 0;
+	/* The part holding rest's lowest pod: every subset that contains it. */
+	low = rest & -rest;
+	for (sub = rest; sub; sub = (sub - 1) & rest) {
+		int c, r;
+
+		if (!(sub & low) || (c = cost[sub]) < 0)
+			continue;
+		if ((r = best_cover(cost, rest & ~sub)) >= 0 && (best < 0 || c + r < best))
+			best = c + r;
+	}
+	return best;
+}
+
+/* ---- checking a plan ---- */
+
+static int pod_index(const char *name)
+{
+	int i;
+	char tail;
+
+	if (!name || sscanf(name, "default/p%d%c", &i, &tail) != 1 || i < 0 ||
+	    i >= GEN_PLAN_MAX_PODS)
+		return -1;
+	return i;
+}
+
+/* The pod a generated claim ("default/pN-gpu-xxxxx") belongs to. */
+static int claim_pod(const char *claim)
+{
+	int i;
+
+	if (!claim || sscanf(claim, "default/p%d-gpu-", &i) != 1 || i < 0 || i >= GEN_PLAN_MAX_PODS)
+		return -1;
+	return i;
+}
+
+/* Each claim of a node: its pod runs there, it got its pod's count of
+ * devices of that node's pool, and no device of the node is given twice. */
+static bool check_claims(const struct gen_plan *g, const struct plan_claim *claims, size_t n,
+			 unsigned pods_here, const char *pool, const char *where,
+			 unsigned *claimed, struct strbuf *why)
+{
+	const char *seen[64];
+	size_t n_seen = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		int i = claim_pod(claims[c].claim);
+
+		if (i < 0 || i >= g->n_pods || !(pods_here & (1u << i))) {
+			sb_printf(why, "%s: claim %s of no pod placed there", where, claims[c].claim);
+			return false;
+		}
+		if ((int)claims[c].n_results != g->pods[i].gpus) {
+			sb_printf(why, "%s: claim %s got %zu devices, wants %d", where,
+				  claims[c].claim, claims[c].n_results, g->pods[i].gpus);
+			return false;
+		}
+		*claimed |= 1u << i;
+		for (size_t r = 0; r < claims[c].n_results; r++) {
+			const struct plan_device *d = &claims[c].results[r];
+
+			if (!d->driver || strcmp(d->driver, HWDB_DRIVER_GPU) || !d->pool ||
+			    strcmp(d->pool, pool) || !d->device) {
+				sb_printf(why, "%s: claim %s got %s/%s/%s, not a GPU of pool %s", where,
+					  claims[c].claim, d->driver, d->pool, d->device, pool);
+				return false;
+			}
+			for (size_t k = 0; k < n_seen; k++) {
+				if (!strcmp(seen[k], d->device)) {
+					sb_printf(why, "%s: device %s given twice", where, d->device);
+					return false;
+				}
+			}
+			if (n_seen < 64)
+				seen[n_seen++] = d->device;
+		}
+	}
+	return true;
+}
+
+/* The pods listed as "default/pN": a mask, false on an unknown or
+ * twice-placed pod. */
+static bool place_pods(const struct gen_plan *g, const char *const *pods, size_t n,
+		       unsigned *placed, unsigned *here, const char *where, struct strbuf *why)
+{
+	*here = 0;
+	for (size_t k = 0; k < n; k++) {
+		int i = pod_index(pods[k]);
+
+		if (i < 0 || i >= g->n_pods || (*placed & (1u << i))) {
+			sb_printf(why, "%s: pod %s unknown or placed twice", where, pods[k]);
+			return false;
+		}
+		*placed |= 1u << i;
+		*here |= 1u << i;
+	}
+	return true;
+}
+
+static bool check_new_node(const struct gen_plan *g, const struct plan_node_claim *nc,
+			   unsigned *placed, unsigned *claimed, double *sum, struct strbuf *why)
+{
+	unsigned here;
+	int t;
+	char name[16];
+
+	for (t = 0; t < g->n_types; t++) {
+		type_name(t, name);
+		if (nc->instance_type && !strcmp(nc->instance_type, name))
+			break;
+	}
+	if (t == g->n_types) {
+		sb_printf(why, "node claim %s: instance type %s is not one the NodePool allows",
+			  nc->name, nc->instance_type);
+		return false;
+	}
+	if (fabs(nc->price - g->types[t].price_cents / 100.0) > 1e-9) {
+		sb_printf(why, "node claim %s: price %.4f, %s costs %d cents", nc->name, nc->price,
+			  name, g->types[t].price_cents);
+		return false;
+	}
+	*sum += nc->price;
+	if (!place_pods(g, nc->pods, nc->n_pods, placed, &here, nc->name, why))
+		return false;
+	if (!fits(g, here, t)) {
+		sb_printf(why, "node claim %s (%s): its pods (mask %#x) do not fit it", nc->name,
+			  name, here);
+		return false;
+	}
+	return check_claims(g, nc->claims, nc->n_claims, here, nc->name, nc->name, claimed, why);
+}
+
+static bool check_plan(const struct gen_plan *g, const struct plan_result *r,
+		       struct gen_plan_stats *st, struct strbuf *why)
+{
+	unsigned placed = 0, claimed = 0, here, gpu_pods = 0, unsched = 0, alone = 0;
+	unsigned every = (1u << g->n_pods) - 1;
+	int cost[1u << GEN_PLAN_MAX_PODS], want;
+	double sum = 0;
+
+	if ((int)r->n_pods != g->n_pods) {
+		sb_printf(why, "the plan considered %zu pods of %d", r->n_pods, g->n_pods);
+		return false;
+	}
+	for (size_t i = 0; i < r->n_node_claims; i++)
+		if (!check_new_node(g, &r->node_claims[i], &placed, &claimed, &sum, why))
+			return false;
+	for (size_t i = 0; i < r->n_existing; i++) {
+		const struct plan_existing *e = &r->existing[i];
+
+		if (!g->existing || !e->node || strcmp(e->node, "node-x")) {
+			sb_printf(why, "pods on an existing node %s that does not exist", e->node);
+			return false;
+		}
+		if (!place_pods(g, e->pods, e->n_pods, &placed, &here, "node-x", why) ||
+		    !check_claims(g, e->claims, e->n_claims, here, "node-x", "node-x", &claimed, why))
+			return false;
+	}
+	for (size_t i = 0; i < r->n_unschedulable; i++) {
+		int p = pod_index(r->unschedulable[i].pod);
+
+		if (p < 0 || p >= g->n_pods || ((placed | unsched) & (1u << p))) {
+			sb_printf(why, "unschedulable pod %s unknown or also placed",
+				  r->unschedulable[i].pod);
+			return false;
+		}
+		unsched |= 1u << p;
+	}
+	for (int i = 0; i < g->n_pods; i++)
+		if (g->pods[i].gpus)
+			gpu_pods |= 1u << i;
+	if ((placed | unsched) != every) {
+		sb_printf(why, "pods neither placed nor unschedulable (placed %#x, unschedulable %#x)",
+			  placed, unsched);
+		return false;
+	}
+	if ((placed & gpu_pods) != claimed) {
+		sb_printf(why, "placed GPU pods %#x, pods whose claim was allocated %#x",
+			  placed & gpu_pods, claimed);
+		return false;
+	}
+	if (fabs(sum - r->total_price) > 1e-6) {
+		sb_printf(why, "total price %.6f, the node claims sum to %.6f", r->total_price, sum);
+		return false;
+	}
+	st->checked++;
+	st->proven += r->optimal;
+	st->unschedulable += r->n_unschedulable;
+	if (g->existing)
+		return true;
+	/* The exhaustive optimum over the pods some type holds alone. */
+	for (unsigned m = 1; m < (1u << g->n_pods); m++)
+		cost[m] = part_cost(g, m);
+	for (int i = 0; i < g->n_pods; i++)
+		if (cost[1u << i] >= 0)
+			alone |= 1u << i;
+	if (unsched != (every & ~alone)) {
+		sb_printf(why, "unschedulable pods %#x, but the pods no type holds are %#x", unsched,
+			  every & ~alone);
+		return false;
+	}
+	want = best_cover(cost, alone);
+	if (fabs(r->total_price - want / 100.0) > 1e-6) {
+		sb_printf(why, "total price %.2f, the exhaustive optimum is %.2f", r->total_price,
+			  want / 100.0);
+		return false;
+	}
+	st->priced++;
+	return true;
+}
+
+enum gen_verdict gen_plan_check(const struct gen_plan *g, struct gen_plan_stats *st,
+				struct strbuf *why)
+{
+	struct model_validate_opts vo = { .check_cel = gen_check_cel };
+	struct model_set *set = model_set_new();
+	struct plan_result *res = NULL;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	enum gen_verdict v = GEN_FAIL;
+
+	dt_diags_init(&errs);
+	if (hwdb_load_extra_buf(sb_str(&g->extra), g->extra.len, "gen-extra.yaml", &err)) {
+		sb_printf(why, "the generated extra file does not load: %s", err.msg);
+		goto out;
+	}
+	if (!set || model_set_load_buffer(set, sb_str(&g->yaml), g->yaml.len, "gen.yaml", &errs,
+					  &err) || dt_diags_count(&errs) ||
+	    model_validate_set(set, &vo, &errs) != 0) {
+		sb_printf(why, "the generated manifests do not load: %s",
+			  errs.n ? errs.msgs[0] : err.msg);
+		goto out;
+	}
+	if (plan_run(set, NULL, &res, &err)) {
+		sb_printf(why, "plan_run failed: %s", err.msg);
+		goto out;
+	}
+	if (check_plan(g, res, st, why))
+		v = GEN_PASS;
+out:
+	if (v == GEN_FAIL) {
+		struct strbuf js = STRBUF_INIT;
+
+		if (res && plan_emit_json(res, &js) == 0)
+			sb_printf(why, "\n--- the plan ---\n%s", sb_str(&js));
+		sb_printf(why, "\n--- --hwdb-extra ---\n%s--- the manifests ---\n%s",
+			  sb_str(&g->extra), sb_str(&g->yaml));
+		sb_free(&js);
+	}
+	plan_result_free(res);
+	model_set_free(set);
+	dt_diags_free(&errs);
+	hwdb_reset();
+	return v;
+}
