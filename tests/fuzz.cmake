@@ -63,3 +63,10 @@ dt_fuzz_target(plan SOURCES ${DT_FUZZ_DIR}/fuzz_plan.c ${DT_FUZZ_DIR}/gen_plan.c
   ${DT_FUZZ_DIR}/gen_alloc.c
   LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base m
   CORPUS ${DT_FUZZ_DIR}/plan_corpus)
+dt_fuzz_target(hwdb_extra SOURCES ${DT_FUZZ_DIR}/fuzz_hwdb_extra.c
+  LIBS dt_hwdb dt_model dt_doc dt_units dt_base
+  CORPUS ${DT_FUZZ_DIR}/hwdb_extra_corpus)
+if(TARGET dt_agent)
+  dt_fuzz_target(sysfs SOURCES ${DT_FUZZ_DIR}/fuzz_sysfs.c LIBS dt_agent dt_doc
+    CORPUS ${DT_FUZZ_DIR}/sysfs_corpus)
+endif()
