@@ -331,13 +331,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&t, 0, sizeof(t));
 	rc = probe_run(root, &opts, &t, &err);
 	snprintf(pci, sizeof(pci), "%s/sys/bus/pci/devices", root);
+	if (getenv("FUZZ_SYSFS_VERBOSE"))       /* for triage: what the probe saw */
+		fprintf(stderr, "fuzz_sysfs: rc %d (%s), %zu GPUs, %zu EFAs, %zu roots, "
+			"%zu warnings\n", rc, err.msg, t.n_gpus, t.n_efas, t.n_roots, t.warnings.n);
 	if (rc == 0)
 		check(&t);
-	if (getenv("FUZZ_SYSFS_VERBOSE"))       /* for triage: what the probe saw */
-		fprintf(stderr, "fuzz_sysfs: rc %d, %zu GPUs, %zu EFAs, %zu roots, %zu warnings\n",
-			rc, t.n_gpus, t.n_efas, t.n_roots, t.warnings.n);
 	else if (!(rc == -ENOENT && lstat(pci, &st) != 0) && rc != -ENOMEM)
-		fail(err.msg[0] ? err.msg : "probe_run failed on a tree with a PCI bus");
+	{
+		fprintf(stderr, "fuzz_sysfs: probe_run: %d: %s\n", rc, err.msg);
+		fail("probe_run failed on a tree with a PCI bus");
+	}
 	probe_topology_free(&t);
 	return 0;
 }
