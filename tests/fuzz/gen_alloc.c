@@ -118,6 +118,20 @@ static void gen_problem(struct gen_src *src, struct gen_alloc *g)
 		gen_claim(src, &g->claims[c], left);
 		total += g->claims[c].n_reqs;
 	}
+	for (int i = gen_bool(src, 25) ? gen_range(src, 1, GEN_MAX_USED) : 0; i > 0 && g->n_devs; i--) {
+		struct gen_used *u = &g->used[g->n_used];
+		const struct gen_dev *d;
+		bool taken = false;
+
+		u->dev = (int)gen_pick(src, (unsigned)g->n_devs);
+		d = &g->devs[u->dev];
+		for (int k = 0; k < g->n_used; k++)
+			taken |= g->used[k].dev == u->dev;
+		if (taken && !d->shared)
+			continue;       /* an exclusive device serves one claim */
+		u->mem = d->shared && d->mem ? gen_range(src, 1, d->mem) : 0;
+		g->n_used++;
+	}
 	g->twice = gen_bool(src, 30);
 }
 
@@ -265,6 +279,24 @@ static void yaml_claim(const struct gen_claim *c, int ci, struct strbuf *sb)
 	}
 }
 
+static void yaml_used(const struct gen_alloc *g, int i, struct strbuf *sb)
+{
+	const struct gen_used *u = &g->used[i];
+	const struct gen_dev *d = &g->devs[u->dev];
+
+	sb_printf(sb, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+		  "metadata: {name: used-%d, namespace: default}\nspec:\n  devices:\n"
+		  "    requests: [{name: r, exactly: {deviceClassName: any}}]\n"
+		  "status:\n  allocation:\n    devices:\n      results:\n"
+		  "      - {request: r, driver: %s, pool: p%d, device: dev-%d", i,
+		  drivers[g->pools[d->pool].drv], d->pool, u->dev);
+	if (d->shared)
+		sb_printf(sb, ", shareID: 00000000-0000-4000-8000-%012d", 900 + i);
+	if (u->mem)
+		sb_printf(sb, ", consumedCapacity: {mem: %dGi}", u->mem);
+	sb_puts(sb, "}\n");
+}
+
 int gen_alloc_make(struct gen_src *src, struct gen_alloc *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -274,6 +306,8 @@ int gen_alloc_make(struct gen_src *src, struct gen_alloc *g)
 	yaml_pools(g, &g->yaml);
 	for (int c = 0; c < g->n_claims; c++)
 		yaml_claim(&g->claims[c], c, &g->yaml);
+	for (int i = 0; i < g->n_used; i++)
+		yaml_used(g, i, &g->yaml);
 	return sb_error(&g->yaml) ? -ENOMEM : 0;
 }
 
@@ -441,6 +475,18 @@ static unsigned all_devices(const struct gen_alloc *g, const struct gen_exact *e
 		m |= 1u << d;
 	}
 	return m;
+}
+
+/* Count a claim allocated before into st: the device is in use, its
+ * counters drawn once, a share's consumed memory taken. */
+static void take_used(const struct gen_alloc *g, const struct gen_used *u, struct ostate *st)
+{
+	const struct gen_dev *v = &g->devs[u->dev];
+
+	if (!st->n_use[u->dev])
+		st->counter_used[v->pool] += v->uses;
+	st->n_use[u->dev]++;
+	st->mem_used[u->dev] += u->mem;
 }
 
 /* ---- the brute force ---- */
@@ -635,8 +681,8 @@ static bool check_outcome(const struct gen_alloc *g, const struct alloc_outcome 
 struct loaded {
 	struct model_set *set;
 	const struct model_object *slices[2 * GEN_MAX_POOLS], *classes[N_CLASSES];
-	const struct model_object *claims[GEN_MAX_CLAIMS];
-	size_t n_slices, n_classes, n_claims;
+	const struct model_object *claims[GEN_MAX_CLAIMS], *used[GEN_MAX_USED];
+	size_t n_slices, n_classes, n_claims, n_used;
 };
 
 int gen_check_cel(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
@@ -681,8 +727,12 @@ static bool load(const struct gen_alloc *g, struct loaded *l, struct strbuf *why
 		l->slices[l->n_slices++] = o;
 	for (o = NULL; ok && (o = model_set_next(l->set, MODEL_DEVICE_CLASS, o));)
 		l->classes[l->n_classes++] = o;
-	for (o = NULL; ok && (o = model_set_next(l->set, MODEL_RESOURCE_CLAIM, o));)
-		l->claims[l->n_claims++] = o;
+	for (o = NULL; ok && (o = model_set_next(l->set, MODEL_RESOURCE_CLAIM, o));) {
+		if (o->u.claim.status.allocation)
+			l->used[l->n_used++] = o;
+		else
+			l->claims[l->n_claims++] = o;
+	}
 	return ok;
 }
 
@@ -774,6 +824,19 @@ enum gen_verdict gen_alloc_check(const struct gen_alloc *g, struct gen_alloc_sta
 		sb_puts(why, "out of memory");
 		goto out;
 	}
+	/* The claims allocated before: in the allocator's states and in the
+	 * oracle's, each by its own rules. */
+	for (size_t i = 0; i < l.n_used; i++) {
+		const struct model_allocation *a = l.used[i]->u.claim.status.allocation;
+
+		if (alloc_state_add_allocation(as, a, &err) ||
+		    alloc_state_add_allocation(qas, a, &err)) {
+			sb_printf(why, "alloc_state_add_allocation: %s", err.msg);
+			goto out;
+		}
+	}
+	for (int i = 0; i < g->n_used; i++)
+		take_used(g, &g->used[i], &st);
 	if (alloc_ctx_device_count(ctx) != (size_t)g->n_devs) {
 		sb_printf(why, "the ctx has %zu devices, the node %d",
 			  alloc_ctx_device_count(ctx), g->n_devs);

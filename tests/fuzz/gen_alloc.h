@@ -14,7 +14,8 @@
  * A problem is one node with 1-2 pools (drivers d.example.com and
  * e.example.com) holding at most 6 devices with int, string and version
  * attributes, a memory capacity, a taint, sharing (allowMultipleAllocations)
- * and counter consumption; 1-3 claims of 1-3 requests (ExactCount 1-2,
+ * and counter consumption, some of them in use by claims allocated before
+ * (status.allocation, with shareID and consumedCapacity); 1-3 claims of 1-3 requests (ExactCount 1-2,
  * All, firstAvailable with two subrequests), selectors from a small
  * grammar and matchAttribute / distinctAttribute constraints. It is
  * written as YAML manifests and loaded and validated the way
@@ -92,11 +93,20 @@ struct gen_claim {
 	struct gen_cons cons[GEN_MAX_CONS];
 };
 
+/* A claim already allocated (status.allocation) to one device: in use. */
+struct gen_used {
+	int dev;
+	int mem;                /* consumedCapacity of a shared device, Gi */
+};
+
+#define GEN_MAX_USED 2
+
 struct gen_alloc {
-	int n_pools, n_devs, n_claims;
+	int n_pools, n_devs, n_claims, n_used;
 	struct gen_pool pools[GEN_MAX_POOLS];
 	struct gen_dev devs[GEN_MAX_DEVS];
 	struct gen_claim claims[GEN_MAX_CLAIMS];
+	struct gen_used used[GEN_MAX_USED];
 	bool twice;             /* allocate, commit, and allocate again */
 	struct strbuf yaml;     /* the manifests; owned, gen_alloc_free */
 };
