@@ -26,6 +26,33 @@ static void type_name(int t, char out[16])
 
 /* ---- generating ---- */
 
+static void gen_claim_req(struct gen_src *src, struct gen_pclaim *c)
+{
+	c->gpus = gen_bool(src, 25) ? 0 : gen_range(src, 1, 2);
+	c->model = gen_bool(src, 60) ? -1 : (int)gen_pick(src, 2);
+}
+
+/* The claim pod i uses (NULL: none); *shared: a named one. */
+static const struct gen_pclaim *pod_claim(const struct gen_plan *g, int i, bool *shared)
+{
+	const struct gen_ppod *p = &g->pods[i];
+
+	*shared = p->shared >= 0;
+	if (p->shared >= 0)
+		return &g->shared[p->shared];
+	return p->own.gpus ? &p->own : NULL;
+}
+
+static void yaml_request(const struct gen_pclaim *c, const char *ind, struct strbuf *sb)
+{
+	sb_printf(sb, "%s- name: gpu\n%s  exactly:\n%s    deviceClassName: gpu.nvidia.com\n"
+		  "%s    count: %d\n", ind, ind, ind, ind, c->gpus);
+	if (c->model >= 0)
+		sb_printf(sb, "%s    selectors: [{cel: {expression: "
+			  "'device.attributes[\"gpu.nvidia.com\"].productName == \"%s\"'}}]\n",
+			  ind, models[c->model].product);
+}
+
 int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 {
 	memset(g, 0, sizeof(*g));
@@ -47,8 +74,12 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 
 		p->cpu_m = 250 * gen_range(src, 1, 40);         /* up to 10 cores */
 		p->mem_mib = 512 * gen_range(src, 1, 48);       /* up to 24 GiB */
-		p->gpus = gen_bool(src, 25) ? 0 : gen_range(src, 1, 2);
-		p->model = gen_bool(src, 60) ? -1 : (int)gen_pick(src, 2);
+		gen_claim_req(src, &p->own);
+		p->shared = gen_bool(src, 20) ? (int)gen_pick(src, GEN_PLAN_MAX_SHARED) : -1;
+	}
+	for (int k = 0; k < GEN_PLAN_MAX_SHARED; k++) {
+		gen_claim_req(src, &g->shared[k]);
+		g->shared[k].gpus += !g->shared[k].gpus;
 	}
 	g->existing = may_exist && gen_bool(src, 25);
 	g->ex_gpus = gen_range(src, 0, 3);
@@ -82,28 +113,34 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 		sb_printf(&g->yaml, "%s%s", t ? ", " : "", name);
 	}
 	sb_puts(&g->yaml, "]\n");
+	for (int k = 0; k < GEN_PLAN_MAX_SHARED; k++) {
+		sb_printf(&g->yaml, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+			  "metadata: {name: shared-%d, namespace: default}\nspec:\n  devices:\n"
+			  "    requests:\n", k);
+		yaml_request(&g->shared[k], "    ", &g->yaml);
+	}
 	for (int i = 0; i < g->n_pods; i++) {
 		const struct gen_ppod *p = &g->pods[i];
+		bool shared;
+		const struct gen_pclaim *c = pod_claim(g, i, &shared);
 
-		if (p->gpus) {
+		if (c && !shared) {
 			sb_printf(&g->yaml, "---\napiVersion: resource.k8s.io/v1\n"
 				  "kind: ResourceClaimTemplate\nmetadata: {name: t%d, namespace: default}\n"
-				  "spec:\n  spec:\n    devices:\n      requests:\n      - name: gpu\n"
-				  "        exactly:\n          deviceClassName: gpu.nvidia.com\n"
-				  "          count: %d\n", i, p->gpus);
-			if (p->model >= 0)
-				sb_printf(&g->yaml, "          selectors: [{cel: {expression: "
-					  "'device.attributes[\"gpu.nvidia.com\"].productName == "
-					  "\"%s\"'}}]\n", models[p->model].product);
+				  "spec:\n  spec:\n    devices:\n      requests:\n", i);
+			yaml_request(c, "      ", &g->yaml);
 		}
 		sb_printf(&g->yaml, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, "
 			  "namespace: default}\nspec:\n", i);
-		if (p->gpus)
+		if (c && shared)
+			sb_printf(&g->yaml, "  resourceClaims: [{name: gpu, "
+				  "resourceClaimName: shared-%d}]\n", p->shared);
+		else if (c)
 			sb_printf(&g->yaml, "  resourceClaims: [{name: gpu, "
 				  "resourceClaimTemplateName: t%d}]\n", i);
 		sb_printf(&g->yaml, "  containers:\n  - name: c\n    image: x\n    resources:\n"
 			  "      requests: {cpu: %dm, memory: %dMi}\n", p->cpu_m, p->mem_mib);
-		if (p->gpus)
+		if (c)
 			sb_puts(&g->yaml, "      claims: [{name: gpu}]\n");
 	}
 	if (g->existing) {
@@ -138,29 +175,61 @@ static bool fits(const struct gen_plan *g, unsigned mask, int t)
 	int64_t cpu = 0, mem = 0, pods = 0;
 	int gpus = 0;
 
+	unsigned shared_seen = 0;
+
 	plan_kubelet_defaults(&k);
 	plan_node_allocatable(ty->vcpu, (int64_t)ty->mem_gib * 1024, &k, &cap);
 	for (int i = 0; i < g->n_pods; i++) {
 		const struct gen_ppod *p = &g->pods[i];
+		bool shared;
+		const struct gen_pclaim *c = pod_claim(g, i, &shared);
 
 		if (!(mask & (1u << i)))
 			continue;
-		if (p->gpus && p->model >= 0 && p->model != ty->model)
-			return false;
 		cpu += p->cpu_m;
 		mem += (int64_t)p->mem_mib << 20;
 		pods++;
-		gpus += p->gpus;
+		/* A shared claim's devices are allocated once, for all its pods. */
+		if (!c || (shared && (shared_seen & (1u << p->shared))))
+			continue;
+		if (shared)
+			shared_seen |= 1u << p->shared;
+		if (c->model >= 0 && c->model != ty->model)
+			return false;
+		gpus += c->gpus;
 	}
 	return cpu <= cap.cpu_milli && mem <= cap.mem_bytes && pods <= cap.pods &&
 	       gpus <= ty->n_gpus;
 }
 
-/* The cheapest price (cents) of a node holding mask; -1 when none does. */
+/* The pods using shared claim k. */
+static unsigned sharers(const struct gen_plan *g, int k)
+{
+	unsigned m = 0;
+
+	for (int i = 0; i < g->n_pods; i++)
+		if (g->pods[i].shared == k)
+			m |= 1u << i;
+	return m;
+}
+
+/* mask and every pod that shares a claim with one of its pods. */
+static unsigned closure(const struct gen_plan *g, unsigned mask)
+{
+	for (int k = 0; k < GEN_PLAN_MAX_SHARED; k++)
+		if (mask & sharers(g, k))
+			mask |= sharers(g, k);
+	return mask;
+}
+
+/* The cheapest price (cents) of a node holding mask; -1 when none does
+ * or mask splits the pods of a shared claim. */
 static int part_cost(const struct gen_plan *g, unsigned mask)
 {
 	int best = -1;
 
+	if (closure(g, mask) != mask)
+		return -1;
 	for (int t = 0; t < g->n_types; t++)
 		if (fits(g, mask, t) && (best < 0 || g->types[t].price_cents < best))
 			best = g->types[t].price_cents;
@@ -201,14 +270,26 @@ static int pod_index(const char *name)
 	return i;
 }
 
-/* The pod a generated claim ("default/pN-gpu-xxxxx") belongs to. */
-static int claim_pod(const char *claim)
+/* The pods of a claim: a template's ("default/pN-gpu-xxxxx") or a shared
+ * one ("default/shared-K"), and what it asks for; 0 when unknown. */
+static unsigned claim_pods(const struct gen_plan *g, const char *claim,
+			   const struct gen_pclaim **req)
 {
 	int i;
+	char tail;
+	bool shared;
 
-	if (!claim || sscanf(claim, "default/p%d-gpu-", &i) != 1 || i < 0 || i >= GEN_PLAN_MAX_PODS)
-		return -1;
-	return i;
+	if (!claim)
+		return 0;
+	if (sscanf(claim, "default/shared-%d%c", &i, &tail) == 1 && i >= 0 &&
+	    i < GEN_PLAN_MAX_SHARED) {
+		*req = &g->shared[i];
+		return sharers(g, i);
+	}
+	if (sscanf(claim, "default/p%d-gpu-", &i) != 1 || i < 0 || i >= g->n_pods ||
+	    !(*req = pod_claim(g, i, &shared)) || shared)
+		return 0;
+	return 1u << i;
 }
 
 /* Each claim of a node: its pod runs there, it got its pod's count of
@@ -221,18 +302,20 @@ static bool check_claims(const struct gen_plan *g, const struct plan_claim *clai
 	size_t n_seen = 0;
 
 	for (size_t c = 0; c < n; c++) {
-		int i = claim_pod(claims[c].claim);
+		const struct gen_pclaim *req = NULL;
+		unsigned owners = claim_pods(g, claims[c].claim, &req);
 
-		if (i < 0 || i >= g->n_pods || !(pods_here & (1u << i))) {
-			sb_printf(why, "%s: claim %s of no pod placed there", where, claims[c].claim);
+		if (!owners || (owners & pods_here) != owners || (*claimed & owners)) {
+			sb_printf(why, "%s: claim %s: its pods (%#x) are not all placed there, or it "
+				  "is allocated twice", where, claims[c].claim, owners);
 			return false;
 		}
-		if ((int)claims[c].n_results != g->pods[i].gpus) {
+		if ((int)claims[c].n_results != req->gpus) {
 			sb_printf(why, "%s: claim %s got %zu devices, wants %d", where,
-				  claims[c].claim, claims[c].n_results, g->pods[i].gpus);
+				  claims[c].claim, claims[c].n_results, req->gpus);
 			return false;
 		}
-		*claimed |= 1u << i;
+		*claimed |= owners;
 		for (size_t r = 0; r < claims[c].n_results; r++) {
 			const struct plan_device *d = &claims[c].results[r];
 
@@ -343,9 +426,12 @@ static bool check_plan(const struct gen_plan *g, const struct plan_result *r,
 		}
 		unsched |= 1u << p;
 	}
-	for (int i = 0; i < g->n_pods; i++)
-		if (g->pods[i].gpus)
+	for (int i = 0; i < g->n_pods; i++) {
+		bool shared;
+
+		if (pod_claim(g, i, &shared))
 			gpu_pods |= 1u << i;
+	}
 	if ((placed | unsched) != every) {
 		sb_printf(why, "pods neither placed nor unschedulable (placed %#x, unschedulable %#x)",
 			  placed, unsched);
@@ -369,7 +455,7 @@ static bool check_plan(const struct gen_plan *g, const struct plan_result *r,
 	for (unsigned m = 1; m < (1u << g->n_pods); m++)
 		cost[m] = part_cost(g, m);
 	for (int i = 0; i < g->n_pods; i++)
-		if (cost[1u << i] >= 0)
+		if (cost[closure(g, 1u << i)] >= 0)
 			alone |= 1u << i;
 	if (unsched != (every & ~alone)) {
 		sb_printf(why, "unschedulable pods %#x, but the pods no type holds are %#x", unsched,

@@ -16,7 +16,8 @@
  * or H100 GPUs, random vCPUs, memory and price), one NodePool allowing
  * exactly those, 1-5 pods with CPU and memory requests and, for most, a
  * ResourceClaimTemplate asking for 1-2 GPUs (any model or one by
- * productName); optionally an existing node with its own slice of GPUs
+ * productName) or a named ResourceClaim shared with other pods (which
+ * must then share a node: the oracle keeps them in one part); optionally an existing node with its own slice of GPUs
  * (then only the invariants are checked: the existing-nodes-first phase
  * is greedy by design). Used by tests/unit/test_plan_diff.c and
  * tests/fuzz/fuzz_plan.c. */
@@ -40,17 +41,26 @@ struct gen_ptype {
 	int model;              /* 0: L4, 1: H100 */
 };
 
+/* A claim's request: count GPUs of a model. */
+struct gen_pclaim {
+	int gpus;               /* 0: no claim */
+	int model;              /* -1: any GPU; else a productName selector */
+};
+
+#define GEN_PLAN_MAX_SHARED 2
+
 struct gen_ppod {
 	int cpu_m;              /* millicores */
 	int mem_mib;
-	int gpus;               /* 0: no claim */
-	int model;              /* -1: any GPU; else a productName selector */
+	struct gen_pclaim own;  /* its template's claim */
+	int shared;             /* -1, or the named claim shared-N it uses instead */
 };
 
 struct gen_plan {
 	int n_types, n_pods;
 	struct gen_ptype types[GEN_PLAN_MAX_TYPES];
 	struct gen_ppod pods[GEN_PLAN_MAX_PODS];
+	struct gen_pclaim shared[GEN_PLAN_MAX_SHARED];
 	bool existing;          /* node-x with ex_gpus L4s, ex_cpu cores */
 	int ex_gpus, ex_cpu;
 	struct strbuf extra;    /* the --hwdb-extra file */
