@@ -84,6 +84,7 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 	g->existing = may_exist && gen_bool(src, 25);
 	g->ex_gpus = gen_range(src, 0, 3);
 	g->ex_cpu = gen_range(src, 1, 16);
+	g->ex_busy = gen_range(src, 0, g->ex_gpus);
 
 	sb_puts(&g->extra, "instanceTypes:\n");
 	for (int t = 0; t < g->n_types; t++) {
@@ -154,6 +155,15 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 		for (int d = 0; d < g->ex_gpus; d++)
 			sb_printf(&g->yaml, "%s  - name: gpu-%d\n    attributes: {productName: "
 				  "{string: %s}}\n", d ? "" : "  devices:\n", d, models[0].product);
+		if (g->ex_busy)
+			sb_printf(&g->yaml, "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+				  "metadata: {name: busy, namespace: default}\nspec:\n  devices:\n"
+				  "    requests:\n    - name: gpu\n      exactly: {deviceClassName: "
+				  "gpu.nvidia.com, count: %d}\nstatus:\n  allocation:\n    devices:\n"
+				  "      results:\n", g->ex_busy);
+		for (int d = 0; d < g->ex_busy; d++)
+			sb_printf(&g->yaml, "      - {request: gpu, driver: gpu.nvidia.com, "
+				  "pool: node-x, device: gpu-%d}\n", d);
 	}
 	return sb_error(&g->extra) || sb_error(&g->yaml) ? -ENOMEM : 0;
 }
@@ -412,9 +422,23 @@ static bool check_plan(const struct gen_plan *g, const struct plan_result *r,
 			sb_printf(why, "pods on an existing node %s that does not exist", e->node);
 			return false;
 		}
+		st->on_existing += e->n_pods;
 		if (!place_pods(g, e->pods, e->n_pods, &placed, &here, "node-x", why) ||
 		    !check_claims(g, e->claims, e->n_claims, here, "node-x", "node-x", &claimed, why))
 			return false;
+		for (size_t c = 0; c < e->n_claims; c++) {
+			for (size_t k = 0; k < e->claims[c].n_results; k++) {
+				int d;
+				char tail;
+
+				if (sscanf(e->claims[c].results[k].device, "gpu-%d%c", &d, &tail) == 1 &&
+				    d < g->ex_busy) {
+					sb_printf(why, "node-x: claim %s got gpu-%d, which claim busy holds",
+						  e->claims[c].claim, d);
+					return false;
+				}
+			}
+		}
 	}
 	for (size_t i = 0; i < r->n_unschedulable; i++) {
 		int p = pod_index(r->unschedulable[i].pod);

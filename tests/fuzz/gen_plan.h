@@ -18,8 +18,9 @@
  * ResourceClaimTemplate asking for 1-2 GPUs (any model or one by
  * productName) or a named ResourceClaim shared with other pods (which
  * must then share a node: the oracle keeps them in one part); optionally an existing node with its own slice of GPUs
- * (then only the invariants are checked: the existing-nodes-first phase
- * is greedy by design). Used by tests/unit/test_plan_diff.c and
+ * whose first GPUs a claim already holds (then only the invariants are
+ * checked, and that no pod gets a GPU in use: the existing-nodes-first
+ * phase is greedy by design). Used by tests/unit/test_plan_diff.c and
  * tests/fuzz/fuzz_plan.c. */
 #ifndef DT_GEN_PLAN_H
 #define DT_GEN_PLAN_H
@@ -63,6 +64,7 @@ struct gen_plan {
 	struct gen_pclaim shared[GEN_PLAN_MAX_SHARED];
 	bool existing;          /* node-x with ex_gpus L4s, ex_cpu cores */
 	int ex_gpus, ex_cpu;
+	int ex_busy;            /* its gpu-0.. already allocated to claim busy */
 	struct strbuf extra;    /* the --hwdb-extra file */
 	struct strbuf yaml;     /* the manifests */
 };
@@ -71,7 +73,7 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist);
 void gen_plan_free(struct gen_plan *g);
 
 struct gen_plan_stats {
-	size_t checked, priced, proven, unschedulable;
+	size_t checked, priced, proven, unschedulable, on_existing;
 };
 
 /* Load the extra types and the manifests, plan, and check. hwdb's extras

@@ -33,11 +33,13 @@ static void test_against_exhaustive_optimum(void)
 		sb_free(&why);
 	}
 	fprintf(stderr, "\n  %d plans: %zu checked, %zu priced against the optimum, %zu proven "
-		"optimal by the planner, %zu unschedulable pods, %zu failed\n", CASES, st.checked,
-		st.priced, st.proven, st.unschedulable, failed);
+		"optimal by the planner, %zu unschedulable pods, %zu on the existing node, "
+		"%zu failed\n", CASES, st.checked, st.priced, st.proven, st.unschedulable,
+		st.on_existing, failed);
 	CU_ASSERT_EQUAL(failed, 0);
 	CU_ASSERT_TRUE(st.priced > CASES / 2);
 	CU_ASSERT_TRUE(st.unschedulable > 0);
+	CU_ASSERT_TRUE(st.on_existing > CASES / 20);
 }
 
 DT_SUITE_MAIN("plan_diff", DT_TEST(test_against_exhaustive_optimum))
