@@ -11,7 +11,8 @@
  * that root. The emitters must print it. abort() on a broken promise.
  *
  * The tree is rebuilt for every input under one directory made at the
- * first call (removed at exit).
+ * first call, in /dev/shm (or /tmp), removed at exit (not after a crash
+ * or a timeout: then it names the tree to look at).
  *
  *   build-fuzz/tests/fuzz_sysfs -max_total_time=600 tests/fuzz/sysfs_corpus */
 #include <errno.h>
@@ -75,9 +76,11 @@ static void mkdirs(const char *path)
 	mkdir(buf, 0755);
 }
 
+/* Write a regular file. Two devices may share a directory, so path may
+ * already be a FIFO: never block on one (ENXIO without a reader). */
 static void put(const char *path, const void *data, size_t n)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW, 0644);
 
 	if (fd < 0)
 		return;
@@ -105,8 +108,8 @@ static void attr(struct gen_src *src, const char *dir, const char *name, const c
 			garbage[i] = (char)gen_src_next(src);
 		put(path, garbage, n);
 		return;
-	case 3: {                                       /* far past any bound */
-		static char big[70000];
+	case 3: {                                       /* far past the 256-byte bound */
+		static char big[16384];
 
 		memset(big, '7', sizeof(big));
 		put(path, big, sizeof(big));
@@ -320,7 +323,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	if (!root[0]) {
-		snprintf(root, sizeof(root), "/tmp/fuzz_sysfs.XXXXXX");
+		/* tmpfs when there is one: the tree is rebuilt for every input. */
+		snprintf(root, sizeof(root), "%s/fuzz_sysfs.XXXXXX",
+			 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 		if (!mkdtemp(root))
 			fail("mkdtemp");
 		atexit(cleanup);
