@@ -32,7 +32,7 @@ endfunction()
 # Coverage feedback from the libraries the targets drive (dt_cel does this
 # itself in common/cel/CMakeLists.txt).
 if(DRATOPO_FUZZ)
-  foreach(_lib dt_units dt_model dt_alloc dt_hwdb dt_plan dt_agent)
+  foreach(_lib dt_units dt_model dt_alloc dt_hwdb dt_plan dt_topo dt_agent)
     if(TARGET ${_lib})
       target_compile_options(${_lib} PRIVATE -fsanitize=fuzzer-no-link)
     endif()
