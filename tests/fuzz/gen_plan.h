@@ -3,9 +3,10 @@
  *
  *   - the exhaustive optimum: every partition of the pods into nodes, each
  *     part on the cheapest instance type that holds it (CPU, memory and
- *     pod slots after Karpenter's overhead, GPUs by count and model); the
- *     plan's total price must equal the minimum, and the pods that fit no
- *     type alone must be exactly the unschedulable ones;
+ *     pod slots after Karpenter's overhead, computed here from docs/plan.md's
+ *     formula; GPUs by count and model); the plan's total price must equal
+ *     the minimum, and the pods that fit no type alone must be exactly the
+ *     unschedulable ones;
  *   - the invariants of any plan: every pod placed once or reported
  *     unschedulable, every placed pod's claim allocated with its count of
  *     devices of the node it runs on, each node's pods fitting its type,
