@@ -7,8 +7,11 @@ dt_add_suite(test_doc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_doc.c
 # module's sources are compiled into it so that they carry the fuzzer's
 # coverage instrumentation without changing dt_doc for everyone else.
 if(DRATOPO_FUZZ)
-  add_executable(fuzz_doc ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_doc.c
-    $<TARGET_PROPERTY:dt_doc,SOURCES>)
+  # SOURCES holds names relative to the module's folder.
+  get_target_property(_doc_srcs dt_doc SOURCES)
+  get_target_property(_doc_dir dt_doc SOURCE_DIR)
+  list(TRANSFORM _doc_srcs PREPEND ${_doc_dir}/)
+  add_executable(fuzz_doc ${CMAKE_CURRENT_LIST_DIR}/fuzz/fuzz_doc.c ${_doc_srcs})
   target_include_directories(fuzz_doc PRIVATE ${PROJECT_SOURCE_DIR}/common/doc
                              ${PROJECT_SOURCE_DIR}/common/doc/internal)
   target_compile_options(fuzz_doc PRIVATE -fsanitize=fuzzer,address,undefined)
