@@ -204,6 +204,12 @@ void alloc_capacity_explain(const struct alloc_state *s, uint32_t dev,
 		if (quantity_sub(&c->value, &s->cap_used[d->cap_first + i], &left) ||
 		    quantity_cmp(&q, &left) <= 0)
 			continue;
+		/* Earlier shares may already exceed the capacity (an allocation
+		 * made before a driver shrank the device): nothing is left. */
+		if (quantity_sign(&left) < 0) {
+			left.mant = 0;
+			left.exp = 0;
+		}
 		quantity_format(&q, a);
 		quantity_format(&left, l);
 		snprintf(buf, n, "%s: %s asked, %s left", c->name, a, l);

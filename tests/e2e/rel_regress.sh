@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # rel_regress.sh BUILD_DIR - regressions the reliability checks found in
-# other modules, one case each (docs/reliability.md, "Findings"). Each case
-# fails until its module is fixed; ctest registers this script DISABLED
-# (tests/fuzz.cmake) so the suite stays green meanwhile: enable it with
-# the fix.
+# other modules, one case each (docs/reliability.md, "Findings"), kept so
+# that they stay fixed.
 NAME=rel_regress; . "$(dirname "$0")/lib.sh"
 
 # Allocator reason text: remaining capacity of an overcommitted share.
