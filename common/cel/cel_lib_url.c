@@ -374,56 +374,53 @@ FN(fn_host)
 			  arg_url(&a[0])->host_len);
 }
 
-/* Host without the port; an IPv6 literal without its brackets. */
-static void hostname_span(const struct url_parts *u, const char **s, size_t *len)
+/* Go's splitHostPort on url.URL.Host: the port follows the last ':' when
+ * that is a valid port; the host loses its IPv6 brackets. */
+static void split_host_port(const struct url_parts *u, const char **host, size_t *host_len,
+			    const char **port, size_t *port_len)
 {
 	const char *h = u->host ? u->host : "";
 	size_t hl = u->host_len;
 
-	if (hl && h[0] == '[') {
-		const char *close = memchr(h, ']', hl);
-
-		*s = h + 1;
-		*len = close ? (size_t)(close - h) - 1 : hl - 1;
-		return;
+	*port = "";
+	*port_len = 0;
+	for (size_t i = hl; i-- > 0;)
+		if (h[i] == ':') {
+			if (valid_optional_port(h + i, hl - i)) {
+				*port = h + i + 1;
+				*port_len = hl - i - 1;
+				hl = i;
+			}
+			break;
+		}
+	if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
 	}
-	{
-		const char *colon = memchr(h, ':', hl);
-
-		*s = h;
-		*len = colon ? (size_t)(colon - h) : hl;
-	}
+	*host = h;
+	*host_len = hl;
 }
 
 FN(fn_hostname)
 {
-	const char *s;
-	size_t len;
+	const char *host, *port;
+	size_t host_len, port_len;
 
 	(void)ctx;
 	(void)n;
-	hostname_span(arg_url(&a[0]), &s, &len);
-	return cel_string(s, len);
+	split_host_port(arg_url(&a[0]), &host, &host_len, &port, &port_len);
+	return cel_string(host, host_len);
 }
 
 FN(fn_port)
 {
-	const struct url_parts *u = arg_url(&a[0]);
-	const char *h = u->host ? u->host : "", *start = h;
-	size_t hl = u->host_len;
-	const char *colon;
+	const char *host, *port;
+	size_t host_len, port_len;
 
 	(void)ctx;
 	(void)n;
-	if (hl && h[0] == '[') {
-		const char *close = memchr(h, ']', hl);
-
-		start = close ? close + 1 : h + hl;
-	}
-	colon = memchr(start, ':', hl - (size_t)(start - h));
-	if (!colon)
-		return cel_string("", 0);
-	return cel_string(colon + 1, hl - (size_t)(colon + 1 - h));
+	split_host_port(arg_url(&a[0]), &host, &host_len, &port, &port_len);
+	return cel_string(port, port_len);
 }
 
 /* Characters a path keeps unescaped (Go's shouldEscape for encodePath). */
