@@ -494,6 +494,9 @@ static const struct cel_library *const linked_libs[] = {
 #ifdef CEL_HAVE_LIB_FORMAT
 	&cel_lib_format,
 #endif
+#ifdef CEL_HAVE_LIB_NAMED_FORMAT
+	&cel_lib_named_format,
+#endif
 #ifdef CEL_HAVE_LIB_QUANTITY
 	&cel_lib_quantity,
 #endif

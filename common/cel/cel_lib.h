@@ -85,7 +85,8 @@ extern const struct cel_library cel_lib_sets;      /* ext.Sets */
 extern const struct cel_library cel_lib_regex;     /* matches, find, findAll (RE2 rules) */
 extern const struct cel_library cel_lib_url;
 extern const struct cel_library cel_lib_ip;        /* ip and cidr */
-extern const struct cel_library cel_lib_format;    /* k8s format library */
+extern const struct cel_library cel_lib_format;    /* string.format (ext.Strings) */
+extern const struct cel_library cel_lib_named_format; /* k8s format library (format.dns1123Label()...) */
 extern const struct cel_library cel_lib_quantity;
 extern const struct cel_library cel_lib_semver;
 

@@ -13,9 +13,11 @@
  * written one is already a valid encoding of it; getQuery decodes the query
  * into map(string, list(string)) as url.ParseQuery does, skipping pairs that
  * do not decode. */
+#include <errno.h>
 #include <string.h>
 
 #include "cel_lib.h"
+#include "cel_url.h"
 #include "cel_value.h"
 #include "strbuf.h"
 
@@ -28,6 +30,22 @@ struct url_parts {
 	size_t scheme_len, host_len, path_len, query_len, opaque_len;
 	bool has_query;
 };
+
+/* Why a string is not a request URI, as Go's net/url says it: fmt holds at
+ * most one %s, which takes arg (a span of the input) quoted as %q does. */
+struct url_why {
+	const char *fmt;
+	const char *arg;
+	size_t arg_len;
+};
+
+static bool fail(struct url_why *why, const char *fmt, const char *arg, size_t arg_len)
+{
+	why->fmt = fmt;
+	why->arg = arg;
+	why->arg_len = arg_len;
+	return false;
+}
 
 static int hexval(char c)
 {
@@ -50,24 +68,35 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Every '%' starts a valid escape. */
-static bool escapes_valid(const char *s, size_t len, const char **bad)
+/* Every '%' starts a valid escape; Go quotes up to 3 bytes from the bad one. */
+static bool escapes_valid(const char *s, size_t len, struct url_why *why)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] != '%')
 			continue;
-		if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0) {
-			*bad = s + i;
-			return false;
-		}
+		if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+			return fail(why, "invalid URL escape %s", s + i, len - i < 3 ? len - i : 3);
 		i += 2;
 	}
 	return true;
 }
 
+/* Go's validOptionalPort: "" or ':' followed by digits. */
+static bool valid_optional_port(const char *p, size_t len)
+{
+	if (len == 0)
+		return true;
+	if (p[0] != ':')
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!is_digit(p[i]))
+			return false;
+	return true;
+}
+
 /* Go's url.getScheme: "" when no scheme; false on ":..." at the start. */
 static bool split_scheme(struct url_parts *u, const char **rest, size_t *rest_len,
-			 const char **why)
+			 struct url_why *why)
 {
 	const char *s = u->src;
 	size_t len = u->src_len;
@@ -83,10 +112,8 @@ static bool split_scheme(struct url_parts *u, const char **rest, size_t *rest_le
 			continue;
 		}
 		if (c == ':') {
-			if (i == 0) {
-				*why = "missing protocol scheme";
-				return false;
-			}
+			if (i == 0)
+				return fail(why, "missing protocol scheme", NULL, 0);
 			u->scheme = s;
 			u->scheme_len = i;
 			*rest = s + i + 1;
@@ -101,7 +128,7 @@ static bool split_scheme(struct url_parts *u, const char **rest, size_t *rest_le
 }
 
 /* [userinfo@]host[:port]; host is kept with its port, as url.URL.Host. */
-static bool parse_authority(struct url_parts *u, const char *a, size_t len, const char **why)
+static bool parse_authority(struct url_parts *u, const char *a, size_t len, struct url_why *why)
 {
 	const char *at = NULL, *host;
 	size_t hlen;
@@ -115,34 +142,26 @@ static bool parse_authority(struct url_parts *u, const char *a, size_t len, cons
 	hlen = len - (size_t)(host - a);
 	if (hlen && host[0] == '[') {
 		const char *close = memchr(host, ']', hlen);
-		const char *p;
+		const char *port;
 
-		if (!close) {
-			*why = "missing ']' in host";
-			return false;
-		}
-		p = close + 1;
-		if (p < host + hlen) {
-			if (*p != ':') {
-				*why = "invalid port after host";
-				return false;
-			}
-			for (p++; p < host + hlen; p++)
-				if (!is_digit(*p)) {
-					*why = "invalid port after host";
-					return false;
-				}
-		}
+		if (!close)
+			return fail(why, "missing ']' in host", NULL, 0);
+		port = close + 1;
+		if (!valid_optional_port(port, (size_t)(host + hlen - port)))
+			return fail(why, "invalid port %s after host", port,
+				    (size_t)(host + hlen - port));
 	} else {
-		const char *colon = memchr(host, ':', hlen);
+		const char *colon = NULL;
 
-		if (colon) {
-			for (const char *p = colon + 1; p < host + hlen; p++)
-				if (!is_digit(*p)) {
-					*why = "invalid port after host";
-					return false;
-				}
-		}
+		/* Go checks from the last ':', so "a:b:1" has port ":1". */
+		for (size_t i = hlen; i-- > 0;)
+			if (host[i] == ':') {
+				colon = host + i;
+				break;
+			}
+		if (colon && !valid_optional_port(colon, (size_t)(host + hlen - colon)))
+			return fail(why, "invalid port %s after host", colon,
+				    (size_t)(host + hlen - colon));
 		/* Go's host alphabet: unreserved, sub-delims, ':' and '%'
 		 * escapes, a few it tolerates, and any non-ASCII byte. */
 		for (size_t i = 0; i < hlen; i++) {
@@ -151,8 +170,7 @@ static bool parse_authority(struct url_parts *u, const char *a, size_t len, cons
 			if (c >= 0x80 || is_alpha((char)c) || is_digit((char)c) ||
 			    strchr("-._~!$&'()*+,;=:[]<>\"%", c))
 				continue;
-			*why = "invalid character in host name";
-			return false;
+			return fail(why, "invalid character %s in host name", host + i, 1);
 		}
 	}
 	u->host = host;
@@ -160,23 +178,19 @@ static bool parse_authority(struct url_parts *u, const char *a, size_t len, cons
 	return true;
 }
 
-static bool parse_url(const char *s, size_t len, struct url_parts *u, const char **why)
+static bool parse_url(const char *s, size_t len, struct url_parts *u, struct url_why *why)
 {
-	const char *rest, *bad;
+	const char *rest;
 	size_t rest_len;
 
 	memset(u, 0, sizeof(*u));
 	u->src = s;
 	u->src_len = len;
-	if (len == 0) {
-		*why = "empty url";
-		return false;
-	}
+	if (len == 0)
+		return fail(why, "empty url", NULL, 0);
 	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
-			*why = "net/url: invalid control character in URL";
-			return false;
-		}
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return fail(why, "net/url: invalid control character in URL", NULL, 0);
 	if (!split_scheme(u, &rest, &rest_len, why))
 		return false;
 	/* The query starts at the first '?'. */
@@ -196,8 +210,7 @@ static bool parse_url(const char *s, size_t len, struct url_parts *u, const char
 			u->opaque_len = rest_len;
 			return true;
 		}
-		*why = "invalid URI for request";
-		return false;
+		return fail(why, "invalid URI for request", NULL, 0);
 	}
 	if (u->scheme && rest_len >= 2 && rest[1] == '/' && !(rest_len >= 3 && rest[2] == '/')) {
 		const char *auth = rest + 2;
@@ -209,10 +222,8 @@ static bool parse_url(const char *s, size_t len, struct url_parts *u, const char
 		rest = auth + alen;
 		rest_len -= alen + 2;
 	}
-	if (!escapes_valid(rest, rest_len, &bad)) {
-		*why = "invalid URL escape";
+	if (!escapes_valid(rest, rest_len, why))
 		return false;
-	}
 	u->path = rest;
 	u->path_len = rest_len;
 	return true;
@@ -250,22 +261,97 @@ static const struct url_parts *arg_url(const struct cel_value *v)
 	return v->v.obj.ptr;
 }
 
+/* s quoted as Go's %q quotes valid UTF-8 text (CEL strings are): dst has
+ * room for 4 * len + 2 bytes. Returns the length written. */
+static size_t go_quote(char *dst, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char short_esc[] = "\a\b\t\n\v\f\r";   /* for 7..13 */
+	size_t n = 0;
+
+	dst[n++] = '"';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			dst[n++] = '\\';
+			dst[n++] = (char)c;
+		} else if (c >= 7 && c <= 13) {
+			dst[n++] = '\\';
+			dst[n++] = short_esc[2 * (c - 7) + 1];
+		} else if (c < 0x20 || c == 0x7f) {
+			dst[n++] = '\\';
+			dst[n++] = 'x';
+			dst[n++] = hex[c >> 4];
+			dst[n++] = hex[c & 15];
+		} else {
+			dst[n++] = (char)c;
+		}
+	}
+	dst[n++] = '"';
+	return n;
+}
+
+/* Go's *url.Error text: parse "S": WHY. */
+static struct cel_value url_error(struct cel_ctx *ctx, const char *s, size_t len,
+				  const struct url_why *why)
+{
+	size_t fmt_len = strlen(why->fmt);
+	char *buf = cel_alloc(ctx, 4 * len + 4 * why->arg_len + fmt_len + 16);
+	const char *spec = strstr(why->fmt, "%s");
+	size_t n;
+
+	if (!buf)
+		return cel_errorf(ctx, "out of memory");
+	memcpy(buf, "parse ", 6);
+	n = 6 + go_quote(buf + 6, s, len);
+	buf[n++] = ':';
+	buf[n++] = ' ';
+	if (!spec) {
+		memcpy(buf + n, why->fmt, fmt_len);
+		n += fmt_len;
+	} else {
+		memcpy(buf + n, why->fmt, (size_t)(spec - why->fmt));
+		n += (size_t)(spec - why->fmt);
+		n += go_quote(buf + n, why->arg, why->arg_len);
+		memcpy(buf + n, spec + 2, fmt_len - (size_t)(spec + 2 - why->fmt));
+		n += fmt_len - (size_t)(spec + 2 - why->fmt);
+	}
+	return cel_string(buf, n);
+}
+
+int cel_url_check(struct cel_ctx *ctx, const char *s, size_t len, struct cel_value *msg)
+{
+	struct url_parts u;
+	struct url_why why;
+
+	if (parse_url(s, len, &u, &why))
+		return 0;
+	*msg = url_error(ctx, s, len, &why);
+	return msg->kind == CEL_ERROR ? -ENOMEM : -EINVAL;
+}
+
 FN(fn_url)
 {
 	struct url_parts u;
-	const char *why = NULL;
+	struct url_why why;
+	struct cel_value msg;
 
 	(void)n;
-	if (!parse_url(a[0].v.str.s, a[0].v.str.len, &u, &why))
-		return cel_errorf(ctx, "URL parse error during conversion from string: parse "
-				  "\"%.*s\": %s", (int)a[0].v.str.len, a[0].v.str.s, why);
+	if (!parse_url(a[0].v.str.s, a[0].v.str.len, &u, &why)) {
+		msg = url_error(ctx, a[0].v.str.s, a[0].v.str.len, &why);
+		if (msg.kind == CEL_ERROR)
+			return msg;
+		return cel_errorf(ctx, "URL parse error during conversion from string: %.*s",
+				  (int)msg.v.str.len, msg.v.str.s);
+	}
 	return cel_object_new(ctx, &url_type, &u, sizeof(u));
 }
 
 FN(fn_is_url)
 {
 	struct url_parts u;
-	const char *why;
+	struct url_why why;
 
 	(void)ctx;
 	(void)n;
@@ -288,56 +374,53 @@ FN(fn_host)
 			  arg_url(&a[0])->host_len);
 }
 
-/* Host without the port; an IPv6 literal without its brackets. */
-static void hostname_span(const struct url_parts *u, const char **s, size_t *len)
+/* Go's splitHostPort on url.URL.Host: the port follows the last ':' when
+ * that is a valid port; the host loses its IPv6 brackets. */
+static void split_host_port(const struct url_parts *u, const char **host, size_t *host_len,
+			    const char **port, size_t *port_len)
 {
 	const char *h = u->host ? u->host : "";
 	size_t hl = u->host_len;
 
-	if (hl && h[0] == '[') {
-		const char *close = memchr(h, ']', hl);
-
-		*s = h + 1;
-		*len = close ? (size_t)(close - h) - 1 : hl - 1;
-		return;
+	*port = "";
+	*port_len = 0;
+	for (size_t i = hl; i-- > 0;)
+		if (h[i] == ':') {
+			if (valid_optional_port(h + i, hl - i)) {
+				*port = h + i + 1;
+				*port_len = hl - i - 1;
+				hl = i;
+			}
+			break;
+		}
+	if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
 	}
-	{
-		const char *colon = memchr(h, ':', hl);
-
-		*s = h;
-		*len = colon ? (size_t)(colon - h) : hl;
-	}
+	*host = h;
+	*host_len = hl;
 }
 
 FN(fn_hostname)
 {
-	const char *s;
-	size_t len;
+	const char *host, *port;
+	size_t host_len, port_len;
 
 	(void)ctx;
 	(void)n;
-	hostname_span(arg_url(&a[0]), &s, &len);
-	return cel_string(s, len);
+	split_host_port(arg_url(&a[0]), &host, &host_len, &port, &port_len);
+	return cel_string(host, host_len);
 }
 
 FN(fn_port)
 {
-	const struct url_parts *u = arg_url(&a[0]);
-	const char *h = u->host ? u->host : "", *start = h;
-	size_t hl = u->host_len;
-	const char *colon;
+	const char *host, *port;
+	size_t host_len, port_len;
 
 	(void)ctx;
 	(void)n;
-	if (hl && h[0] == '[') {
-		const char *close = memchr(h, ']', hl);
-
-		start = close ? close + 1 : h + hl;
-	}
-	colon = memchr(start, ':', hl - (size_t)(start - h));
-	if (!colon)
-		return cel_string("", 0);
-	return cel_string(colon + 1, hl - (size_t)(colon + 1 - h));
+	split_host_port(arg_url(&a[0]), &host, &host_len, &port, &port_len);
+	return cel_string(port, port_len);
 }
 
 /* Characters a path keeps unescaped (Go's shouldEscape for encodePath). */

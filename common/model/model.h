@@ -22,8 +22,8 @@
  *
  * Modules: model_decode.c (doc tree -> objects), model_defaults.c,
  * model_validate.c (the API server's rules and limits), model_encode.c
- * (objects -> doc trees in kubectl's form), model_names.c (DNS names,
- * qualified names, kinds). */
+ * (objects -> doc trees in kubectl's form), model_names.c (field paths and
+ * how messages name objects); the name rules are common/names. */
 #ifndef DT_MODEL_H
 #define DT_MODEL_H
 

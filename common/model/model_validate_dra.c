@@ -734,12 +734,12 @@ void model_v_slice(struct model_val *v, const struct model_resource_slice_spec *
 static bool is_extended_resource_name(const char *name)
 {
 	char prefixed[512];
-	struct model_name_msgs m;
+	struct names_msgs m;
 
 	if (!strchr(name, '/') || strstr(name, "kubernetes.io/") || !strncmp(name, "requests.", 9))
 		return false;
 	snprintf(prefixed, sizeof(prefixed), "requests.%s", name);
-	return model_check_qualified_name(prefixed, &m) == 0;
+	return names_qualified_name(prefixed, strlen(prefixed), &m) == 0;
 }
 
 static void v_class_configs(struct model_val *v, const struct model_device_config *c, size_t n)

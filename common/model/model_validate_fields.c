@@ -166,73 +166,81 @@ bool model_empty(const char *s)
 
 /* ---- Names ---- */
 
-static void names_invalid(struct model_val *v, const char *value, const struct model_name_msgs *m)
+typedef int (*name_rule)(const char *s, size_t len, struct names_msgs *out);
+
+/* One Invalid error per message of the rule, reported against value. */
+static void report_name_msgs(struct model_val *v, const char *value, const struct names_msgs *m)
 {
 	for (int i = 0; i < m->n; i++)
 		model_e_invalid_str(v, value, m->m[i]);
 }
 
+/* Check s (NULL reads as "") with rule and report what it finds. */
+static void check_name(struct model_val *v, const char *s, name_rule rule)
+{
+	struct names_msgs m;
+	const char *value = s ? s : "";
+
+	rule(value, strlen(value), &m);
+	report_name_msgs(v, value, &m);
+}
+
 void model_v_dns_label(struct model_val *v, const char *s)
 {
-	struct model_name_msgs m;
-
-	model_check_dns1123_label(s ? s : "", &m);
-	names_invalid(v, s ? s : "", &m);
+	check_name(v, s, names_dns1123_label);
 }
 
 void model_v_dns_subdomain(struct model_val *v, const char *s)
 {
-	struct model_name_msgs m;
-
-	model_check_dns1123_subdomain(s ? s : "", &m);
-	names_invalid(v, s ? s : "", &m);
+	check_name(v, s, names_dns1123_subdomain);
 }
 
 /* ValidateLabelName: a qualified name (label keys, taint keys, ...). */
 void model_v_label_name(struct model_val *v, const char *s)
 {
-	struct model_name_msgs m;
-
-	model_check_qualified_name(s ? s : "", &m);
-	names_invalid(v, s ? s : "", &m);
+	check_name(v, s, names_qualified_name);
 }
 
 static void v_label_value(struct model_val *v, const char *s)
 {
-	struct model_name_msgs m;
+	check_name(v, s, names_label_value);
+}
 
-	model_check_label_value(s ? s : "", &m);
-	names_invalid(v, s ? s : "", &m);
+/* s with ASCII upper case lowered (strings.ToLower for the names that
+ * matter) into buf, cut to size - 1 bytes; returns the length. */
+static size_t ascii_lower(const char *s, char *buf, size_t size)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
+	buf[n] = '\0';
+	return n;
 }
 
 /* ValidateCSIDriverName, which DRA reuses for driver names and domains. */
 void model_v_driver_name(struct model_val *v, const char *s)
 {
 	char lower[512];
-	struct model_name_msgs m;
+	struct names_msgs m;
 	size_t n = s ? strlen(s) : 0;
 
 	if (n == 0)
 		model_e_required(v, "");
 	if (n > MAX_DRIVER_LEN)
 		model_e_too_long(v, MAX_DRIVER_LEN);
-	if (n >= sizeof(lower))
-		n = sizeof(lower) - 1;
-	for (size_t i = 0; i < n; i++)
-		lower[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
-	lower[n] = '\0';
-	model_check_dns1123_subdomain(lower, &m);
-	names_invalid(v, s ? s : "", &m);
+	n = ascii_lower(s ? s : "", lower, sizeof(lower));
+	names_dns1123_subdomain(lower, n, &m);
+	report_name_msgs(v, s ? s : "", &m);
 }
 
 static void v_c_identifier(struct model_val *v, const char *s)
 {
-	struct model_name_msgs m;
-
 	if (strlen(s) > MAX_ID_LEN)
 		model_e_too_long(v, MAX_ID_LEN);
-	model_check_c_identifier(s, &m);
-	names_invalid(v, s, &m);
+	check_name(v, s, names_c_identifier);
 }
 
 /* QualifiedName: a C identifier, or a domain, "/" and a C identifier. */
@@ -406,17 +414,11 @@ void model_v_annotations(struct model_val *v, const struct model_kv *kv, size_t 
 
 	for (size_t i = 0; i < n; i++) {
 		char lower[512];
-		size_t len = strlen(kv[i].key);
-		struct model_name_msgs m;
+		size_t len = ascii_lower(kv[i].key, lower, sizeof(lower));
+		struct names_msgs m;
 
-		if (len >= sizeof(lower))
-			len = sizeof(lower) - 1;
-		for (size_t j = 0; j < len; j++)
-			lower[j] = (kv[i].key[j] >= 'A' && kv[i].key[j] <= 'Z') ?
-				   (char)(kv[i].key[j] - 'A' + 'a') : kv[i].key[j];
-		lower[len] = '\0';
-		model_check_qualified_name(lower, &m);
-		names_invalid(v, kv[i].key, &m);
+		names_qualified_name(lower, len, &m);
+		report_name_msgs(v, kv[i].key, &m);
 		total += strlen(kv[i].key) + strlen(kv[i].value);
 	}
 	if (total > MAX_ANNOTATIONS_SIZE)

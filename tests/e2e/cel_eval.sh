@@ -58,10 +58,19 @@ prints 'cidr("10.0.0.0/8").containsIP("10.2.3.4")' 'true'
 prints '"%d GPUs".format([8])' '"8 GPUs"'
 prints 'semver("v1.02", true)' 'semver("1.2.0")'
 prints 'quantity("1Gi").add(quantity("1Gi"))' 'quantity("2Gi")'
+# The format library: its values print as the calls that make them.
+prints 'format.dns1123Label()' 'format.dns1123Label()'
+prints 'format.named("uuid")' 'optional.of(format.uuid())'
+prints 'format.named("nope")' 'optional.none()'
+prints 'format.dns1123Label().validate("gpu-0")' 'optional.none()'
+prints 'format.labelValue().validate("a b").hasValue()' 'true'
+prints 'format.uri().validate("example.com")' 'optional.of(["parse \"example.com\": invalid URI for request"])'
+prints 'format.named("date").value().validate("2023-02-29")' 'optional.of(["invalid date"])'
 
 # --- exit 1: evaluation errors ---
 run 1 '1 / 0' && stderr_has 'error: division by zero'
 run 1 'semver("v1.0")' && stderr_has 'error: No Major.Minor.Patch elements found'
+run 1 'format.dns1123LabelPrefix().validate("-")' && stderr_has 'slice bounds out of range [:-1]'
 run 1 '"ab".matches("(a)\\1")' && stderr_has 'error: error parsing regexp: invalid escape sequence'
 run 1 '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(a, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(b, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(c, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(d, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(e, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(f, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(g, true)))))))' &&
 	stderr_has 'error: operation cancelled: actual cost limit exceeded'
@@ -72,6 +81,7 @@ run 2 '1 +' && stderr_has 'ERROR: <input>:1:4:' && stderr_has ' | ...^'
 run 2 'x + 1' && stderr_has "undeclared reference to 'x'" && stderr_has ' | ^'
 run 2 '"a".charAt("b")' && stderr_has "found no matching overload for 'charAt'"
 run 2 'quantity("1").sign()' && stderr_has 'ERROR: <input>:1:'
+run 2 'format.uuid().validate(1)' && stderr_has "found no matching overload for 'validate'"
 
 # --- --let ---
 run 0 --let x=40 --let 'name="gpu"' 'x + 2 == 42 && name.upperAscii() == "GPU"' &&

@@ -28,7 +28,9 @@ expect() {
 	shift
 	timeout "${E2E_TIMEOUT:-60}" "$@" >"$TMP/out" 2>"$TMP/err"
 	got=$?
-	grep -Eq 'runtime error:|AddressSanitizer|LeakSanitizer' "$TMP/err" &&
+	# UBSan's lines are "FILE:LINE:COL: runtime error: ..."; a CEL message may say
+	# "runtime error" too (format.dns1123LabelPrefix().validate("-")).
+	grep -Eq ':[0-9]+:[0-9]+: runtime error:|AddressSanitizer|LeakSanitizer' "$TMP/err" &&
 		fail "sanitizer report: $*"
 	if [ "$got" != "$want" ]; then
 		fail "exit $got, want $want: $*"

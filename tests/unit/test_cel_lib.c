@@ -1,5 +1,6 @@
 /* test_cel_lib.c - the Kubernetes CEL libraries: strings, lists, sets, regex
- * (RE2 rejections), url, ip/cidr, format, quantity and semver (with
+ * (RE2 rejections), url, ip/cidr, format (string.format), the named formats
+ * (format.dns1123Label()...), quantity and semver (with
  * normalization), each function with its error cases, as the Kubernetes and
  * cel-go libraries define them. Cases are tables of expression -> printed
  * result ("error: MESSAGE" for a runtime error, "compile: ..." for a
@@ -357,12 +358,177 @@ static void test_url(void)
 		{ "url(':x')", "error: URL parse error during conversion from string: "
 		  "parse \":x\": missing protocol scheme" },
 		{ "url('https://h:x/')", "error: URL parse error during conversion from string: "
-		  "parse \"https://h:x/\": invalid port after host" },
+		  "parse \"https://h:x/\": invalid port \":x\" after host" },
+		/* Go's details: the port from the last ':', the bad host byte, the escape. */
+		{ "url('https://a:b:1/').getPort()", "\"1\"" },
+		{ "url('https://[::1]x/')", "error: URL parse error during conversion from string: "
+		  "parse \"https://[::1]x/\": invalid port \"x\" after host" },
+		{ "url('http://a b/')", "error: URL parse error during conversion from string: "
+		  "parse \"http://a b/\": invalid character \" \" in host name" },
+		{ "url('/a%zzz')", "error: URL parse error during conversion from string: "
+		  "parse \"/a%zzz\": invalid URL escape \"%zz\"" },
+		{ "url('/a%2')", "error: URL parse error during conversion from string: "
+		  "parse \"/a%2\": invalid URL escape \"%2\"" },
+		{ "url('/a\\u0001')", "error: URL parse error during conversion from string: "
+		  "parse \"/a\\x01\": net/url: invalid control character in URL" },
 		{ "url('https://e.com/a') == url('https://e.com/a')", "true" },
 		{ "isURL('https://e.com#frag')", "false" },
 		{ "isURL('https://e.com/#frag')", "true" },
 		{ "isURL('https://bücher.example/')", "true" },
 		{ "url('mailto:someone@example.com').getHost()", "\"\"" },
+	};
+
+	RUN(cases);
+}
+
+/* The Kubernetes format library: format.<name>(), format.named(),
+ * <NamedFormat>.validate() with the API server's and strfmt's messages. */
+#define LABEL_MSG "a lowercase RFC 1123 label must consist of lower case alphanumeric " \
+	"characters or '-', and must start and end with an alphanumeric character (e.g. " \
+	"'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+#define SUBDOMAIN_MSG "a lowercase RFC 1123 subdomain must consist of lower case " \
+	"alphanumeric characters, '-' or '.', and must start and end with an alphanumeric " \
+	"character (e.g. 'example.com', regex used for validation is " \
+	"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+#define DNS1035_MSG "a DNS-1035 label must consist of lower case alphanumeric characters " \
+	"or '-', start with an alphabetic character, and end with an alphanumeric character " \
+	"(e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+#define QNAME_MSG "must consist of alphanumeric characters, '-', '_' or '.', and must " \
+	"start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or " \
+	"'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of alphanumeric " \
+	"characters, '-', '_' or '.', and must start and end with an alphanumeric character " \
+	"(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is " \
+	"'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+#define ONE(msg) "optional.of([\"" msg "\"])"
+#define NONE "optional.none()"
+
+static void test_named_format(void)
+{
+	static const struct eval_case cases[] = {
+		/* The values, printed so that they read back. */
+		{ "format.dns1123Label()", "format.dns1123Label()" },
+		{ "format.named('uuid')", "optional.of(format.uuid())" },
+		{ "format.named('dns1123SubdomainPrefix').value() == format.dns1123SubdomainPrefix()",
+		  "true" },
+		{ "format.uuid() == format.byte()", "false" },
+		{ "type(format.date())", "kubernetes.NamedFormat" },
+		{ "format.named('nope')", NONE },
+		{ "format.named('DNS1123Label')", NONE },   /* keys, not upstream's Name */
+		{ "format.named('')", NONE },
+		{ "format.named('uuid').hasValue() && format.named('x').orValue(format.uri()) == "
+		  "format.uri()", "true" },
+		{ "['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', "
+		  "'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', "
+		  "'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime']"
+		  ".all(n, format.named(n).hasValue())", "true" },
+		/* DNS-1123 labels. */
+		{ "format.dns1123Label().validate('my-name')", NONE },
+		{ "format.dns1123Label().validate('123-abc')", NONE },
+		{ "format.dns1123Label().validate('My-Name')", ONE(LABEL_MSG) },
+		{ "format.dns1123Label().validate('-a')", ONE(LABEL_MSG) },
+		{ "format.dns1123Label().validate('')", ONE(LABEL_MSG) },
+		{ "format.dns1123Label().validate(lists.range(63).map(i, 'a').join())", NONE },
+		{ "format.dns1123Label().validate('a' + lists.range(63).map(i, 'b').join())",
+		  ONE("must be no more than 63 characters") },
+		{ "format.dns1123Label().validate(lists.range(64).map(i, '-').join()).value().size()", "2" },
+		{ "format.dns1123Label().validate('a\\x00b')", ONE(LABEL_MSG) },
+		/* DNS-1123 subdomains. */
+		{ "format.dns1123Subdomain().validate('apiextensions.k8s.io')", NONE },
+		{ "format.dns1123Subdomain().validate('a..b')", ONE(SUBDOMAIN_MSG) },
+		{ "format.dns1123Subdomain().validate('Example.com')", ONE(SUBDOMAIN_MSG) },
+		{ "format.dns1123Subdomain().validate('a.' + lists.range(252).map(i, 'b').join())",
+		  ONE("must be no more than 253 characters") },
+		/* DNS-1035 labels. */
+		{ "format.dns1035Label().validate('my-label-name')", NONE },
+		{ "format.dns1035Label().validate('1abc')", ONE(DNS1035_MSG) },
+		{ "format.dns1035Label().validate('abc-')", ONE(DNS1035_MSG) },
+		/* Qualified names. */
+		{ "format.qualifiedName().validate('apiextensions.k8s.io/v1beta1')", NONE },
+		{ "format.qualifiedName().validate('MyName')", NONE },
+		{ "format.qualifiedName().validate('a/b/c')",
+		  ONE("a qualified name " QNAME_MSG " with an optional DNS subdomain prefix and '/' "
+		      "(e.g. 'example.com/MyName')") },
+		{ "format.qualifiedName().validate('/x')", ONE("prefix part must be non-empty") },
+		{ "format.qualifiedName().validate('Bad/x')", ONE("prefix part " SUBDOMAIN_MSG) },
+		{ "format.qualifiedName().validate('x/')",
+		  "optional.of([\"name part must be non-empty\", \"name part " QNAME_MSG "\"])" },
+		{ "format.qualifiedName().validate('x/' + lists.range(64).map(i, 'a').join())",
+		  ONE("name part must be no more than 63 characters") },
+		/* Prefixes for generateName: a trailing '-' is masked, with the byte before it. */
+		{ "format.dns1123LabelPrefix().validate('my-label-prefix-')", NONE },
+		{ "format.dns1123LabelPrefix().validate('a-')", NONE },
+		{ "format.dns1123LabelPrefix().validate('--')", NONE },     /* checked as "a" */
+		{ "format.dns1123LabelPrefix().validate('a_-')", NONE },    /* checked as "aa" */
+		{ "format.dns1123LabelPrefix().validate('-a')", ONE(LABEL_MSG) },
+		{ "format.dns1123LabelPrefix().validate('')", ONE(LABEL_MSG) },
+		{ "format.dns1123LabelPrefix().validate('-')",
+		  "error: internal error: runtime error: slice bounds out of range [:-1]" },
+		{ "format.dns1123SubdomainPrefix().validate('mysubdomain.prefix.-')", NONE },
+		{ "format.dns1123SubdomainPrefix().validate('a..-')", NONE },   /* checked as "a.a" */
+		{ "format.dns1123SubdomainPrefix().validate('a..b-')", ONE(SUBDOMAIN_MSG) },
+		{ "format.dns1035LabelPrefix().validate('my-label-prefix-')", NONE },
+		{ "format.dns1035LabelPrefix().validate('1-')", NONE },      /* checked as "a" */
+		{ "format.dns1035LabelPrefix().validate('1a-')", ONE(DNS1035_MSG) },
+		/* Label values. */
+		{ "format.labelValue().validate('')", NONE },
+		{ "format.labelValue().validate('my_value.1')", NONE },
+		{ "format.labelValue().validate('a b')", ONE(LABEL_VALUE_MSG) },
+		{ "format.labelValue().validate(lists.range(64).map(i, 'a').join())",
+		  ONE("must be no more than 63 characters") },
+		/* uri: url.ParseRequestURI's error. */
+		{ "format.uri().validate('http://example.com')", NONE },
+		{ "format.uri().validate('/just/a/path')", NONE },
+		{ "format.uri().validate('example.com')",
+		  ONE("parse \\\"example.com\\\": invalid URI for request") },
+		{ "format.uri().validate('')", ONE("parse \\\"\\\": empty url") },
+		{ "format.uri().validate('https://h:x/')",
+		  ONE("parse \\\"https://h:x/\\\": invalid port \\\":x\\\" after host") },
+		/* uuid: 8-4-4-4-12 hex digits, any case, dashes optional. */
+		{ "format.uuid().validate('123e4567-e89b-12d3-a456-426614174000')", NONE },
+		{ "format.uuid().validate('123E4567E89B12D3A456426614174000')", NONE },
+		{ "format.uuid().validate('123e4567-e89b-12d3-a456-42661417400')",
+		  ONE("does not match the UUID format") },
+		{ "format.uuid().validate('123e4567-e89b-12d3-a456-426614174000 ')",
+		  ONE("does not match the UUID format") },
+		{ "format.uuid().validate('g23e4567-e89b-12d3-a456-426614174000')",
+		  ONE("does not match the UUID format") },
+		/* byte: base64 in groups of four. */
+		{ "format.byte().validate('aGVsbG8=')", NONE },
+		{ "format.byte().validate('aGk=')", NONE },
+		{ "format.byte().validate('aA==')", NONE },
+		{ "format.byte().validate('aGVsbG8')", ONE("invalid base64") },
+		{ "format.byte().validate('a===')", ONE("invalid base64") },
+		{ "format.byte().validate('')", ONE("invalid base64") },
+		{ "format.byte().validate('aG-s')", ONE("invalid base64") },
+		/* date: time.Parse("2006-01-02"). */
+		{ "format.date().validate('2021-01-01')", NONE },
+		{ "format.date().validate('2024-02-29')", NONE },
+		{ "format.date().validate('2000-02-29')", NONE },
+		{ "format.date().validate('1900-02-29')", ONE("invalid date") },
+		{ "format.date().validate('2021-13-01')", ONE("invalid date") },
+		{ "format.date().validate('2021-04-31')", ONE("invalid date") },
+		{ "format.date().validate('2021-1-01')", ONE("invalid date") },
+		{ "format.date().validate('2021-01-01T00:00:00Z')", ONE("invalid date") },
+		/* datetime: strfmt's IsDateTime. */
+		{ "format.datetime().validate('2021-01-01T00:00:00Z')", NONE },
+		{ "format.datetime().validate('2021-01-01t23:59:59.123+05:30')", NONE },
+		{ "format.datetime().validate('2021-01-01T00:00:00Z5Z')", NONE },   /* '.' is any */
+		{ "format.datetime().validate('2021-01-01T00:00:00ZTjunk')", NONE }, /* 3rd part */
+		{ "format.datetime().validate('2021-01-01T24:00:00Z')", ONE("invalid datetime") },
+		{ "format.datetime().validate('2021-01-01T00:60:00Z')", ONE("invalid datetime") },
+		{ "format.datetime().validate('2021-01-01T00:00:00')", ONE("invalid datetime") },
+		{ "format.datetime().validate('2021-01-01 00:00:00Z')", ONE("invalid datetime") },
+		{ "format.datetime().validate('2021-02-30T00:00:00Z')", ONE("invalid datetime") },
+		{ "format.datetime().validate('abc')", ONE("invalid datetime") },
+		/* As Kubernetes documents it. */
+		{ "format.dns1123Label().validate('Bad').hasValue()", "true" },
+		{ "format.dns1123Label().validate('a.b').value().join('\\n') == \"" LABEL_MSG "\"",
+		  "true" },
+		/* Type errors. */
+		{ "format.validate('x')", "compile: *" },
+		{ "format.uuid().validate(1)", "compile: *" },
+		{ "format.named(1)", "compile: *" },
 	};
 
 	RUN(cases);
@@ -710,6 +876,7 @@ DT_SUITE_MAIN("cel_lib",
 	      DT_TEST(test_sets),
 	      DT_TEST(test_regex),
 	      DT_TEST(test_url),
+	      DT_TEST(test_named_format),
 	      DT_TEST(test_ip),
 	      DT_TEST(test_format),
 	      DT_TEST(test_quantity),

@@ -966,64 +966,7 @@ static void test_seed_examples_valid(void)
 	model_set_free(s);
 }
 
-static char *rep(char c, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	memset(s, c, n);
-	s[n] = '\0';
-	return s;
-}
-
-/* The name rules at their edges. */
-static void test_name_rules(void)
-{
-	struct model_name_msgs m;
-	char *l63 = rep('a', 63), *l64 = rep('a', 64);
-	char sub254[300];
-
-	CU_ASSERT_EQUAL(model_check_dns1123_label("gpu-0", &m), 0);
-	CU_ASSERT_EQUAL(model_check_dns1123_label("0", &m), 0);
-	CU_ASSERT_EQUAL(model_check_dns1123_label(l63, &m), 0);
-	CU_ASSERT_EQUAL(model_check_dns1123_label(l64, &m), 1);
-	DT_ASSERT_STR(m.m[0], "must be no more than 63 characters");
-	CU_ASSERT_EQUAL(model_check_dns1123_label("-a", &m), 1);
-	CU_ASSERT_EQUAL(model_check_dns1123_label("a-", &m), 1);
-	CU_ASSERT_EQUAL(model_check_dns1123_label("a.b", &m), 1);
-	CU_ASSERT_EQUAL(model_check_dns1123_label("", &m), 1);
-	CU_ASSERT_EQUAL(model_check_dns1123_subdomain("gpu.nvidia.com", &m), 0);
-	CU_ASSERT_EQUAL(model_check_dns1123_subdomain("a..b", &m), 1);
-	CU_ASSERT_EQUAL(model_check_dns1123_subdomain("a.", &m), 1);
-	snprintf(sub254, sizeof(sub254), "%s.%s.%s.%s", l63, l63, l63, l63);
-	sub254[254] = '\0';            /* 254 characters, valid labels */
-	sub254[253] = 'a';
-	CU_ASSERT_EQUAL(model_check_dns1123_subdomain(sub254, &m), 1);
-	DT_ASSERT_STR(m.m[0], "must be no more than 253 characters");
-	sub254[253] = '\0';
-	CU_ASSERT_EQUAL(model_check_dns1123_subdomain(sub254, &m), 0);
-	CU_ASSERT_EQUAL(model_check_c_identifier("_a1", &m), 0);
-	CU_ASSERT_EQUAL(model_check_c_identifier("a-b", &m), 1);
-	CU_ASSERT_EQUAL(model_check_c_identifier("", &m), 1);
-	CU_ASSERT_EQUAL(model_check_qualified_name("nvidia.com/gpu", &m), 0);
-	CU_ASSERT_EQUAL(model_check_qualified_name("My.Name_1", &m), 0);
-	CU_ASSERT_EQUAL(model_check_qualified_name("/gpu", &m), 1);
-	DT_ASSERT_STR(m.m[0], "prefix part must be non-empty");
-	CU_ASSERT_EQUAL(model_check_qualified_name("a/b/c", &m), 1);
-	CU_ASSERT_EQUAL(model_check_qualified_name("Bad_Domain/x", &m), 1);
-	CU_ASSERT(!strncmp(m.m[0], "prefix part a lowercase RFC 1123 subdomain", 42));
-	CU_ASSERT_EQUAL(model_check_qualified_name("x/", &m), 2);
-	DT_ASSERT_STR(m.m[0], "name part must be non-empty");
-	CU_ASSERT_EQUAL(model_check_label_value("", &m), 0);
-	CU_ASSERT_EQUAL(model_check_label_value("v1.2_3", &m), 0);
-	CU_ASSERT_EQUAL(model_check_label_value(l64, &m), 1);
-	CU_ASSERT_EQUAL(model_check_label_value("a b", &m), 1);
-	free(l63);
-	free(l64);
-}
-
 DT_SUITE_MAIN("model_validate",
-	      DT_TEST(test_name_rules),
 	      DT_TEST(test_rules_and_messages),
 	      DT_TEST(test_limits),
 	      DT_TEST(test_cel_length_and_hook),

@@ -1,6 +1,6 @@
 /* model_internal.h - what the model's own files share and nobody else uses:
- * field paths for messages, the name checks of the API machinery, the
- * value printing of field.Error. */
+ * field paths for messages, the value printing of field.Error. (The name
+ * checks of the API machinery are common/names, names.h.) */
 #ifndef DT_MODEL_INTERNAL_H
 #define DT_MODEL_INTERNAL_H
 
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "names.h"
 
 /* A field path as the API server prints it: "spec.devices.requests[0].name",
  * map keys as "[key]". Bounded: a path that would not fit is cut, with
@@ -32,23 +33,6 @@ struct doc_arena *model_set_doc_arena(struct model_set *s);
 /* "FILE: document N (KIND NS/NAME): " for an object; "document N, item M"
  * for List items; objects built in code get "KIND NS/NAME: ". */
 void model_object_prefix(const struct model_object *o, char *buf, size_t size);
-
-/* ---- Name checks (k8s.io/apimachinery/pkg/util/validation) ----
- * Each returns the number of messages written into msgs (at most 4), the
- * messages worded as the API machinery words them. */
-#define MODEL_NAME_MSGS 4
-struct model_name_msgs {
-	const char *m[MODEL_NAME_MSGS];
-	char buf[MODEL_NAME_MSGS][400];
-	int n;
-};
-
-int model_check_dns1123_label(const char *s, struct model_name_msgs *out);
-int model_check_dns1123_subdomain(const char *s, struct model_name_msgs *out);
-int model_check_c_identifier(const char *s, struct model_name_msgs *out);
-/* Label keys and other qualified names (prefix/name). */
-int model_check_qualified_name(const char *s, struct model_name_msgs *out);
-int model_check_label_value(const char *s, struct model_name_msgs *out);
 
 /* ---- Name lookups over arrays of structs, in O(log n) ----
  * Lists the API does not bound (pod claims, resource maps, labels) are
