@@ -420,11 +420,15 @@ void model_get_resource_list(struct model_dec *d, const struct doc_node *m, cons
  * the set's arena (NULL when absent or empty): fn decodes each item into
  * its slot with the item's path pushed; items that are not maps are
  * reported and get no slot. *n_out is the number of slots filled. */
-
 void *model_get_list(struct model_dec *d, const struct doc_node *m, const char *key, size_t size,
 		      size_t *n_out, item_fn fn, const void *ctx)
 {
-	const struct doc_node *seq = model_get_seq(d, m, key);
+	return model_list_items(d, model_get_seq(d, m, key), key, size, n_out, fn, ctx);
+}
+
+void *model_list_items(struct model_dec *d, const struct doc_node *seq, const char *key,
+		       size_t size, size_t *n_out, item_fn fn, const void *ctx)
+{
 	const struct doc_node *it;
 	char *arr;
 	size_t mark;
@@ -522,11 +526,21 @@ void model_get_requirements(struct model_dec *d, const struct doc_node *m, const
 	GET_LIST(d, m, key, *out, *n_out, item_requirement, NULL);
 }
 
+static void item_term(struct model_dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_node_selector_term *t = slot;
+
+	model_closed_if(d, it, f_term);
+	model_get_requirements(d, it, "matchExpressions", &t->match_expressions,
+			       &t->n_match_expressions);
+	model_get_requirements(d, it, "matchFields", &t->match_fields, &t->n_match_fields);
+	(void)ctx;
+}
+
 struct model_node_selector *model_get_node_selector(struct model_dec *d, const struct doc_node *m,
 						     const char *key)
 {
 	const struct doc_node *ns = model_get_map(d, m, key);
-	const struct doc_node *terms, *it;
 	struct model_node_selector *sel;
 	size_t mark;
 
@@ -537,28 +551,7 @@ struct model_node_selector *model_get_node_selector(struct model_dec *d, const s
 		return NULL;
 	mark = model_path_field(&d->path, key);
 	model_closed_if(d, ns, f_node_selector);
-	terms = model_get_seq(d, ns, "nodeSelectorTerms");
-	if (terms) {
-		size_t tm = model_path_field(&d->path, "nodeSelectorTerms");
-
-		DALLOC(d, sel->terms, terms->u.seq.n);
-		FOR_EACH_MAP(d, terms, i, it) {
-			struct model_node_selector_term *t;
-
-			if (!sel->terms) {
-				END_EACH(d, i);
-				break;
-			}
-			t = &sel->terms[sel->n_terms++];
-			model_closed_if(d, it, f_term);
-			model_get_requirements(d, it, "matchExpressions", &t->match_expressions,
-					 &t->n_match_expressions);
-			model_get_requirements(d, it, "matchFields", &t->match_fields,
-					 &t->n_match_fields);
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, tm);
-	}
+	GET_LIST(d, ns, "nodeSelectorTerms", sel->terms, sel->n_terms, item_term, NULL);
 	model_path_pop(&d->path, mark);
 	return sel;
 }
