@@ -173,42 +173,56 @@ bool model_is_map(struct model_dec *d, const struct doc_node *n)
 	return false;
 }
 
-static bool is_seq(struct model_dec *d, const struct doc_node *n)
+/* A list with items; an empty one reads as absent, a value that is not a
+ * list is reported. */
+static bool is_seq_with_items(struct model_dec *d, const struct doc_node *n)
 {
-	if (n->kind == DOC_SEQ)
-		return true;
-	model_dec_report(d, n, "must be a list");
-	return false;
+	if (n->kind != DOC_SEQ) {
+		model_dec_report(d, n, "must be a list");
+		return false;
+	}
+	return n->u.seq.n > 0;
+}
+
+/* The value under key, with key pushed onto the path for the caller's
+ * messages (the caller pops it at *mark), or NULL when absent or null. */
+static const struct doc_node *enter_field(struct model_dec *d, const struct doc_node *m,
+					  const char *key, size_t *mark)
+{
+	const struct doc_node *n = model_child(m, key);
+
+	if (n)
+		*mark = model_path_field(&d->path, key);
+	return n;
+}
+
+/* The value under key if ok takes it (ok reports, with key on the path,
+ * what is wrong with it), or NULL. */
+static const struct doc_node *get_if(struct model_dec *d, const struct doc_node *m,
+				     const char *key,
+				     bool (*ok)(struct model_dec *d, const struct doc_node *n))
+{
+	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
+
+	if (!n)
+		return NULL;
+	if (!ok(d, n))
+		n = NULL;
+	model_path_pop(&d->path, mark);
+	return n;
 }
 
 /* The map under key, or NULL (absent or reported). */
 const struct doc_node *model_get_map(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	size_t mark;
-
-	if (!n)
-		return NULL;
-	mark = model_path_field(&d->path, key);
-	if (!model_is_map(d, n))
-		n = NULL;
-	model_path_pop(&d->path, mark);
-	return n;
+	return get_if(d, m, key, model_is_map);
 }
 
 /* The list under key, or NULL (absent, empty or reported). */
 const struct doc_node *model_get_seq(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	size_t mark;
-
-	if (!n)
-		return NULL;
-	mark = model_path_field(&d->path, key);
-	if (!is_seq(d, n) || n->u.seq.n == 0)
-		n = NULL;
-	model_path_pop(&d->path, mark);
-	return n;
+	return get_if(d, m, key, is_seq_with_items);
 }
 
 static const char *node_str(struct model_dec *d, const struct doc_node *n)
@@ -232,13 +246,12 @@ static const char *node_str(struct model_dec *d, const struct doc_node *n)
 
 const char *model_get_str(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	const char *s;
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
+	const char *s;
 
 	if (!n)
 		return NULL;
-	mark = model_path_field(&d->path, key);
 	s = node_str(d, n);
 	model_path_pop(&d->path, mark);
 	return s;
@@ -273,12 +286,11 @@ bool model_node_int(struct model_dec *d, const struct doc_node *n, int bits, int
 void model_get_int(struct model_dec *d, const struct doc_node *m, const char *key, int bits,
 		    bool *has, int64_t *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (model_node_int(d, n, bits, out) && has)
 		*has = true;
 	model_path_pop(&d->path, mark);
@@ -287,12 +299,11 @@ void model_get_int(struct model_dec *d, const struct doc_node *m, const char *ke
 void model_get_bool(struct model_dec *d, const struct doc_node *m, const char *key,
 		     bool *has, bool *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (n->kind == DOC_BOOL) {
 		*out = n->u.b;
 		if (has)
@@ -322,12 +333,11 @@ bool model_node_quantity(struct model_dec *d, const struct doc_node *n, struct q
 void model_get_quantity(struct model_dec *d, const struct doc_node *m, const char *key,
 			 bool *has, struct quantity *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (model_node_quantity(d, n, out) && has)
 		*has = true;
 	model_path_pop(&d->path, mark);
