@@ -78,6 +78,14 @@ static int check_keys(struct ctx *c, const struct doc_node *map, const char *pre
 	return 0;
 }
 
+/* An entry of a PCI id or MIG list: a map of the allowed keys only. */
+static int check_entry(struct ctx *c, const struct doc_node *e, const char *const *allowed)
+{
+	if (e->kind != DOC_MAP)
+		return fail(c, e, "entry", "must be a map");
+	return check_keys(c, e, "", allowed);
+}
+
 static bool is_null(const struct doc_node *n)
 {
 	return !n || n->kind == DOC_NULL;
@@ -131,6 +139,24 @@ static int get_int(struct ctx *c, const struct doc_node *map, const char *key, c
 			    min, max, n->u.i);
 	*present = true;
 	*out = n->u.i;
+	return 0;
+}
+
+/* A count: an integer in [lo, hi]; required unless nullable (then null
+ * reads as -1, "not published", as MIG profiles say of some counts). */
+static int get_count(struct ctx *c, const struct doc_node *e, const char *key, int64_t lo,
+		     int64_t hi, bool nullable, int64_t *out)
+{
+	bool present;
+	int rc = get_int(c, e, key, key, lo, hi, &present, out);
+
+	if (rc)
+		return rc;
+	if (present)
+		return 0;
+	if (!nullable || !doc_get(e, key))
+		return fail(c, e, key, "required field%s", nullable ? " (null: not published)" : "");
+	*out = -1;
 	return 0;
 }
 
@@ -200,6 +226,18 @@ static int get_hex(struct ctx *c, const struct doc_node *map, const char *key, c
 		return fail(c, n, field, "\"%s\" is not 1 to 4 hexadecimal digits", n->text);
 	*present = true;
 	return 0;
+}
+
+/* A required hexadecimal id (vendor, device). */
+static int get_required_hex(struct ctx *c, const struct doc_node *map, const char *key,
+			    uint16_t *out)
+{
+	bool present;
+	int rc = get_hex(c, map, key, key, &present, out);
+
+	if (!rc && !present)
+		rc = fail(c, map, key, "required field");
+	return rc;
 }
 
 /* "10de:2330": vendor and device. */
@@ -646,17 +684,11 @@ static int decode_type(struct ctx *c, const struct doc_node *e, bool builtin, st
 		f[dot - t->name] = '\0';
 		t->family = f;
 	}
-	if ((rc = get_int(c, e, "vcpu", "vcpu", 1, 1 << 20, &present, &v)))
+	if ((rc = get_count(c, e, "vcpu", 1, 1 << 20, false, &v)))
 		return rc;
-	if (!present)
-		return fail(c, e, "vcpu", "required field");
 	t->vcpu = (int)v;
-	if ((rc = get_int(c, e, "memoryMiB", "memoryMiB", 1, INT64_MAX >> 20, &present,
-			  &t->memory_mib)))
-		return rc;
-	if (!present)
-		return fail(c, e, "memoryMiB", "required field");
-	if ((rc = get_str(c, e, "arch", "arch", true, &t->arch)))
+	if ((rc = get_count(c, e, "memoryMiB", 1, INT64_MAX >> 20, false, &t->memory_mib)) ||
+	    (rc = get_str(c, e, "arch", "arch", true, &t->arch)))
 		return rc;
 	if (strcmp(t->arch, "amd64") && strcmp(t->arch, "arm64"))
 		return fail(c, doc_get(e, "arch"), "arch",
@@ -754,6 +786,20 @@ static int root_of(const struct doc_stream *st, const char *name, const char *ke
 	return 0;
 }
 
+/* What every source file starts with: its one document, a map holding key,
+ * in *root, and a new, empty source named for the file in *out. */
+static int source_start(const struct doc_stream *st, const char *name, const char *key,
+			const struct doc_node **root, struct hwdb_source **out,
+			struct dt_err *err)
+{
+	int rc = root_of(st, name, key, root, err);
+
+	if (rc)
+		return rc;
+	*out = source_new(name);
+	return *out ? 0 : dt_err_set(err, -ENOMEM, "%s: out of memory", name);
+}
+
 static int decode_types_stream(const struct doc_stream *st, const char *name, bool builtin,
 			       struct hwdb_source **out, struct dt_err *err)
 {
@@ -763,11 +809,8 @@ static int decode_types_stream(const struct doc_stream *st, const char *name, bo
 	int rc;
 
 	*out = NULL;
-	if ((rc = root_of(st, name, "instanceTypes", &root, err)))
+	if ((rc = source_start(st, name, "instanceTypes", &root, &s, err)))
 		return rc;
-	s = source_new(name);
-	if (!s)
-		return dt_err_set(err, -ENOMEM, "%s: out of memory", name);
 	c = (struct ctx){ .file = name, .section = "instanceTypes", .arena = s->arena, .err = err };
 	list = doc_get(root, "instanceTypes");
 	rc = -EINVAL;
@@ -865,21 +908,12 @@ static int pci_list(struct ctx *c, const struct doc_node *root, const char *key,
 static int decode_pci_gpu(struct ctx *c, const struct doc_node *e, struct hwdb_pci_gpu *g)
 {
 	static const char *const keys[] = { "vendor", "device", "model", "architecture", NULL };
-	bool present;
 	int rc;
 
-	if (e->kind != DOC_MAP)
-		return fail(c, e, "entry", "must be a map");
-	if ((rc = check_keys(c, e, "", keys)) ||
-	    (rc = get_hex(c, e, "vendor", "vendor", &present, &g->vendor)))
-		return rc;
-	if (!present)
-		return fail(c, e, "vendor", "required field");
-	if ((rc = get_hex(c, e, "device", "device", &present, &g->device)))
-		return rc;
-	if (!present)
-		return fail(c, e, "device", "required field");
-	if ((rc = get_str(c, e, "model", "model", true, &g->model)) ||
+	if ((rc = check_entry(c, e, keys)) ||
+	    (rc = get_required_hex(c, e, "vendor", &g->vendor)) ||
+	    (rc = get_required_hex(c, e, "device", &g->device)) ||
+	    (rc = get_str(c, e, "model", "model", true, &g->model)) ||
 	    (rc = get_str(c, e, "architecture", "architecture", true, &g->architecture)))
 		return rc;
 	return 0;
@@ -889,25 +923,14 @@ static int decode_pci_efa(struct ctx *c, const struct doc_node *e, struct hwdb_p
 {
 	static const char *const keys[] = { "vendor", "device", "generation", "subsystem", "name",
 					    NULL };
-	bool present;
 	int64_t gen;
 	int rc;
 
-	if (e->kind != DOC_MAP)
-		return fail(c, e, "entry", "must be a map");
-	if ((rc = check_keys(c, e, "", keys)) ||
-	    (rc = get_hex(c, e, "vendor", "vendor", &present, &f->vendor)))
+	if ((rc = check_entry(c, e, keys)) ||
+	    (rc = get_required_hex(c, e, "vendor", &f->vendor)) ||
+	    (rc = get_required_hex(c, e, "device", &f->device)) ||
+	    (rc = get_count(c, e, "generation", 1, 100, false, &gen)))
 		return rc;
-	if (!present)
-		return fail(c, e, "vendor", "required field");
-	if ((rc = get_hex(c, e, "device", "device", &present, &f->device)))
-		return rc;
-	if (!present)
-		return fail(c, e, "device", "required field");
-	if ((rc = get_int(c, e, "generation", "generation", 1, 100, &present, &gen)))
-		return rc;
-	if (!present)
-		return fail(c, e, "generation", "required field");
 	f->generation = (int)gen;
 	if ((rc = get_str(c, e, "subsystem", "subsystem", true, &f->subsystem)) ||
 	    (rc = get_str(c, e, "name", "name", true, &f->name)))
@@ -920,9 +943,7 @@ static int decode_pci_ignore(struct ctx *c, const struct doc_node *e, struct hwd
 	static const char *const keys[] = { "vendor", "device", "class", "why", NULL };
 	int rc;
 
-	if (e->kind != DOC_MAP)
-		return fail(c, e, "entry", "must be a map");
-	if ((rc = check_keys(c, e, "", keys)) ||
+	if ((rc = check_entry(c, e, keys)) ||
 	    (rc = get_hex(c, e, "vendor", "vendor", &r->has_vendor, &r->vendor)) ||
 	    (rc = get_hex(c, e, "device", "device", &r->has_device, &r->device)) ||
 	    (rc = get_hex(c, e, "class", "class", &r->has_class, &r->pci_class)) ||
@@ -946,13 +967,8 @@ int hwdb_source_load_pci(const char *path, struct hwdb_source **out, struct dt_e
 	*out = NULL;
 	if ((rc = doc_load_file(path, &st, err)))
 		return rc;
-	if ((rc = root_of(st, path, "gpus", &root, err)))
+	if ((rc = source_start(st, path, "gpus", &root, &s, err)))
 		goto out;
-	rc = -ENOMEM;
-	if (!(s = source_new(path))) {
-		dt_err_set(err, rc, "%s: out of memory", path);
-		goto out;
-	}
 	c = (struct ctx){ .file = path, .arena = s->arena, .err = err };
 	if ((rc = pci_list(&c, root, "gpus", &gpus)) || (rc = pci_list(&c, root, "efas", &efas)) ||
 	    (rc = pci_list(&c, root, "ignore", &ign)))
@@ -996,24 +1012,6 @@ out:
 }
 
 /* ---- MIG profiles ---- */
-
-/* A profile count: an integer in [lo, hi]; required unless nullable (then
- * null reads as -1, "not published"). */
-static int get_count(struct ctx *c, const struct doc_node *e, const char *key, int64_t lo,
-		     int64_t hi, bool nullable, int64_t *out)
-{
-	bool present;
-	int rc = get_int(c, e, key, key, lo, hi, &present, out);
-
-	if (rc)
-		return rc;
-	if (present)
-		return 0;
-	if (!nullable || !doc_get(e, key))
-		return fail(c, e, key, "required field%s", nullable ? " (null: not published)" : "");
-	*out = -1;
-	return 0;
-}
 
 static int decode_placements(struct ctx *c, const struct doc_node *e,
 			     const struct hwdb_mig_gpu *g, struct hwdb_mig_profile *p)
@@ -1082,9 +1080,7 @@ static int decode_mig_gpu(struct ctx *c, const struct doc_node *e, struct hwdb_m
 	int64_t cs, ms;
 	int rc;
 
-	if (e->kind != DOC_MAP)
-		return fail(c, e, "entry", "must be a map");
-	if ((rc = check_keys(c, e, "", keys)) ||
+	if ((rc = check_entry(c, e, keys)) ||
 	    (rc = get_str(c, e, "productName", "productName", true, &g->product_name)))
 		return rc;
 	c->entry_name = g->product_name;
@@ -1126,13 +1122,8 @@ int hwdb_source_load_mig(const char *path, struct hwdb_source **out, struct dt_e
 	*out = NULL;
 	if ((rc = doc_load_file(path, &st, err)))
 		return rc;
-	if ((rc = root_of(st, path, "migGpus", &root, err)))
+	if ((rc = source_start(st, path, "migGpus", &root, &s, err)))
 		goto out;
-	rc = -ENOMEM;
-	if (!(s = source_new(path))) {
-		dt_err_set(err, rc, "%s: out of memory", path);
-		goto out;
-	}
 	c = (struct ctx){ .file = path, .section = "migGpus", .arena = s->arena, .err = err };
 	if ((rc = pci_list(&c, root, "migGpus", &list)))
 		goto out;

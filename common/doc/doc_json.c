@@ -462,40 +462,60 @@ static struct doc_node *parse_word(struct jctx *c)
 
 static struct doc_node *parse_value(struct jctx *c, int depth);
 
+/* Past the '[' or '{' at c->pos: true when the closing bracket follows at
+ * once (it is consumed: the array or object is empty). */
+static bool open_empty(struct jctx *c, char close)
+{
+	c->pos++;
+	skip_ws(c);
+	if (c->pos < c->len && c->buf[c->pos] == close) {
+		c->pos++;
+		return true;
+	}
+	return false;
+}
+
+/* After an element of an array or object: 1 when a ',' says another one
+ * follows, 0 at the closing bracket (consumed), -1 on an error, which names
+ * what was expected (looking, for fail_char). */
+static int next_element(struct jctx *c, char close, const char *looking)
+{
+	skip_ws(c);
+	if (c->pos < c->len && c->buf[c->pos] == ',') {
+		c->pos++;
+		skip_ws(c);
+		if (c->pos < c->len && c->buf[c->pos] == close) {
+			fail_at(c, c->pos, "invalid character '%c' after ',' "
+				"(JSON allows no trailing comma)", close);
+			return -1;
+		}
+		return 1;
+	}
+	if (c->pos < c->len && c->buf[c->pos] == close) {
+		c->pos++;
+		return 0;
+	}
+	fail_char(c, looking);
+	return -1;
+}
+
 static struct doc_node *parse_array(struct jctx *c, int depth)
 {
 	struct doc_node *n = new_node(c, DOC_SEQ, c->pos), *v;
 	size_t base = c->n_scratch, cnt;
+	int more;
 
 	if (!n)
 		return NULL;
-	c->pos++;
-	skip_ws(c);
-	if (c->pos < c->len && c->buf[c->pos] == ']') {
-		c->pos++;
+	if (open_empty(c, ']'))
 		return n;
-	}
-	for (;;) {
+	do {
 		v = parse_value(c, depth + 1);
 		if (!v || scratch_push(c, v) < 0)
 			return NULL;
-		skip_ws(c);
-		if (c->pos < c->len && c->buf[c->pos] == ',') {
-			c->pos++;
-			skip_ws(c);
-			if (c->pos < c->len && c->buf[c->pos] == ']') {
-				fail_at(c, c->pos, "invalid character ']' after ',' "
-					"(JSON allows no trailing comma)");
-				return NULL;
-			}
-			continue;
-		}
-		if (c->pos < c->len && c->buf[c->pos] == ']')
-			break;
-		fail_char(c, "after array element (expecting ',' or ']')");
+	} while ((more = next_element(c, ']', "after array element (expecting ',' or ']')")) > 0);
+	if (more < 0)
 		return NULL;
-	}
-	c->pos++;
 	cnt = c->n_scratch - base;
 	n->u.seq.items = doc_arena_alloc(c->s->arena, doc_array_cap(cnt) * sizeof(*n->u.seq.items));
 	if (!n->u.seq.items) {
@@ -513,17 +533,13 @@ static struct doc_node *parse_object(struct jctx *c, int depth)
 	struct doc_node *n = new_node(c, DOC_MAP, c->pos), *k, *v;
 	size_t base = c->n_scratch, np, dup, first;
 	struct doc_pair *pairs;
-	int rc;
+	int rc, more;
 
 	if (!n)
 		return NULL;
-	c->pos++;
-	skip_ws(c);
-	if (c->pos < c->len && c->buf[c->pos] == '}') {
-		c->pos++;
+	if (open_empty(c, '}'))
 		return n;
-	}
-	for (;;) {
+	do {
 		if (c->pos >= c->len || c->buf[c->pos] != '"') {
 			fail_char(c, "looking for beginning of object key string");
 			return NULL;
@@ -540,23 +556,10 @@ static struct doc_node *parse_object(struct jctx *c, int depth)
 		v = parse_value(c, depth + 1);
 		if (!v || scratch_push(c, v) < 0)
 			return NULL;
-		skip_ws(c);
-		if (c->pos < c->len && c->buf[c->pos] == ',') {
-			c->pos++;
-			skip_ws(c);
-			if (c->pos < c->len && c->buf[c->pos] == '}') {
-				fail_at(c, c->pos, "invalid character '}' after ',' "
-					"(JSON allows no trailing comma)");
-				return NULL;
-			}
-			continue;
-		}
-		if (c->pos < c->len && c->buf[c->pos] == '}')
-			break;
-		fail_char(c, "after object key:value pair (expecting ',' or '}')");
+	} while ((more = next_element(c, '}',
+				      "after object key:value pair (expecting ',' or '}')")) > 0);
+	if (more < 0)
 		return NULL;
-	}
-	c->pos++;
 	np = (c->n_scratch - base) / 2;
 	pairs = doc_arena_alloc(c->s->arena, doc_array_cap(np) * sizeof(*pairs));
 	if (!pairs) {

@@ -47,38 +47,48 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* Past the digits at s[*i]: false when there are none. */
+static bool skip_digits(const char *s, size_t len, size_t *i)
+{
+	size_t start = *i;
+
+	while (*i < len && is_digit(s[*i]))
+		(*i)++;
+	return *i > start;
+}
+
+/* Past an exponent [eE][-+]?[0-9]+ at s[*i], if there is one: false when
+ * it has no digits. YAML's floats and JSON's numbers write it alike. */
+static bool skip_exponent(const char *s, size_t len, size_t *i)
+{
+	if (*i >= len || (s[*i] != 'e' && s[*i] != 'E'))
+		return true;
+	(*i)++;
+	if (*i < len && (s[*i] == '+' || s[*i] == '-'))
+		(*i)++;
+	return skip_digits(s, len, i);
+}
+
 /* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
 static bool yaml_float_syntax(const char *s, size_t len)
 {
-	size_t i = 0, d;
+	size_t i = 0;
 
 	if (i < len && (s[i] == '+' || s[i] == '-'))
 		i++;
 	if (i < len && s[i] == '.') {
 		i++;
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
+		if (!skip_digits(s, len, &i))
 			return false;
 	} else {
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
+		if (!skip_digits(s, len, &i))
 			return false;
-		if (i < len && s[i] == '.')
-			for (i++; i < len && is_digit(s[i]); i++)
-				;
-	}
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < len && (s[i] == '+' || s[i] == '-'))
+		if (i < len && s[i] == '.') {
 			i++;
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
-			return false;
+			skip_digits(s, len, &i);        /* "1." is a float too */
+		}
 	}
-	return i == len;
+	return skip_exponent(s, len, &i) && i == len;
 }
 
 static int digit_value(char c)
@@ -231,9 +241,10 @@ static bool is_timestamp(const char *s, size_t len)
 		return false;
 	if (h > 23 || mi > 59 || sec > 59)
 		return false;
-	if (i + 1 < len && s[i] == '.' && is_digit(s[i + 1]))
-		for (i++; i < len && is_digit(s[i]); i++)
-			;
+	if (i + 1 < len && s[i] == '.' && is_digit(s[i + 1])) {
+		i++;
+		skip_digits(s, len, &i);
+	}
 	if (sep == ' ')
 		return i == len;
 	if (i < len && s[i] == 'Z')
@@ -469,33 +480,18 @@ int doc_fmt_float_json(double v, char *buf)
 
 bool doc_is_json_number(const char *s, size_t len)
 {
-	size_t i = 0, d;
+	size_t i = 0;
 
 	if (i < len && s[i] == '-')
 		i++;
-	if (i < len && s[i] == '0') {
+	if (i < len && s[i] == '0')
 		i++;
-	} else {
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
-			return false;
-	}
+	else if (!skip_digits(s, len, &i))
+		return false;
 	if (i < len && s[i] == '.') {
 		i++;
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
+		if (!skip_digits(s, len, &i))
 			return false;
 	}
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		i++;
-		if (i < len && (s[i] == '+' || s[i] == '-'))
-			i++;
-		for (d = i; i < len && is_digit(s[i]); i++)
-			;
-		if (i == d)
-			return false;
-	}
-	return i == len;
+	return skip_exponent(s, len, &i) && i == len;
 }

@@ -18,6 +18,17 @@ static const char *const f_container_claim[] = { "name", "request", NULL };
 
 /* ---- core/v1 and workloads ---- */
 
+static void item_container_claim(struct model_dec *d, const struct doc_node *it, void *slot,
+				 const void *ctx)
+{
+	struct model_container_claim *cc = slot;
+
+	model_closed_fields(d, it, f_container_claim, NULL);
+	cc->name = model_get_str(d, it, "name");
+	cc->request = model_get_str(d, it, "request");
+	(void)ctx;
+}
+
 static void item_container(struct model_dec *d, const struct doc_node *it, void *slot,
 			   const void *ctx)
 {
@@ -29,28 +40,11 @@ static void item_container(struct model_dec *d, const struct doc_node *it, void 
 	if (res) {
 		size_t rm = model_path_field(&d->path, "resources");
 		const struct doc_node *claims = model_get_seq(d, res, "claims");
-		const struct doc_node *cl;
 
 		model_closed_fields(d, res, f_resources, NULL);
 		model_get_resource_list(d, res, "requests", &c->requests);
 		model_get_resource_list(d, res, "limits", &c->limits);
-		if (claims) {
-			size_t cm = model_path_field(&d->path, "claims");
-
-			DALLOC(d, c->claims, claims->u.seq.n);
-			FOR_EACH_MAP(d, claims, j, cl) {
-				if (c->claims) {
-					struct model_container_claim *cc =
-						&c->claims[c->n_claims++];
-
-					model_closed_fields(d, cl, f_container_claim, NULL);
-					cc->name = model_get_str(d, cl, "name");
-					cc->request = model_get_str(d, cl, "request");
-				}
-				END_EACH(d, j);
-			}
-			model_path_pop(&d->path, cm);
-		}
+		LIST_ITEMS(d, claims, "claims", c->claims, c->n_claims, item_container_claim, NULL);
 		model_path_pop(&d->path, rm);
 	}
 	(void)ctx;
@@ -62,11 +56,22 @@ static void get_containers(struct model_dec *d, const struct doc_node *m, const 
 	GET_LIST(d, m, key, *out, *n_out, item_container, NULL);
 }
 
+static void item_pod_claim(struct model_dec *d, const struct doc_node *it, void *slot,
+			   const void *ctx)
+{
+	struct model_pod_claim *c = slot;
+
+	model_closed_fields(d, it, f_pod_claim, NULL);
+	c->name = model_get_str(d, it, "name");
+	c->resource_claim_name = model_get_str(d, it, "resourceClaimName");
+	c->resource_claim_template_name = model_get_str(d, it, "resourceClaimTemplateName");
+	(void)ctx;
+}
+
 static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struct model_pod_spec *p)
 {
 	const struct doc_node *aff = model_get_map(d, spec, "affinity");
 	const struct doc_node *rc = model_get_seq(d, spec, "resourceClaims");
-	const struct doc_node *it;
 
 	p->node_name = model_get_str(d, spec, "nodeName");
 	model_get_kv(d, spec, "nodeSelector", &p->node_selector, &p->n_node_selector);
@@ -84,30 +89,24 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 		model_path_pop(&d->path, am);
 	}
 	model_get_tolerations(d, spec, "tolerations", &p->tolerations, &p->n_tolerations);
-	if (rc) {
-		size_t mark = model_path_field(&d->path, "resourceClaims");
-
-		DALLOC(d, p->resource_claims, rc->u.seq.n);
-		FOR_EACH_MAP(d, rc, i, it) {
-			if (p->resource_claims) {
-				struct model_pod_claim *c = &p->resource_claims[p->n_resource_claims++];
-
-				model_closed_fields(d, it, f_pod_claim, NULL);
-				c->name = model_get_str(d, it, "name");
-				c->resource_claim_name = model_get_str(d, it, "resourceClaimName");
-				c->resource_claim_template_name =
-					model_get_str(d, it, "resourceClaimTemplateName");
-			}
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, mark);
-	}
+	LIST_ITEMS(d, rc, "resourceClaims", p->resource_claims, p->n_resource_claims,
+		   item_pod_claim, NULL);
 	get_containers(d, spec, "containers", &p->containers, &p->n_containers);
 	get_containers(d, spec, "initContainers", &p->init_containers, &p->n_init_containers);
 	model_get_resource_list(d, spec, "overhead", &p->overhead);
 	model_get_int(d, spec, "priority", 32, &p->has_priority, &p->priority);
 	p->priority_class_name = model_get_str(d, spec, "priorityClassName");
 	p->scheduler_name = model_get_str(d, spec, "schedulerName");
+}
+
+static void item_pod_claim_status(struct model_dec *d, const struct doc_node *it, void *slot,
+				  const void *ctx)
+{
+	struct model_pod_claim_status *c = slot;
+
+	c->name = model_get_str(d, it, "name");
+	c->resource_claim_name = model_get_str(d, it, "resourceClaimName");
+	(void)ctx;
 }
 
 void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p)
@@ -124,26 +123,10 @@ void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct mode
 	if (status) {
 		size_t mark = model_path_field(&d->path, "status");
 		const struct doc_node *rcs = model_get_seq(d, status, "resourceClaimStatuses");
-		const struct doc_node *it;
 
 		p->status.phase = model_get_str(d, status, "phase");
-		if (rcs) {
-			size_t rm = model_path_field(&d->path, "resourceClaimStatuses");
-
-			DALLOC(d, p->status.resource_claim_statuses, rcs->u.seq.n);
-			FOR_EACH_MAP(d, rcs, i, it) {
-				if (p->status.resource_claim_statuses) {
-					struct model_pod_claim_status *c = &p->status.
-						resource_claim_statuses[p->status.n_resource_claim_statuses++];
-
-					c->name = model_get_str(d, it, "name");
-					c->resource_claim_name =
-						model_get_str(d, it, "resourceClaimName");
-				}
-				END_EACH(d, i);
-			}
-			model_path_pop(&d->path, rm);
-		}
+		LIST_ITEMS(d, rcs, "resourceClaimStatuses", p->status.resource_claim_statuses,
+			   p->status.n_resource_claim_statuses, item_pod_claim_status, NULL);
 		model_path_pop(&d->path, mark);
 	}
 }

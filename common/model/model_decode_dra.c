@@ -440,11 +440,17 @@ static void dec_device(struct model_dec *d, const struct doc_node *m, const char
 	model_path_pop(&d->path, mark);
 }
 
+/* ctx: the slice's driver. */
+static void item_device(struct model_dec *d, const struct doc_node *it, void *slot,
+			const void *ctx)
+{
+	dec_device(d, it, ctx, slot);
+}
+
 void model_dec_slice(struct model_dec *d, const struct doc_node *spec,
 		      struct model_resource_slice_spec *s)
 {
 	const struct doc_node *pool = model_get_map(d, spec, "pool");
-	const struct doc_node *devs, *it;
 
 	model_closed_fields(d, spec, f_slice_spec, NULL);
 	s->driver = model_get_str(d, spec, "driver");
@@ -463,18 +469,7 @@ void model_dec_slice(struct model_dec *d, const struct doc_node *spec,
 	model_get_bool(d, spec, "allNodes", &s->has_all_nodes, &s->all_nodes);
 	model_get_bool(d, spec, "perDeviceNodeSelection", &s->has_per_device_node_selection,
 		 &s->per_device_node_selection);
-	devs = model_get_seq(d, spec, "devices");
-	if (devs) {
-		size_t mark = model_path_field(&d->path, "devices");
-
-		DALLOC(d, s->devices, devs->u.seq.n);
-		FOR_EACH_MAP(d, devs, i, it) {
-			if (s->devices)
-				dec_device(d, it, s->driver, &s->devices[s->n_devices++]);
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, mark);
-	}
+	GET_LIST(d, spec, "devices", s->devices, s->n_devices, item_device, s->driver);
 	get_counter_sets(d, spec, "sharedCounters", "name", &s->shared_counters,
 			 &s->n_shared_counters);
 }
@@ -531,11 +526,50 @@ static void item_constraint(struct model_dec *d, const struct doc_node *it, void
 	(void)ctx;
 }
 
+static void item_subrequest(struct model_dec *d, const struct doc_node *it, void *slot,
+			    const void *ctx)
+{
+	struct model_subrequest *sr = slot;
+
+	sr->name = model_get_str(d, it, "name");
+	dec_exact(d, it, f_name, &sr->req);
+	(void)ctx;
+}
+
+static void item_request(struct model_dec *d, const struct doc_node *it, void *slot,
+			 const void *ctx)
+{
+	struct model_device_request *r = slot;
+	const struct doc_node *ex;
+
+	if (!d->v1beta1)
+		model_closed_fields(d, it, f_request, NULL);
+	else if (!v1beta1_exact_request(it))    /* else dec_exact checks */
+		model_closed_fields(d, it, f_v1beta1_request, NULL);
+	r->name = model_get_str(d, it, "name");
+	ex = d->v1beta1 ? v1beta1_exact_request(it) : model_get_map(d, it, "exactly");
+	if (ex && ex == it) {
+		/* v1beta1: the request's own fields are v1's `exactly`. */
+		DALLOC(d, r->exactly, 1);
+		if (r->exactly)
+			dec_exact(d, ex, f_v1beta1_request, r->exactly);
+	} else if (ex) {
+		size_t em = model_path_field(&d->path, "exactly");
+
+		DALLOC(d, r->exactly, 1);
+		if (r->exactly)
+			dec_exact(d, ex, NULL, r->exactly);
+		model_path_pop(&d->path, em);
+	}
+	GET_LIST(d, it, "firstAvailable", r->first_available, r->n_first_available,
+		 item_subrequest, NULL);
+	(void)ctx;
+}
+
 static void dec_claim_spec(struct model_dec *d, const struct doc_node *spec,
 			   struct model_claim_spec *c)
 {
 	const struct doc_node *devices = model_get_map(d, spec, "devices");
-	const struct doc_node *reqs, *it;
 	size_t dm;
 
 	model_closed_fields(d, spec, f_claim_spec, NULL);
@@ -543,72 +577,37 @@ static void dec_claim_spec(struct model_dec *d, const struct doc_node *spec,
 		return;
 	dm = model_path_field(&d->path, "devices");
 	model_closed_fields(d, devices, f_device_claim, NULL);
-	reqs = model_get_seq(d, devices, "requests");
-	if (reqs) {
-		size_t mark = model_path_field(&d->path, "requests");
-
-		DALLOC(d, c->requests, reqs->u.seq.n);
-		FOR_EACH_MAP(d, reqs, i, it) {
-			struct model_device_request *r;
-			const struct doc_node *ex, *fa, *sub;
-
-			if (!c->requests) {
-				END_EACH(d, i);
-				break;
-			}
-			r = &c->requests[c->n_requests++];
-			if (!d->v1beta1)
-				model_closed_fields(d, it, f_request, NULL);
-			else if (!v1beta1_exact_request(it))    /* else dec_exact checks */
-				model_closed_fields(d, it, f_v1beta1_request, NULL);
-			r->name = model_get_str(d, it, "name");
-			ex = d->v1beta1 ? v1beta1_exact_request(it)
-					: model_get_map(d, it, "exactly");
-			if (ex && ex == it) {
-				/* v1beta1: the request's own fields are v1's `exactly`. */
-				DALLOC(d, r->exactly, 1);
-				if (r->exactly)
-					dec_exact(d, ex, f_v1beta1_request, r->exactly);
-			} else if (ex) {
-				size_t em = model_path_field(&d->path, "exactly");
-
-				DALLOC(d, r->exactly, 1);
-				if (r->exactly)
-					dec_exact(d, ex, NULL, r->exactly);
-				model_path_pop(&d->path, em);
-			}
-			fa = model_get_seq(d, it, "firstAvailable");
-			if (fa) {
-				size_t fm = model_path_field(&d->path, "firstAvailable");
-
-				DALLOC(d, r->first_available, fa->u.seq.n);
-				FOR_EACH_MAP(d, fa, j, sub) {
-					struct model_subrequest *sr;
-
-					if (r->first_available) {
-						sr = &r->first_available[r->n_first_available++];
-						sr->name = model_get_str(d, sub, "name");
-						dec_exact(d, sub, f_name, &sr->req);
-					}
-					END_EACH(d, j);
-				}
-				model_path_pop(&d->path, fm);
-			}
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, mark);
-	}
+	GET_LIST(d, devices, "requests", c->requests, c->n_requests, item_request, NULL);
 	GET_LIST(d, devices, "constraints", c->constraints, c->n_constraints, item_constraint,
 		 NULL);
 	get_configs(d, devices, "config", &c->config, &c->n_config);
 	model_path_pop(&d->path, dm);
 }
 
+static void item_result(struct model_dec *d, const struct doc_node *it, void *slot,
+			const void *ctx)
+{
+	struct model_allocation_result *r = slot;
+
+	r->request = model_get_str(d, it, "request");
+	r->driver = model_get_str(d, it, "driver");
+	r->pool = model_get_str(d, it, "pool");
+	r->device = model_get_str(d, it, "device");
+	model_get_bool(d, it, "adminAccess", &r->has_admin_access, &r->admin_access);
+	model_get_tolerations(d, it, "tolerations", &r->tolerations, &r->n_tolerations);
+	model_get_str_list(d, it, "bindingConditions", &r->binding_conditions,
+			   &r->n_binding_conditions);
+	model_get_str_list(d, it, "bindingFailureConditions", &r->binding_failure_conditions,
+			   &r->n_binding_failure_conditions);
+	r->share_id = model_get_str(d, it, "shareID");
+	model_get_resource_list(d, it, "consumedCapacity", &r->consumed_capacity);
+	(void)ctx;
+}
+
 static void dec_allocation(struct model_dec *d, const struct doc_node *m,
 			   struct model_allocation *a)
 {
 	const struct doc_node *devices = model_get_map(d, m, "devices");
-	const struct doc_node *res, *it;
 
 	a->node_selector = model_get_node_selector(d, m, "nodeSelector");
 	a->allocation_timestamp = model_get_str(d, m, "allocationTimestamp");
@@ -616,38 +615,7 @@ static void dec_allocation(struct model_dec *d, const struct doc_node *m,
 		return;
 	size_t dm = model_path_field(&d->path, "devices");
 
-	res = model_get_seq(d, devices, "results");
-	if (res) {
-		size_t mark = model_path_field(&d->path, "results");
-
-		DALLOC(d, a->results, res->u.seq.n);
-		FOR_EACH_MAP(d, res, i, it) {
-			struct model_allocation_result *r;
-
-			if (a->results) {
-				r = &a->results[a->n_results++];
-				r->request = model_get_str(d, it, "request");
-				r->driver = model_get_str(d, it, "driver");
-				r->pool = model_get_str(d, it, "pool");
-				r->device = model_get_str(d, it, "device");
-				model_get_bool(d, it, "adminAccess", &r->has_admin_access,
-					 &r->admin_access);
-				model_get_tolerations(d, it, "tolerations", &r->tolerations,
-						&r->n_tolerations);
-				model_get_str_list(d, it, "bindingConditions",
-						   &r->binding_conditions,
-					     &r->n_binding_conditions);
-				model_get_str_list(d, it, "bindingFailureConditions",
-					     &r->binding_failure_conditions,
-					     &r->n_binding_failure_conditions);
-				r->share_id = model_get_str(d, it, "shareID");
-				model_get_resource_list(d, it, "consumedCapacity",
-							&r->consumed_capacity);
-			}
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, mark);
-	}
+	GET_LIST(d, devices, "results", a->results, a->n_results, item_result, NULL);
 	get_configs(d, devices, "config", &a->config, &a->n_config);
 	model_path_pop(&d->path, dm);
 }

@@ -173,42 +173,56 @@ bool model_is_map(struct model_dec *d, const struct doc_node *n)
 	return false;
 }
 
-static bool is_seq(struct model_dec *d, const struct doc_node *n)
+/* A list with items; an empty one reads as absent, a value that is not a
+ * list is reported. */
+static bool is_seq_with_items(struct model_dec *d, const struct doc_node *n)
 {
-	if (n->kind == DOC_SEQ)
-		return true;
-	model_dec_report(d, n, "must be a list");
-	return false;
+	if (n->kind != DOC_SEQ) {
+		model_dec_report(d, n, "must be a list");
+		return false;
+	}
+	return n->u.seq.n > 0;
+}
+
+/* The value under key, with key pushed onto the path for the caller's
+ * messages (the caller pops it at *mark), or NULL when absent or null. */
+static const struct doc_node *enter_field(struct model_dec *d, const struct doc_node *m,
+					  const char *key, size_t *mark)
+{
+	const struct doc_node *n = model_child(m, key);
+
+	if (n)
+		*mark = model_path_field(&d->path, key);
+	return n;
+}
+
+/* The value under key if ok takes it (ok reports, with key on the path,
+ * what is wrong with it), or NULL. */
+static const struct doc_node *get_if(struct model_dec *d, const struct doc_node *m,
+				     const char *key,
+				     bool (*ok)(struct model_dec *d, const struct doc_node *n))
+{
+	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
+
+	if (!n)
+		return NULL;
+	if (!ok(d, n))
+		n = NULL;
+	model_path_pop(&d->path, mark);
+	return n;
 }
 
 /* The map under key, or NULL (absent or reported). */
 const struct doc_node *model_get_map(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	size_t mark;
-
-	if (!n)
-		return NULL;
-	mark = model_path_field(&d->path, key);
-	if (!model_is_map(d, n))
-		n = NULL;
-	model_path_pop(&d->path, mark);
-	return n;
+	return get_if(d, m, key, model_is_map);
 }
 
 /* The list under key, or NULL (absent, empty or reported). */
 const struct doc_node *model_get_seq(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	size_t mark;
-
-	if (!n)
-		return NULL;
-	mark = model_path_field(&d->path, key);
-	if (!is_seq(d, n) || n->u.seq.n == 0)
-		n = NULL;
-	model_path_pop(&d->path, mark);
-	return n;
+	return get_if(d, m, key, is_seq_with_items);
 }
 
 static const char *node_str(struct model_dec *d, const struct doc_node *n)
@@ -232,13 +246,12 @@ static const char *node_str(struct model_dec *d, const struct doc_node *n)
 
 const char *model_get_str(struct model_dec *d, const struct doc_node *m, const char *key)
 {
-	const struct doc_node *n = model_child(m, key);
-	const char *s;
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
+	const char *s;
 
 	if (!n)
 		return NULL;
-	mark = model_path_field(&d->path, key);
 	s = node_str(d, n);
 	model_path_pop(&d->path, mark);
 	return s;
@@ -273,12 +286,11 @@ bool model_node_int(struct model_dec *d, const struct doc_node *n, int bits, int
 void model_get_int(struct model_dec *d, const struct doc_node *m, const char *key, int bits,
 		    bool *has, int64_t *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (model_node_int(d, n, bits, out) && has)
 		*has = true;
 	model_path_pop(&d->path, mark);
@@ -287,12 +299,11 @@ void model_get_int(struct model_dec *d, const struct doc_node *m, const char *ke
 void model_get_bool(struct model_dec *d, const struct doc_node *m, const char *key,
 		     bool *has, bool *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (n->kind == DOC_BOOL) {
 		*out = n->u.b;
 		if (has)
@@ -322,12 +333,11 @@ bool model_node_quantity(struct model_dec *d, const struct doc_node *n, struct q
 void model_get_quantity(struct model_dec *d, const struct doc_node *m, const char *key,
 			 bool *has, struct quantity *out)
 {
-	const struct doc_node *n = model_child(m, key);
 	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
 
 	if (!n)
 		return;
-	mark = model_path_field(&d->path, key);
 	if (model_node_quantity(d, n, out) && has)
 		*has = true;
 	model_path_pop(&d->path, mark);
@@ -420,11 +430,15 @@ void model_get_resource_list(struct model_dec *d, const struct doc_node *m, cons
  * the set's arena (NULL when absent or empty): fn decodes each item into
  * its slot with the item's path pushed; items that are not maps are
  * reported and get no slot. *n_out is the number of slots filled. */
-
 void *model_get_list(struct model_dec *d, const struct doc_node *m, const char *key, size_t size,
 		      size_t *n_out, item_fn fn, const void *ctx)
 {
-	const struct doc_node *seq = model_get_seq(d, m, key);
+	return model_list_items(d, model_get_seq(d, m, key), key, size, n_out, fn, ctx);
+}
+
+void *model_list_items(struct model_dec *d, const struct doc_node *seq, const char *key,
+		       size_t size, size_t *n_out, item_fn fn, const void *ctx)
+{
 	const struct doc_node *it;
 	char *arr;
 	size_t mark;
@@ -522,11 +536,21 @@ void model_get_requirements(struct model_dec *d, const struct doc_node *m, const
 	GET_LIST(d, m, key, *out, *n_out, item_requirement, NULL);
 }
 
+static void item_term(struct model_dec *d, const struct doc_node *it, void *slot, const void *ctx)
+{
+	struct model_node_selector_term *t = slot;
+
+	model_closed_if(d, it, f_term);
+	model_get_requirements(d, it, "matchExpressions", &t->match_expressions,
+			       &t->n_match_expressions);
+	model_get_requirements(d, it, "matchFields", &t->match_fields, &t->n_match_fields);
+	(void)ctx;
+}
+
 struct model_node_selector *model_get_node_selector(struct model_dec *d, const struct doc_node *m,
 						     const char *key)
 {
 	const struct doc_node *ns = model_get_map(d, m, key);
-	const struct doc_node *terms, *it;
 	struct model_node_selector *sel;
 	size_t mark;
 
@@ -537,28 +561,7 @@ struct model_node_selector *model_get_node_selector(struct model_dec *d, const s
 		return NULL;
 	mark = model_path_field(&d->path, key);
 	model_closed_if(d, ns, f_node_selector);
-	terms = model_get_seq(d, ns, "nodeSelectorTerms");
-	if (terms) {
-		size_t tm = model_path_field(&d->path, "nodeSelectorTerms");
-
-		DALLOC(d, sel->terms, terms->u.seq.n);
-		FOR_EACH_MAP(d, terms, i, it) {
-			struct model_node_selector_term *t;
-
-			if (!sel->terms) {
-				END_EACH(d, i);
-				break;
-			}
-			t = &sel->terms[sel->n_terms++];
-			model_closed_if(d, it, f_term);
-			model_get_requirements(d, it, "matchExpressions", &t->match_expressions,
-					 &t->n_match_expressions);
-			model_get_requirements(d, it, "matchFields", &t->match_fields,
-					 &t->n_match_fields);
-			END_EACH(d, i);
-		}
-		model_path_pop(&d->path, tm);
-	}
+	GET_LIST(d, ns, "nodeSelectorTerms", sel->terms, sel->n_terms, item_term, NULL);
 	model_path_pop(&d->path, mark);
 	return sel;
 }

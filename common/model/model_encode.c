@@ -7,7 +7,6 @@
  * doc_emit_json print them. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "model_internal.h"
 
@@ -135,7 +134,44 @@ static void put_clone(struct enc *e, struct doc_node *map, const char *key,
 		put(e, map, key, doc_clone(e->a, n));
 }
 
+/* Encodes one element of an array (a const struct model_... *). */
+typedef struct doc_node *(*enc_item_fn)(struct enc *e, const void *item);
+
+/* The n items of an array, each encoded by one, as the list under key;
+ * nothing when there are none. Use PUT_LIST, which passes the item size. */
+static void put_list(struct enc *e, struct doc_node *map, const char *key, const void *items,
+		     size_t n, size_t size, enc_item_fn one)
+{
+	struct doc_node *seq;
+
+	if (!n)
+		return;
+	seq = new_seq(e);
+	for (size_t i = 0; i < n; i++)
+		push(e, seq, one(e, (const char *)items + i * size));
+	put(e, map, key, seq);
+}
+
+#define PUT_LIST(e, map, key, items, n, one) \
+	put_list((e), (map), (key), (items), (n), sizeof(*(items)), (one))
+
 /* ---- Shared pieces ---- */
+
+static struct doc_node *enc_owner_ref(struct enc *e, const void *item)
+{
+	const struct model_owner_ref *r = item;
+	struct doc_node *o = new_map(e);
+
+	put_str(e, o, "apiVersion", r->api_version);
+	if (r->has_block_owner_deletion)
+		put_bool(e, o, "blockOwnerDeletion", r->block_owner_deletion);
+	if (r->has_controller)
+		put_bool(e, o, "controller", r->controller);
+	put_str(e, o, "kind", r->kind);
+	put_str(e, o, "name", r->name);
+	put_str(e, o, "uid", r->uid);
+	return o;
+}
 
 static struct doc_node *enc_meta(struct enc *e, const struct model_meta *m, bool namespaced)
 {
@@ -148,46 +184,23 @@ static struct doc_node *enc_meta(struct enc *e, const struct model_meta *m, bool
 	put_str(e, md, "name", m->name);
 	if (namespaced)
 		put_str(e, md, "namespace", m->ns);
-	if (m->n_owner_refs) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < m->n_owner_refs; i++) {
-			const struct model_owner_ref *r = &m->owner_refs[i];
-			struct doc_node *o = new_map(e);
-
-			put_str(e, o, "apiVersion", r->api_version);
-			if (r->has_block_owner_deletion)
-				put_bool(e, o, "blockOwnerDeletion", r->block_owner_deletion);
-			if (r->has_controller)
-				put_bool(e, o, "controller", r->controller);
-			put_str(e, o, "kind", r->kind);
-			put_str(e, o, "name", r->name);
-			put_str(e, o, "uid", r->uid);
-			push(e, seq, o);
-		}
-		put(e, md, "ownerReferences", seq);
-	}
+	PUT_LIST(e, md, "ownerReferences", m->owner_refs, m->n_owner_refs, enc_owner_ref);
 	put_str(e, md, "resourceVersion", m->resource_version);
 	put_str(e, md, "uid", m->uid);
 	return md;
 }
 
-static struct doc_node *enc_requirements(struct enc *e, const struct model_requirement *r,
-					 size_t n)
+static struct doc_node *enc_requirement(struct enc *e, const void *item)
 {
-	struct doc_node *seq = new_seq(e);
+	const struct model_requirement *r = item;
+	struct doc_node *m = new_map(e);
 
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
-
-		put_str(e, m, "key", r[i].key);
-		if (r[i].has_min_values)
-			put_int(e, m, "minValues", r[i].min_values);
-		put_str(e, m, "operator", r[i].operator_text);
-		put_str_list(e, m, "values", r[i].values, r[i].n_values);
-		push(e, seq, m);
-	}
-	return seq;
+	put_str(e, m, "key", r->key);
+	if (r->has_min_values)
+		put_int(e, m, "minValues", r->min_values);
+	put_str(e, m, "operator", r->operator_text);
+	put_str_list(e, m, "values", r->values, r->n_values);
+	return m;
 }
 
 static struct doc_node *enc_node_selector(struct enc *e, const struct model_node_selector *ns)
@@ -199,20 +212,19 @@ static struct doc_node *enc_node_selector(struct enc *e, const struct model_node
 		struct doc_node *t = new_map(e);
 		const struct model_node_selector_term *term = &ns->terms[i];
 
-		if (term->n_match_expressions)
-			put(e, t, "matchExpressions", enc_requirements(e, term->match_expressions,
-								       term->n_match_expressions));
-		if (term->n_match_fields)
-			put(e, t, "matchFields", enc_requirements(e, term->match_fields,
-								  term->n_match_fields));
+		PUT_LIST(e, t, "matchExpressions", term->match_expressions,
+			 term->n_match_expressions, enc_requirement);
+		PUT_LIST(e, t, "matchFields", term->match_fields, term->n_match_fields,
+			 enc_requirement);
 		push(e, terms, t);
 	}
 	put(e, m, "nodeSelectorTerms", terms);
 	return m;
 }
 
-static struct doc_node *enc_taint(struct enc *e, const struct model_taint *t)
+static struct doc_node *enc_taint(struct enc *e, const void *item)
 {
+	const struct model_taint *t = item;
 	struct doc_node *m = new_map(e);
 
 	put_str(e, m, "effect", t->effect);
@@ -222,97 +234,60 @@ static struct doc_node *enc_taint(struct enc *e, const struct model_taint *t)
 	return m;
 }
 
-static void put_taints(struct enc *e, struct doc_node *map, const char *key,
-		       const struct model_taint *t, size_t n)
+static struct doc_node *enc_toleration(struct enc *e, const void *item)
 {
-	struct doc_node *seq;
+	const struct model_toleration *t = item;
+	struct doc_node *m = new_map(e);
 
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++)
-		push(e, seq, enc_taint(e, &t[i]));
-	put(e, map, key, seq);
-}
-
-static void put_tolerations(struct enc *e, struct doc_node *map, const char *key,
-			    const struct model_toleration *t, size_t n)
-{
-	struct doc_node *seq;
-
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
-
-		put_str(e, m, "effect", t[i].effect);
-		put_str(e, m, "key", t[i].key);
-		put_str(e, m, "operator", t[i].operator_text);
-		if (t[i].has_toleration_seconds)
-			put_int(e, m, "tolerationSeconds", t[i].toleration_seconds);
-		put_str(e, m, "value", t[i].value);
-		push(e, seq, m);
-	}
-	put(e, map, key, seq);
+	put_str(e, m, "effect", t->effect);
+	put_str(e, m, "key", t->key);
+	put_str(e, m, "operator", t->operator_text);
+	if (t->has_toleration_seconds)
+		put_int(e, m, "tolerationSeconds", t->toleration_seconds);
+	put_str(e, m, "value", t->value);
+	return m;
 }
 
 /* ---- resource.k8s.io/v1 ---- */
 
-static void put_selectors(struct enc *e, struct doc_node *map, const struct model_selector *s,
-			  size_t n)
+static struct doc_node *enc_selector(struct enc *e, const void *item)
 {
-	struct doc_node *seq;
+	const struct model_selector *s = item;
+	struct doc_node *m = new_map(e);
 
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
+	if (s->expression) {
+		struct doc_node *cel = new_map(e);
 
-		if (s[i].expression) {
-			struct doc_node *cel = new_map(e);
-
-			put(e, cel, "expression", doc_new_string(e->a, s[i].expression));
-			put(e, m, "cel", cel);
-		}
-		push(e, seq, m);
+		put(e, cel, "expression", doc_new_string(e->a, s->expression));
+		put(e, m, "cel", cel);
 	}
-	put(e, map, "selectors", seq);
+	return m;
 }
 
-static void put_configs(struct enc *e, struct doc_node *map, const char *key,
-			const struct model_device_config *c, size_t n)
+static struct doc_node *enc_config(struct enc *e, const void *item)
 {
-	struct doc_node *seq;
+	const struct model_device_config *c = item;
+	struct doc_node *m = new_map(e);
 
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
+	if (c->has_opaque) {
+		struct doc_node *op = new_map(e);
 
-		if (c[i].has_opaque) {
-			struct doc_node *op = new_map(e);
-
-			put_str(e, op, "driver", c[i].driver);
-			put_clone(e, op, "parameters", c[i].parameters);
-			put(e, m, "opaque", op);
-		}
-		put_str_list(e, m, "requests", c[i].requests, c[i].n_requests);
-		put_str(e, m, "source", c[i].source);
-		push(e, seq, m);
+		put_str(e, op, "driver", c->driver);
+		put_clone(e, op, "parameters", c->parameters);
+		put(e, m, "opaque", op);
 	}
-	put(e, map, key, seq);
+	put_str_list(e, m, "requests", c->requests, c->n_requests);
+	put_str(e, m, "source", c->source);
+	return m;
 }
 
 static struct doc_node *enc_device_class(struct enc *e, const struct model_device_class_spec *c)
 {
 	struct doc_node *spec = new_map(e);
 
-	put_configs(e, spec, "config", c->config, c->n_config);
+	PUT_LIST(e, spec, "config", c->config, c->n_config, enc_config);
 	put_str(e, spec, "extendedResourceName", c->extended_resource_name);
-	put_selectors(e, spec, c->selectors, c->n_selectors);
+	PUT_LIST(e, spec, "selectors", c->selectors, c->n_selectors, enc_selector);
 	return spec;
 }
 
@@ -382,37 +357,38 @@ static struct doc_node *enc_capacity(struct enc *e, const struct model_capacity 
 	return m;
 }
 
-static void put_counter_sets(struct enc *e, struct doc_node *map, const char *key,
-			     const char *name_field, const struct model_counter_set *cs, size_t n)
+/* A counter set, its name under name_field: a device's consumesCounters
+ * names its set "counterSet", a slice's sharedCounters "name". */
+static struct doc_node *enc_counter_set(struct enc *e, const struct model_counter_set *cs,
+					const char *name_field)
 {
-	struct doc_node *seq;
+	struct doc_node *m = new_map(e);
+	struct doc_node *counters = new_map(e);
 
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
-		struct doc_node *counters = new_map(e);
+	put_str(e, m, name_field, cs->name);
+	for (size_t j = 0; j < cs->n_counters; j++) {
+		struct doc_node *c = new_map(e);
 
-		/* Keys in kubectl's (byte) order: counterSet < counters < name. */
-		if (!strcmp(name_field, "counterSet"))
-			put_str(e, m, name_field, cs[i].name);
-		for (size_t j = 0; j < cs[i].n_counters; j++) {
-			struct doc_node *c = new_map(e);
-
-			put_quantity(e, c, "value", &cs[i].counters[j].value);
-			put(e, counters, cs[i].counters[j].name, c);
-		}
-		put(e, m, "counters", counters);
-		if (!strcmp(name_field, "name"))
-			put_str(e, m, name_field, cs[i].name);
-		push(e, seq, m);
+		put_quantity(e, c, "value", &cs->counters[j].value);
+		put(e, counters, cs->counters[j].name, c);
 	}
-	put(e, map, key, seq);
+	put(e, m, "counters", counters);
+	return m;
 }
 
-static struct doc_node *enc_device(struct enc *e, const struct model_device *d)
+static struct doc_node *enc_consumed_counters(struct enc *e, const void *item)
 {
+	return enc_counter_set(e, item, "counterSet");
+}
+
+static struct doc_node *enc_shared_counters(struct enc *e, const void *item)
+{
+	return enc_counter_set(e, item, "name");
+}
+
+static struct doc_node *enc_device(struct enc *e, const void *item)
+{
+	const struct model_device *d = item;
 	struct doc_node *m = new_map(e);
 
 	if (d->has_all_nodes)
@@ -438,13 +414,13 @@ static struct doc_node *enc_device(struct enc *e, const struct model_device *d)
 			put(e, caps, d->capacity[i].name, enc_capacity(e, &d->capacity[i]));
 		put(e, m, "capacity", caps);
 	}
-	put_counter_sets(e, m, "consumesCounters", "counterSet", d->consumes_counters,
-			 d->n_consumes_counters);
+	PUT_LIST(e, m, "consumesCounters", d->consumes_counters, d->n_consumes_counters,
+		 enc_consumed_counters);
 	put_str(e, m, "name", d->name);
 	put_str(e, m, "nodeName", d->node_name);
 	if (d->node_selector)
 		put(e, m, "nodeSelector", enc_node_selector(e, d->node_selector));
-	put_taints(e, m, "taints", d->taints, d->n_taints);
+	PUT_LIST(e, m, "taints", d->taints, d->n_taints, enc_taint);
 	return m;
 }
 
@@ -455,13 +431,7 @@ static struct doc_node *enc_slice(struct enc *e, const struct model_resource_sli
 
 	if (s->has_all_nodes)
 		put_bool(e, spec, "allNodes", s->all_nodes);
-	if (s->n_devices) {
-		struct doc_node *devs = new_seq(e);
-
-		for (size_t i = 0; i < s->n_devices; i++)
-			push(e, devs, enc_device(e, &s->devices[i]));
-		put(e, spec, "devices", devs);
-	}
+	PUT_LIST(e, spec, "devices", s->devices, s->n_devices, enc_device);
 	put_str(e, spec, "driver", s->driver);
 	put_str(e, spec, "nodeName", s->node_name);
 	if (s->node_selector)
@@ -472,8 +442,8 @@ static struct doc_node *enc_slice(struct enc *e, const struct model_resource_sli
 	put_str(e, pool, "name", s->pool.name);
 	put_int(e, pool, "resourceSliceCount", s->pool.resource_slice_count);
 	put(e, spec, "pool", pool);
-	put_counter_sets(e, spec, "sharedCounters", "name", s->shared_counters,
-			 s->n_shared_counters);
+	PUT_LIST(e, spec, "sharedCounters", s->shared_counters, s->n_shared_counters,
+		 enc_shared_counters);
 	return spec;
 }
 
@@ -495,8 +465,45 @@ static void enc_exact_fields(struct enc *e, struct doc_node *m, const struct mod
 		put_int(e, m, "count", r->count);
 	put_str(e, m, "deviceClassName", r->device_class_name);
 	put_str(e, m, "name", name);
-	put_selectors(e, m, r->selectors, r->n_selectors);
-	put_tolerations(e, m, "tolerations", r->tolerations, r->n_tolerations);
+	PUT_LIST(e, m, "selectors", r->selectors, r->n_selectors, enc_selector);
+	PUT_LIST(e, m, "tolerations", r->tolerations, r->n_tolerations, enc_toleration);
+}
+
+static struct doc_node *enc_subrequest(struct enc *e, const void *item)
+{
+	const struct model_subrequest *sr = item;
+	struct doc_node *m = new_map(e);
+
+	enc_exact_fields(e, m, &sr->req, false, sr->name);
+	return m;
+}
+
+static struct doc_node *enc_request(struct enc *e, const void *item)
+{
+	const struct model_device_request *r = item;
+	struct doc_node *m = new_map(e);
+
+	if (r->exactly) {
+		struct doc_node *ex = new_map(e);
+
+		enc_exact_fields(e, ex, r->exactly, true, NULL);
+		put(e, m, "exactly", ex);
+	}
+	PUT_LIST(e, m, "firstAvailable", r->first_available, r->n_first_available,
+		 enc_subrequest);
+	put_str(e, m, "name", r->name);
+	return m;
+}
+
+static struct doc_node *enc_constraint(struct enc *e, const void *item)
+{
+	const struct model_constraint *k = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "distinctAttribute", k->distinct_attribute);
+	put_str(e, m, "matchAttribute", k->match_attribute);
+	put_str_list(e, m, "requests", k->requests, k->n_requests);
+	return m;
 }
 
 static struct doc_node *enc_claim_spec(struct enc *e, const struct model_claim_spec *c)
@@ -504,53 +511,31 @@ static struct doc_node *enc_claim_spec(struct enc *e, const struct model_claim_s
 	struct doc_node *spec = new_map(e);
 	struct doc_node *devices = new_map(e);
 
-	put_configs(e, devices, "config", c->config, c->n_config);
-	if (c->n_constraints) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < c->n_constraints; i++) {
-			const struct model_constraint *k = &c->constraints[i];
-			struct doc_node *m = new_map(e);
-
-			put_str(e, m, "distinctAttribute", k->distinct_attribute);
-			put_str(e, m, "matchAttribute", k->match_attribute);
-			put_str_list(e, m, "requests", k->requests, k->n_requests);
-			push(e, seq, m);
-		}
-		put(e, devices, "constraints", seq);
-	}
-	if (c->n_requests) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < c->n_requests; i++) {
-			const struct model_device_request *r = &c->requests[i];
-			struct doc_node *m = new_map(e);
-
-			if (r->exactly) {
-				struct doc_node *ex = new_map(e);
-
-				enc_exact_fields(e, ex, r->exactly, true, NULL);
-				put(e, m, "exactly", ex);
-			}
-			if (r->n_first_available) {
-				struct doc_node *fa = new_seq(e);
-
-				for (size_t j = 0; j < r->n_first_available; j++) {
-					struct doc_node *sub = new_map(e);
-
-					enc_exact_fields(e, sub, &r->first_available[j].req, false,
-							 r->first_available[j].name);
-					push(e, fa, sub);
-				}
-				put(e, m, "firstAvailable", fa);
-			}
-			put_str(e, m, "name", r->name);
-			push(e, seq, m);
-		}
-		put(e, devices, "requests", seq);
-	}
+	PUT_LIST(e, devices, "config", c->config, c->n_config, enc_config);
+	PUT_LIST(e, devices, "constraints", c->constraints, c->n_constraints, enc_constraint);
+	PUT_LIST(e, devices, "requests", c->requests, c->n_requests, enc_request);
 	put_nonempty(e, spec, "devices", devices);
 	return spec;
+}
+
+static struct doc_node *enc_result(struct enc *e, const void *item)
+{
+	const struct model_allocation_result *r = item;
+	struct doc_node *m = new_map(e);
+
+	if (r->has_admin_access)
+		put_bool(e, m, "adminAccess", r->admin_access);
+	put_str_list(e, m, "bindingConditions", r->binding_conditions, r->n_binding_conditions);
+	put_str_list(e, m, "bindingFailureConditions", r->binding_failure_conditions,
+		     r->n_binding_failure_conditions);
+	put_resources(e, m, "consumedCapacity", &r->consumed_capacity);
+	put_str(e, m, "device", r->device);
+	put_str(e, m, "driver", r->driver);
+	put_str(e, m, "pool", r->pool);
+	put_str(e, m, "request", r->request);
+	put_str(e, m, "shareID", r->share_id);
+	PUT_LIST(e, m, "tolerations", r->tolerations, r->n_tolerations, enc_toleration);
+	return m;
 }
 
 static struct doc_node *enc_allocation(struct enc *e, const struct model_allocation *a)
@@ -559,34 +544,23 @@ static struct doc_node *enc_allocation(struct enc *e, const struct model_allocat
 	struct doc_node *devices = new_map(e);
 
 	put_str(e, m, "allocationTimestamp", a->allocation_timestamp);
-	put_configs(e, devices, "config", a->config, a->n_config);
-	if (a->n_results) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < a->n_results; i++) {
-			const struct model_allocation_result *r = &a->results[i];
-			struct doc_node *rm = new_map(e);
-
-			if (r->has_admin_access)
-				put_bool(e, rm, "adminAccess", r->admin_access);
-			put_str_list(e, rm, "bindingConditions", r->binding_conditions,
-				     r->n_binding_conditions);
-			put_str_list(e, rm, "bindingFailureConditions",
-				     r->binding_failure_conditions, r->n_binding_failure_conditions);
-			put_resources(e, rm, "consumedCapacity", &r->consumed_capacity);
-			put_str(e, rm, "device", r->device);
-			put_str(e, rm, "driver", r->driver);
-			put_str(e, rm, "pool", r->pool);
-			put_str(e, rm, "request", r->request);
-			put_str(e, rm, "shareID", r->share_id);
-			put_tolerations(e, rm, "tolerations", r->tolerations, r->n_tolerations);
-			push(e, seq, rm);
-		}
-		put(e, devices, "results", seq);
-	}
+	PUT_LIST(e, devices, "config", a->config, a->n_config, enc_config);
+	PUT_LIST(e, devices, "results", a->results, a->n_results, enc_result);
 	put_nonempty(e, m, "devices", devices);
 	if (a->node_selector)
 		put(e, m, "nodeSelector", enc_node_selector(e, a->node_selector));
+	return m;
+}
+
+static struct doc_node *enc_consumer_ref(struct enc *e, const void *item)
+{
+	const struct model_consumer_ref *r = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "apiGroup", r->api_group);
+	put_str(e, m, "name", r->name);
+	put_str(e, m, "resource", r->resource);
+	put_str(e, m, "uid", r->uid);
 	return m;
 }
 
@@ -596,58 +570,46 @@ static struct doc_node *enc_claim_status(struct enc *e, const struct model_claim
 
 	if (s->allocation)
 		put(e, m, "allocation", enc_allocation(e, s->allocation));
-	if (s->n_reserved_for) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < s->n_reserved_for; i++) {
-			const struct model_consumer_ref *r = &s->reserved_for[i];
-			struct doc_node *rm = new_map(e);
-
-			put_str(e, rm, "apiGroup", r->api_group);
-			put_str(e, rm, "name", r->name);
-			put_str(e, rm, "resource", r->resource);
-			put_str(e, rm, "uid", r->uid);
-			push(e, seq, rm);
-		}
-		put(e, m, "reservedFor", seq);
-	}
+	PUT_LIST(e, m, "reservedFor", s->reserved_for, s->n_reserved_for, enc_consumer_ref);
 	return m;
 }
 
 /* ---- core/v1 and workloads ---- */
 
-static void put_containers(struct enc *e, struct doc_node *map, const char *key,
-			   const struct model_container *c, size_t n)
+static struct doc_node *enc_container_claim(struct enc *e, const void *item)
 {
-	struct doc_node *seq;
+	const struct model_container_claim *c = item;
+	struct doc_node *m = new_map(e);
 
-	if (!n)
-		return;
-	seq = new_seq(e);
-	for (size_t i = 0; i < n; i++) {
-		struct doc_node *m = new_map(e);
-		struct doc_node *res = new_map(e);
+	put_str(e, m, "name", c->name);
+	put_str(e, m, "request", c->request);
+	return m;
+}
 
-		put_str(e, m, "image", c[i].image);
-		put_str(e, m, "name", c[i].name);
-		if (c[i].n_claims) {
-			struct doc_node *claims = new_seq(e);
+static struct doc_node *enc_container(struct enc *e, const void *item)
+{
+	const struct model_container *c = item;
+	struct doc_node *m = new_map(e);
+	struct doc_node *res = new_map(e);
 
-			for (size_t j = 0; j < c[i].n_claims; j++) {
-				struct doc_node *cl = new_map(e);
+	put_str(e, m, "image", c->image);
+	put_str(e, m, "name", c->name);
+	PUT_LIST(e, res, "claims", c->claims, c->n_claims, enc_container_claim);
+	put_resources(e, res, "limits", &c->limits);
+	put_resources(e, res, "requests", &c->requests);
+	put(e, m, "resources", res);
+	return m;
+}
 
-				put_str(e, cl, "name", c[i].claims[j].name);
-				put_str(e, cl, "request", c[i].claims[j].request);
-				push(e, claims, cl);
-			}
-			put(e, res, "claims", claims);
-		}
-		put_resources(e, res, "limits", &c[i].limits);
-		put_resources(e, res, "requests", &c[i].requests);
-		put(e, m, "resources", res);
-		push(e, seq, m);
-	}
-	put(e, map, key, seq);
+static struct doc_node *enc_pod_claim(struct enc *e, const void *item)
+{
+	const struct model_pod_claim *c = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "name", c->name);
+	put_str(e, m, "resourceClaimName", c->resource_claim_name);
+	put_str(e, m, "resourceClaimTemplateName", c->resource_claim_template_name);
+	return m;
 }
 
 static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec *p)
@@ -663,31 +625,30 @@ static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec 
 		put(e, aff, "nodeAffinity", na);
 		put(e, spec, "affinity", aff);
 	}
-	put_containers(e, spec, "containers", p->containers, p->n_containers);
-	put_containers(e, spec, "initContainers", p->init_containers, p->n_init_containers);
+	PUT_LIST(e, spec, "containers", p->containers, p->n_containers, enc_container);
+	PUT_LIST(e, spec, "initContainers", p->init_containers, p->n_init_containers,
+		 enc_container);
 	put_str(e, spec, "nodeName", p->node_name);
 	put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
 	put_resources(e, spec, "overhead", &p->overhead);
 	if (p->has_priority)
 		put_int(e, spec, "priority", p->priority);
 	put_str(e, spec, "priorityClassName", p->priority_class_name);
-	if (p->n_resource_claims) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < p->n_resource_claims; i++) {
-			const struct model_pod_claim *c = &p->resource_claims[i];
-			struct doc_node *m = new_map(e);
-
-			put_str(e, m, "name", c->name);
-			put_str(e, m, "resourceClaimName", c->resource_claim_name);
-			put_str(e, m, "resourceClaimTemplateName", c->resource_claim_template_name);
-			push(e, seq, m);
-		}
-		put(e, spec, "resourceClaims", seq);
-	}
+	PUT_LIST(e, spec, "resourceClaims", p->resource_claims, p->n_resource_claims,
+		 enc_pod_claim);
 	put_str(e, spec, "schedulerName", p->scheduler_name);
-	put_tolerations(e, spec, "tolerations", p->tolerations, p->n_tolerations);
+	PUT_LIST(e, spec, "tolerations", p->tolerations, p->n_tolerations, enc_toleration);
 	return spec;
+}
+
+static struct doc_node *enc_pod_claim_status(struct enc *e, const void *item)
+{
+	const struct model_pod_claim_status *c = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "name", c->name);
+	put_str(e, m, "resourceClaimName", c->resource_claim_name);
+	return m;
 }
 
 static struct doc_node *enc_pod_status(struct enc *e, const struct model_pod_status *s)
@@ -695,19 +656,8 @@ static struct doc_node *enc_pod_status(struct enc *e, const struct model_pod_sta
 	struct doc_node *m = new_map(e);
 
 	put_str(e, m, "phase", s->phase);
-	if (s->n_resource_claim_statuses) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < s->n_resource_claim_statuses; i++) {
-			struct doc_node *c = new_map(e);
-
-			put_str(e, c, "name", s->resource_claim_statuses[i].name);
-			put_str(e, c, "resourceClaimName",
-				s->resource_claim_statuses[i].resource_claim_name);
-			push(e, seq, c);
-		}
-		put(e, m, "resourceClaimStatuses", seq);
-	}
+	PUT_LIST(e, m, "resourceClaimStatuses", s->resource_claim_statuses,
+		 s->n_resource_claim_statuses, enc_pod_claim_status);
 	return m;
 }
 
@@ -728,10 +678,8 @@ static struct doc_node *enc_workload(struct enc *e, enum model_kind k,
 	if (w->selector) {
 		struct doc_node *sel = new_map(e);
 
-		if (w->selector->n_match_expressions)
-			put(e, sel, "matchExpressions",
-			    enc_requirements(e, w->selector->match_expressions,
-					     w->selector->n_match_expressions));
+		PUT_LIST(e, sel, "matchExpressions", w->selector->match_expressions,
+			 w->selector->n_match_expressions, enc_requirement);
 		put_kv(e, sel, "matchLabels", w->selector->match_labels,
 		       w->selector->n_match_labels);
 		put(e, spec, "selector", sel);
@@ -748,7 +696,7 @@ static void enc_node(struct enc *e, struct doc_node *root, const struct model_no
 	struct doc_node *status = new_map(e);
 
 	put_str(e, spec, "providerID", n->provider_id);
-	put_taints(e, spec, "taints", n->taints, n->n_taints);
+	PUT_LIST(e, spec, "taints", n->taints, n->n_taints, enc_taint);
 	if (n->unschedulable)
 		put_bool(e, spec, "unschedulable", true);
 	put_nonempty(e, root, "spec", spec);
@@ -758,6 +706,21 @@ static void enc_node(struct enc *e, struct doc_node *root, const struct model_no
 }
 
 /* ---- DeviceTaintRule ---- */
+
+static struct doc_node *enc_condition(struct enc *e, const void *item)
+{
+	const struct model_condition *c = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "lastTransitionTime", c->last_transition_time);
+	put_str(e, m, "message", c->message);
+	if (c->has_observed_generation)
+		put_int(e, m, "observedGeneration", c->observed_generation);
+	put_str(e, m, "reason", c->reason);
+	put_str(e, m, "status", c->status);
+	put_str(e, m, "type", c->type);
+	return m;
+}
 
 static void enc_taint_rule(struct enc *e, struct doc_node *root,
 			   const struct model_device_taint_rule *r)
@@ -777,24 +740,7 @@ static void enc_taint_rule(struct enc *e, struct doc_node *root,
 	}
 	put(e, spec, "taint", enc_taint(e, &r->taint));
 	put(e, root, "spec", spec);
-	if (r->n_conditions) {
-		struct doc_node *seq = new_seq(e);
-
-		for (size_t i = 0; i < r->n_conditions; i++) {
-			const struct model_condition *c = &r->conditions[i];
-			struct doc_node *m = new_map(e);
-
-			put_str(e, m, "lastTransitionTime", c->last_transition_time);
-			put_str(e, m, "message", c->message);
-			if (c->has_observed_generation)
-				put_int(e, m, "observedGeneration", c->observed_generation);
-			put_str(e, m, "reason", c->reason);
-			put_str(e, m, "status", c->status);
-			put_str(e, m, "type", c->type);
-			push(e, seq, m);
-		}
-		put(e, status, "conditions", seq);
-	}
+	PUT_LIST(e, status, "conditions", r->conditions, r->n_conditions, enc_condition);
 	put_nonempty(e, root, "status", status);
 }
 
@@ -827,10 +773,9 @@ static struct doc_node *enc_node_pool(struct enc *e, const struct model_node_poo
 	put_nonempty(e, tmpl, "metadata", md);
 	put_str(e, ts, "expireAfter", p->expire_after);
 	put_node_class_ref(e, ts, &p->node_class_ref);
-	if (p->n_requirements)
-		put(e, ts, "requirements", enc_requirements(e, p->requirements, p->n_requirements));
-	put_taints(e, ts, "startupTaints", p->startup_taints, p->n_startup_taints);
-	put_taints(e, ts, "taints", p->taints, p->n_taints);
+	PUT_LIST(e, ts, "requirements", p->requirements, p->n_requirements, enc_requirement);
+	PUT_LIST(e, ts, "startupTaints", p->startup_taints, p->n_startup_taints, enc_taint);
+	PUT_LIST(e, ts, "taints", p->taints, p->n_taints, enc_taint);
 	put(e, tmpl, "spec", ts);
 	put(e, spec, "template", tmpl);
 	if (p->has_weight)
@@ -844,16 +789,15 @@ static void enc_node_claim(struct enc *e, struct doc_node *root, const struct mo
 	struct doc_node *status = new_map(e);
 
 	put_node_class_ref(e, spec, &c->node_class_ref);
-	if (c->n_requirements)
-		put(e, spec, "requirements", enc_requirements(e, c->requirements, c->n_requirements));
+	PUT_LIST(e, spec, "requirements", c->requirements, c->n_requirements, enc_requirement);
 	if (c->resource_requests.n_items) {
 		struct doc_node *res = new_map(e);
 
 		put_resources(e, res, "requests", &c->resource_requests);
 		put(e, spec, "resources", res);
 	}
-	put_taints(e, spec, "startupTaints", c->startup_taints, c->n_startup_taints);
-	put_taints(e, spec, "taints", c->taints, c->n_taints);
+	PUT_LIST(e, spec, "startupTaints", c->startup_taints, c->n_startup_taints, enc_taint);
+	PUT_LIST(e, spec, "taints", c->taints, c->n_taints, enc_taint);
 	put(e, root, "spec", spec);
 	put_str(e, status, "nodeName", c->node_name);
 	put_str(e, status, "providerID", c->status_provider_id);

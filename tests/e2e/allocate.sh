@@ -3,39 +3,9 @@
 # JSON and YAML outputs, claims in use, constraints across requests, CEL
 # selectors, shared devices, exit 3 with its reason, fatal errors (exit 1)
 # and usage errors (exit 2), as design.md specifies. Needs jq.
-set -u
-BIN="$1/bin/dratopo"
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+NAME=allocate.sh
+. "$(dirname "$0")/lib.sh"
 FIX="$ROOT/tests/fixtures/alloc"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
-expect() {
-	local want="$1" got
-	shift
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "exit $got, want $want: $*"
-		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
-		return 1
-	fi
-	return 0
-}
-
-# jq_is FILTER WANT: the filter applied to $TMP/out prints WANT
-jq_is() {
-	local got
-	got="$(jq -c "$1" "$TMP/out" 2>&1)"
-	[ "$got" = "$2" ] || fail "jq '$1': got $got, want $2"
-}
 
 command -v jq >/dev/null || { echo "allocate.sh: jq is needed" >&2; exit 1; }
 
@@ -43,13 +13,13 @@ command -v jq >/dev/null || { echo "allocate.sh: jq is needed" >&2; exit 1; }
 # on one NUMA node (only NUMA 1 has two free), the big one >= 40Gi.
 if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claims-in-use.yaml" \
 	"$FIX/claim-pair.yaml" --node node-1; then
-	jq_is '[.claims[].name]' '["ml/pair","ml/big"]'
-	jq_is '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' \
+	jqis '[.claims[].name]' '["ml/pair","ml/big"]'
+	jqis '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' \
 		'["gpus=gpu-2","gpus=gpu-3","nic=nic-0"]'
-	jq_is '.claims[1].allocation.devices.results[0].device' '"gpu-1"'
-	jq_is '.claims[0].allocation.devices.results[2].driver' '"nic.example.com"'
-	jq_is '.claims[0].allocation.devices.results[0].pool' '"node-1"'
-	jq_is '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0]' \
+	jqis '.claims[1].allocation.devices.results[0].device' '"gpu-1"'
+	jqis '.claims[0].allocation.devices.results[2].driver' '"nic.example.com"'
+	jqis '.claims[0].allocation.devices.results[0].pool' '"node-1"'
+	jqis '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0]' \
 		'{"key":"metadata.name","operator":"In","values":["node-1"]}'
 fi
 
@@ -64,53 +34,53 @@ fi
 
 # Without the claim in use, the pair takes NUMA 0.
 if expect 0 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-pair.yaml" --node node-1; then
-	jq_is '[.claims[0].allocation.devices.results[] | .device]' '["gpu-2","gpu-3","nic-0"]'
-	jq_is '.claims[1].allocation.devices.results[0].device' '"gpu-0"'
+	jqis '[.claims[0].allocation.devices.results[] | .device]' '["gpu-2","gpu-3","nic-0"]'
+	jqis '.claims[1].allocation.devices.results[0].device' '"gpu-0"'
 fi
 
 # Another node: nothing there, exit 3 with the reason on stdout.
 if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-pair.yaml" --node node-2; then
-	jq_is '.claims' '[]'
-	jq_is '.unallocatable | test("claim ml/pair, request gpus: 2 devices of class gpu.example.com requested, 0 of")' 'true'
+	jqis '.claims' '[]'
+	jqis '.unallocatable | test("claim ml/pair, request gpus: 2 devices of class gpu.example.com requested, 0 of")' 'true'
 fi
 if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-too-many.yaml" --node node-1; then
-	jq_is '.unallocatable | test("request gpus: 5 devices .* 4 of the node.s 5 devices match")' 'true'
+	jqis '.unallocatable | test("request gpus: 5 devices .* 4 of the node.s 5 devices match")' 'true'
 fi
 
 # Node labels decide which nodeSelector slices a node sees; the result
 # carries the slice's selector.
 if expect 0 "$BIN" allocate -f "$FIX/zone-slice.yaml" --node node-7; then
-	jq_is '.claims[0].allocation.devices.results[0].device' '"vol-0"'
-	jq_is '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchExpressions[0]' \
+	jqis '.claims[0].allocation.devices.results[0].device' '"vol-0"'
+	jqis '.claims[0].allocation.nodeSelector.nodeSelectorTerms[0].matchExpressions[0]' \
 		'{"key":"zone","operator":"In","values":["a"]}'
 fi
 expect 3 "$BIN" allocate -f "$FIX/zone-slice.yaml" --node node-8
 
 # Shared GPU: 5Gi rounds up to 8Gi, the default share takes 4Gi.
 if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" --node node-1; then
-	jq_is '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
-	jq_is '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")]' '[true,true]'
-	jq_is '.claims[0].allocation.devices.results[0].shareID != .claims[1].allocation.devices.results[0].shareID' 'true'
+	jqis '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
+	jqis '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")]' '[true,true]'
+	jqis '.claims[0].allocation.devices.results[0].shareID != .claims[1].allocation.devices.results[0].shareID' 'true'
 fi
 
 # A running claim holding the shared GPU without a shareID holds it whole:
 # neither claim gets it. The same claim with a shareID is one share of it.
 if expect 3 "$BIN" allocate -f "$FIX/shared-gpu.yaml" "$FIX/shared-gpu-held.yaml" --node node-1; then
-	jq_is '.claims' '[]'
+	jqis '.claims' '[]'
 	grep -q 'request gpu: .*1 of the node.s 1 devices match the selectors, 0 of those are available: 1 in use' \
 		"$TMP/err" || fail "held shared GPU: reason: $(cat "$TMP/err")"
 fi
 sed 's/^        device: gpu-0$/        device: gpu-0\n        shareID: 11111111-1111-4111-8111-111111111111\n        consumedCapacity: {memory: 4Gi}/' \
 	"$FIX/shared-gpu-held.yaml" >"$TMP/shared-held.yaml"
 if expect 0 "$BIN" allocate -f "$FIX/shared-gpu.yaml" "$TMP/shared-held.yaml" --node node-1; then
-	jq_is '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
+	jqis '[.claims[].allocation.devices.results[0].consumedCapacity.memory]' '["8Gi","4Gi"]'
 fi
 
 # List-type attributes: matchAttribute and distinctAttribute as sets. The
 # GPU on pci0000:10 and the NIC whose roots include it; two NICs whose roots
 # are disjoint do not exist (both reach pci0000:20).
 if expect 0 "$BIN" allocate -f "$FIX/list-attrs.yaml" "$FIX/claim-gpu-nic-root.yaml" --node node-1; then
-	jq_is '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' '["gpu=gpu-0","nic=nic-1"]'
+	jqis '[.claims[0].allocation.devices.results[] | .request + "=" + .device]' '["gpu=gpu-0","nic=nic-1"]'
 fi
 if expect 3 "$BIN" allocate -f "$FIX/list-attrs.yaml" "$FIX/claim-distinct-nics.yaml" --node node-1; then
 	grep -q 'claim default/two-nics: no combination .*(distinctAttribute dra.example.com/pcieRoot)' \
@@ -118,7 +88,7 @@ if expect 3 "$BIN" allocate -f "$FIX/list-attrs.yaml" "$FIX/claim-distinct-nics.
 fi
 sed 's/pci0000:20, pci0000:30/pci0000:30/' "$FIX/list-attrs.yaml" >"$TMP/list-disjoint.yaml"
 if expect 0 "$BIN" allocate -f "$TMP/list-disjoint.yaml" "$FIX/claim-distinct-nics.yaml" --node node-1; then
-	jq_is '[.claims[0].allocation.devices.results[] | .device]' '["nic-0","nic-1"]'
+	jqis '[.claims[0].allocation.devices.results[] | .device]' '["nic-0","nic-1"]'
 fi
 if expect 0 "$BIN" allocate -o yaml -f "$FIX/list-attrs.yaml" "$FIX/claim-gpu-nic-root.yaml" --node node-1; then
 	grep -q 'device: nic-1' "$TMP/out" || fail "list attributes: -o yaml"
@@ -130,16 +100,16 @@ fi
 if "$BIN" hwdb show p5.48xlarge -o yaml >"$TMP/p5.yaml" 2>/dev/null; then
 	if expect 3 "$BIN" allocate -f "$TMP/p5.yaml" "$FIX/claim-gpu-efa-root.yaml" \
 		--node p5.48xlarge; then
-		jq_is '.unallocatable | test("matchAttribute resource.kubernetes.io/pcieRoot")' 'true'
+		jqis '.unallocatable | test("matchAttribute resource.kubernetes.io/pcieRoot")' 'true'
 	fi
 	sed 's/count: 2/count: 1/' "$FIX/claim-gpu-efa-root.yaml" >"$TMP/one.yaml"
 	if expect 0 "$BIN" allocate -f "$TMP/p5.yaml" "$TMP/one.yaml" --node p5.48xlarge; then
-		jq_is '[.claims[0].allocation.devices.results[] | .device]' '["gpu-0","efa-0"]'
+		jqis '[.claims[0].allocation.devices.results[] | .device]' '["gpu-0","efa-0"]'
 	fi
 	sed '/- matchAttribute: resource.kubernetes.io.pcieRoot/d' \
 		"$FIX/claim-gpu-efa-root.yaml" >"$TMP/two.yaml"
 	if expect 0 "$BIN" allocate -f "$TMP/p5.yaml" "$TMP/two.yaml" --node p5.48xlarge; then
-		jq_is '[.claims[0].allocation.devices.results[] | .device]' \
+		jqis '[.claims[0].allocation.devices.results[] | .device]' \
 			'["gpu-0","gpu-1","efa-0"]'
 	fi
 	# A typo is fatal, with the scheduler's hint; driverVersion is "no match".
@@ -157,13 +127,13 @@ fi
 
 # The reason names why matching devices are not available: the taint.
 if expect 3 "$BIN" allocate -f "$FIX/tainted-gpu.yaml" --node node-1; then
-	jq_is '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule not tolerated")' 'true'
+	jqis '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule not tolerated")' 'true'
 fi
 
 # A DeviceTaintRule taints the device it selects as a slice taint would;
 # None and rules selecting other pools change nothing; the reason names it.
 if expect 3 "$BIN" allocate -f "$FIX/taint-rule.yaml" --node node-1; then
-	jq_is '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule (DeviceTaintRule node-1-gpu-1-broken) not tolerated")' 'true'
+	jqis '.unallocatable | endswith(": 1 with the taint example.com/broken=ecc:NoSchedule (DeviceTaintRule node-1-gpu-1-broken) not tolerated")' 'true'
 fi
 
 # Fatal errors: unknown class, CEL runtime error.
@@ -191,8 +161,4 @@ if expect 0 "$BIN" allocate --help; then
 	grep -q "^usage: dratopo allocate -f FILE... --node NODE" "$TMP/out" || fail "help text"
 fi
 
-if [ "$failures" != 0 ]; then
-	echo "allocate.sh: $failures failure(s)" >&2
-	exit 1
-fi
-echo "allocate.sh: all passed"
+e2e_finish

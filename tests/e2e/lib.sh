@@ -8,7 +8,8 @@
 # BIN and AGENT are the built dratopo and dratopo-agent, ROOT the source
 # tree, TMP a scratch directory removed on exit. Every command runs with a
 # time limit (E2E_TIMEOUT seconds, default 60) and fails the script when a
-# sanitizer reports on its stderr.
+# sanitizer reports on its stderr. A script that drives another binary than
+# dratopo names it in DRIVES before sourcing this file: that one must be built.
 set -u
 BIN="$1/bin/dratopo"
 AGENT="$1/bin/dratopo-agent"
@@ -22,16 +23,22 @@ fail() {
 	failures=$((failures + 1))
 }
 
+# no_sanitizer_report FILE WHAT: FILE (a stderr or a daemon's log) holds no
+# report of ASan, LSan or UBSan (UBSan's lines are "file.c:LINE:COL: runtime
+# error: ...", which a CEL runtime error is not).
+no_sanitizer_report() {
+	if grep -Eq ':[0-9]+:[0-9]+: runtime error:|AddressSanitizer|LeakSanitizer' "$1"; then
+		fail "sanitizer report: $2"
+	fi
+}
+
 # expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err.
 expect() {
 	local want="$1" got
 	shift
 	timeout "${E2E_TIMEOUT:-60}" "$@" >"$TMP/out" 2>"$TMP/err"
 	got=$?
-	# UBSan's lines are "FILE:LINE:COL: runtime error: ..."; a CEL message may say
-	# "runtime error" too (format.dns1123LabelPrefix().validate("-")).
-	grep -Eq ':[0-9]+:[0-9]+: runtime error:|AddressSanitizer|LeakSanitizer' "$TMP/err" &&
-		fail "sanitizer report: $*"
+	no_sanitizer_report "$TMP/err" "$*"
 	if [ "$got" != "$want" ]; then
 		fail "exit $got, want $want: $*"
 		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
@@ -45,11 +52,11 @@ has() {
 	grep -Eq -- "$2" "$1" || fail "$3: no line matching /$2/ in $(basename "$1")"
 }
 
-# jqis FILTER WANT WHAT: jq FILTER applied to $TMP/out prints WANT (compact).
+# jqis FILTER WANT [WHAT]: jq FILTER applied to $TMP/out prints WANT (compact).
 jqis() {
 	local got
 	got=$(jq -c "$1" "$TMP/out" 2>&1)
-	[ "$got" = "$2" ] || fail "$3: $1 gave $got, want $2"
+	[ "$got" = "$2" ] || fail "${3:-jq}: $1 gave $got, want $2"
 }
 
 # e2e_finish [DETAIL]: the closing line, and the exit status.
@@ -61,4 +68,4 @@ e2e_finish() {
 	echo "$NAME: all passed${1:+ ($1)}"
 }
 
-[ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
+[ -x "${DRIVES:-$BIN}" ] || { echo "FAIL: ${DRIVES:-$BIN} not built" >&2; exit 1; }

@@ -1,108 +1,77 @@
 #!/bin/bash
 # tests/e2e/plan.sh BUILD_DIR - `dratopo plan` end to end: the seed's three
 # examples, the output formats, exit codes and usage errors.
-set -u
-BIN="$1/bin/dratopo"
-SEED=examples/seed
-FIX=tests/fixtures/plan
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-
-check() {       # check NAME EXPECTED_RC ACTUAL_RC
-	if [ "$2" != "$3" ]; then
-		echo "FAIL $1: exit $3, want $2"
-		sed 's/^/  | /' "$TMP/out" "$TMP/err" | head -20
-		fail=1
-	else
-		echo "ok   $1"
-	fi
-}
-
-has() {         # has NAME REGEX FILE
-	if grep -Eq -- "$2" "$3"; then
-		echo "ok   $1"
-	else
-		echo "FAIL $1: no /$2/ in $3"
-		sed 's/^/  | /' "$3" | head -20
-		fail=1
-	fi
-}
-
-run() {         # run ARGS... -> $TMP/out, $TMP/err, $rc
-	"$BIN" plan "$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-}
+NAME=plan.sh
+. "$(dirname "$0")/lib.sh"
+SEED="$ROOT/examples/seed"
+FIX="$ROOT/tests/fixtures/plan"
 
 # The Hopper-or-newer 100Gi GPU goes to an H200 or Blackwell type.
-run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $SEED/large-gpu.yaml -o json
-check "large-gpu exit" 0 $rc
-has "large-gpu type" '"instanceType": "(p5e|p5en|p6-b200|p6-b300)\.' "$TMP/out"
-has "large-gpu pod" '"default/inference"' "$TMP/out"
+if expect 0 "$BIN" plan -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml" \
+	-f "$SEED/large-gpu.yaml" -o json; then
+	has "$TMP/out" '"instanceType": "(p5e|p5en|p6-b200|p6-b300)\.' "large-gpu type"
+	has "$TMP/out" '"default/inference"' "large-gpu pod"
+fi
 
-# GPU and EFA on one root: NodeClaim YAML asks for both drivers.
-run -f $SEED/nodepool.yaml $SEED/ec2nodeclass.yaml $SEED/gpu-efa-aligned.yaml -o yaml
-check "gpu-efa exit (-f a b c)" 0 $rc
-has "gpu-efa NodeClaim" '^kind: NodeClaim' "$TMP/out"
-has "gpu-efa drivers" 'karpenter.sh/requested-dra-drivers: dra.net,gpu.nvidia.com' "$TMP/out"
-has "gpu-efa nodeClassRef" 'name: gpu-dra' "$TMP/out"
-has "gpu-efa taint" 'key: nvidia.com/gpu' "$TMP/out"
+# GPU and EFA on one root (-f a b c): NodeClaim YAML asks for both drivers.
+if expect 0 "$BIN" plan -f "$SEED/nodepool.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/gpu-efa-aligned.yaml" -o yaml; then
+	has "$TMP/out" '^kind: NodeClaim' "gpu-efa NodeClaim"
+	has "$TMP/out" 'karpenter.sh/requested-dra-drivers: dra.net,gpu.nvidia.com' "gpu-efa drivers"
+	has "$TMP/out" 'name: gpu-dra' "gpu-efa nodeClassRef"
+	has "$TMP/out" 'key: nvidia.com/gpu' "gpu-efa taint"
+fi
 
 # Eight replicas at four shares a GPU: all placed.
-run -f $SEED/nodepool.yaml -f $SEED/timesliced.yaml -o json
-check "timesliced exit" 0 $rc
-[ "$(grep -cE '^ +"default/shared-inference-[a-z0-9]+-[a-z0-9]{5}",?$' "$TMP/out")" = 8 ]
-check "timesliced eight pods" 0 $?
-has "timesliced shares" '"shareID"' "$TMP/out"
+if expect 0 "$BIN" plan -f "$SEED/nodepool.yaml" -f "$SEED/timesliced.yaml" -o json; then
+	[ "$(grep -cE '^ +"default/shared-inference-[a-z0-9]+-[a-z0-9]{5}",?$' "$TMP/out")" = 8 ] ||
+		fail "timesliced: want eight pods"
+	has "$TMP/out" '"shareID"' "timesliced shares"
+fi
 
 # Table output, the default.
-run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $SEED/large-gpu.yaml
-check "table exit" 0 $rc
-has "table header" '^KIND +NAME +NODEPOOL +INSTANCE-TYPE' "$TMP/out"
-has "table row" '^nodeclaim +gpu-dra-' "$TMP/out"
+if expect 0 "$BIN" plan -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml" \
+	-f "$SEED/large-gpu.yaml"; then
+	has "$TMP/out" '^KIND +NAME +NODEPOOL +INSTANCE-TYPE' "table header"
+	has "$TMP/out" '^nodeclaim +gpu-dra-' "table row"
+fi
 
 # Unschedulable pods: exit 3, one reason each, details in JSON.
-run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $FIX/unschedulable.yaml -o json
-check "unschedulable exit" 3 $rc
-has "unschedulable reason" '"pod": "default/too-many-gpus"' "$TMP/out"
-has "unschedulable details" '"details"' "$TMP/out"
-run -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml -f $FIX/unschedulable.yaml
-check "unschedulable table exit" 3 $rc
-has "unschedulable row" '^unschedulable +default/no-toleration .*taint' "$TMP/out"
+if expect 3 "$BIN" plan -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml" \
+	-f "$FIX/unschedulable.yaml" -o json; then
+	has "$TMP/out" '"pod": "default/too-many-gpus"' "unschedulable reason"
+	has "$TMP/out" '"details"' "unschedulable details"
+fi
+if expect 3 "$BIN" plan -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml" \
+	-f "$FIX/unschedulable.yaml"; then
+	has "$TMP/out" '^unschedulable +default/no-toleration .*taint' "unschedulable row"
+fi
 
 # JSON input, kind: List, a Job of parallelism 3 and completions 2: two pods.
-run -f $FIX/list.json -o json
-check "List exit" 0 $rc
-[ "$(grep -cE '^ +"default/train-[a-z0-9]{5}",?$' "$TMP/out")" = 2 ]
-check "Job pods" 0 $?
+if expect 0 "$BIN" plan -f "$FIX/list.json" -o json; then
+	[ "$(grep -cE '^ +"default/train-[a-z0-9]{5}",?$' "$TMP/out")" = 2 ] ||
+		fail "List: want the Job's two pods"
+fi
 
 # --hwdb-extra: a cheaper type that satisfies the claim wins.
-run --hwdb-extra $FIX/hwdb-extra.yaml -f $SEED/nodepool.yaml -f $SEED/ec2nodeclass.yaml \
-	-f $SEED/large-gpu.yaml -o json
-check "hwdb-extra exit" 0 $rc
-has "hwdb-extra type" '"instanceType": "p5.2xlarge"' "$TMP/out"
+if expect 0 "$BIN" plan --hwdb-extra "$FIX/hwdb-extra.yaml" -f "$SEED/nodepool.yaml" \
+	-f "$SEED/ec2nodeclass.yaml" -f "$SEED/large-gpu.yaml" -o json; then
+	has "$TMP/out" '"instanceType": "p5.2xlarge"' "hwdb-extra type"
+fi
 printf 'instanceTypes:\n- name: broken\n' >"$TMP/extra.yaml"
-run --hwdb-extra "$TMP/extra.yaml" -f $SEED/large-gpu.yaml
-check "hwdb-extra invalid" 1 $rc
-has "hwdb-extra message" 'extra.yaml' "$TMP/err"
+expect 1 "$BIN" plan --hwdb-extra "$TMP/extra.yaml" -f "$SEED/large-gpu.yaml" &&
+	has "$TMP/err" 'extra.yaml' "hwdb-extra message"
 
 # Usage and input errors.
-run
-check "no arguments" 2 $rc
-run -f $SEED/large-gpu.yaml -o xml
-check "bad output format" 2 $rc
-run -f "$TMP/missing.yaml"
-check "missing file" 1 $rc
-run -f $SEED/large-gpu.yaml --coordinator 127.0.0.1:1 --insecure
-check "coordinator away" 1 $rc
-has "coordinator message" 'coordinator 127.0.0.1:1: UNAVAILABLE' "$TMP/err"
-run -f $SEED/large-gpu.yaml --coordinator 127.0.0.1:1
-check "coordinator without TLS options" 2 $rc
+expect 2 "$BIN" plan
+expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml
+expect 1 "$BIN" plan -f "$TMP/missing.yaml"
+expect 1 "$BIN" plan -f "$SEED/large-gpu.yaml" --coordinator 127.0.0.1:1 --insecure &&
+	has "$TMP/err" 'coordinator 127.0.0.1:1: UNAVAILABLE' "coordinator message"
+expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" --coordinator 127.0.0.1:1
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "Bad_Name"\nspec:\n  containers: []\n' >"$TMP/bad.yaml"
-run -f "$TMP/bad.yaml"
-check "invalid manifest" 1 $rc
-has "invalid manifest message" 'bad.yaml: document 1' "$TMP/err"
-run --help
-check "help" 0 $rc
+expect 1 "$BIN" plan -f "$TMP/bad.yaml" &&
+	has "$TMP/err" 'bad.yaml: document 1' "invalid manifest message"
+expect 0 "$BIN" plan --help
 
-exit $fail
+e2e_finish

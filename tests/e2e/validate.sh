@@ -2,33 +2,10 @@
 # tests/e2e/validate.sh BUILD_DIR - `dratopo validate` end to end: exit
 # codes, the summary, the exact error lines, both ways of naming several
 # files, JSON output and usage errors (design.md's contract).
-set -u
-BIN="$1/bin/dratopo"
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+NAME=validate.sh
+. "$(dirname "$0")/lib.sh"
 SEED="$ROOT/examples/seed"
 FIX="$ROOT/tests/fixtures/model"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# expect CODE CMD...: run CMD, check its exit status; output in $TMP/out, $TMP/err
-expect() {
-	local want="$1" got
-	shift
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" != "$want" ]; then
-		fail "exit $got, want $want: $*"
-		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
-		return 1
-	fi
-	return 0
-}
 
 # same FILE TEXT: FILE holds exactly TEXT
 same() {
@@ -37,8 +14,6 @@ same() {
 		cat "$TMP/diff" >&2
 	fi
 }
-
-[ -x "$BIN" ] || { echo "FAIL: $BIN not built" >&2; exit 1; }
 
 # The seed's manifests are valid: one summary line per kind, in kind order.
 # (timesliced.yaml redefines the EC2NodeClass gpu-dra of ec2nodeclass.yaml:
@@ -306,8 +281,4 @@ if expect 0 "$BIN" validate --help; then
 	grep -q '^usage: dratopo validate -f FILE' "$TMP/out" || fail "--help text"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "validate.sh: $failures failures" >&2
-	exit 1
-fi
-echo "validate.sh: all passed"
+e2e_finish

@@ -273,6 +273,12 @@ void *model_get_list(struct model_dec *d, const struct doc_node *m, const char *
 /* get_list into a typed array: GET_LIST(d, m, "taints", t->taints, t->n_taints, fn, ctx). */
 #define GET_LIST(d, m, key, arr, n, fn, ctx) \
 	((arr) = model_get_list((d), (m), (key), sizeof(*(arr)), &(n), (fn), (ctx)))
+/* The same for a list already fetched with model_get_seq (seq, NULL when
+ * none), where its type was to be checked before the fields after it. */
+void *model_list_items(struct model_dec *d, const struct doc_node *seq, const char *key,
+		       size_t size, size_t *n_out, item_fn fn, const void *ctx);
+#define LIST_ITEMS(d, seq, key, arr, n, fn, ctx) \
+	((arr) = model_list_items((d), (seq), (key), sizeof(*(arr)), &(n), (fn), (ctx)))
 
 /* The pieces every family shares. */
 void model_dec_meta(struct model_dec *d, const struct doc_node *m, struct model_meta *meta);
