@@ -143,6 +143,10 @@ if "$BIN" cel eval 1 >/dev/null 2>&1; then
 	cel_is 'quantity("1.5Gi")' 'quantity("1536Mi")'
 	cel_is 'semver("1.2.3-rc.1+b")' 'semver("1.2.3-rc.1+b")'
 	cel_is '-9223372036854775808' '-9223372036854775808'
+	# the README's example, as pasted (QA-20: a literal of a string and an int
+	# does not compile in the Kubernetes environment)
+	cel_is '"%s has %d GPUs".format(["p5.48xlarge", dyn(8)])' '"p5.48xlarge has 8 GPUs"'
+	expect 2 "$BIN" cel eval '"%s has %d GPUs".format(["p5.48xlarge", 8])'
 	expect 1 "$BIN" cel eval '9223372036854775807 + 1' && has "$TMP/err" '^error: .*overflow' "overflow"
 	expect 1 "$BIN" cel eval '1 / 0' && has "$TMP/err" '^error: division by zero' "division by zero"
 	expect 2 "$BIN" cel eval '1 +' && has "$TMP/err" '^ \| \.\.\.\^$' "caret under the end"
@@ -323,9 +327,29 @@ if expect 1 "$BIN" validate -f "$Q/claim-more-bad.yaml"; then
 	has "$TMP/err" 'document 2 \(ResourceClaim default/\): metadata\.name: Required value' "no name"
 	[ "$(grep -c ': document ' "$TMP/err")" = 5 ] || fail "claim-more-bad: want 5 errors (count 0 defaults to 1)"
 fi
+# the README's validate example (QA-19): the seed's files but one of its two
+# EC2NodeClasses named gpu-dra; all five together are a duplicate
+expect 0 "$BIN" validate -f "$SEED"/{nodepool,ec2nodeclass,large-gpu,gpu-efa-aligned}.yaml &&
+	has "$TMP/out" '^Pod: 2 valid$' "README validate example"
+expect 1 "$BIN" validate -f "$SEED"/*.yaml &&
+	has "$TMP/err" 'EC2NodeClass gpu-dra\): metadata\.name: Duplicate value: "gpu-dra"' "seed: duplicate class"
 expect 0 "$BIN" plan -o json -f "$SEED/gpu-efa-aligned.yaml" -f "$SEED/nodepool.yaml" \
 	-f "$SEED/ec2nodeclass.yaml" &&
 	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["gpu-dra","p5.4xlarge"]]' "seed GPU+EFA"
+
+# QA-17: the default classes on MIG layouts: a whole GPU is never a MIG slice
+if expect 3 "$BIN" plan -o json -f "$Q/plan-mig-classes.yaml"; then
+	jqis '[.nodeClaims[] | [.pods[0], .instanceType, .claims[0].results[0].device]]' \
+		'[["default/whole","g6.xlarge","gpu-0"],["default/slice","p5.4xlarge","gpu-0-mig-1g10gb-0"]]' \
+		"gpu.nvidia.com: whole GPUs; mig.nvidia.com: slices"
+	jqis '.unschedulable | map(.pod)' '["default/whole-h100"]' "no whole H100 under all-1g.10gb"
+fi
+# QA-18: a selector error is only named on a device the request's class selects
+if expect 3 "$BIN" plan -o json -f "$Q/plan-class-hint.yaml"; then
+	jqis '.unschedulable[0].reason | test("0 of the node.s 2 devices match the selectors")' true \
+		"no GPU has 140Gi"
+	jqis '.unschedulable[0].reason | test("dra.net|efa-0")' false "no EFA in a GPU request's reason"
+fi
 
 # ---- agent: the fixture trees and one broken by hand ----
 
