@@ -351,6 +351,18 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-class-hint.yaml"; then
 	jqis '.unschedulable[0].reason | test("dra.net|efa-0")' false "no EFA in a GPU request's reason"
 fi
 
+# ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
+
+COORD="${BIN%/dratopo}/dratopo-coordinator"
+if [ -x "$COORD" ]; then
+	expect 1 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
+		has "$TMP/err" 'listen: address "127\.0\.0\.1:99999": port 99999 is not 0-65535' "coordinator --listen"
+	expect 1 "$BIN" nodes --coordinator localhost:70000 --insecure &&
+		has "$TMP/err" 'port 70000 is not 0-65535' "nodes --coordinator"
+	expect 1 "$AGENT" run --coordinator localhost:99999 --insecure --node-name n --once &&
+		has "$TMP/err" 'port 99999 is not 0-65535' "agent run --coordinator"
+fi
+
 # ---- agent: the fixture trees and one broken by hand ----
 
 if [ -x "$AGENT" ] && bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/sysfs" p5.48xlarge p4d.24xlarge \
