@@ -115,6 +115,10 @@ expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f
 expect 2 "$BIN" validate -o xml -f "$Q/claim.json"
 expect 2 "$BIN" no-such-command
+# QA-22: plan names the option without its value, and a stray argument
+expect 2 "$BIN" plan -f "$Q/claim.json" -o && has "$TMP/err" "^dratopo plan: option '-o' needs a value$" "plan -o"
+expect 2 "$BIN" plan -o json "$Q/claim.json" &&
+	has "$TMP/err" "^dratopo plan: unexpected argument '.*claim\.json' \(manifests follow -f\)$" "plan stray argument"
 
 # ---- cel eval: printing forms, errors, runaway expressions ----
 
@@ -382,6 +386,14 @@ if [ -x "$AGENT" ] && bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/sysfs" 
 		expect 0 "$AGENT" verify --sysfs-root "$TMP/sysfs/unknown" --hwdb-extra "$TMP/learned.yaml" ||
 			fail "learned entry does not match its own node"
 		expect 0 "$BIN" hwdb show p7.48xlarge --hwdb-extra "$TMP/learned.yaml" -o yaml
+		# QA-22: --hwdb-extra more than once (priced, so that plan may launch them)
+		sed 's/onDemandPricePerHour: null/onDemandPricePerHour: 7.5/' "$TMP/learned.yaml" >"$TMP/p7.yaml"
+		sed 's/p7\.48xlarge/p8.48xlarge/' "$TMP/p7.yaml" >"$TMP/p8.yaml"
+		expect 0 "$BIN" plan -o json -f "$Q/plan-two-extras.yaml" --hwdb-extra "$TMP/p7.yaml" \
+			--hwdb-extra "$TMP/p8.yaml" &&
+			jqis '[.nodeClaims[] | [.pods[0], .instanceType]]' \
+				'[["default/on-p7","p7.48xlarge"],["default/on-p8","p8.48xlarge"]]' \
+				"plan --hwdb-extra twice"
 	fi
 	expect 4 "$AGENT" verify --sysfs-root "$TMP/sysfs/broken"
 	# break a p5 further: garbage NUMA node, a class that is a directory,
