@@ -188,6 +188,9 @@ for mode in 0 -3 bogus 99999999999999999999; do
 		has "$TMP/err" "invalid consumable capacity mode" "mode $mode"
 done
 expect 2 "$BIN" hwdb list -o xml
+# QA-23: an unknown family is an error, not an empty table
+expect 1 "$BIN" hwdb list --family p55 && has "$TMP/err" "no instance type of family 'p55'" "unknown family"
+expect 0 "$BIN" hwdb list --family p5e -o json && jqis '[.instanceTypes[].name]' '["p5e.48xlarge"]' "family p5e"
 # list is cheapest first (types without a price last)
 if expect 0 "$BIN" hwdb list -o json; then
 	jqis '[.instanceTypes[] | .onDemandPricePerHour | select(. != null)] | . == sort' true \
