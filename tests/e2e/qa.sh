@@ -115,6 +115,12 @@ expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f
 expect 2 "$BIN" validate -o xml -f "$Q/claim.json"
 expect 2 "$BIN" no-such-command
+# QA-24: no --help line runs far past 80 columns (allocate had one of 134)
+for c in validate "cel eval" "hwdb list" allocate plan nodes types; do
+	# shellcheck disable=SC2086
+	expect 0 "$BIN" $c --help && [ "$(awk 'length > 90' "$TMP/out" | wc -l)" = 0 ] ||
+		fail "$c --help: lines over 90 columns"
+done
 # QA-22: plan names the option without its value, and a stray argument
 expect 2 "$BIN" plan -f "$Q/claim.json" -o && has "$TMP/err" "^dratopo plan: option '-o' needs a value$" "plan -o"
 expect 2 "$BIN" plan -o json "$Q/claim.json" &&
