@@ -227,6 +227,14 @@ static void table_widths(const struct opts *o, struct widths *w)
 	}
 }
 
+static bool family_known(const char *family)
+{
+	for (size_t i = 0; i < hwdb_count(); i++)
+		if (!strcmp(hwdb_at(i)->family, family))
+			return true;
+	return false;
+}
+
 static int cmd_list(const struct opts *o)
 {
 	bool json = o->output && !strcmp(o->output, "json");
@@ -244,6 +252,13 @@ static int cmd_list(const struct opts *o)
 	if (o->n_names) {
 		fprintf(stderr, "dratopo hwdb list: unexpected argument '%s'\n", o->names[0]);
 		return CLI_EXIT_USAGE;
+	}
+	/* An empty table would read as "hwdb has none", not "no such family". */
+	if (o->family && !family_known(o->family)) {
+		fprintf(stderr, "dratopo hwdb list: no instance type of family '%s' "
+			"(families are the part of the name before the dot: p5, g6e, ...)\n",
+			o->family);
+		return CLI_EXIT_FAIL;
 	}
 	if (json) {
 		a = doc_arena_new();

@@ -22,23 +22,26 @@
 
 #define CLI_EXIT_UNSCHEDULABLE 3
 #define MAX_FILES 4096
+#define MAX_EXTRAS 16
 
 enum output { OUT_TABLE, OUT_YAML, OUT_JSON };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dratopo plan -f FILE... [--hwdb-extra FILE] [--coordinator ADDR]\n"
+		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--coordinator ADDR]\n"
 		"                    [-o table|yaml|json]\n\n"
 		"Plan pending pods: existing nodes first (their ResourceSlices minus what is\n"
 		"allocated), then the lowest-priced set of new nodes the NodePools allow, with\n"
 		"the devices hwdb predicts for each instance type.\n\n"
 		"Input kinds: Pod, Deployment, ReplicaSet, StatefulSet, Job, ResourceClaim,\n"
-		"ResourceClaimTemplate, DeviceClass, ResourceSlice, Node, NodePool, EC2NodeClass\n"
-		"(YAML or JSON, multi-document, kind: List). \"-\" reads standard input.\n\n"
+		"ResourceClaimTemplate, DeviceClass, DeviceTaintRule, ResourceSlice, Node,\n"
+		"NodePool, EC2NodeClass (YAML or JSON, multi-document, kind: List).\n"
+		"\"-\" reads standard input.\n\n"
 		"options:\n"
 		"  -f, --filename FILE...  manifests (repeatable; FILEs may follow one -f)\n"
 		"      --hwdb-extra FILE   more instance types, in hwdb's source format\n"
+		"                          (repeatable)\n"
 		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
 		"  -h, --help              this help\n\n"
 		"With --coordinator the plan is made by a running coordinator, over its live\n"
@@ -136,7 +139,8 @@ static int plan_remote(const struct cli_remote *remote, const char **files, size
 
 int cli_plan(int argc, char **argv)
 {
-	const char *files[MAX_FILES], *extra = NULL;
+	const char *files[MAX_FILES], *extras[MAX_EXTRAS];
+	size_t n_extras = 0;
 	struct cli_remote remote = { 0 };
 	size_t n_files = 0;
 	enum output fmt = OUT_TABLE;
@@ -146,6 +150,7 @@ int cli_plan(int argc, char **argv)
 	struct dt_err err = { 0 };
 	struct plan_result *res = NULL;
 	struct strbuf out = STRBUF_INIT;
+	const char *opt = NULL; /* the option whose value is missing */
 	int rc = CLI_EXIT_FAIL;
 
 	dt_diags_init(&errs);
@@ -160,10 +165,12 @@ int cli_plan(int argc, char **argv)
 		if (!strcmp(a, "-f") || !strcmp(a, "--filename") || !strncmp(a, "--filename=", 11)) {
 			const char *v = !strncmp(a, "--filename=", 11) ? a + 11 : NULL;
 
-			if (!v && ++i >= argc)
-				goto usage;
+			if (!v && ++i >= argc) {
+				opt = a;
+				goto no_value;
+			}
 			if (n_files == MAX_FILES)
-				goto usage;
+				goto too_many;
 			files[n_files++] = v ? v : argv[i];
 			after_f = true;
 			continue;
@@ -173,8 +180,10 @@ int cli_plan(int argc, char **argv)
 			const char *v = !strncmp(a, "--output=", 9) ? a + 9
 					: (a[1] == 'o' && a[2]) ? a + 2 : NULL;
 
-			if (!v && ++i >= argc)
-				goto usage;
+			if (!v && ++i >= argc) {
+				opt = a;
+				goto no_value;
+			}
 			v = v ? v : argv[i];
 			if (!strcmp(v, "table"))
 				fmt = OUT_TABLE;
@@ -191,9 +200,16 @@ int cli_plan(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(a, "--hwdb-extra")) {
-			if (++i >= argc)
-				goto usage;
-			extra = argv[i];
+			if (++i >= argc) {
+				opt = a;
+				goto no_value;
+			}
+			if (n_extras == MAX_EXTRAS) {
+				fprintf(stderr, "dratopo plan: at most %d --hwdb-extra files\n",
+					MAX_EXTRAS);
+				return CLI_EXIT_USAGE;
+			}
+			extras[n_extras++] = argv[i];
 			after_f = false;
 			continue;
 		}
@@ -207,8 +223,13 @@ int cli_plan(int argc, char **argv)
 			fprintf(stderr, "dratopo plan: unknown option '%s'\n\n", a);
 			goto usage;
 		}
-		if (!after_f || n_files == MAX_FILES)
+		if (!after_f) {
+			fprintf(stderr, "dratopo plan: unexpected argument '%s' (manifests follow -f)\n\n",
+				a);
 			goto usage;
+		}
+		if (n_files == MAX_FILES)
+			goto too_many;
 		files[n_files++] = a;
 	}
 	if (!n_files) {
@@ -217,17 +238,18 @@ int cli_plan(int argc, char **argv)
 	}
 	if (remote.addr) {
 		dt_diags_free(&errs);
-		if (extra) {
+		if (n_extras) {
 			fprintf(stderr, "dratopo plan: --hwdb-extra cannot go with --coordinator: "
 				"give it to the coordinator (dratopo-coordinator --hwdb-extra FILE)\n");
 			return CLI_EXIT_USAGE;
 		}
 		return plan_remote(&remote, files, n_files, fmt);
 	}
-	if (extra && hwdb_load_extra(extra, &err)) {
-		fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
-		return CLI_EXIT_FAIL;
-	}
+	for (size_t i = 0; i < n_extras; i++)
+		if (hwdb_load_extra(extras[i], &err)) {
+			fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
+			return CLI_EXIT_FAIL;
+		}
 	if (!(set = model_set_new())) {
 		fprintf(stderr, "dratopo plan: out of memory\n");
 		goto out;
@@ -273,6 +295,11 @@ out:
 	model_set_free(set);
 	dt_diags_free(&errs);
 	return rc;
+no_value:
+	fprintf(stderr, "dratopo plan: option '%s' needs a value\n\n", opt);
+	goto usage;
+too_many:
+	fprintf(stderr, "dratopo plan: at most %d manifest files\n\n", MAX_FILES);
 usage:
 	usage(stderr);
 	dt_diags_free(&errs);

@@ -121,8 +121,17 @@ int plan_default_classes(struct model_set *set, struct dt_err *err)
 {
 	int rc;
 
-	/* What the NVIDIA DRA driver's and the aws-dranet charts install. */
-	if ((rc = add_class(set, "gpu.nvidia.com", "device.driver == \"gpu.nvidia.com\"", err)))
+	/* What the NVIDIA DRA driver's and the aws-dranet charts install: the
+	 * driver's classes tell whole GPUs from MIG devices by `type` (a slice
+	 * written without it counts as whole GPUs, not as a CEL error). */
+	if ((rc = add_class(set, "gpu.nvidia.com",
+			    "device.driver == \"gpu.nvidia.com\" && "
+			    "device.attributes[\"gpu.nvidia.com\"].?type.orValue(\"gpu\") == \"gpu\"",
+			    err)) ||
+	    (rc = add_class(set, "mig.nvidia.com",
+			    "device.driver == \"gpu.nvidia.com\" && "
+			    "device.attributes[\"gpu.nvidia.com\"].?type.orValue(\"\") == \"mig\"",
+			    err)))
 		return rc;
 	return add_class(set, "efa.networking.k8s.aws",
 			 "device.driver == \"dra.net\" && "

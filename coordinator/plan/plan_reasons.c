@@ -105,6 +105,35 @@ static int sel_eval(struct planner *pl, const struct model_selector *sel,
 	return rc ? (rc < 0 ? rc : -EINVAL) : match;
 }
 
+static const struct model_object *find_class(const struct planner *pl, const char *name)
+{
+	for (size_t i = 0; name && i < pl->n_classes; i++)
+		if (!strcmp(pl->classes[i]->meta.name, name))
+			return pl->classes[i];
+	return NULL;
+}
+
+/* The first device of the slice that the request's class selects (NULL:
+ * none, or no such class): only there may the request's own selectors
+ * run, as in the allocator, which evaluates them after the class's. */
+static const struct model_device *class_device(struct planner *pl, const char *class_name,
+					       const struct model_resource_slice_spec *sp)
+{
+	const struct model_object *cls = find_class(pl, class_name);
+
+	for (size_t d = 0; cls && d < sp->n_devices; d++) {
+		const struct model_device_class_spec *cs = &cls->u.device_class;
+		struct dt_err e = { 0 };
+		int m = 1;
+
+		for (size_t i = 0; m == 1 && i < cs->n_selectors; i++)
+			m = sel_eval(pl, &cs->selectors[i], &sp->devices[d], &e);
+		if (m == 1)
+			return &sp->devices[d];
+	}
+	return NULL;
+}
+
 /* "0 of the node's N devices match the selectors": a selector that fails
  * on every device may be a typo (an attribute the driver does not publish
  * is a CEL runtime error, which on a node yet to exist means "no match").
@@ -127,14 +156,16 @@ static void selector_hint(struct planner *pl, const struct plan_unit *u, const s
 
 				for (size_t sl = 0; sl < HWDB_MAX_SLICES && h->slices[sl]; sl++) {
 					const struct model_resource_slice_spec *sp = &h->slices[sl]->u.slice;
+					const struct model_device *d =
+						class_device(pl, ex->device_class_name, sp);
 
-					if (!sp->n_devices || sel_eval(pl, sel, &sp->devices[0], &e) >= 0)
+					if (!d || sel_eval(pl, sel, d, &e) >= 0)
 						continue;
 					size_t len = strlen(buf);
 
 					snprintf(buf + len, sz - len, "; request %s: the selector fails on "
 						 "%s device %s: %s", cs->requests[q].name, sp->driver,
-						 sp->devices[0].name, e.msg);
+						 d->name, e.msg);
 					return;
 				}
 			}
@@ -175,14 +206,6 @@ static bool uniform_read(const struct model_object *slice, const char *msg)
 		a += strspn(a, " ");
 	}
 	return false;
-}
-
-static const struct model_object *find_class(const struct planner *pl, const char *name)
-{
-	for (size_t i = 0; name && i < pl->n_classes; i++)
-		if (!strcmp(pl->classes[i]->meta.name, name))
-			return pl->classes[i];
-	return NULL;
 }
 
 /* The first selector of one request (exactly or a subrequest) that fails

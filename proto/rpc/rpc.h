@@ -30,6 +30,12 @@ const char *rpc_status_name(grpc_status_code code);
  * naming what is missing or contradictory otherwise. */
 int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err);
 
+/* 0 when addr can name a gRPC endpoint; -EINVAL for an empty address or
+ * a port over 65535 (gRPC would take 99999 as 99999 mod 65536 without a
+ * word: QA-21). Only that is checked: target schemes (dns:///, unix:) and
+ * names are gRPC's to resolve. */
+int rpc_addr_check(const char *addr, struct dt_err *err);
+
 /* gRPC's own log lines (a refused handshake, a bind error) go to fn instead
  * of stderr, so a daemon can write them as logfmt; NULL gives them back to
  * gRPC's default. Which severities reach fn is GRPC_VERBOSITY's (default

@@ -29,6 +29,8 @@ int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_cha
 	*out = NULL;
 	if (!addr || !*addr)
 		return dt_err_set(err, -EINVAL, "no coordinator address");
+	if (rpc_addr_check(addr, err))
+		return dt_err_prefix(err, "coordinator: ");
 	grpc_init();
 	creds = rpc_channel_creds(tls, err);
 	if (!creds) {

@@ -3,6 +3,7 @@
 #include <grpc/support/log.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rpc_internal.h"
@@ -37,6 +38,26 @@ int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err)
 	if (have != 3)
 		return dt_err_set(err, -EINVAL, "mTLS needs --tls-cert, --tls-key and --tls-ca (missing %s); plaintext needs --insecure",
 				  !tls->cert ? "--tls-cert" : !tls->key ? "--tls-key" : "--tls-ca");
+	return 0;
+}
+
+int rpc_addr_check(const char *addr, struct dt_err *err)
+{
+	const char *port;
+	size_t n;
+
+	if (!addr || !*addr)
+		return dt_err_set(err, -EINVAL, "no address");
+	if (!strncmp(addr, "unix:", 5) || !strncmp(addr, "unix-abstract:", 14))
+		return 0;
+	port = strrchr(addr, ':');
+	if (!port || !port[1] || port[-1] == ':')
+		return 0;       /* no port (gRPC's default), or a bare IPv6 address */
+	n = strlen(++port);
+	if (strspn(port, "0123456789") != n)
+		return 0;
+	if (n > 5 || strtol(port, NULL, 10) > 65535)
+		return dt_err_set(err, -EINVAL, "address \"%s\": port %s is not 0-65535", addr, port);
 	return 0;
 }
 

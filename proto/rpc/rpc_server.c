@@ -643,6 +643,8 @@ int rpc_server_start(const struct rpc_server_opts *opts, struct rpc_server **out
 	*out = NULL;
 	if (!opts->listen || !*opts->listen)
 		return dt_err_set(err, -EINVAL, "no listen address");
+	if (rpc_addr_check(opts->listen, err))
+		return dt_err_prefix(err, "listen: ");
 	rc = rpc_tls_check(&opts->tls, err);
 	if (rc)
 		return rc;

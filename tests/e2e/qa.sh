@@ -115,6 +115,16 @@ expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f
 expect 2 "$BIN" validate -o xml -f "$Q/claim.json"
 expect 2 "$BIN" no-such-command
+# QA-24: no --help line runs far past 80 columns (allocate had one of 134)
+for c in validate "cel eval" "hwdb list" allocate plan nodes types; do
+	# shellcheck disable=SC2086
+	expect 0 "$BIN" $c --help && [ "$(awk 'length > 90' "$TMP/out" | wc -l)" = 0 ] ||
+		fail "$c --help: lines over 90 columns"
+done
+# QA-22: plan names the option without its value, and a stray argument
+expect 2 "$BIN" plan -f "$Q/claim.json" -o && has "$TMP/err" "^dratopo plan: option '-o' needs a value$" "plan -o"
+expect 2 "$BIN" plan -o json "$Q/claim.json" &&
+	has "$TMP/err" "^dratopo plan: unexpected argument '.*claim\.json' \(manifests follow -f\)$" "plan stray argument"
 
 # ---- cel eval: printing forms, errors, runaway expressions ----
 
@@ -143,6 +153,10 @@ if "$BIN" cel eval 1 >/dev/null 2>&1; then
 	cel_is 'quantity("1.5Gi")' 'quantity("1536Mi")'
 	cel_is 'semver("1.2.3-rc.1+b")' 'semver("1.2.3-rc.1+b")'
 	cel_is '-9223372036854775808' '-9223372036854775808'
+	# the README's example, as pasted (QA-20: a literal of a string and an int
+	# does not compile in the Kubernetes environment)
+	cel_is '"%s has %d GPUs".format(["p5.48xlarge", dyn(8)])' '"p5.48xlarge has 8 GPUs"'
+	expect 2 "$BIN" cel eval '"%s has %d GPUs".format(["p5.48xlarge", 8])'
 	expect 1 "$BIN" cel eval '9223372036854775807 + 1' && has "$TMP/err" '^error: .*overflow' "overflow"
 	expect 1 "$BIN" cel eval '1 / 0' && has "$TMP/err" '^error: division by zero' "division by zero"
 	expect 2 "$BIN" cel eval '1 +' && has "$TMP/err" '^ \| \.\.\.\^$' "caret under the end"
@@ -180,6 +194,9 @@ for mode in 0 -3 bogus 99999999999999999999; do
 		has "$TMP/err" "invalid consumable capacity mode" "mode $mode"
 done
 expect 2 "$BIN" hwdb list -o xml
+# QA-23: an unknown family is an error, not an empty table
+expect 1 "$BIN" hwdb list --family p55 && has "$TMP/err" "no instance type of family 'p55'" "unknown family"
+expect 0 "$BIN" hwdb list --family p5e -o json && jqis '[.instanceTypes[].name]' '["p5e.48xlarge"]' "family p5e"
 # list is cheapest first (types without a price last)
 if expect 0 "$BIN" hwdb list -o json; then
 	jqis '[.instanceTypes[] | .onDemandPricePerHour | select(. != null)] | . == sort' true \
@@ -323,9 +340,41 @@ if expect 1 "$BIN" validate -f "$Q/claim-more-bad.yaml"; then
 	has "$TMP/err" 'document 2 \(ResourceClaim default/\): metadata\.name: Required value' "no name"
 	[ "$(grep -c ': document ' "$TMP/err")" = 5 ] || fail "claim-more-bad: want 5 errors (count 0 defaults to 1)"
 fi
+# the README's validate example (QA-19): the seed's files but one of its two
+# EC2NodeClasses named gpu-dra; all five together are a duplicate
+expect 0 "$BIN" validate -f "$SEED"/{nodepool,ec2nodeclass,large-gpu,gpu-efa-aligned}.yaml &&
+	has "$TMP/out" '^Pod: 2 valid$' "README validate example"
+expect 1 "$BIN" validate -f "$SEED"/*.yaml &&
+	has "$TMP/err" 'EC2NodeClass gpu-dra\): metadata\.name: Duplicate value: "gpu-dra"' "seed: duplicate class"
 expect 0 "$BIN" plan -o json -f "$SEED/gpu-efa-aligned.yaml" -f "$SEED/nodepool.yaml" \
 	-f "$SEED/ec2nodeclass.yaml" &&
 	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["gpu-dra","p5.4xlarge"]]' "seed GPU+EFA"
+
+# QA-17: the default classes on MIG layouts: a whole GPU is never a MIG slice
+if expect 3 "$BIN" plan -o json -f "$Q/plan-mig-classes.yaml"; then
+	jqis '[.nodeClaims[] | [.pods[0], .instanceType, .claims[0].results[0].device]]' \
+		'[["default/whole","g6.xlarge","gpu-0"],["default/slice","p5.4xlarge","gpu-0-mig-1g10gb-0"]]' \
+		"gpu.nvidia.com: whole GPUs; mig.nvidia.com: slices"
+	jqis '.unschedulable | map(.pod)' '["default/whole-h100"]' "no whole H100 under all-1g.10gb"
+fi
+# QA-18: a selector error is only named on a device the request's class selects
+if expect 3 "$BIN" plan -o json -f "$Q/plan-class-hint.yaml"; then
+	jqis '.unschedulable[0].reason | test("0 of the node.s 2 devices match the selectors")' true \
+		"no GPU has 140Gi"
+	jqis '.unschedulable[0].reason | test("dra.net|efa-0")' false "no EFA in a GPU request's reason"
+fi
+
+# ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
+
+COORD="${BIN%/dratopo}/dratopo-coordinator"
+if [ -x "$COORD" ]; then
+	expect 1 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
+		has "$TMP/err" 'listen: address "127\.0\.0\.1:99999": port 99999 is not 0-65535' "coordinator --listen"
+	expect 1 "$BIN" nodes --coordinator localhost:70000 --insecure &&
+		has "$TMP/err" 'port 70000 is not 0-65535' "nodes --coordinator"
+	expect 1 "$AGENT" run --coordinator localhost:99999 --insecure --node-name n --once &&
+		has "$TMP/err" 'port 99999 is not 0-65535' "agent run --coordinator"
+fi
 
 # ---- agent: the fixture trees and one broken by hand ----
 
@@ -346,6 +395,14 @@ if [ -x "$AGENT" ] && bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/sysfs" 
 		expect 0 "$AGENT" verify --sysfs-root "$TMP/sysfs/unknown" --hwdb-extra "$TMP/learned.yaml" ||
 			fail "learned entry does not match its own node"
 		expect 0 "$BIN" hwdb show p7.48xlarge --hwdb-extra "$TMP/learned.yaml" -o yaml
+		# QA-22: --hwdb-extra more than once (priced, so that plan may launch them)
+		sed 's/onDemandPricePerHour: null/onDemandPricePerHour: 7.5/' "$TMP/learned.yaml" >"$TMP/p7.yaml"
+		sed 's/p7\.48xlarge/p8.48xlarge/' "$TMP/p7.yaml" >"$TMP/p8.yaml"
+		expect 0 "$BIN" plan -o json -f "$Q/plan-two-extras.yaml" --hwdb-extra "$TMP/p7.yaml" \
+			--hwdb-extra "$TMP/p8.yaml" &&
+			jqis '[.nodeClaims[] | [.pods[0], .instanceType]]' \
+				'[["default/on-p7","p7.48xlarge"],["default/on-p8","p8.48xlarge"]]' \
+				"plan --hwdb-extra twice"
 	fi
 	expect 4 "$AGENT" verify --sysfs-root "$TMP/sysfs/broken"
 	# break a p5 further: garbage NUMA node, a class that is a directory,

@@ -628,6 +628,18 @@ static void test_config_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--tls-key"));
 	CU_ASSERT_EQUAL(rpc_tls_check(&both, &err), -EINVAL);
 	CU_ASSERT_EQUAL(rpc_tls_check(&insecure, &err), 0);
+	/* QA-21: a port over 65535 is refused, not wrapped around */
+	CU_ASSERT_EQUAL(rpc_addr_check("127.0.0.1:99999", &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "port 99999 is not 0-65535"));
+	CU_ASSERT_EQUAL(rpc_addr_check("[::1]:65536", &err), -EINVAL);
+	CU_ASSERT_EQUAL(rpc_addr_check("", &err), -EINVAL);
+	CU_ASSERT_EQUAL(rpc_addr_check("localhost:65535", &err), 0);
+	CU_ASSERT_EQUAL(rpc_addr_check("[::1]:0", &err), 0);
+	CU_ASSERT_EQUAL(rpc_addr_check("::1", &err), 0);
+	CU_ASSERT_EQUAL(rpc_addr_check("dns:///coord.example:7443", &err), 0);
+	CU_ASSERT_EQUAL(rpc_addr_check("unix:/run/x.sock", &err), 0);
+	CU_ASSERT_EQUAL(rpc_channel_open("127.0.0.1:70000", &insecure, &ch, &err), -EINVAL);
+	CU_ASSERT_PTR_NULL(ch);
 	/* A key that is not the certificate's is named at open. */
 	paths(&tp, "client-node-01", "ca");
 	snprintf(tp.key, sizeof(tp.key), "%s/client-admin.key", cert_dir);
