@@ -66,6 +66,9 @@ static void share_id_counter(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 		 (uint64_t)(++pl->share_counter & 0xffffffffffffULL));
 }
 
+/* Placing asks the allocator only whether; plan_reasons.c asks why. */
+const struct alloc_try_options plan_no_reasons = { .no_reasons = true };
+
 /* ---- Recording placements ---- */
 
 int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
@@ -208,6 +211,7 @@ static void planner_free(struct planner *pl)
 	free(pl->shape_error);
 	plan_pods_free(&pl->pods);
 	cel_cache_free(pl->cel);
+	alloc_programs_free(pl->programs);     /* after every ctx */
 }
 
 int plan_run(struct model_set *set, const struct plan_options *opts,
@@ -218,11 +222,14 @@ int plan_run(struct model_set *set, const struct plan_options *opts,
 
 	*out = NULL;
 	pl.res = calloc(1, sizeof(*pl.res));
-	if (!pl.res || !(pl.res->arena = doc_arena_new()) || !(pl.cel = cel_cache_new(4096))) {
+	if (!pl.res || !(pl.res->arena = doc_arena_new()) || !(pl.cel = cel_cache_new(4096)) ||
+	    !(pl.programs = alloc_programs_new())) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	pl.aopts.cel_cache = pl.cel;
+	/* Every node's ctx reads the same classes and claims: compile each
+	 * selector once per plan, not once per node. */
+	pl.aopts.programs = pl.programs;
 	pl.aopts.share_id = opts && opts->share_id ? opts->share_id : share_id_counter;
 	pl.aopts.share_id_arg = opts && opts->share_id ? opts->share_id_arg : &pl;
 	if ((rc = plan_default_classes(set, err)) || (rc = plan_pods_collect(set, &pl.pods, err)) ||

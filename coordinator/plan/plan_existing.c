@@ -163,8 +163,9 @@ int plan_place_existing(struct planner *pl)
 			if (u->n_claims) {
 				if ((rc = plan_exnode_ctx(pl, en)))
 					goto out;
-				rc = alloc_try(en->actx, en->state, u->claims, u->n_claims, &out,
-					       pl->err);
+				/* Reasons are asked again for the pods left over. */
+				rc = alloc_try_opts(en->actx, en->state, u->claims, u->n_claims,
+						    &plan_no_reasons, &out, pl->err);
 				if (rc) {
 					alloc_outcome_free(&out);
 					if (rc == -ENOMEM)
