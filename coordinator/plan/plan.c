@@ -71,6 +71,18 @@ const struct alloc_try_options plan_no_reasons = { .no_reasons = true };
 
 /* ---- Recording placements ---- */
 
+/* The claim's own string for a request name, when the outcome's is one
+ * (a request without a subrequest); NULL otherwise. */
+static const char *request_name(const struct model_object *claim, const char *name)
+{
+	const struct model_claim_spec *spec = &claim->u.claim.spec;
+
+	for (size_t i = 0; i < spec->n_requests; i++)
+		if (spec->requests[i].name == name)
+			return name;
+	return NULL;
+}
+
 int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 			  struct vec_claims *vc, struct vec_str *drivers)
 {
@@ -93,12 +105,17 @@ int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 			struct plan_device *d = &pc->results[k];
 			bool seen = false;
 
-			d->request = plan_astr(pl, r->request);
-			d->driver = plan_astr(pl, r->driver);
-			d->pool = plan_astr(pl, r->pool);
-			d->device = plan_astr(pl, r->device);
+			/* Driver, pool and device are the slices' strings, and a
+			 * request without a subrequest is the claim's: objects of
+			 * the set, which the result may borrow from. "req/sub" and
+			 * the share ID are the outcome's, which goes. */
+			d->request = r->request == request_name(cr->claim, r->request) ? r->request
+				     : plan_astr(pl, r->request);
+			d->driver = r->driver;
+			d->pool = r->pool;
+			d->device = r->device;
 			d->share_id = r->share_id ? plan_astr(pl, r->share_id) : NULL;
-			if (!d->request || !d->driver || !d->pool || !d->device)
+			if (!d->request || (r->share_id && !d->share_id))
 				return -ENOMEM;
 			if (!drivers)
 				continue;
