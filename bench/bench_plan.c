@@ -23,6 +23,14 @@
  *       5000 x 500) and prints pods/s net of loading. Every pod fits on an
  *       existing node. gen-sched-claims (and the runner's second table):
  *       each pod names a ResourceClaim of its own, made up front.
+ *   bench_plan cli FILE...                      what `dratopo plan -f FILE...
+ *       -o json` does, in-process and phase by phase: parse (load the
+ *       files), validate (plan_input_check), plan (plan_run) and write the
+ *       JSON (plan_emit_json); prints the CPU seconds of each.
+ *
+ * Every figure is the median of RUNS (3) runs, each on a freshly loaded
+ * set: the machine is shared, and one run in three may be slowed down by
+ * a neighbour.
  *
  * The shapes: one L4 by product name; one Hopper-or-newer GPU with 100Gi;
  * a GPU and an EFA on one PCIe root; two GPUs on one root; four GPUs; a
@@ -225,6 +233,21 @@ static double now(void)
 
 typedef int (*gen_fn)(struct strbuf *out, unsigned pods, unsigned nodes);
 
+#define RUNS 3
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
 static int run_one(gen_fn gen, unsigned pods, unsigned nodes, double *load_s, double *plan_s,
 		   struct plan_result **res, struct model_set **setp)
 {
@@ -272,18 +295,26 @@ static void print_header(const char *title, bool first)
 	       "plan cpu", "pods/s", "growth", "on-nodes", "new", "unschedul.");
 }
 
-/* Plan one size and print its row; *prev is the plan time of the row
- * before (0: none). */
+/* Plan one size RUNS times and print its row (medians); *prev is the plan
+ * time of the row before (0: none). */
 static int print_row(gen_fn gen, unsigned p, unsigned n, double *prev)
 {
 	struct plan_result *res = NULL;
 	struct model_set *set = NULL;
-	double load_s = 0, plan_s = 0;
+	double load[RUNS], plan[RUNS], load_s, plan_s;
 	size_t on_nodes = 0;
 	char growth[16] = "-";
 
-	if (run_one(gen, p, n, &load_s, &plan_s, &res, &set))
-		return 1;
+	for (int k = 0; k < RUNS; k++) {
+		plan_result_free(res);
+		model_set_free(set);
+		res = NULL;
+		set = NULL;
+		if (run_one(gen, p, n, &load[k], &plan[k], &res, &set))
+			return 1;
+	}
+	load_s = median(load, RUNS);
+	plan_s = median(plan, RUNS);
 	for (size_t i = 0; i < res->n_existing; i++)
 		on_nodes += res->existing[i].n_pods;
 	if (*prev > 0)
@@ -312,6 +343,81 @@ static int gen_main(gen_fn gen, int argc, char **argv)
 	}
 	fputs(sb_str(&sb), stdout);
 	sb_free(&sb);
+	return 0;
+}
+
+/* One pass of the CLI's path over files: CPU seconds per phase in t[]
+ * (parse, validate, plan, json) and the plan's pod count. */
+static int cli_once(char **files, int n_files, double t[4], size_t *pods)
+{
+	struct model_set *set = model_set_new();
+	struct plan_result *res = NULL;
+	struct strbuf out = STRBUF_INIT;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	double t0 = now();
+	int rc = 1;
+
+	dt_diags_init(&errs);
+	if (!set)
+		goto out;
+	for (int i = 0; i < n_files; i++)
+		if (model_set_load_file(set, files[i], &errs, &err) < 0 && !errs.n) {
+			fprintf(stderr, "bench_plan: %s\n", err.msg);
+			goto out;
+		}
+	t[0] = now() - t0;
+	t0 = now();
+	if (plan_input_check(set, &errs)) {
+		fprintf(stderr, "bench_plan: %s: %s\n", files[0], errs.n ? errs.msgs[0] : "invalid");
+		goto out;
+	}
+	t[1] = now() - t0;
+	t0 = now();
+	if (plan_run(set, NULL, &res, &err)) {
+		fprintf(stderr, "bench_plan: plan: %s\n", err.msg);
+		goto out;
+	}
+	t[2] = now() - t0;
+	t0 = now();
+	if (plan_emit_json(res, &out)) {
+		fprintf(stderr, "bench_plan: out of memory\n");
+		goto out;
+	}
+	t[3] = now() - t0;
+	*pods = res->n_pods;
+	rc = 0;
+out:
+	sb_free(&out);
+	plan_result_free(res);
+	model_set_free(set);
+	dt_diags_free(&errs);
+	return rc;
+}
+
+/* `dratopo plan -f FILE... -o json` phase by phase, medians of RUNS. */
+static int cli_main(int argc, char **argv)
+{
+	double t[4][RUNS];
+	size_t pods = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench_plan cli FILE...\n");
+		return 2;
+	}
+	for (int k = 0; k < RUNS; k++) {
+		double one[4];
+
+		if (cli_once(argv + 2, argc - 2, one, &pods))
+			return 1;
+		for (int i = 0; i < 4; i++)
+			t[i][k] = one[i];
+	}
+	for (int i = 0; i < 4; i++)
+		t[i][0] = median(t[i], RUNS);
+	printf("%zu pods: parse %.3f s, validate %.3f s, plan %.3f s, json %.3f s "
+	       "(plan %.0f pods/s)\n", pods, t[0][0], t[1][0], t[2][0], t[3][0],
+	       t[2][0] > 0 ? (double)pods / t[2][0] : 0.0);
 	return 0;
 }
 
@@ -352,9 +458,11 @@ int main(int argc, char **argv)
 		return gen_main(gen_sched_template, argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "gen-sched-claims"))
 		return gen_main(gen_sched_claims, argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "cli"))
+		return cli_main(argc, argv);
 	if (argc < 2 || (strcmp(argv[1], "run") && !sched) || (argc != 2 && argc != 4)) {
 		fprintf(stderr, "usage: bench_plan gen|gen-sched|gen-sched-claims PODS NODES | "
-			"bench_plan run|sched [PODS NODES]\n");
+			"bench_plan run|sched [PODS NODES] | bench_plan cli FILE...\n");
 		return 2;
 	}
 	if (argc == 4) {

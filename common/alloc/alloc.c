@@ -1052,6 +1052,14 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	      const struct model_object *const *claims, size_t n_claims,
 	      struct alloc_outcome *out, struct dt_err *err)
 {
+	return alloc_try_opts(ctx, state, claims, n_claims, NULL, out, err);
+}
+
+int alloc_try_opts(struct alloc_ctx *ctx, const struct alloc_state *state,
+		   const struct model_object *const *claims, size_t n_claims,
+		   const struct alloc_try_options *topts, struct alloc_outcome *out,
+		   struct dt_err *err)
+{
 	struct search S;
 	uint64_t needed;
 	int rc = 0, r;
@@ -1107,7 +1115,7 @@ int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 		goto out;
 	}
 	if (r != R_DONE) {
-		if (!ctx->opts.no_reasons)
+		if (!ctx->opts.no_reasons && !(topts && topts->no_reasons))
 			explain(&S, out->reason, sizeof(out->reason));
 		goto out;
 	}

@@ -94,9 +94,14 @@ struct alloc_options {
 	alloc_share_id_fn share_id;     /* NULL: random UUIDv4 */
 	void *share_id_arg;
 	/* Not used any more (kept so that callers setting it still build):
-	 * an LRU cache may evict and free a program that a ctx still holds,
-	 * so each ctx compiles every distinct expression once and owns it. */
+	 * an LRU cache may evict and free a program that a ctx still holds.
+	 * Share programs across ctxs with `programs` instead. */
 	struct cel_cache *cel_cache;
+	/* Compiled selectors shared by every ctx built with these options
+	 * (the planner's nodes all read the same classes): each distinct
+	 * expression is compiled once for all of them. NULL: each ctx
+	 * compiles its own. Borrowed; must outlive those ctxs. */
+	struct alloc_programs *programs;
 	/* Leave alloc_outcome.reason empty when the claims do not fit: the
 	 * explanation costs about as much as the search, and a caller that
 	 * tries many nodes only needs it for the pods it cannot place. */
@@ -111,6 +116,15 @@ struct alloc_options {
 
 struct alloc_ctx;
 struct alloc_state;
+
+/* A table of compiled selectors, one per distinct expression, for
+ * alloc_options.programs. Nothing is ever evicted (a ctx holds its
+ * programs for its whole life); compile errors are not kept, so each ctx
+ * reports them as it would alone. One thread at a time, like the ctxs that
+ * share it. Free it after the last of them. */
+struct alloc_programs;
+struct alloc_programs *alloc_programs_new(void);       /* NULL on OOM */
+void alloc_programs_free(struct alloc_programs *p);
 
 /* Build the allocator context for node. slices: every ResourceSlice of the
  * cluster (MODEL_RESOURCE_SLICE objects; those of other nodes matter for
@@ -200,6 +214,24 @@ struct alloc_outcome {
 int alloc_try(struct alloc_ctx *ctx, const struct alloc_state *state,
 	      const struct model_object *const *claims, size_t n_claims,
 	      struct alloc_outcome *out, struct dt_err *err);
+
+/* Options of one alloc_try_opts call. */
+struct alloc_try_options {
+	/* Leave out->reason empty when the claims do not fit: only the
+	 * explanation (which costs about as much as the search) is skipped;
+	 * the answer, the results and the errors are those of alloc_try.
+	 * Unlike alloc_options.no_reasons no node is turned away before the
+	 * claims are prepared, so an invalid claim fails on the same node as
+	 * with reasons. A caller trying many nodes asks again with reasons
+	 * only for the pods it reports. */
+	bool no_reasons;
+};
+
+/* alloc_try with per-call options (NULL: as alloc_try). */
+int alloc_try_opts(struct alloc_ctx *ctx, const struct alloc_state *state,
+		   const struct model_object *const *claims, size_t n_claims,
+		   const struct alloc_try_options *topts, struct alloc_outcome *out,
+		   struct dt_err *err);
 void alloc_outcome_free(struct alloc_outcome *out);
 
 /* Count an allocated outcome into s (s of the outcome's ctx). 0 or

@@ -805,7 +805,7 @@ void alloc_ctx_free(struct alloc_ctx *ctx)
 	alloc_mem_free(ctx->scratch);
 	for (size_t i = 0; i < ctx->n_sels; i++) {
 		free(ctx->sels[i].results);
-		cel_program_free(ctx->sels[i].prog);
+		alloc_ctx_program_free(ctx, ctx->sels[i].prog);
 	}
 	free(ctx->sels);
 	alloc_mem_free(ctx->mem);

@@ -2,14 +2,106 @@
  *
  * Every distinct selector expression is compiled once per ctx (which owns
  * the program: an LRU cache may evict and free a program while a ctx still
- * holds it) and gets one result byte per device of the node, filled on
- * first use: the planner tries many pods with the same classes, so a
+ * holds it), or once for every ctx sharing an alloc_programs table (which
+ * never evicts), and gets one result byte per device of the node, filled
+ * on first use: the planner tries many pods with the same classes, so a
  * device is evaluated against an expression once per node, not once per
  * pod. This is the one place the allocator evaluates CEL. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc_internal.h"
+
+struct alloc_programs {
+	struct alloc_mem *mem;          /* the expressions' text */
+	struct alloc_hash index;        /* expression -> progs */
+	struct cel_program **progs;
+	size_t n, cap;
+};
+
+struct alloc_programs *alloc_programs_new(void)
+{
+	struct alloc_programs *p = calloc(1, sizeof(*p));
+
+	if (p && !(p->mem = alloc_mem_new())) {
+		free(p);
+		return NULL;
+	}
+	if (p)
+		alloc_hash_init(&p->index);
+	return p;
+}
+
+void alloc_programs_free(struct alloc_programs *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		cel_program_free(p->progs[i]);
+	free(p->progs);
+	alloc_hash_free(&p->index);
+	alloc_mem_free(p->mem);
+	free(p);
+}
+
+/* The program for expr: the table's, or compiled into it. */
+static int programs_get(struct alloc_programs *p, const char *expr, size_t len,
+			struct cel_program **out, struct dt_err *err)
+{
+	struct cel_program *prog = NULL;
+	uint32_t i;
+	char *copy;
+	int rc;
+
+	if (alloc_hash_get(&p->index, expr, len, &i)) {
+		*out = p->progs[i];
+		return 0;
+	}
+	/* As the scheduler does: no cost estimate (validation did that). */
+	rc = cel_compile_selector(expr, len, false, &prog, err);
+	if (rc)
+		return rc;
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 8;
+		struct cel_program **np = realloc(p->progs, nc * sizeof(*np));
+
+		if (!np)
+			goto oom;
+		p->progs = np;
+		p->cap = nc;
+	}
+	copy = alloc_mem_raw(p->mem, len + 1);
+	if (!copy)
+		goto oom;
+	memcpy(copy, expr, len);
+	copy[len] = '\0';
+	if (alloc_hash_put(&p->index, copy, len, (uint32_t)p->n))
+		goto oom;
+	p->progs[p->n++] = prog;
+	*out = prog;
+	return 0;
+oom:
+	cel_program_free(prog);
+	return dt_err_set(err, -ENOMEM, "out of memory");
+}
+
+/* Compile expr for ctx: from the shared table when it has one (the table
+ * keeps the program), else a program of the ctx's own. */
+static int ctx_compile(struct alloc_ctx *ctx, const char *expr, size_t len,
+		       struct cel_program **out, struct dt_err *err)
+{
+	if (ctx->opts.programs)
+		return programs_get(ctx->opts.programs, expr, len, out, err);
+	/* As the scheduler does: no cost estimate (validation did that). */
+	return cel_compile_selector(expr, len, false, out, err);
+}
+
+/* Free a program ctx_compile gave, unless the shared table keeps it. */
+void alloc_ctx_program_free(const struct alloc_ctx *ctx, struct cel_program *prog)
+{
+	if (!ctx->opts.programs)
+		cel_program_free(prog);
+}
 
 struct aclass *alloc_ctx_class(struct alloc_ctx *ctx, const char *name)
 {
@@ -34,8 +126,7 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 		return dt_err_set(err, -EINVAL,
 				  "CEL expression too long: %zu bytes, the limit is %d", len,
 				  CEL_MAX_EXPRESSION_LEN);
-	/* As the scheduler does: no cost estimate (validation did that). */
-	rc = cel_compile_selector(expr, len, false, &prog, err);
+	rc = ctx_compile(ctx, expr, len, &prog, err);
 	if (rc)
 		return rc;
 	if (ctx->n_sels == ctx->cap_sels) {
@@ -65,7 +156,7 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 	*out = (uint32_t)ctx->n_sels++;
 	return 0;
 oom:
-	cel_program_free(prog);
+	alloc_ctx_program_free(ctx, prog);
 	return dt_err_set(err, -ENOMEM, "out of memory");
 }
 

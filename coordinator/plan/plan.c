@@ -66,7 +66,22 @@ static void share_id_counter(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 		 (uint64_t)(++pl->share_counter & 0xffffffffffffULL));
 }
 
+/* Placing asks the allocator only whether; plan_reasons.c asks why. */
+const struct alloc_try_options plan_no_reasons = { .no_reasons = true };
+
 /* ---- Recording placements ---- */
+
+/* The claim's own string for a request name, when the outcome's is one
+ * (a request without a subrequest); NULL otherwise. */
+static const char *request_name(const struct model_object *claim, const char *name)
+{
+	const struct model_claim_spec *spec = &claim->u.claim.spec;
+
+	for (size_t i = 0; i < spec->n_requests; i++)
+		if (spec->requests[i].name == name)
+			return name;
+	return NULL;
+}
 
 int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 			  struct vec_claims *vc, struct vec_str *drivers)
@@ -90,12 +105,17 @@ int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 			struct plan_device *d = &pc->results[k];
 			bool seen = false;
 
-			d->request = plan_astr(pl, r->request);
-			d->driver = plan_astr(pl, r->driver);
-			d->pool = plan_astr(pl, r->pool);
-			d->device = plan_astr(pl, r->device);
+			/* Driver, pool and device are the slices' strings, and a
+			 * request without a subrequest is the claim's: objects of
+			 * the set, which the result may borrow from. "req/sub" and
+			 * the share ID are the outcome's, which goes. */
+			d->request = r->request == request_name(cr->claim, r->request) ? r->request
+				     : plan_astr(pl, r->request);
+			d->driver = r->driver;
+			d->pool = r->pool;
+			d->device = r->device;
 			d->share_id = r->share_id ? plan_astr(pl, r->share_id) : NULL;
-			if (!d->request || !d->driver || !d->pool || !d->device)
+			if (!d->request || (r->share_id && !d->share_id))
 				return -ENOMEM;
 			if (!drivers)
 				continue;
@@ -208,6 +228,7 @@ static void planner_free(struct planner *pl)
 	free(pl->shape_error);
 	plan_pods_free(&pl->pods);
 	cel_cache_free(pl->cel);
+	alloc_programs_free(pl->programs);     /* after every ctx */
 }
 
 int plan_run(struct model_set *set, const struct plan_options *opts,
@@ -218,11 +239,14 @@ int plan_run(struct model_set *set, const struct plan_options *opts,
 
 	*out = NULL;
 	pl.res = calloc(1, sizeof(*pl.res));
-	if (!pl.res || !(pl.res->arena = doc_arena_new()) || !(pl.cel = cel_cache_new(4096))) {
+	if (!pl.res || !(pl.res->arena = doc_arena_new()) || !(pl.cel = cel_cache_new(4096)) ||
+	    !(pl.programs = alloc_programs_new())) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	pl.aopts.cel_cache = pl.cel;
+	/* Every node's ctx reads the same classes and claims: compile each
+	 * selector once per plan, not once per node. */
+	pl.aopts.programs = pl.programs;
 	pl.aopts.share_id = opts && opts->share_id ? opts->share_id : share_id_counter;
 	pl.aopts.share_id_arg = opts && opts->share_id ? opts->share_id_arg : &pl;
 	if ((rc = plan_default_classes(set, err)) || (rc = plan_pods_collect(set, &pl.pods, err)) ||

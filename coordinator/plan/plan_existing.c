@@ -106,6 +106,7 @@ static size_t *unit_order(const struct planner *pl)
 	size_t n = pl->pods.n_units, *v = malloc((n + 1) * sizeof(*v));
 	size_t *tmp = malloc((n + 1) * sizeof(*tmp));
 	int64_t *pr = malloc((n + 1) * sizeof(*pr));
+	bool sorted = true;     /* the common case: one priority for all */
 
 	if (!v || !tmp || !pr) {
 		free(v);
@@ -115,8 +116,9 @@ static size_t *unit_order(const struct planner *pl)
 	for (size_t i = 0; i < n; i++) {
 		v[i] = i;
 		pr[i] = unit_priority(pl, &pl->pods.units[i]);
+		sorted = sorted && (!i || pr[i - 1] >= pr[i]);
 	}
-	for (size_t w = 1; w < n; w *= 2) {
+	for (size_t w = 1; w < n && !sorted; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w) {
 			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 			size_t a = lo, b = mid, k = lo;
@@ -153,7 +155,9 @@ int plan_place_existing(struct planner *pl)
 		for (; *cur < pl->n_nodes; ++*cur) {
 			struct exnode *en = &pl->nodes[*cur];
 			struct plan_node_spec spec = { .labels = en->labels, .n_labels = en->n_labels };
-			struct alloc_outcome out = { 0 };
+			/* alloc_try_opts sets it: not zeroed here, it holds a
+			 * reason buffer of a kilobyte. */
+			struct alloc_outcome out;
 
 			if (en->obj->u.node.unschedulable ||
 			    plan_unit_static(pl, u, &spec, en->obj->u.node.taints,
@@ -163,8 +167,9 @@ int plan_place_existing(struct planner *pl)
 			if (u->n_claims) {
 				if ((rc = plan_exnode_ctx(pl, en)))
 					goto out;
-				rc = alloc_try(en->actx, en->state, u->claims, u->n_claims, &out,
-					       pl->err);
+				/* Reasons are asked again for the pods left over. */
+				rc = alloc_try_opts(en->actx, en->state, u->claims, u->n_claims,
+						    &plan_no_reasons, &out, pl->err);
 				if (rc) {
 					alloc_outcome_free(&out);
 					if (rc == -ENOMEM)

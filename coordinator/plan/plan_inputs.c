@@ -312,6 +312,10 @@ static const struct model_object *find_nodeclass(struct planner *pl, const char 
 {
 	const struct model_object *o;
 
+	/* None given (the common case): no find, which would index every
+	 * object added since the last one (the generated claims). */
+	if (!model_set_count(pl->set, MODEL_EC2_NODE_CLASS))
+		return NULL;
 	if (name)
 		return model_set_find(pl->set, MODEL_EC2_NODE_CLASS, NULL, name);
 	if (model_set_count(pl->set, MODEL_EC2_NODE_CLASS) == 1)

@@ -83,8 +83,8 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 	if (plan_grow((void **)&pn->stack, &pn->cap, pn->depth + 1, sizeof(*pn->stack)))
 		return -ENOMEM;
 	if (u->n_claims) {
-		rc = alloc_try(pl->hypos[c->hypo].actx, pn->state, u->claims, u->n_claims, &out,
-			       pl->err);
+		rc = alloc_try_opts(pl->hypos[c->hypo].actx, pn->state, u->claims, u->n_claims,
+				    &plan_no_reasons, &out, pl->err);
 		if (rc) {
 			alloc_outcome_free(&out);
 			if (rc == -ENOMEM) {

@@ -165,6 +165,9 @@ struct collect {
 	struct plan_pods *out;
 	size_t cap_pods, cap_bound;
 	struct dt_err *err;
+	/* The template found last, by namespace and name (find_template). */
+	const struct model_object *tmpl;
+	const char *tmpl_ns, *tmpl_name;
 };
 
 static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
@@ -231,6 +234,20 @@ static const char *status_claim_name(const struct model_pod_status *st, const ch
 	return NULL;
 }
 
+/* The template ns/name: pods come in runs naming one template (a
+ * workload's replicas, scheduler_perf's pods), so the last one found is
+ * compared first. */
+static const struct model_object *find_template(struct collect *c, const char *ns,
+						const char *name)
+{
+	if (c->tmpl && ns && !strcmp(name, c->tmpl_name) && !strcmp(ns, c->tmpl_ns))
+		return c->tmpl;
+	c->tmpl = model_set_find(c->set, MODEL_RESOURCE_CLAIM_TEMPLATE, ns, name);
+	c->tmpl_ns = ns;
+	c->tmpl_name = name;
+	return c->tmpl;
+}
+
 /* Find each claim the pod names; templates are only noted here (in
  * tmpl) and their claims generated once every pod is known, because
  * adding objects to the set invalidates its lookup index. */
@@ -263,8 +280,7 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 				p->claims[i] = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns, named);
 			if (p->claims[i])
 				continue;
-			p->tmpl[i] = model_set_find(set, MODEL_RESOURCE_CLAIM_TEMPLATE, p->ns,
-						    pc->resource_claim_template_name);
+			p->tmpl[i] = find_template(c, p->ns, pc->resource_claim_template_name);
 			if (!p->tmpl[i] && !p->problem)
 				p->problem = fmt_problem(set, "resourceClaimTemplate %s/%s not found",
 							 p->ns, pc->resource_claim_template_name);
@@ -582,13 +598,15 @@ static bool put_claim_spec(struct strbuf *sb, const struct model_claim_spec *c)
  * allocated: its shape key with each claim's spec (a template-made claim
  * by its template, as the shape key has it). false when the unit keeps a
  * place of its own. */
-static bool place_key(const struct plan_pod *p, const struct plan_unit *u, struct strbuf *sb)
+static bool place_key(const struct plan_pod *p, const struct plan_unit *u, bool have_shape,
+		      struct strbuf *sb)
 {
 	char num[24];
 
 	if (u->n_pods != 1 || u->n_allocated || u->problem)
 		return false;
-	shape_key(p, sb);
+	if (!have_shape)        /* else sb holds the unit's shape key already */
+		shape_key(p, sb);
 	sb_puts(sb, "|P");
 	for (size_t k = 0; k < p->n_claims; k++) {
 		if (!p->claims[k])
@@ -669,6 +687,66 @@ static int claim_index(const struct model_object **claims, size_t n, const struc
 	return -1;
 }
 
+/* Each pod into the unit of its root (units numbered by their first pod),
+ * with the unit's requests, first problem and distinct claims: the
+ * arrays are slices of three slabs, a unit's claims with room for all of
+ * its pods' claims. */
+static int fill_units(struct plan_pods *out, size_t *parent, size_t *root_unit, size_t n_named)
+{
+	size_t n = out->n_pods, at_pod = 0, at_claim = 0;
+
+	out->unit_pods = malloc((n + 1) * sizeof(*out->unit_pods));
+	out->unit_claims = malloc((n_named + 1) * sizeof(*out->unit_claims));
+	out->unit_allocated = malloc((n_named + 1) * sizeof(*out->unit_allocated));
+	if (!out->unit_pods || !out->unit_claims || !out->unit_allocated)
+		return -ENOMEM;
+	/* Count pods and claim room per unit (in n_pods, n_claims). */
+	for (size_t i = 0; i < n; i++) {
+		size_t r = uf_find(parent, i);
+
+		if (root_unit[r] == SIZE_MAX)
+			root_unit[r] = out->n_units++;
+		out->pods[i].unit = root_unit[r];
+		out->units[root_unit[r]].n_pods++;
+		out->units[root_unit[r]].n_claims += out->pods[i].n_claims;
+	}
+	for (size_t k = 0; k < out->n_units; k++) {
+		struct plan_unit *u = &out->units[k];
+
+		u->pods = out->unit_pods + at_pod;
+		at_pod += u->n_pods;
+		if (u->n_claims) {
+			u->claims = out->unit_claims + at_claim;
+			u->allocated = out->unit_allocated + at_claim;
+			at_claim += u->n_claims;
+		}
+		u->n_pods = u->n_claims = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct plan_pod *p = &out->pods[i];
+		struct plan_unit *u = &out->units[p->unit];
+
+		u->pods[u->n_pods++] = i;
+		plan_res_add(&u->req, &p->req);
+		if (p->problem && !u->problem)
+			u->problem = p->problem;
+		for (size_t k = 0; k < p->n_claims; k++) {
+			const struct model_object *cl = p->claims[k];
+			bool done;
+
+			if (!cl)
+				continue;
+			done = cl->u.claim.status.allocation != NULL;
+			const struct model_object **list = done ? u->allocated : u->claims;
+			size_t *cnt = done ? &u->n_allocated : &u->n_claims;
+
+			if (claim_index(list, *cnt, cl) < 0)
+				list[(*cnt)++] = cl;
+		}
+	}
+	return 0;
+}
+
 static int build_units(struct collect *c)
 {
 	struct plan_pods *out = c->out;
@@ -726,38 +804,9 @@ static int build_units(struct collect *c)
 				parent[a < b ? b : a] = a < b ? a : b;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t r = uf_find(parent, i);
-		struct plan_pod *p = &out->pods[i];
-		struct plan_unit *u;
-
-		if (root_unit[r] == SIZE_MAX)
-			root_unit[r] = out->n_units++;
-		u = &out->units[root_unit[r]];
-		p->unit = root_unit[r];
-		if (!(u->pods = realloc(u->pods, (u->n_pods + 1) * sizeof(size_t))))
-			goto out;
-		u->pods[u->n_pods++] = i;
-		plan_res_add(&u->req, &p->req);
-		if (p->problem && !u->problem)
-			u->problem = p->problem;
-		for (size_t k = 0; k < p->n_claims; k++) {
-			const struct model_object *cl = p->claims[k];
-			bool done;
-
-			if (!cl)
-				continue;
-			done = cl->u.claim.status.allocation != NULL;
-			const struct model_object ***list = done ? &u->allocated : &u->claims;
-			size_t *cnt = done ? &u->n_allocated : &u->n_claims;
-
-			if (claim_index(*list, *cnt, cl) >= 0)
-				continue;
-			if (!(*list = realloc(*list, (*cnt + 1) * sizeof(**list))))
-				goto out;
-			(*list)[(*cnt)++] = cl;
-		}
-	}
+	if ((rc = fill_units(out, parent, root_unit, n_named)))
+		goto out;
+	rc = -ENOMEM;
 	/* Shapes: single-pod units with template claims only can be swapped. */
 	for (size_t i = 0; i < out->n_units; i++) {
 		struct plan_unit *u = &out->units[i];
@@ -768,27 +817,27 @@ static int build_units(struct collect *c)
 
 		for (size_t k = 0; simple && k < p->n_claims; k++)
 			simple = p->claims[k] && is_generated(p, p->claims[k]);
+		/* Other units are shapes of their own, and places too unless
+		 * place_key says otherwise: numbered as they come. */
 		if (simple) {
 			shape_key(p, &sb);
+			if (sb_error(&sb) ||
+			    (r = shape_lookup(&map, sb_str(&sb), out->n_shapes, &id)) < 0)
+				goto out;
+			u->shape = id;
+			out->n_shapes += r == 1;
 		} else {
-			sb_reset(&sb);
-			sb_printf(&sb, "#unit %zu", i);
+			u->shape = out->n_shapes++;
 		}
-		if (sb_error(&sb) || (r = shape_lookup(&map, sb_str(&sb), out->n_shapes, &id)) < 0)
-			goto out;
-		if (r == 1)
-			out->n_shapes++;
-		u->shape = id;
-		if (!place_key(p, u, &sb)) {
-			sb_reset(&sb);
-			sb_printf(&sb, "#unit %zu", i);
+		if (!place_key(p, u, simple, &sb)) {
+			u->place = out->n_places++;
+			continue;
 		}
 		if (sb_error(&sb) ||
 		    (r = shape_lookup(&places, sb_str(&sb), out->n_places, &id)) < 0)
 			goto out;
-		if (r == 1)
-			out->n_places++;
 		u->place = id;
+		out->n_places += r == 1;
 	}
 	rc = 0;
 out:
@@ -845,11 +894,9 @@ void plan_pods_free(struct plan_pods *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_units; i++) {
-		free(p->units[i].pods);
-		free(p->units[i].claims);
-		free(p->units[i].allocated);
-	}
+	free(p->unit_pods);
+	free(p->unit_claims);
+	free(p->unit_allocated);
 	free(p->units);
 	free(p->pods);
 	free(p->bound);

@@ -209,6 +209,92 @@ static void test_no_reasons_rejects_short_node(void)
 	ta_done(&t);
 }
 
+/* A per-call no_reasons gives the same answer without the explanation,
+ * and, unlike the ctx-wide option, still prepares the claims on a node too
+ * small for them: an unknown class fails there as it does with reasons. */
+static void test_try_opts_no_reasons(void)
+{
+	const struct alloc_try_options quiet = { .no_reasons = true };
+	struct dt_err e2 = { 0 };
+	struct alloc_outcome out;
+	const struct model_object *claim;
+	struct ta t;
+
+	ta_init(&t);
+	node(&t);
+	ta_request(&t, ta_claim(&t, "claim-0"), "gpu", GPU, 6);
+	ta_request(&t, ta_claim(&t, "claim-1"), "gpu", GPU, 4);
+	ta_request(&t, ta_claim(&t, "claim-2"), "gpu", "no-such-class", 6);
+	CU_ASSERT_EQUAL_FATAL(ta_try_range(&t, 0, 1), 0);
+	CU_ASSERT_FALSE(t.out.allocated);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t.out.reason, "6 devices of class " GPU " requested"));
+	claim = t.claims[0];
+	CU_ASSERT_EQUAL(alloc_try_opts(t.ctx, t.state, &claim, 1, &quiet, &out, &t.err), 0);
+	CU_ASSERT_FALSE(out.allocated);
+	DT_ASSERT_STR(out.reason, "");
+	alloc_outcome_free(&out);
+	claim = t.claims[1];
+	CU_ASSERT_EQUAL(alloc_try_opts(t.ctx, t.state, &claim, 1, &quiet, &out, &t.err), 0);
+	CU_ASSERT_TRUE_FATAL(out.allocated);
+	DT_ASSERT_STR(out.claims[0].results[3].device, "gpu-3");
+	alloc_outcome_free(&out);
+	claim = t.claims[2];
+	CU_ASSERT_EQUAL(alloc_try(t.ctx, t.state, &claim, 1, &out, &t.err), -ENOENT);
+	alloc_outcome_free(&out);
+	CU_ASSERT_EQUAL(alloc_try_opts(t.ctx, t.state, &claim, 1, &quiet, &out, &e2), -ENOENT);
+	alloc_outcome_free(&out);
+	DT_ASSERT_STR(e2.msg, t.err.msg);
+	ta_done(&t);
+}
+
+/* Two nodes sharing one program table: each selects with the shared
+ * programs, the table outlives the first ctx freed, a compile error is
+ * reported by each ctx alike (errors are not kept). */
+static void test_shared_programs(void)
+{
+	struct alloc_programs *progs = alloc_programs_new();
+	struct alloc_options o = { 0 };
+	struct alloc_ctx *ctx[2] = { 0 };
+	struct model_exact_request *er;
+	struct alloc_outcome out;
+	const struct model_object *claim;
+	char msg[2][DT_ERR_MSG_MAX];
+	struct ta t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(progs);
+	ta_init(&t);
+	node(&t);
+	er = ta_request(&t, ta_claim(&t, "claim-0"), "gpu", GPU, 1);
+	ta_selector(&t, er, "device.attributes[\"" GPU "\"].model == \"H100\"");
+	er = ta_request(&t, ta_claim(&t, "claim-1"), "gpu", GPU, 1);
+	ta_selector(&t, er, "device.driver ==");
+	o.programs = progs;
+	for (int n = 0; n < 2; n++)
+		CU_ASSERT_EQUAL_FATAL(alloc_ctx_new(&t.node, t.slices, t.n_slices, t.classes,
+						    t.n_classes, &o, &ctx[n], &t.err), 0);
+	for (int n = 0; n < 2; n++) {
+		claim = t.claims[0];
+		CU_ASSERT_EQUAL_FATAL(alloc_try(ctx[n], NULL, &claim, 1, &out, &t.err), 0);
+		CU_ASSERT_TRUE_FATAL(out.allocated);
+		DT_ASSERT_STR(out.claims[0].results[0].device, "gpu-2");
+		alloc_outcome_free(&out);
+		claim = t.claims[1];
+		CU_ASSERT_EQUAL(alloc_try(ctx[n], NULL, &claim, 1, &out, &t.err), -EINVAL);
+		alloc_outcome_free(&out);
+		snprintf(msg[n], sizeof(msg[n]), "%s", t.err.msg);
+		if (!n) {
+			/* The second ctx reads the programs the first compiled. */
+			alloc_ctx_free(ctx[0]);
+			ctx[0] = NULL;
+		}
+	}
+	DT_ASSERT_STR(msg[0], msg[1]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg[0], "request gpu: selector #0: "));
+	alloc_ctx_free(ctx[1]);
+	alloc_programs_free(progs);
+	ta_done(&t);
+}
+
 /* The 5000pods_500nodes shape in small: placing pods node after node
  * fills each node's 10 devices before the next, and every pod lands. */
 static void test_pack_pods_node_after_node(void)
@@ -282,4 +368,6 @@ DT_SUITE_MAIN("alloc_cel",
 	DT_TEST(test_uniform_attribute_in_selector),
 	DT_TEST(test_typo_on_uniform_node_is_fatal),
 	DT_TEST(test_no_reasons_rejects_short_node),
+	DT_TEST(test_try_opts_no_reasons),
+	DT_TEST(test_shared_programs),
 	DT_TEST(test_pack_pods_node_after_node))

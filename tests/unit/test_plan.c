@@ -692,7 +692,69 @@ static void test_sched_shape_two_specs(void)
 	loaded_free(&l);
 }
 
+/* The result keeps what the allocator's outcome owned (a firstAvailable
+ * subrequest's "req/sub", a shared device's share ID) after the outcome
+ * is gone, and names the slices' driver, pool and device. */
+static void test_result_outlives_outcome(void)
+{
+	static const char yaml[] =
+		"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\n"
+		"spec:\n  selectors:\n  - cel: {expression: 'device.driver == \"t.example.com\"'}\n"
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n"
+		"status: {allocatable: {cpu: '8', memory: 8Gi, pods: '10'}}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+		"spec:\n  driver: t.example.com\n  nodeName: node-a\n"
+		"  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  devices:\n"
+		"  - {name: d0}\n  - {name: shared, allowMultipleAllocations: true}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: fa}\n"
+		"spec:\n  devices:\n    requests:\n    - name: r\n      firstAvailable:\n"
+		"      - {name: two, deviceClassName: c, count: 3}\n"
+		"      - {name: one, deviceClassName: c, count: 1}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: sh}\n"
+		"spec:\n  devices:\n    requests:\n    - name: r\n      exactly:\n"
+		"        deviceClassName: c\n"
+		"        selectors: [{cel: {expression: 'device.allowMultipleAllocations'}}]\n"
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n"
+		"  resourceClaims: [{name: x, resourceClaimName: fa}]\n"
+		"  containers: [{name: m, image: pause, resources: {claims: [{name: x}]}}]\n"
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n"
+		"  resourceClaims: [{name: x, resourceClaimName: sh}]\n"
+		"  containers: [{name: m, image: pause, resources: {claims: [{name: x}]}}]\n";
+	struct model_set *set = model_set_new();
+	struct plan_result *res = NULL;
+	const struct plan_existing *e;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(set, yaml, sizeof(yaml) - 1, "t.yaml", &errs, &err),
+			0);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "\n  load: %s", errs.msgs[i]);
+	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
+	dt_diags_free(&errs);
+	CU_ASSERT_EQUAL_FATAL(plan_run(set, NULL, &res, &err), 0);
+	e = find_existing(res, "node-a");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL_FATAL(e->n_claims, 2);
+	DT_ASSERT_STR(e->claims[0].claim, "default/fa");
+	CU_ASSERT_EQUAL_FATAL(e->claims[0].n_results, 1);
+	DT_ASSERT_STR(e->claims[0].results[0].request, "r/one");
+	DT_ASSERT_STR(e->claims[0].results[0].driver, "t.example.com");
+	DT_ASSERT_STR(e->claims[0].results[0].pool, "p");
+	DT_ASSERT_STR(e->claims[0].results[0].device, "d0");
+	CU_ASSERT_PTR_NULL(e->claims[0].results[0].share_id);
+	CU_ASSERT_EQUAL_FATAL(e->claims[1].n_results, 1);
+	DT_ASSERT_STR(e->claims[1].results[0].request, "r");
+	DT_ASSERT_STR(e->claims[1].results[0].device, "shared");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->claims[1].results[0].share_id);
+	CU_ASSERT_EQUAL(strlen(e->claims[1].results[0].share_id), 36);
+	plan_result_free(res);
+	model_set_free(set);
+}
+
 DT_SUITE_MAIN("plan",
+	      DT_TEST(test_result_outlives_outcome),
 	      DT_TEST(test_sched_shape_template),
 	      DT_TEST(test_sched_shape_named_claims),
 	      DT_TEST(test_sched_shape_two_specs),

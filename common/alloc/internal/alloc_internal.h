@@ -95,7 +95,7 @@ struct auniform {
 struct asel {
 	const char *expr;
 	size_t len;
-	struct cel_program *prog;        /* owned by the ctx */
+	struct cel_program *prog;        /* the ctx's, or opts.programs' */
 	uint8_t *results;                /* n_devs: 0 unknown, 1 match, 2 no match */
 };
 
@@ -162,6 +162,8 @@ struct aclass *alloc_ctx_class(struct alloc_ctx *ctx, const char *name);
 /* The selector index for an expression (compiled on first use). */
 int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint32_t *out,
 		       struct dt_err *err);
+/* Free a selector's program unless a shared alloc_programs keeps it. */
+void alloc_ctx_program_free(const struct alloc_ctx *ctx, struct cel_program *prog);
 /* Resolve a class's selectors. */
 int alloc_class_resolve(struct alloc_ctx *ctx, struct aclass *c, struct dt_err *err);
 /* Does device dev match selector s? Cached. A CEL runtime error is fatal

@@ -229,6 +229,9 @@ struct plan_pods {
 	size_t n_places;
 	struct plan_bound *bound;
 	size_t n_bound;
+	/* What the units' pods, claims and allocated point into. */
+	size_t *unit_pods;
+	const struct model_object **unit_claims, **unit_allocated;
 };
 
 /* Expand workloads, resolve claims (generating one claim per pod and

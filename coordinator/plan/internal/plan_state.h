@@ -111,7 +111,8 @@ struct planner {
 	const struct plan_options *opts;
 	struct plan_result *res;
 	struct dt_err *err;
-	struct cel_cache *cel;
+	struct cel_cache *cel;                  /* the reasons' selector hints */
+	struct alloc_programs *programs;        /* every ctx's selectors */
 	struct alloc_options aopts;
 	uint64_t share_counter;
 
@@ -165,6 +166,10 @@ struct planner {
 };
 
 /* ---- Helpers (plan.c) ---- */
+
+/* alloc_try_opts without the explanation, for placing (the reasons for
+ * the pods left over are asked again with it). */
+extern const struct alloc_try_options plan_no_reasons;
 
 /* memcpy that accepts NULL when there is nothing to copy. */
 void plan_copy(void *dst, const void *src, size_t n);
