@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The strings of one report, each kept once. */
+/* The strings of one report, each kept once, in the order first seen.
+ * slots is an open-addressing table of offset + 1 (0: empty) at least twice
+ * the strings' count: a report has up to 3 strings per device, and a linear
+ * search of them per string was a visible share of a heartbeat's CPU. */
 struct strings {
 	char *buf;
 	size_t len;
-	uint16_t *offs;
-	size_t n;
+	uint16_t *slots;
+	size_t mask;
 };
 
 #define RDMA_NAME_MAX 64
@@ -34,16 +37,28 @@ static int strings_init(struct strings *st, const struct rec_report *r)
 		cap += (d->link_speed ? strnlen(d->link_speed, PROBE_NAME_MAX) : 0) + 1;
 		cap += (d->rdma_device ? strnlen(d->rdma_device, RDMA_NAME_MAX) : 0) + 1;
 	}
-	st->len = st->n = 0;
+	st->len = 0;
+	st->mask = 15;
+	while (st->mask + 1 < 2 * (3 * r->n_devices + 1))
+		st->mask = st->mask * 2 + 1;
 	st->buf = malloc(cap);
-	st->offs = malloc((3 * r->n_devices + 1) * sizeof(*st->offs));
-	return st->buf && st->offs ? 0 : -ENOMEM;
+	st->slots = calloc(st->mask + 1, sizeof(*st->slots));
+	return st->buf && st->slots ? 0 : -ENOMEM;
 }
 
 static void strings_free(struct strings *st)
 {
 	free(st->buf);
-	free(st->offs);
+	free(st->slots);
+}
+
+static size_t str_hash(const char *s, size_t len)     /* FNV-1a */
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
 }
 
 static bool printable(const char *s)
@@ -58,20 +73,21 @@ static bool printable(const char *s)
  * fit in a field of size bytes or is not printable. */
 static int intern(struct strings *st, const char *s, size_t size)
 {
-	size_t len;
+	size_t len, i;
 
 	if (!s || !*s)
 		return 0;
 	len = strlen(s);
 	if (len >= size || !printable(s))
 		return -1;
-	for (size_t i = 0; i < st->n; i++)
-		if (strcmp(st->buf + st->offs[i] - 1, s) == 0)
-			return st->offs[i];
+	i = str_hash(s, len) & st->mask;
+	for (; st->slots[i]; i = (i + 1) & st->mask)
+		if (strcmp(st->buf + st->slots[i] - 1, s) == 0)
+			return st->slots[i];
 	memcpy(st->buf + st->len, s, len + 1);
-	st->offs[st->n++] = (uint16_t)(st->len + 1);
+	st->slots[i] = (uint16_t)(st->len + 1);
 	st->len += len + 1;
-	return st->offs[st->n - 1];
+	return st->slots[i];
 }
 
 static struct probe_bdf pdev_bdf(const struct rec_pdev *p)

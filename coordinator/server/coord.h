@@ -103,14 +103,23 @@ int coord_commit_start(struct coord *c, struct dt_err *err);
 /* Flush what is queued and stop the committer thread. */
 void coord_commit_stop(struct coord *c);
 
-/* Reconcile one decoded report r (from msg) and return once its effects are
- * durable: 0 and *out (the caller frees it with rec_outcome_free); -EINVAL
- * (the report cannot be taken), -EAGAIN (not stored: the store failed, the
- * fleet is as if the report never came), -ENOMEM. msg is packed for the
- * store (without the predicted slices) only when the node's record is
- * written whole; a heartbeat stores its sequence and times only. */
+/* Called once a queued report is durable (rc 0) or is not stored (rc
+ * -EAGAIN, err says why: the store failed, and the fleet is as if the
+ * report never came), on the committer thread: keep it short, never block. */
+typedef void (*coord_report_done_fn)(void *arg, int rc, const struct dt_err *err);
+
+/* Reconcile one decoded report r (from msg) and queue its effects for the
+ * committer: 0 with *out filled (the caller frees it with
+ * rec_outcome_free, not before done ran) and done(arg, ...) to come
+ * exactly once, maybe before coord_report returns; or, with nothing queued
+ * and done never called, -EINVAL (the report cannot be taken), -EAGAIN
+ * (the fleet cannot be read back from the store), -ENOMEM. msg is packed
+ * for the store (without the predicted slices) only when the node's
+ * record is written whole; a heartbeat stores its sequence and times
+ * only. The ack must wait for done: nothing is durable before. */
 int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
-		 const struct rec_report *r, struct rec_outcome *out, struct dt_err *err);
+		 const struct rec_report *r, struct rec_outcome *out,
+		 coord_report_done_fn done, void *arg, struct dt_err *err);
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);

@@ -5,8 +5,11 @@
  * store batches for what changed, both under apply_lock so that the queue is
  * in the order the fleet saw the reports. The committer thread takes every
  * queued job, writes them all in one store_commit (one transaction, one
- * fdatasync) and wakes their handlers. Concurrent reports therefore share
- * one disk flush, which is what keeps a durable ack cheap.
+ * fdatasync) and then completes each job: a report's job calls its done
+ * function on the committer thread (the handler answers its deferred call
+ * there, so no handler thread sleeps on a commit and none is woken for it);
+ * coord_persist_changes waits for its job instead. Concurrent reports
+ * therefore share one disk flush, which is what keeps a durable ack cheap.
  *
  * A commit that fails rolls memory back to the store: with fleet_lock held
  * exclusively (so no report is between its reconcile and its enqueue), every
@@ -43,9 +46,12 @@ struct job {
 	size_t n_fetched;
 	int rc;
 	struct dt_err err;
+	/* Completion: done_fn(done_arg, rc, err) on the committer thread, after
+	 * which the committer frees the job; or, without done_fn, a waiter on
+	 * its own condition (so a commit wakes exactly the waiters it answers). */
+	coord_report_done_fn done_fn;
+	void *done_arg;
 	bool done;
-	/* Its handler waits on its own condition, so that a commit wakes
-	 * exactly the handlers it answers, not every one still waiting. */
 	pthread_cond_t cond;
 };
 
@@ -247,22 +253,38 @@ static void rebuild_locked(struct coord *c)
 		NULL);
 }
 
-/* With cm->lock held. */
-static void job_done(struct job *j, int rc, const struct dt_err *err)
+/* With cm->lock held: wake j's waiter, or put j on *callbacks for
+ * run_callbacks once the locks are released. */
+static void job_done(struct job *j, int rc, const struct dt_err *err, struct job **callbacks)
 {
 	j->rc = rc;
 	if (rc && err)
 		j->err = *err;
+	if (j->done_fn) {
+		j->next = *callbacks;
+		*callbacks = j;
+		return;
+	}
 	j->done = true;
 	pthread_cond_signal(&j->cond);
 }
 
+/* Without locks: the done functions answer calls, log, count. */
+static void run_callbacks(struct job *j)
+{
+	for (struct job *next; j; j = next) {
+		next = j->next;
+		j->done_fn(j->done_arg, j->rc, j->rc ? &j->err : NULL);
+		job_free(j);
+	}
+}
+
 static void finish(struct coord_commit *cm, struct job **jobs, size_t n, int rc,
-		   const struct dt_err *err)
+		   const struct dt_err *err, struct job **callbacks)
 {
 	pthread_mutex_lock(&cm->lock);
-	for (size_t i = 0; i < n; i++)
-		job_done(jobs[i], rc, err);
+	for (size_t i = n; i-- > 0;)    /* pushed in reverse: run in queue order */
+		job_done(jobs[i], rc, err, callbacks);
 	pthread_mutex_unlock(&cm->lock);
 }
 
@@ -272,24 +294,26 @@ static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int 
 		      const struct dt_err *err)
 {
 	struct coord *c = cm->c;
-	struct job *q, *next;
+	struct job *q, *next, *callbacks = NULL, *behind_cb = NULL;
 	struct dt_err behind = *err;
 
 	dt_err_prefix(&behind, "an earlier report in the same commit failed: ");
 	obs_inc(obs_series(c->m.store_errors, "commit", NULL));
 	obs_log(OBS_ERROR, "store_error", "op", "commit", "error", err->msg, NULL);
 	pthread_rwlock_wrlock(&c->fleet_lock);
-	finish(cm, jobs, n, rc, err);
+	finish(cm, jobs, n, rc, err, &callbacks);
 	pthread_mutex_lock(&cm->lock);
 	q = cm->head;
 	cm->head = cm->tail = NULL;
 	for (; q; q = next) {
 		next = q->next;         /* q may be freed once done */
-		job_done(q, rc, &behind);
+		job_done(q, rc, &behind, &behind_cb);
 	}
 	pthread_mutex_unlock(&cm->lock);
 	rebuild_locked(c);
 	pthread_rwlock_unlock(&c->fleet_lock);
+	run_callbacks(callbacks);
+	run_callbacks(behind_cb);       /* in reverse queue order: all fail alike */
 }
 
 static void *committer_main(void *arg)
@@ -317,10 +341,14 @@ static void *committer_main(void *arg)
 			cm->tail = NULL;
 		pthread_mutex_unlock(&cm->lock);
 		rc = commit_jobs(cm->c, jobs, n, &err);
-		if (rc)
+		if (rc) {
 			roll_back(cm, jobs, n, rc, &err);
-		else
-			finish(cm, jobs, n, 0, NULL);
+		} else {
+			struct job *callbacks = NULL;
+
+			finish(cm, jobs, n, 0, NULL, &callbacks);
+			run_callbacks(callbacks);
+		}
 	}
 }
 
@@ -433,7 +461,8 @@ static struct job *report_job(const Dratopo__V1__TopologyReport *msg,
 }
 
 int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
-		 const struct rec_report *r, struct rec_outcome *out, struct dt_err *err)
+		 const struct rec_report *r, struct rec_outcome *out,
+		 coord_report_done_fn done, void *arg, struct dt_err *err)
 {
 	struct job *j;
 	int rc = fresh_fleet(c, err);
@@ -449,8 +478,11 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 		return rc;
 	}
 	j = report_job(msg, out);
-	if (j)
+	if (j) {
+		j->done_fn = done;
+		j->done_arg = arg;
 		enqueue(c->commit, j);
+	}
 	pthread_mutex_unlock(&c->apply_lock);
 	pthread_rwlock_unlock(&c->fleet_lock);
 	if (!j) {
@@ -461,12 +493,7 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 		rec_outcome_free(out);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	rc = wait_job(c->commit, j, err);
-	if (rc) {
-		rec_outcome_free(out);
-		return -EAGAIN;
-	}
-	return 0;
+	return 0;       /* done is called once the job is durable, or failed */
 }
 
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,

@@ -4,7 +4,12 @@
  *
  * A response is built in a struct resp that also owns what the message
  * points to (the reconciler's lists, copied strings), so one release frees
- * it all after the glue has packed it. */
+ * it all after the glue has packed it.
+ *
+ * Report answers late: the handler reconciles and queues the report, then
+ * returns RPC_DEFERRED; the committer thread answers the call (report_done)
+ * once the group commit holding the report is durable, so no worker
+ * sleeps through a commit. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +33,9 @@ struct resp {
 	struct doc_arena *arena;        /* the message's arrays and strings */
 	struct rec_outcome outcome;
 	bool has_outcome;
+	struct coord *c;                /* Report: for report_done */
+	struct rpc_deferred *call;
+	int64_t sequence;
 	struct rec_node_list list;
 	struct rec_node one;
 	bool has_one;
@@ -98,7 +106,7 @@ static grpc_status_code report_status(int rc)
 	}
 }
 
-static void log_report(const struct rec_outcome *o, const struct rec_report *rr)
+static void log_report(const struct rec_outcome *o, int64_t sequence)
 {
 	struct obs_ev ev;
 
@@ -106,7 +114,7 @@ static void log_report(const struct rec_outcome *o, const struct rec_report *rr)
 	obs_ev_str(&ev, "node", o->node.name);
 	obs_ev_str(&ev, "type", o->node.instance_type);
 	obs_ev_str(&ev, "verdict", rec_verdict_name(o->node.verdict));
-	obs_ev_int(&ev, "seq", (long long)rr->sequence);
+	obs_ev_int(&ev, "seq", (long long)sequence);
 	obs_ev_str(&ev, "changed", o->changed ? "true" : "false");
 	if (o->node.differences.n)
 		obs_ev_int(&ev, "differences", (long long)o->node.differences.n);
@@ -135,6 +143,38 @@ static grpc_status_code refuse_identity(struct rpc_ctx *ctx, const char *node)
 			    "must be the node name)", cn ? cn : "(none)", node);
 }
 
+static void refused_log(int rc, const char *node, const char *why)
+{
+	obs_log(rc == -EINVAL ? OBS_WARN : OBS_ERROR, "report_refused", "node", node, "error",
+		why, NULL);
+}
+
+/* On the committer thread, once r's report is durable (rc 0) or not
+ * stored: answer the deferred call, which frees r. */
+static void report_done(void *arg, int rc, const struct dt_err *err)
+{
+	struct resp *r = arg;
+	const struct rec_node *n = &r->outcome.node;
+
+	if (rc) {
+		const char *why = err && err->msg[0] ? err->msg : "not stored";
+
+		refused_log(rc, n->name, why);
+		rpc_deferred_finish(r->call, rpc_deferred_fail(r->call, report_status(rc),
+				    "report of %s not taken: %s", n->name, why), &r->m.base);
+		return;
+	}
+	log_report(&r->outcome, r->sequence);
+	obs_inc(obs_series(r->c->m.reports, rec_verdict_name(n->verdict), NULL));
+	dratopo__v1__report_ack__init(&r->m.ack);
+	r->m.ack.sequence = r->sequence;
+	r->m.ack.verdict = coord_verdict_pb(n->verdict);
+	r->m.ack.n_differences = n->differences.n;
+	r->m.ack.differences = n->differences.msgs;
+	r->m.ack.conflict = n->conflicted;
+	rpc_deferred_finish(r->call, GRPC_STATUS_OK, &r->m.base);
+}
+
 static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 				  ProtobufCMessage **response)
 {
@@ -146,35 +186,34 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	struct resp *r;
 	int rc;
 
+	(void)response;
 	if (!msg->node_name[0])
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INVALID_ARGUMENT, "node_name is empty");
 	if (!c->insecure && !rpc_ctx_peer_is(ctx, msg->node_name))
 		return refuse_identity(ctx, msg->node_name);
 	if (!(r = resp_new()))
 		return no_memory(ctx, NULL);
+	/* Set before queuing: report_done may run before coord_report returns,
+	 * and from then on r is the committer's. */
+	r->c = c;
+	r->call = rpc_ctx_defer(ctx);
+	r->sequence = msg->sequence;
+	r->has_outcome = true;
 	devs = calloc(msg->n_devices + 1, sizeof(*devs));
 	rc = devs ? coord_report_from_pb(msg, coord_now_ns(), devs, &rr, &err) : -ENOMEM;
 	if (!rc)
-		rc = coord_report(c, msg, &rr, &r->outcome, &err);
+		rc = coord_report(c, msg, &rr, &r->outcome, report_done, r, &err);
 	free(devs);
-	if (rc) {
+	if (rc) {       /* nothing queued: answered here, directly */
+		const char *why = err.msg[0] ? err.msg : "out of memory";
+
+		r->has_outcome = false;     /* coord_report kept none */
 		resp_free(&r->m.base, NULL);
-		obs_log(rc == -EINVAL ? OBS_WARN : OBS_ERROR, "report_refused", "node",
-			msg->node_name, "error", err.msg[0] ? err.msg : "out of memory", NULL);
+		refused_log(rc, msg->node_name, why);
 		return rpc_ctx_fail(ctx, report_status(rc), "report of %s not taken: %s",
-				    msg->node_name, err.msg[0] ? err.msg : "out of memory");
+				    msg->node_name, why);
 	}
-	r->has_outcome = true;
-	log_report(&r->outcome, &rr);
-	obs_inc(obs_series(c->m.reports, rec_verdict_name(r->outcome.node.verdict), NULL));
-	dratopo__v1__report_ack__init(&r->m.ack);
-	r->m.ack.sequence = msg->sequence;
-	r->m.ack.verdict = coord_verdict_pb(r->outcome.node.verdict);
-	r->m.ack.n_differences = r->outcome.node.differences.n;
-	r->m.ack.differences = r->outcome.node.differences.msgs;
-	r->m.ack.conflict = r->outcome.node.conflicted;
-	*response = &r->m.base;
-	return GRPC_STATUS_OK;
+	return RPC_DEFERRED;
 }
 
 /* ---- Fleet ---- */

@@ -11,7 +11,10 @@
  * Only one tag of a call is outstanding at a time, so the worker holding it
  * owns the call without a lock; the one other thread that touches a call
  * is the watchdog, and it only cancels (thread-safe in gRPC) under its own
- * lock, which t_recv takes before going on.
+ * lock, which t_recv takes before going on. A handler that returns
+ * RPC_DEFERRED hands that ownership on with the rpc_deferred handle (the
+ * context itself): whoever holds it starts the final batch, from any
+ * thread, and t_done comes back to a worker as usual.
  *
  * Workers are N threads blocked in grpc_completion_queue_next on one queue:
  * a handler that takes its time holds one worker and the others go on
@@ -78,8 +81,17 @@ struct rpc_server {
 	struct rpc_ctx *waiting;        /* calls with a cap, in no order */
 };
 
+/* rpc_invoke's thread waiting for a deferred answer. */
+struct invoke_wait {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	struct rpc_invoke_result *out;
+};
+
 struct rpc_ctx {
 	struct rpc_server *srv;         /* NULL: rpc_invoke, no network */
+	struct invoke_wait *wait;       /* rpc_invoke only */
 	const struct method_slot *slot; /* NULL: the unknown-method catcher, or rpc_invoke */
 	const struct rpc_method *m;     /* the method (NULL: unknown) */
 	void *user;                     /* the handlers' user pointer */
@@ -157,6 +169,23 @@ grpc_status_code rpc_ctx_fail(struct rpc_ctx *ctx, grpc_status_code code, const 
 
 	va_start(ap, fmt);
 	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+struct rpc_deferred *rpc_ctx_defer(struct rpc_ctx *ctx)
+{
+	return (struct rpc_deferred *)ctx;
+}
+
+grpc_status_code rpc_deferred_fail(struct rpc_deferred *d, grpc_status_code code,
+				   const char *fmt, ...)
+{
+	struct rpc_ctx *c = (struct rpc_ctx *)d;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -405,9 +434,9 @@ static void on_new(struct cq_tag *tag, bool ok)
 	}
 }
 
-/* Unpack, run the handler, pack its answer; the status to send. */
 /* Unpack bytes as the method's request and run its handler: the status,
- * and on OK *resp for the caller to pack and release_response. */
+ * and on OK *resp for the caller to settle. RPC_DEFERRED: c belongs to
+ * the handle's holder now, and the caller must not touch it. */
 static grpc_status_code run_method(struct rpc_ctx *c, const uint8_t *bytes, size_t len,
 				   ProtobufCMessage **resp)
 {
@@ -422,8 +451,14 @@ static grpc_status_code run_method(struct rpc_ctx *c, const uint8_t *bytes, size
 				    "request is not a valid %s message", m->request->name);
 	code = m->handler(c, req, resp);
 	protobuf_c_message_free_unpacked(req, NULL);
-	if (code == GRPC_STATUS_OK && !*resp)
-		code = rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "%s gave no response", m->path);
+	return code;
+}
+
+static grpc_status_code check_response(struct rpc_ctx *c, grpc_status_code code,
+				       const ProtobufCMessage *resp)
+{
+	if (code == GRPC_STATUS_OK && !resp)
+		return rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "%s gave no response", c->m->path);
 	return code;
 }
 
@@ -437,6 +472,20 @@ static void release_response(struct rpc_ctx *c, ProtobufCMessage *resp)
 		protobuf_c_message_free_unpacked(resp, NULL);
 }
 
+/* Pack a handler's answer into c->reply and release it: the status to send. */
+static grpc_status_code settle(struct rpc_ctx *c, grpc_status_code code, ProtobufCMessage *resp)
+{
+	code = check_response(c, code, resp);
+	if (code == GRPC_STATUS_OK) {
+		c->reply = rpc_pack(resp);
+		if (!c->reply)
+			code = rpc_ctx_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
+	}
+	release_response(c, resp);
+	return code;
+}
+
+/* The status to send, or RPC_DEFERRED (then c is no longer this thread's). */
 static grpc_status_code handle(struct rpc_ctx *c)
 {
 	ProtobufCMessage *resp;
@@ -445,13 +494,22 @@ static grpc_status_code handle(struct rpc_ctx *c)
 
 	code = run_method(c, GRPC_SLICE_START_PTR(bytes), GRPC_SLICE_LENGTH(bytes), &resp);
 	grpc_slice_unref(bytes);
-	if (code == GRPC_STATUS_OK) {
-		c->reply = rpc_pack(resp);
-		if (!c->reply)
-			code = rpc_ctx_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
-	}
-	release_response(c, resp);
-	return code;
+	if (code == RPC_DEFERRED)
+		return code;
+	return settle(c, code, resp);
+}
+
+static void invoke_settle(struct rpc_ctx *c, grpc_status_code code, ProtobufCMessage *resp);
+
+void rpc_deferred_finish(struct rpc_deferred *d, grpc_status_code code,
+			 ProtobufCMessage *response)
+{
+	struct rpc_ctx *c = (struct rpc_ctx *)d;
+
+	if (c->srv)
+		finish(c, settle(c, code, response));
+	else
+		invoke_settle(c, code, response);
 }
 
 static void on_recv(struct cq_tag *tag, bool ok)
@@ -466,8 +524,12 @@ static void on_recv(struct cq_tag *tag, bool ok)
 		finish(c, rpc_ctx_fail(c, GRPC_STATUS_CANCELLED, "call ended before its request arrived"));
 	else if (!c->payload)
 		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message"));
-	else
-		finish(c, handle(c));
+	else {
+		grpc_status_code code = handle(c);
+
+		if (code != RPC_DEFERRED)
+			finish(c, code);
+	}
 }
 
 static void on_done(struct cq_tag *tag, bool ok)
@@ -789,15 +851,45 @@ static void invoke_fail(struct rpc_invoke_result *out, grpc_status_code code, co
 	snprintf(out->details, sizeof(out->details), "%s", msg);
 }
 
+/* The answer into the waiting rpc_invoke's result, on whichever thread
+ * gives it; the waiter frees c. */
+static void invoke_settle(struct rpc_ctx *c, grpc_status_code code, ProtobufCMessage *resp)
+{
+	struct invoke_wait *w = c->wait;
+	struct rpc_invoke_result *out = w->out;
+
+	out->status = check_response(c, code, resp);
+	if (out->status == GRPC_STATUS_OK) {
+		out->response_len = protobuf_c_message_get_packed_size(resp);
+		out->response = malloc(out->response_len ? out->response_len : 1);
+		if (out->response)
+			protobuf_c_message_pack(resp, out->response);
+		else
+			invoke_fail(out, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
+	} else {
+		snprintf(out->details, sizeof(out->details), "%s", c->msg);
+	}
+	release_response(c, resp);
+	pthread_mutex_lock(&w->lock);
+	w->done = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
 int rpc_invoke(const struct rpc_invoke *in, struct rpc_invoke_result *out)
 {
 	struct rpc_ctx *c = calloc(1, sizeof(*c));
+	struct invoke_wait w = { .out = out };
 	ProtobufCMessage *resp = NULL;
+	grpc_status_code code;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!c)
 		return -ENOMEM;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	c->wait = &w;
 	c->msg_slice = grpc_empty_slice();
 	grpc_metadata_array_init(&c->md);
 	grpc_call_details_init(&c->details);
@@ -816,21 +908,18 @@ int rpc_invoke(const struct rpc_invoke *in, struct rpc_invoke_result *out)
 	}
 	if ((rc = copy_peer(c, in->peer)))
 		goto out;
-	out->status = run_method(c, in->request ? in->request : (const uint8_t *)"",
-				 in->request_len, &resp);
-	if (out->status == GRPC_STATUS_OK) {
-		out->response_len = protobuf_c_message_get_packed_size(resp);
-		out->response = malloc(out->response_len ? out->response_len : 1);
-		if (out->response)
-			protobuf_c_message_pack(resp, out->response);
-		else
-			invoke_fail(out, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot pack the response");
-	} else {
-		snprintf(out->details, sizeof(out->details), "%s", c->msg);
-	}
-	release_response(c, resp);
+	code = run_method(c, in->request ? in->request : (const uint8_t *)"", in->request_len,
+			  &resp);
+	if (code != RPC_DEFERRED)
+		invoke_settle(c, code, resp);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
 out:
 	ctx_free(c);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
 	if (rc)
 		rpc_invoke_result_free(out);
 	return rc;

@@ -33,6 +33,12 @@ struct rpc_ctx;             /* one call, as its handler sees it */
 typedef grpc_status_code (*rpc_handler_fn)(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 					   ProtobufCMessage **response);
 
+/* What a handler returns when it answers later, from any thread, through
+ * the handle rpc_ctx_defer gave it: the worker is free at once. Not a gRPC
+ * status; never sent. */
+#define RPC_DEFERRED ((grpc_status_code)0x7fff)
+struct rpc_deferred;        /* a call whose handler returned RPC_DEFERRED */
+
 struct rpc_method {
 	const char *path;       /* "/dratopo.v1.Coordinator/Report" */
 	const ProtobufCMessageDescriptor *request;
@@ -99,6 +105,27 @@ int64_t rpc_ctx_ms_left(const struct rpc_ctx *ctx);
  * GRPC_STATUS_PERMISSION_DENIED, "certificate %s may not report for %s", ...)`. */
 grpc_status_code rpc_ctx_fail(struct rpc_ctx *ctx, grpc_status_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ---- answering later ---- */
+
+/* The handle of ctx's call for answering it later. The handler then hands
+ * it on (a queue, another thread) and returns RPC_DEFERRED; from then on
+ * neither ctx nor the request may be used (the request is freed when the
+ * handler returns: copy what the answer needs). Exactly one
+ * rpc_deferred_finish must follow, on any thread, also while the server
+ * shuts down: rpc_server_shutdown waits for deferred calls like for any
+ * call in flight, and rpc_invoke waits on its thread. If the handler
+ * returns anything but RPC_DEFERRED, the handle must not be used. */
+struct rpc_deferred *rpc_ctx_defer(struct rpc_ctx *ctx);
+/* As rpc_ctx_fail, for a deferred call before it is finished. */
+grpc_status_code rpc_deferred_fail(struct rpc_deferred *d, grpc_status_code code,
+				   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Answer the call: code, and on OK response (packed, then freed with the
+ * method's release, whatever the code; may be NULL when code is not OK).
+ * OK without a response answers INTERNAL, as for a direct handler. d is
+ * gone afterwards. */
+void rpc_deferred_finish(struct rpc_deferred *d, grpc_status_code code,
+			 ProtobufCMessage *response);
 
 /* ---- without the network (unit tests, fuzzing) ---- */
 

@@ -3,8 +3,8 @@
  * Certificates come from tests/tls/mkcerts.sh, run by the rpc_certs ctest
  * fixture into the build tree. Every test starts its own server on
  * 127.0.0.1:0 with two methods: Report (answers with the peer identity the
- * handler saw, so the client can check it) and Slow (blocks until the test
- * lets it go). Every assertion on a call is on its exact status code. */
+ * handler saw, so the client can check it), Slow (blocks until the test
+ * lets it go) and Later (defers its answer: the test finishes it). Every assertion on a call is on its exact status code. */
 #include <grpc/grpc.h>
 #include <grpc/support/time.h>
 #include <grpc/support/log.h>
@@ -22,6 +22,8 @@
 
 #define REPORT "/dratopo.v1.Coordinator/Report"
 #define SLOW "/dratopo.v1.Test/Slow"
+#define LATER "/dratopo.v1.Test/Later"
+#define N_LATER 6               /* deferred calls held at once: more than the workers */
 #define TEST_MAX_RECV (64 * 1024)
 #define CALL_MS 10000
 
@@ -93,6 +95,66 @@ static grpc_status_code on_slow(struct rpc_ctx *ctx, const ProtobufCMessage *req
 	return on_report(ctx, request, response);
 }
 
+/* Later's calls, held until the test finishes them. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct rpc_deferred *calls[N_LATER];
+	ProtobufCMessage *acks[N_LATER];
+	size_t n;
+} later = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { NULL }, { NULL }, 0 };
+
+/* Builds Report's answer now (the request is gone once it returns) and
+ * hands the call to the test. */
+static grpc_status_code on_later(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+				 ProtobufCMessage **response)
+{
+	ProtobufCMessage *ack = NULL;
+	grpc_status_code code = on_report(ctx, request, &ack);
+
+	(void)response;
+	if (code != GRPC_STATUS_OK)
+		return code;
+	pthread_mutex_lock(&later.lock);
+	if (later.n == N_LATER) {
+		pthread_mutex_unlock(&later.lock);
+		protobuf_c_message_free_unpacked(ack, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED, "too many held");
+	}
+	later.calls[later.n] = rpc_ctx_defer(ctx);
+	later.acks[later.n++] = ack;
+	pthread_cond_broadcast(&later.cond);
+	pthread_mutex_unlock(&later.lock);
+	return RPC_DEFERRED;
+}
+
+/* Wait until n calls are held. */
+static void later_wait(size_t n)
+{
+	pthread_mutex_lock(&later.lock);
+	while (later.n < n)
+		pthread_cond_wait(&later.cond, &later.lock);
+	pthread_mutex_unlock(&later.lock);
+}
+
+/* Even calls answer OK with their ack, odd ones FAILED_PRECONDITION
+ * (their ack released unsent); the held list is emptied. */
+static void later_finish_all(void)
+{
+	pthread_mutex_lock(&later.lock);
+	for (size_t i = 0; i < later.n; i++) {
+		struct rpc_deferred *d = later.calls[i];
+
+		if (i % 2 == 0)
+			rpc_deferred_finish(d, GRPC_STATUS_OK, later.acks[i]);
+		else
+			rpc_deferred_finish(d, rpc_deferred_fail(d, GRPC_STATUS_FAILED_PRECONDITION,
+						"held call %zu refused", i), later.acks[i]);
+	}
+	later.n = 0;
+	pthread_mutex_unlock(&later.lock);
+}
+
 static void observe(void *user, const char *method, grpc_status_code code, double seconds)
 {
 	(void)user;
@@ -107,6 +169,7 @@ static void observe(void *user, const char *method, grpc_status_code code, doubl
 static const struct rpc_method methods[] = {
 	{ REPORT, &dratopo__v1__topology_report__descriptor, on_report, NULL },
 	{ SLOW, &dratopo__v1__topology_report__descriptor, on_slow, NULL },
+	{ LATER, &dratopo__v1__topology_report__descriptor, on_later, NULL },
 };
 
 /* ---- fixtures ---- */
@@ -560,6 +623,113 @@ static void test_slow_handler_and_shutdown_drain(void)
 	CU_ASSERT_TRUE(job.done);
 }
 
+struct later_call {
+	const char *addr;
+	grpc_status_code code;
+	char details[512];
+};
+
+/* A Later call as node-01 (call_report's last_err is not for threads). */
+static void *later_caller(void *arg)
+{
+	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
+	struct later_call *lc = arg;
+	struct rpc_status st = { GRPC_STATUS_UNKNOWN, "" };
+	struct dt_err err = { 0 };
+	struct rpc_channel *ch;
+	struct tls_paths tp;
+	ProtobufCMessage *resp = NULL;
+
+	if (rpc_channel_open(lc->addr, paths(&tp, "client-node-01", "ca"), &ch, &err))
+		return NULL;
+	req.node_name = (char *)"node-01";
+	rpc_call(ch, LATER, &req.base, &dratopo__v1__report_ack__descriptor, CALL_MS, &resp, &st,
+		 &err);
+	lc->code = st.code;
+	snprintf(lc->details, sizeof(lc->details), "%s", st.details);
+	if (resp)
+		protobuf_c_message_free_unpacked(resp, NULL);
+	rpc_channel_close(ch);
+	return NULL;
+}
+
+/* Deferred calls hold no worker: twice as many are held as there are
+ * workers while a direct call is answered; each ends with the status its
+ * finisher gave, its details included. */
+static void test_deferred_calls(void)
+{
+	struct fixture f;
+	struct later_call lc[N_LATER];
+	pthread_t t[N_LATER];
+
+	reset_seen();
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
+	for (size_t i = 0; i < N_LATER; i++) {
+		lc[i] = (struct later_call){ f.addr, GRPC_STATUS_UNKNOWN, "" };
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, later_caller, &lc[i]), 0);
+	}
+	later_wait(N_LATER);
+	CU_ASSERT_EQUAL(report_ok(f.addr), GRPC_STATUS_OK);
+	later_finish_all();
+	for (size_t i = 0; i < N_LATER; i++)
+		pthread_join(t[i], NULL);
+	/* Which caller's call was held i-th is not known: count the statuses. */
+	{
+		unsigned ok = 0, refused = 0;
+
+		for (size_t i = 0; i < N_LATER; i++) {
+			ok += lc[i].code == GRPC_STATUS_OK;
+			if (lc[i].code == GRPC_STATUS_FAILED_PRECONDITION) {
+				refused++;
+				CU_ASSERT_PTR_NOT_NULL(strstr(lc[i].details, "refused"));
+			}
+		}
+		CU_ASSERT_EQUAL(ok, N_LATER / 2);
+		CU_ASSERT_EQUAL(refused, N_LATER / 2);
+	}
+	rpc_server_shutdown(f.srv, 1000);
+	pthread_mutex_lock(&seen.lock);
+	CU_ASSERT_EQUAL(seen.by_code[GRPC_STATUS_OK], N_LATER / 2 + 1);
+	CU_ASSERT_EQUAL(seen.by_code[GRPC_STATUS_FAILED_PRECONDITION], N_LATER / 2);
+	pthread_mutex_unlock(&seen.lock);
+}
+
+static void *later_finisher(void *arg)
+{
+	(void)arg;
+	later_wait(1);
+	later_finish_all();
+	return NULL;
+}
+
+/* rpc_invoke waits for a call deferred to another thread. */
+static void test_deferred_invoke(void)
+{
+	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
+	struct rpc_peer peer = { "test", "node-01", NULL, 0 };
+	struct rpc_invoke_result res;
+	Dratopo__V1__ReportAck *ack;
+	uint8_t buf[64];
+	pthread_t fin;
+
+	req.node_name = (char *)"node-01";
+	req.sequence = 7;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&fin, NULL, later_finisher, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rpc_invoke(&(struct rpc_invoke){ methods,
+				sizeof(methods) / sizeof(methods[0]), NULL, LATER, buf,
+				protobuf_c_message_pack(&req.base, buf), &peer, 1000 }, &res), 0);
+	pthread_join(fin, NULL);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_OK);
+	ack = dratopo__v1__report_ack__unpack(NULL, res.response_len, res.response);
+	CU_ASSERT_PTR_NOT_NULL(ack);
+	if (ack) {
+		CU_ASSERT_EQUAL(ack->sequence, 7);
+		CU_ASSERT_EQUAL(ack->n_differences, 1);     /* the CN the handler saw */
+		dratopo__v1__report_ack__free_unpacked(ack, NULL);
+	}
+	rpc_invoke_result_free(&res);
+}
+
 static void copy_file(const char *from, const char *to, bool append)
 {
 	FILE *in = fopen(from, "r"), *out = fopen(to, append ? "a" : "w");
@@ -689,5 +859,7 @@ DT_SUITE_MAIN_WITH("rpc", suite_init, NULL,
 		   DT_TEST(test_unknown_method),
 		   DT_TEST(test_silent_client),
 		   DT_TEST(test_slow_handler_and_shutdown_drain),
+		   DT_TEST(test_deferred_calls),
+		   DT_TEST(test_deferred_invoke),
 		   DT_TEST(test_tls_reload),
 		   DT_TEST(test_config_errors))
