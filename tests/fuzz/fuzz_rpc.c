@@ -12,20 +12,19 @@
  * secure server (otherwise the server is insecure: no identity checks). The
  * bytes are unpacked as the glue does (a payload that is not the request
  * type ends the call as INVALID_ARGUMENT there, without the handler), then
- * the handler runs with a fake call context and its answer is packed and
- * released exactly as rpc_server.c does. Invariants: a handler that says OK
- * gives a response, a status is a gRPC status, and nothing crashes, leaks
- * or hangs (ASan/UBSan, libFuzzer's timeouts).
+ * the handler runs, and its answer is packed and released, all by
+ * coord_invoke (rpc_invoke: the server's own code path, without gRPC).
+ * Invariants: a handler that says OK gives a response, a status is a gRPC
+ * status, and nothing crashes, leaks or hangs (ASan/UBSan, libFuzzer's
+ * timeouts).
  *
- * The fake context: this file defines struct rpc_ctx and the rpc_ctx_*
- * accessors that rpc_server.h declares, so rpc_server.c (the real server)
- * is never linked in. Built two ways: with libFuzzer (-DDRATOPO_FUZZ=ON,
+ * The real dt_rpc is linked, so a handler sees exactly the call context
+ * the server gives it. Built two ways: with libFuzzer (-DDRATOPO_FUZZ=ON,
  * clang) and, without it, as fuzz_rpc_replay, which runs every file it is
  * given through the same entry point (the ctest replay of
  * tests/fuzz/rpc_corpus/) and with --seeds DIR writes that corpus. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,130 +43,43 @@ static int trace;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* ---- the fake call context ---- */
-
-struct rpc_ctx {
-	void *user;
-	const char *method;
-	const char *cn;                 /* NULL: an insecure server */
-	char details[512];
-};
-
-void *rpc_ctx_user(const struct rpc_ctx *ctx) { return ctx->user; }
-const char *rpc_ctx_method(const struct rpc_ctx *ctx) { return ctx->method; }
-const char *rpc_ctx_peer(const struct rpc_ctx *ctx) { (void)ctx; return "ipv4:127.0.0.1:1"; }
-const char *rpc_ctx_peer_cn(const struct rpc_ctx *ctx) { return ctx->cn; }
-size_t rpc_ctx_peer_dns_count(const struct rpc_ctx *ctx) { (void)ctx; return 0; }
-const char *rpc_ctx_peer_dns(const struct rpc_ctx *ctx, size_t i) { (void)ctx; (void)i; return NULL; }
-int64_t rpc_ctx_ms_left(const struct rpc_ctx *ctx) { (void)ctx; return 5000; }
-
-bool rpc_ctx_peer_is(const struct rpc_ctx *ctx, const char *name)
-{
-	return ctx->cn && name && !strcmp(ctx->cn, name);
-}
-
-grpc_status_code rpc_ctx_fail(struct rpc_ctx *ctx, grpc_status_code code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ctx->details, sizeof(ctx->details), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-/* ---- one coordinator per input ---- */
-
-/* What coordinator_main.c's start-up does, minus the network: the state
- * the handlers need, on an in-memory store. */
-static int coord_up(struct coord *c)
-{
-	struct rec_changes changes = { 0 };
-	struct dt_err err = { 0 };
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	c->rec_opts = (struct rec_options){ REC_DEFAULT_LEARN_QUORUM, 90 * 1000000000LL };
-	pthread_rwlock_init(&c->fleet_lock, NULL);
-	pthread_mutex_init(&c->apply_lock, NULL);
-	pthread_mutex_init(&c->plan_lock, NULL);
-	rc = coord_metrics_init(c, &err);
-	if (!rc)
-		rc = store_open("memory:", NULL, &c->store, &err);
-	if (!rc)
-		rc = coord_fleet_load(c, &c->fleet, &changes, &err);
-	if (!rc)
-		rc = coord_commit_start(c, &err);
-	rec_changes_free(&changes);
-	if (rc)
-		fprintf(stderr, "fuzz_rpc: coordinator set-up: %s\n", err.msg);
-	return rc;
-}
-
-static void coord_down(struct coord *c)
-{
-	if (c->commit)
-		coord_commit_stop(c);
-	rec_fleet_free(c->fleet);
-	store_close(c->store);
-	coord_metrics_free(c);
-	pthread_mutex_destroy(&c->plan_lock);
-	pthread_mutex_destroy(&c->apply_lock);
-	pthread_rwlock_destroy(&c->fleet_lock);
-}
-
-/* One call as rpc_server.c's handle() makes it. */
+/* One call as the server makes it once its message has arrived. */
 static void one_call(struct coord *c, uint8_t sel, const uint8_t *p, size_t n)
 {
+	static const struct rpc_peer node = { .addr = "ipv4:127.0.0.1:1", .cn = PEER_CN };
 	const struct rpc_method *m = &coord_methods[(sel & ~IDENTITY_BIT) % coord_n_methods];
-	struct rpc_ctx ctx = { c, m->path, (sel & IDENTITY_BIT) ? PEER_CN : NULL, "" };
-	ProtobufCMessage *req = protobuf_c_message_unpack(m->request, NULL, n, p);
-	ProtobufCMessage *resp = NULL;
-	grpc_status_code code;
+	struct rpc_invoke_result r;
 
-	if (!req) {
-		if (trace)
-			fprintf(stderr, "fuzz_rpc: %s: not a valid request\n", m->path);
-		return;                 /* INVALID_ARGUMENT from the glue */
-	}
+	/* The handlers read c->insecure on each call: flipping it between
+	 * calls is a server without identities, then one with them. */
 	c->insecure = !(sel & IDENTITY_BIT);
-	code = m->handler(&ctx, req, &resp);
-	protobuf_c_message_free_unpacked(req, NULL);
+	if (coord_invoke(c, m->path, p, n, c->insecure ? NULL : &node, &r))
+		return;                 /* -ENOMEM */
 	if (trace)
-		fprintf(stderr, "fuzz_rpc: %s: %s %s\n", m->path, rpc_status_name(code), ctx.details);
-	if ((unsigned)code > GRPC_STATUS_UNAUTHENTICATED || (code == GRPC_STATUS_OK && !resp)) {
-		fprintf(stderr, "fuzz_rpc: %s answered %d with%s a response: %s\n", m->path, code,
-			resp ? "" : "out", ctx.details);
+		fprintf(stderr, "fuzz_rpc: %s: %s %s\n", m->path, rpc_status_name(r.status), r.details);
+	/* rpc_invoke turns OK without a response into INTERNAL "... gave no
+	 * response"; either is a handler bug. */
+	if ((unsigned)r.status > GRPC_STATUS_UNAUTHENTICATED || strstr(r.details, "gave no response")) {
+		fprintf(stderr, "fuzz_rpc: %s answered %d: %s\n", m->path, r.status, r.details);
 		abort();
 	}
-	if (code == GRPC_STATUS_OK) {
-		size_t len = protobuf_c_message_get_packed_size(resp);
-		uint8_t *buf = malloc(len ? len : 1);
-
-		if (buf && protobuf_c_message_pack(resp, buf) != len)
-			abort();
-		free(buf);
-	}
-	if (resp) {
-		if (m->release)
-			m->release(resp, c);
-		else
-			protobuf_c_message_free_unpacked(resp, NULL);
-	}
+	rpc_invoke_result_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct coord_opts opts = { .db = "memory:" };  /* rec: the defaults */
 	static int quiet = -1;
+	struct dt_err err = { 0 };
 	struct coord c;
 
 	if (quiet < 0 && (quiet = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
 		obs_log_set_fd(quiet);  /* one logfmt line per report is noise here */
 		trace = getenv("FUZZ_RPC_TRACE") != NULL;
 	}
-	if (coord_up(&c)) {
-		coord_down(&c);
-		return 0;
+	if (coord_open(&c, &opts, &err)) {
+		fprintf(stderr, "fuzz_rpc: coordinator set-up: %s\n", err.msg);
+		abort();        /* an in-memory store must open: a bug, not an input */
 	}
 	for (int k = 0; k < MAX_CALLS && size >= 3; k++) {
 		uint8_t sel = data[0];
@@ -181,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
-	coord_down(&c);
+	coord_close(&c);
 	return 0;
 }
 
