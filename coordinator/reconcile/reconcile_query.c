@@ -388,16 +388,42 @@ static enum rec_entry_source entry_source(const struct ftype *t)
 	return t->learned ? REC_SOURCE_LEARNED : REC_SOURCE_NONE;
 }
 
-/* The shape most of t's nodes have (ties: the smaller key). */
+/* Whether shape s is a better "most common shape" than best: more nodes;
+ * on a tie, more of them matching their entry (a reader takes the common
+ * shape for what the type is, so one matching node and one drifted node
+ * show the matching shape); then the smaller key, to stay stable. */
+static bool more_common(const struct fshape *s, const struct fshape *best)
+{
+	if (!best || s->count != best->count)
+		return !best || s->count > best->count;
+	if (s->agreeing != best->agreeing)
+		return s->agreeing > best->agreeing;
+	return strcmp(s->key, best->key) < 0;
+}
+
+/* The shape most of t's nodes have; agreeing counts are the caller's. */
 static const struct fshape *common_shape(const struct ftype *t)
 {
 	const struct fshape *best = NULL;
 
 	for (const struct fshape *s = t->shapes; s; s = s->next)
-		if (s->count && (!best || s->count > best->count ||
-				 (s->count == best->count && strcmp(s->key, best->key) < 0)))
+		if (s->count && more_common(s, best))
 			best = s;
 	return best;
+}
+
+/* Each shape's agreeing count, from the nodes' verdicts. */
+static void count_agreeing(struct rec_fleet *f)
+{
+	for (size_t i = 0; i < f->n_types; i++)
+		for (struct fshape *s = f->types[i]->shapes; s; s = s->next)
+			s->agreeing = 0;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fnode *n = f->nodes[i];
+
+		if (n->shape && (n->verdict == REC_MATCH || n->verdict == REC_LEARNED))
+			n->shape->agreeing++;
+	}
 }
 
 static int type_head(const struct ftype *t, struct rec_type_summary *s)
@@ -431,6 +457,7 @@ int rec_fleet_types(struct rec_fleet *f, int64_t now, struct rec_type_list *out,
 		rc = -ENOMEM;
 		goto out;
 	}
+	count_agreeing(f);
 	for (size_t i = 0; i < f->n_types && !rc; i++) {
 		f->types[i]->scratch = i;
 		common[i] = common_shape(f->types[i]);

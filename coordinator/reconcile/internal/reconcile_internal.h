@@ -54,6 +54,7 @@ int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int c
 struct fshape {
 	char *key;
 	size_t count;                   /* nodes whose last report has it */
+	size_t agreeing;                /* a types query's count of those matching their entry */
 	struct fshape *next;
 };
 
