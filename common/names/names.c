@@ -116,35 +116,35 @@ static bool match_qualified_part(const char *s, size_t n)
 	return true;
 }
 
-int names_dns1123_label(const char *s, size_t len, struct names_msgs *out)
+/* The rules that are a length limit and a pattern: out gets the limit's
+ * message when len is over max, then msg when the pattern does not match. */
+static int length_and_pattern(struct names_msgs *out, size_t len, int max, bool matches,
+			      const char *msg)
 {
 	out->n = 0;
-	if (len > MAX_LABEL)
-		add_max_len(out, "", MAX_LABEL);
-	if (!match_label(s, len))
-		add_msg(out, "", DNS1123_LABEL_MSG);
+	if (len > (size_t)max)
+		add_max_len(out, "", max);
+	if (!matches)
+		add_msg(out, "", msg);
 	return out->n;
+}
+
+int names_dns1123_label(const char *s, size_t len, struct names_msgs *out)
+{
+	return length_and_pattern(out, len, MAX_LABEL, match_label(s, len), DNS1123_LABEL_MSG);
 }
 
 int names_dns1123_subdomain(const char *s, size_t len, struct names_msgs *out)
 {
-	out->n = 0;
-	if (len > MAX_SUBDOMAIN)
-		add_max_len(out, "", MAX_SUBDOMAIN);
-	if (!match_subdomain(s, len))
-		add_msg(out, "", DNS1123_SUBDOMAIN_MSG);
-	return out->n;
+	return length_and_pattern(out, len, MAX_SUBDOMAIN, match_subdomain(s, len),
+				  DNS1123_SUBDOMAIN_MSG);
 }
 
 int names_dns1035_label(const char *s, size_t len, struct names_msgs *out)
 {
-	out->n = 0;
-	if (len > MAX_LABEL)
-		add_max_len(out, "", MAX_LABEL);
 	/* A DNS-1123 label that starts with a letter. */
-	if (!match_label(s, len) || !is_lower(s[0]))
-		add_msg(out, "", DNS1035_LABEL_MSG);
-	return out->n;
+	return length_and_pattern(out, len, MAX_LABEL, match_label(s, len) && is_lower(s[0]),
+				  DNS1035_LABEL_MSG);
 }
 
 int names_c_identifier(const char *s, size_t len, struct names_msgs *out)
@@ -196,12 +196,9 @@ int names_qualified_name(const char *s, size_t len, struct names_msgs *out)
 
 int names_label_value(const char *s, size_t len, struct names_msgs *out)
 {
-	out->n = 0;
-	if (len > MAX_NAME_PART)
-		add_max_len(out, "", MAX_NAME_PART);
-	if (len && !match_qualified_part(s, len))
-		add_msg(out, "", LABEL_VALUE_MSG);
-	return out->n;
+	/* Empty is a valid label value. */
+	return length_and_pattern(out, len, MAX_NAME_PART,
+				  !len || match_qualified_part(s, len), LABEL_VALUE_MSG);
 }
 
 const char *names_mask_trailing_dash(const char *s, size_t *len, char *buf)
