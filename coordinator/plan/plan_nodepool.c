@@ -450,14 +450,21 @@ int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type
 	return rc;
 }
 
-/* A YAML double-quoted scalar. */
+/* A YAML double-quoted scalar; control bytes as \xHH, so that a name an
+ * agent reported cannot end the scalar or the line. */
 static void put_quoted(struct strbuf *sb, const char *s)
 {
 	sb_putc(sb, '"');
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f) {
+			sb_printf(sb, "\\x%02x", c);
+			continue;
+		}
+		if (c == '"' || c == '\\')
 			sb_putc(sb, '\\');
-		sb_putc(sb, *s);
+		sb_putc(sb, (char)c);
 	}
 	sb_putc(sb, '"');
 }
