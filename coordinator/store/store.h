@@ -30,6 +30,7 @@
 #ifndef DT_STORE_H
 #define DT_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,7 @@ struct store_node {
 	uint32_t gpus;
 	uint32_t efas;
 	char *shape_key;            /* canonical shape (the reconciler's), for quorums */
+	bool drifted;               /* was in drift at some time (its remedies to lift) */
 };
 
 /* The learned hwdb entry of an instance type hwdb lacks. */

@@ -31,13 +31,14 @@ enum stmt {
 /* A node record is its row of `nodes` (what changes with its devices) and
  * its row of `seen` (what every heartbeat changes; schema version 3). */
 #define NODE_COLUMNS "name, instance_type, verdict, differences, first_seen_ns, report, " \
-	"gpus, efas, shape_key"
+	"gpus, efas, shape_key, drifted"
 #define SEEN_COLUMNS "name, agent_version, boot_id, last_seq, last_report_ns"
 /* read_node's column order. A node without its `seen` row (which writes
  * never leave) would still be listed, as never seen. */
 #define NODE_SELECT "SELECT n.name, n.instance_type, n.verdict, n.differences, " \
 	"ifnull(s.agent_version, ''), ifnull(s.boot_id, ''), ifnull(s.last_seq, 0), " \
-	"n.first_seen_ns, ifnull(s.last_report_ns, 0), n.report, n.gpus, n.efas, n.shape_key " \
+	"n.first_seen_ns, ifnull(s.last_report_ns, 0), n.report, n.gpus, n.efas, n.shape_key, " \
+	"n.drifted " \
 	"FROM nodes n LEFT JOIN seen s ON s.name = n.name"
 #define LEARNED_COLUMNS "instance_type, shape_key, hwdb_text, nodes, learned_ns"
 #define CONFLICT_COLUMNS "instance_type, shape_key, node, first_seen_ns"
@@ -48,11 +49,11 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	/* first_seen_ns is the first put's: a re-registering node keeps it. */
 	[ST_PUT_NODE] = "INSERT INTO nodes (" NODE_COLUMNS ") "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
 		"ON CONFLICT (name) DO UPDATE SET instance_type = excluded.instance_type, "
 		"verdict = excluded.verdict, differences = excluded.differences, "
 		"report = excluded.report, gpus = excluded.gpus, efas = excluded.efas, "
-		"shape_key = excluded.shape_key",
+		"shape_key = excluded.shape_key, drifted = excluded.drifted",
 	[ST_PUT_SEEN] = "INSERT INTO seen (" SEEN_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5) "
 		"ON CONFLICT (name) DO UPDATE SET agent_version = excluded.agent_version, "
 		"boot_id = excluded.boot_id, last_seq = excluded.last_seq, "
@@ -280,6 +281,7 @@ static int read_node(sqlite3_stmt *st, struct store_node *n)
 	n->gpus = (uint32_t)sqlite3_column_int64(st, 10);
 	n->efas = (uint32_t)sqlite3_column_int64(st, 11);
 	rc |= col_str(st, 12, &n->shape_key);
+	n->drifted = sqlite3_column_int(st, 13) != 0;
 	return rc ? -ENOMEM : 0;
 }
 
@@ -359,6 +361,7 @@ static int put_node(struct sq *q, const struct store_node *n, struct strbuf *sb,
 	sqlite3_bind_int64(st, 7, n->gpus);
 	sqlite3_bind_int64(st, 8, n->efas);
 	bind_str(st, 9, n->shape_key);
+	sqlite3_bind_int(st, 10, n->drifted);
 	rc = run(q, ST_PUT_NODE, "put node", err);
 	return rc ? rc : write_seen(q, ST_PUT_SEEN, n, "put node", err);
 }
