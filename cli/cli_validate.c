@@ -274,6 +274,10 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
+	/* The annotations plan reads are checked by the planner, which owns
+	 * their meaning (the model must not link hwdb's parsers), so that
+	 * validate refuses what plan refuses, in plan's words. */
+	plan_nodeclass_check(set, &errs, &set->warnings);
 	/* A file whose documents were all skipped was not checked at all:
 	 * never call that valid. (Unknown-field warnings belong to objects, so
 	 * with no objects every warning is a skipped document.) */
