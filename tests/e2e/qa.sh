@@ -383,6 +383,18 @@ expect 1 "$BIN" validate -f "$TMP/nc-mig.yaml" &&
 sed -e 's/"9g.99gb"/"3g.40gb,2g.20gb;disabled"/' -e 's/"lots"/"memory"/' "$f" >"$TMP/nc-ok.yaml"
 expect 0 "$BIN" validate -f "$TMP/nc-ok.yaml" && has "$TMP/out" '^EC2NodeClass: 1 valid$' "good annotations"
 [ -s "$TMP/err" ] && fail "good annotations: a warning"
+# QA-29: plan reports every problem in one run, load and validation
+# together, in validate's order and words (validate adds its warning)
+f="$Q/plan-two-stage-errors.yaml"
+if expect 1 "$BIN" validate -f "$f"; then
+	grep -v '^warning: ' "$TMP/err" >"$TMP/validate-errors"
+	if expect 1 "$BIN" plan -f "$f"; then
+		[ "$(grep -c "^$f: document " "$TMP/err")" = 12 ] || fail "plan: want 12 errors at once"
+		cmp -s "$TMP/err" "$TMP/validate-errors" || fail "plan's errors differ from validate's"
+		has "$TMP/err" "document 1 \(DeviceTaintRule bad-rule\): spec\.taint\.effect: Unsupported" \
+			"plan: a validation error beside the decode errors"
+	fi
+fi
 
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 
