@@ -6,6 +6,7 @@
  * Opening never writes to a file it has not checked: a read-only database
  * is refused, then PRAGMA quick_check runs before WAL mode or a migration
  * could touch the file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,9 +110,23 @@ static int sys_errno_code(int sys, int fallback)
 	}
 }
 
-static int errno_of(sqlite3 *db, int rc)
+/* SQLite keeps the system errno of a failed open but not of a failed
+ * commit: when the WAL's write or sync fails, sqlite3_system_errno stays 0
+ * and the message is a bare "disk I/O error". errno just after the step is
+ * what the failed call left, so run() passes it on as a hint; it is taken
+ * only when it names the file system's state (read-only, full), which a
+ * stale errno of some earlier lookup (ENOENT of a -journal) never does. */
+static int step_hint(int sys)
+{
+	return sys == EROFS || sys == ENOSPC || sys == EDQUOT ? sys : 0;
+}
+
+static int errno_of(sqlite3 *db, int rc, int hint)
 {
 	int sys = db ? sqlite3_system_errno(db) : 0;
+
+	if (!sys)
+		sys = step_hint(hint);
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
@@ -161,13 +176,23 @@ static const char *advice(int code)
 	}
 }
 
+static int fail_hinted(sqlite3 *db, const char *path, int rc, int hint, const char *what,
+		       struct dt_err *err)
+{
+	int code = errno_of(db, rc, hint);
+	/* -EIO is also the code of everything unnamed: only an I/O error
+	 * gets the hint about the disk. */
+	const char *why = code == -EIO && (rc & 0xff) == SQLITE_IOERR
+		? " (the disk or its file system failed: see the kernel log)" : advice(code);
+
+	return dt_err_set(err, code, "%s: %s: %s%s", path, what,
+			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), why);
+}
+
 int store_sqlite_fail(sqlite3 *db, const char *path, int rc, const char *what,
 		      struct dt_err *err)
 {
-	int code = errno_of(db, rc);
-
-	return dt_err_set(err, code, "%s: %s: %s%s", path, what,
-			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), advice(code));
+	return fail_hinted(db, path, rc, 0, what, err);
 }
 
 int store_sqlite_exec(sqlite3 *db, const char *path, const char *sql, const char *what,
@@ -314,10 +339,13 @@ static int read_conflict(sqlite3_stmt *st, struct store_conflict *c)
 static int run(struct sq *q, enum stmt which, const char *what, struct dt_err *err)
 {
 	sqlite3_stmt *st = q->st[which];
-	int rc = sqlite3_step(st);
+	int rc, sys;
 
+	errno = 0;
+	rc = sqlite3_step(st);
+	sys = errno;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		rc = store_sqlite_fail(q->db, q->path, rc, what, err);
+		rc = fail_hinted(q->db, q->path, rc, sys, what, err);
 	else
 		rc = 0;
 	sqlite3_reset(st);

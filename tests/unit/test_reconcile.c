@@ -38,7 +38,10 @@ static void from_type(const char *type, struct devs *v)
 
 		snprintf(v->bdf[i], sizeof(v->bdf[i]), "0000:%02zx:00.0", 0x10 + i);
 		snprintf(v->root[i], sizeof(v->root[i]), "%s", h->pcie_root ? h->pcie_root : "");
-		snprintf(v->rdma[i], sizeof(v->rdma[i]), gpu ? "" : "rdmap%zus0", i);
+		if (gpu)
+			v->rdma[i][0] = '\0';  /* GPUs have no RDMA device */
+		else
+			snprintf(v->rdma[i], sizeof(v->rdma[i]), "rdmap%zus0", i);
 		d->bdf = v->bdf[i];
 		d->kind = gpu ? PROBE_GPU : PROBE_EFA;
 		d->vendor = gpu ? t->gpu_vendor : HWDB_PCI_VENDOR_AMAZON;
