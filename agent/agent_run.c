@@ -10,7 +10,11 @@
  * While the coordinator cannot be reached it retries with exponential
  * backoff and jitter (1 s doubling up to 5 min), and keeps exactly one
  * report: a newer probe replaces the one not yet sent, so memory stays flat
- * however long the outage. It reads sysfs and nothing else: the run id that
+ * however long the outage. A failure is logged at warn when it starts a run
+ * of failures (or changes its status), with what rpc_channel_diagnose found
+ * wrong with the connection (a refused certificate, TLS against plaintext,
+ * ...), and at debug for the rest of the run; the first report that gets
+ * through is logged at info. It reads sysfs and nothing else: the run id that
  * lets the coordinator tell agent restarts apart is random, not /proc's boot
  * id.
  *
@@ -37,6 +41,7 @@
 #include "obs_log.h"
 #include "probe.h"
 #include "rpc_client.h"
+#include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000LL
@@ -44,6 +49,7 @@
 #define BACKOFF_MIN_NS (1 * NS_PER_S)
 #define BACKOFF_MAX_NS (300 * NS_PER_S)
 #define CALL_DEADLINE_MS 10000
+#define DIAGNOSE_MS 3000
 #define REPORT_METHOD "/dratopo.v1.Coordinator/Report"
 
 static const char run_usage[] =
@@ -185,6 +191,17 @@ static int start_signal_thread(void)
 	return 0;
 }
 
+/* gRPC's own log lines as events of ours. Its line for a failed handshake
+ * comes at every retry and report_failed already says what is wrong, in
+ * words: that one is debug. */
+static void grpc_log(const char *severity, const char *file, int line, const char *message)
+{
+	struct rpc_tls_refusal r;
+
+	obs_logf(rpc_tls_refusal_parse(message, &r) ? OBS_DEBUG : OBS_WARN, "grpc", "message",
+		 "%s: %s (%s:%d)", severity, message, file, line);
+}
+
 /* ---- one probe, one report ---- */
 
 struct run_state {
@@ -196,6 +213,8 @@ struct run_state {
 	uint8_t *pending;               /* the one report not yet acknowledged */
 	size_t pending_len;
 	int last_verdict;               /* -1 before the first ack */
+	unsigned failures;              /* failed sends since the last ack */
+	grpc_status_code last_failure;  /* the status of the latest of them */
 };
 
 static void make_run_id(char out[33])
@@ -282,6 +301,25 @@ static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
 	return rc || fflush(stdout) ? -1 : 0;
 }
 
+/* One failed send: at warn, diagnosed, when it starts a run of failures or
+ * its status differs from the one before; at debug otherwise, so that a long
+ * outage neither fills the log nor probes the coordinator on every retry. */
+static void report_failed(struct run_state *s, const struct rpc_status *st,
+			  const struct dt_err *err)
+{
+	bool news = s->failures == 0 || st->code != s->last_failure;
+	struct dt_err why = { 0 };
+	const char *msg = err->msg;
+
+	if (news && st->code == GRPC_STATUS_UNAVAILABLE &&
+	    rpc_channel_diagnose(s->ch, DIAGNOSE_MS, &why) < 0 && why.code != -EINVAL)
+		msg = why.msg;
+	s->failures++;
+	s->last_failure = st->code;
+	obs_log(news ? OBS_WARN : OBS_DEBUG, "report_failed", "coordinator", s->a->coordinator,
+		"status", rpc_status_name(st->code), "error", msg, NULL);
+}
+
 /* Send the pending report. 0 once acknowledged (pending dropped). */
 static int send_pending(struct run_state *s)
 {
@@ -294,8 +332,7 @@ static int send_pending(struct run_state *s)
 				CALL_DEADLINE_MS, &resp, &resp_len, &st, &err);
 
 	if (rc) {
-		obs_log(OBS_WARN, "report_failed", "coordinator", s->a->coordinator, "status",
-			rpc_status_name(st.code), "error", err.msg, NULL);
+		report_failed(s, &st, &err);
 		return -1;
 	}
 	ack = dratopo__v1__report_ack__unpack(NULL, resp_len, (const uint8_t *)resp);
@@ -306,10 +343,10 @@ static int send_pending(struct run_state *s)
 		return -1;
 	}
 	{
+		bool news = (int)ack->verdict != s->last_verdict || s->failures;
 		struct obs_ev ev;
 
-		obs_ev_begin(&ev, (int)ack->verdict != s->last_verdict ? OBS_INFO : OBS_DEBUG,
-			     "reported");
+		obs_ev_begin(&ev, news ? OBS_INFO : OBS_DEBUG, "reported");
 		obs_ev_str(&ev, "node", s->node);
 		obs_ev_int(&ev, "seq", (long long)ack->sequence);
 		obs_ev_str(&ev, "verdict", verdict_name(ack->verdict));
@@ -317,9 +354,12 @@ static int send_pending(struct run_state *s)
 			obs_ev_int(&ev, "differences", (long long)ack->n_differences);
 		if (ack->conflict)
 			obs_ev_str(&ev, "conflict", "true");
+		if (s->failures)
+			obs_ev_int(&ev, "after_failures", (long long)s->failures);
 		obs_ev_end(&ev);
 	}
 	s->last_verdict = (int)ack->verdict;
+	s->failures = 0;
 	rc = s->a->once ? print_ack(s->node, ack) : 0;
 	dratopo__v1__report_ack__free_unpacked(ack, NULL);
 	free(s->pending);
@@ -387,11 +427,13 @@ int agent_run(int argc, char **argv)
 	}
 	s.node = agent_node_name(a.node_name, host, sizeof(host));
 	make_run_id(s.run_id);
+	rpc_set_log(grpc_log);
 	if (rpc_channel_open(a.coordinator, &a.tls, &s.ch, &err)) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
 		return 1;
 	}
+	rpc_channel_set_diagnose(s.ch, false);  /* report_failed diagnoses, once per run */
 	obs_log(OBS_INFO, "start", "version", DRATOPO_VERSION, "node", s.node, "coordinator",
 		a.coordinator, "interval", duration_format(a.interval_ns, buf, sizeof(buf)), "tls",
 		a.tls.insecure ? "insecure" : "mtls", NULL);

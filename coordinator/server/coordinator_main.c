@@ -18,6 +18,7 @@
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
 #define DEFAULT_LISTEN "0.0.0.0:7443"
@@ -170,9 +171,21 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-/* gRPC's own log lines, as events of ours. */
+/* gRPC's own log lines, as events of ours; a refused TLS handshake as its
+ * own event with the reason and what it usually means. */
 static void grpc_log(const char *severity, const char *file, int line, const char *message)
 {
+	struct rpc_tls_refusal r;
+	struct obs_ev ev;
+
+	if (rpc_tls_refusal_parse(message, &r)) {
+		obs_ev_begin(&ev, OBS_WARN, "tls_handshake_failed");  /* gRPC names no peer */
+		obs_ev_str(&ev, "reason", r.reason);
+		if (r.hint)
+			obs_ev_str(&ev, "hint", r.hint);
+		obs_ev_end(&ev);
+		return;
+	}
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 

@@ -1,20 +1,46 @@
 /* rpc_client.c - the blocking unary client: one pluck completion queue per
- * call, so calls on one channel from several threads never meet. */
+ * call, so calls on one channel from several threads never meet. A call
+ * that fails UNAVAILABLE before any answer is diagnosed (rpc_tlsdiag.h), so
+ * its error says what is wrong instead of "Socket closed". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rpc_client.h"
 #include "rpc_internal.h"
+#include "rpc_tlsdiag.h"
 
 /* A trusted server's answers (node lists, plans of a large fleet) may pass
  * gRPC's 4 MiB default. */
 #define CLIENT_MAX_RECV (64 << 20)
+/* How long the diagnosis of a failed connection may take: a few round trips. */
+#define DIAGNOSE_MS 3000
 
 struct rpc_channel {
 	grpc_channel *ch;
 	char *addr;
+	struct rpc_tls tls;             /* copies of the paths, for the diagnosis */
+	bool diagnose;                  /* rpc_call diagnoses connection failures */
 };
+
+static void tls_free(struct rpc_tls *t)
+{
+	free((char *)t->cert);
+	free((char *)t->key);
+	free((char *)t->ca);
+}
+
+static int tls_copy(struct rpc_tls *dst, const struct rpc_tls *src)
+{
+	*dst = (struct rpc_tls){ .insecure = src->insecure };
+	if ((src->cert && !(dst->cert = strdup(src->cert))) ||
+	    (src->key && !(dst->key = strdup(src->key))) ||
+	    (src->ca && !(dst->ca = strdup(src->ca)))) {
+		tls_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_channel **out,
 		     struct dt_err *err)
@@ -38,14 +64,18 @@ int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_cha
 		return dt_err_prefix(err, "coordinator %s: ", addr);
 	}
 	c = calloc(1, sizeof(*c));
-	if (c)
+	if (c) {
 		c->addr = strdup(addr);
-	if (c && c->addr)
+		c->diagnose = true;
+	}
+	if (c && c->addr && !tls_copy(&c->tls, tls))
 		c->ch = grpc_channel_create(addr, creds, &args);
 	grpc_channel_credentials_release(creds);
 	if (!c || !c->ch) {
-		if (c)
+		if (c) {
 			free(c->addr);
+			tls_free(&c->tls);
+		}
 		free(c);
 		grpc_shutdown();
 		return dt_err_set(err, -ENOMEM, "coordinator %s: cannot create a channel", addr);
@@ -60,6 +90,7 @@ void rpc_channel_close(struct rpc_channel *ch)
 		return;
 	grpc_channel_destroy(ch->ch);
 	free(ch->addr);
+	tls_free(&ch->tls);
 	free(ch);
 	grpc_shutdown();
 }
@@ -74,9 +105,23 @@ grpc_channel *rpc_channel_core(struct rpc_channel *ch)
 	return ch->ch;
 }
 
-/* Run one unary exchange; *resp_bb is the server's message (or NULL). */
+void rpc_channel_set_diagnose(struct rpc_channel *ch, bool on)
+{
+	ch->diagnose = on;
+}
+
+int rpc_channel_diagnose(struct rpc_channel *ch, int64_t timeout_ms, struct dt_err *err)
+{
+	int rc = rpc_diagnose(ch->addr, &ch->tls, timeout_ms, err);
+
+	return rc ? dt_err_prefix(err, "coordinator %s: ", ch->addr) : 0;
+}
+
+/* Run one unary exchange; *resp_bb is the server's message (or NULL).
+ * *answered: the server sent headers, so the connection was made. */
 static void exchange(struct rpc_channel *ch, const char *method, grpc_byte_buffer *req_bb,
-		     int64_t deadline_ms, grpc_byte_buffer **resp_bb, struct rpc_status *st)
+		     int64_t deadline_ms, grpc_byte_buffer **resp_bb, struct rpc_status *st,
+		     bool *answered)
 {
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 	grpc_metadata_array md_init, md_trail;
@@ -114,6 +159,7 @@ static void exchange(struct rpc_channel *ch, const char *method, grpc_byte_buffe
 		snprintf(st->details, sizeof(st->details), "%.*s", (int)GRPC_SLICE_LENGTH(details),
 			 (const char *)GRPC_SLICE_START_PTR(details));
 	}
+	*answered = md_init.count > 0;
 	if (call)
 		grpc_call_unref(call);
 	grpc_slice_unref(details);
@@ -124,12 +170,28 @@ static void exchange(struct rpc_channel *ch, const char *method, grpc_byte_buffe
 	grpc_completion_queue_destroy(cq);
 }
 
+/* The error of a failed call: what the diagnosis found when the connection
+ * itself failed (UNAVAILABLE before any header), gRPC's status otherwise
+ * (also when the diagnosis found nothing wrong: then it was something else). */
+static int call_failed(struct rpc_channel *ch, const struct rpc_status *st, bool answered,
+		       struct dt_err *err)
+{
+	struct dt_err why = { 0 };
+
+	if (ch->diagnose && !answered && st->code == GRPC_STATUS_UNAVAILABLE &&
+	    rpc_channel_diagnose(ch, DIAGNOSE_MS, &why) < 0 && why.code != -EINVAL)
+		return dt_err_set(err, -EREMOTEIO, "%s", why.msg);
+	return dt_err_set(err, -EREMOTEIO, "coordinator %s: %s: %s", ch->addr,
+			  rpc_status_name(st->code), st->details);
+}
+
 static int call_buffer(struct rpc_channel *ch, const char *method, grpc_byte_buffer *req_bb,
 		       int64_t deadline_ms, grpc_slice *resp, struct rpc_status *st,
 		       struct dt_err *err)
 {
 	grpc_byte_buffer *resp_bb = NULL;
 	struct rpc_status local;
+	bool answered = false;
 
 	if (!st)
 		st = &local;
@@ -137,13 +199,12 @@ static int call_buffer(struct rpc_channel *ch, const char *method, grpc_byte_buf
 	*resp = grpc_empty_slice();
 	if (!req_bb)
 		return dt_err_set(err, -ENOMEM, "coordinator %s: %s: out of memory", ch->addr, method);
-	exchange(ch, method, req_bb, deadline_ms, &resp_bb, st);
+	exchange(ch, method, req_bb, deadline_ms, &resp_bb, st, &answered);
 	grpc_byte_buffer_destroy(req_bb);
 	if (st->code != GRPC_STATUS_OK) {
 		if (resp_bb)
 			grpc_byte_buffer_destroy(resp_bb);
-		return dt_err_set(err, -EREMOTEIO, "coordinator %s: %s: %s", ch->addr,
-				  rpc_status_name(st->code), st->details);
+		return call_failed(ch, st, answered, err);
 	}
 	*resp = rpc_buffer_slice(resp_bb);
 	if (resp_bb)

@@ -8,11 +8,14 @@
  * A channel connects lazily and reconnects by itself; one channel may be
  * used by several threads at once (every call has its own completion
  * queue). A call fails fast (UNAVAILABLE) while the coordinator cannot be
- * reached: retrying, with backoff, is the caller's choice. */
+ * reached: retrying, with backoff, is the caller's choice. When the
+ * connection itself failed, the call's error says why (rpc_tlsdiag.h:
+ * refused, a certificate refused or untrusted, TLS against plaintext). */
 #ifndef DT_RPC_CLIENT_H
 #define DT_RPC_CLIENT_H
 
 #include <grpc/grpc.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,11 +39,21 @@ const char *rpc_channel_addr(const struct rpc_channel *ch);
  * it for a call that never sends its message). */
 grpc_channel *rpc_channel_core(struct rpc_channel *ch);
 
+/* Whether a call that fails UNAVAILABLE before any answer runs
+ * rpc_diagnose (up to 3 s) and puts what it found in its err (default on).
+ * A caller that retries turns it off and calls rpc_channel_diagnose once
+ * per run of failures. */
+void rpc_channel_set_diagnose(struct rpc_channel *ch, bool on);
+/* rpc_diagnose on the channel's address and TLS files: 0 when nothing is
+ * wrong with the connection, else its code and err "coordinator ADDR: ...". */
+int rpc_channel_diagnose(struct rpc_channel *ch, int64_t timeout_ms, struct dt_err *err);
+
 /* One unary call with a deadline of deadline_ms (> 0). 0 and *response
  * (free with protobuf_c_message_free_unpacked) when the server answered OK;
  * -EREMOTEIO when it answered another status, -EBADMSG when its answer is
- * not a response_type. err reads "coordinator ADDR: STATUS: details". st
- * may be NULL. */
+ * not a response_type. err reads "coordinator ADDR: STATUS: details", or
+ * "coordinator ADDR: " and the diagnosis when the connection failed (st
+ * keeps gRPC's status and details). st may be NULL. */
 int rpc_call(struct rpc_channel *ch, const char *method, const ProtobufCMessage *request,
 	     const ProtobufCMessageDescriptor *response_type, int64_t deadline_ms,
 	     ProtobufCMessage **response, struct rpc_status *st, struct dt_err *err);
