@@ -10,3 +10,10 @@ dt_add_suite(test_rpc SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_rpc.c LIBS dt_
 # gRPC logs every refused handshake on stderr; the tests assert the codes.
 set_tests_properties(test_rpc PROPERTIES FIXTURES_REQUIRED rpc_tls
                      ENVIRONMENT "GRPC_VERBOSITY=NONE")
+
+# Why a connection fails (rpc_diagnose): dt_rpc's gRPC server with good and
+# bad certificates, and small OpenSSL/plain servers for what gRPC never does.
+dt_add_suite(test_rpc_tlsdiag SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_rpc_tlsdiag.c
+             LIBS dt_rpc PkgConfig::OPENSSL Threads::Threads TIMEOUT 120)
+set_tests_properties(test_rpc_tlsdiag PROPERTIES FIXTURES_REQUIRED rpc_tls
+                     ENVIRONMENT "GRPC_VERBOSITY=NONE")
