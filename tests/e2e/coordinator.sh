@@ -94,7 +94,7 @@ expect 0 "$BIN" hwdb show p7.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADM
 expect 1 "$BIN" hwdb show p9.nope --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" &&
 	has "$TMP/err" 'NOT_FOUND' "unknown type"
 expect 1 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --insecure &&
-	has "$TMP/err" 'UNAVAILABLE' "plaintext client against mTLS"
+	has "$TMP/err" 'the coordinator speaks TLS: drop --insecure' "plaintext client against mTLS"
 expect 2 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --tls-cert "$CERTS/client-admin.pem"
 
 # ---- planning against the live fleet ----
