@@ -506,20 +506,34 @@ static void format_time(const ASN1_TIME *t, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+/* The first certificate of a PEM file, the others (its chain) in *chain. */
+static X509 *read_chain(const char *path, STACK_OF(X509) **chain)
+{
+	FILE *f = fopen(path, "r");
+	X509 *leaf = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL, *x;
+
+	*chain = sk_X509_new_null();
+	while (leaf && *chain && (x = PEM_read_X509(f, NULL, NULL, NULL)))
+		if (!sk_X509_push(*chain, x))
+			X509_free(x);
+	ERR_clear_error();          /* the end of the file reads as an error */
+	if (f)
+		fclose(f);
+	return leaf;
+}
+
 /* What is wrong with the client's own certificate, seen from here: dates,
  * and whether it chains to our own --tls-ca. "" when nothing is. */
 static void own_cert_problem(const struct rpc_tls *tls, char *buf, size_t len)
 {
-	FILE *f = fopen(tls->cert, "r");
-	X509 *leaf = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
+	STACK_OF(X509) *chain = NULL;
+	X509 *leaf = read_chain(tls->cert, &chain);
 	X509_STORE *store = X509_STORE_new();
 	X509_STORE_CTX *vctx = X509_STORE_CTX_new();
 	char when[32];
 
 	buf[0] = '\0';
-	if (f)
-		fclose(f);
-	if (!leaf || !store || !vctx)
+	if (!leaf || !chain || !store || !vctx)
 		goto out;
 	if (X509_cmp_current_time(X509_get0_notAfter(leaf)) < 0) {
 		format_time(X509_get0_notAfter(leaf), when, sizeof(when));
@@ -529,7 +543,7 @@ static void own_cert_problem(const struct rpc_tls *tls, char *buf, size_t len)
 		snprintf(buf, len, "--tls-cert %s is not valid before %s: is this machine's clock right?",
 			 tls->cert, when);
 	} else if (X509_STORE_load_file(store, tls->ca) == 1 &&
-		   X509_STORE_CTX_init(vctx, store, leaf, NULL) == 1 &&
+		   X509_STORE_CTX_init(vctx, store, leaf, chain) == 1 &&
 		   X509_verify_cert(vctx) != 1) {
 		snprintf(buf, len, "is --tls-cert %s signed by the CA the coordinator trusts (its "
 			 "--tls-ca)? It is not signed by --tls-ca %s either (%s)", tls->cert, tls->ca,
@@ -538,6 +552,7 @@ static void own_cert_problem(const struct rpc_tls *tls, char *buf, size_t len)
 out:
 	X509_STORE_CTX_free(vctx);
 	X509_STORE_free(store);
+	sk_X509_pop_free(chain, X509_free);
 	X509_free(leaf);
 }
 

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -228,8 +229,15 @@ static void mini_serve(struct mini *m, int fd)
 static void *mini_main(void *arg)
 {
 	struct mini *m = arg;
+	sigset_t pipe;
 	int fd;
 
+	/* This OpenSSL server writes with write(2): a client that hung up must
+	 * not kill the suite. Only this thread: the diagnosis, on the test's
+	 * thread, must never raise SIGPIPE by itself. */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
 	/* shutdown(2) on the listener ends accept with an error. */
 	while ((fd = accept(m->lfd, NULL, NULL)) >= 0) {
 		mini_serve(m, fd);
