@@ -82,8 +82,7 @@ static int count_certs(const char *pem, X509 **first)
 	return n;
 }
 
-/* Never prompt on a terminal for an encrypted key: gRPC cannot use one. */
-static int no_passphrase(char *buf, int size, int rwflag, void *u)
+int rpc_pem_no_passphrase(char *buf, int size, int rwflag, void *u)
 {
 	(void)buf, (void)size, (void)rwflag, (void)u;
 	return -1;
@@ -101,7 +100,7 @@ static int check_pems(const struct pem_set *p, const struct rpc_tls *tls, struct
 		goto out;
 	}
 	b = BIO_new_mem_buf(p->key, -1);
-	key = b ? PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL) : NULL;
+	key = b ? PEM_read_bio_PrivateKey(b, NULL, rpc_pem_no_passphrase, NULL) : NULL;
 	ERR_clear_error();
 	if (!key) {
 		rc = dt_err_set(err, -EINVAL, "key %s: no unencrypted PEM private key in it", tls->key);

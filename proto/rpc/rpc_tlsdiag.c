@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpc_internal.h"
 #include "rpc_tlsdiag.h"
 #include "strbuf.h"
 
@@ -467,13 +468,6 @@ static int ssl_run(SSL *ssl, int fd, enum io_op op, void *buf, int len, int64_t 
 	}
 }
 
-/* Never prompt on a terminal for an encrypted key (rpc_tls.c refuses them). */
-static int no_passphrase(char *buf, int size, int rwflag, void *u)
-{
-	(void)buf, (void)size, (void)rwflag, (void)u;
-	return -1;
-}
-
 static int client_ctx(const struct rpc_tls *tls, SSL_CTX **out, struct dt_err *err)
 {
 	static const unsigned char alpn[] = "\x08grpc-exp\x02h2";
@@ -482,7 +476,7 @@ static int client_ctx(const struct rpc_tls *tls, SSL_CTX **out, struct dt_err *e
 	*out = NULL;
 	if (!ctx)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	SSL_CTX_set_default_passwd_cb(ctx, no_passphrase);
+	SSL_CTX_set_default_passwd_cb(ctx, rpc_pem_no_passphrase);
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
 	if (SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1) ||  /* 0 is success */

@@ -32,6 +32,10 @@ gpr_timespec rpc_deadline_in(int64_t ms);
 /* Milliseconds from now until t (negative when past, INT64_MAX for infinite). */
 int64_t rpc_ms_until(gpr_timespec t);
 
+/* An OpenSSL passphrase callback that refuses: an encrypted key is never
+ * prompted for on a terminal (gRPC could not use one anyway). */
+int rpc_pem_no_passphrase(char *buf, int size, int rwflag, void *u);
+
 /* The channel credentials of tls (insecure ones when tls->insecure). */
 grpc_channel_credentials *rpc_channel_creds(const struct rpc_tls *tls, struct dt_err *err);
 
