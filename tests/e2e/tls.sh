@@ -87,11 +87,12 @@ expect 1 "$AGENT" run --once --coordinator "$ADDR_mtls" --node-name node-01 \
 has "$TMP/err" "^ts=[^ ]+ level=warn event=report_failed coordinator=$ADDR_mtls status=UNAVAILABLE error=\"coordinator $ADDR_mtls: the coordinator refused this client's certificate during the TLS handshake: is --tls-cert $C/other-client.pem signed" "agent: diagnosed refusal"
 grep -Ev '^ts=[^ ]+ level=[a-z]+ event=' "$TMP/err" | grep -q . && fail "agent: a line that is not logfmt: $(grep -Ev '^ts=' "$TMP/err" | head -1)"
 # A run of failures is diagnosed and logged at warn once; the retries are
-# debug. Wait (bounded) for two retries, then count.
+# debug. Wait (bounded, 30 s for retries 1 s, 2 s, 4 s apart) for three
+# failures, then count.
 "$AGENT" run --coordinator "$ADDR_plain" --node-name node-01 --sysfs-root "$FX/p5.48xlarge" \
 	$(files client-node-01 ca) 2>"$TMP/agent.log" &
 PIDS+=($!)
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	[ "$(grep -c 'event=backoff' "$TMP/agent.log")" -ge 3 ] && break
 	sleep 0.1
 done
