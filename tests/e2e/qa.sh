@@ -364,6 +364,18 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-class-hint.yaml"; then
 	jqis '.unschedulable[0].reason | test("dra.net|efa-0")' false "no EFA in a GPU request's reason"
 fi
 
+# QA-31: a new node's host name is its own; a pod pinned to another host
+# never goes there.
+if expect 3 "$BIN" plan -o json -f "$Q/plan-hostname.yaml"; then
+	jqis '[.unschedulable[].pod] | sort' '["default/affinity-elsewhere","default/pinned-elsewhere"]' \
+		"pods pinned to absent hosts are unschedulable"
+	jqis '.existingNodes[0].pods' '["default/pinned-node-a"]' "pinned pod on its node"
+	jqis '[.nodeClaims[].pods[]] | sort' '["default/any-host","default/not-there"]' \
+		"NotIn and Exists on the host name fit a new node"
+	jqis '.unschedulable[] | select(.pod == "default/pinned-elsewhere") | .reason |
+		test("a new node has a host name of its own")' true "hostname reason"
+fi
+
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 
 COORD="${BIN%/dratopo}/dratopo-coordinator"
