@@ -21,6 +21,23 @@ expect 1 "$BIN" validate -f "$Q/selector-too-long.yaml" &&
 	has "$TMP/err" "^$Q/selector-too-long.yaml: document 1 \(DeviceClass huge\): spec\.selectors\[0\]\.cel\.expression: Too long: may not be more than 10240 bytes$" \
 		"10 KiB selector"
 
+# QA-32: the label keys Karpenter's CRDs keep to themselves.
+if expect 1 "$BIN" validate -f "$Q/nodepool-restricted.yaml"; then
+	f="$Q/nodepool-restricted.yaml"
+	p="^$f: document 1 \(NodePool restricted\): spec\.template\."
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"kubernetes.io/hostname\": label \"kubernetes.io/hostname\" is restricted$" \
+		"hostname label"
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"karpenter.sh/nodepool\": label \"karpenter.sh/nodepool\" is restricted$" \
+		"nodepool label"
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"example.k8s.io/team\": label domain \"k8s.io\" is restricted$" \
+		"k8s.io label"
+	has "$TMP/err" "${p}spec\.requirements\[2\]\.key: Invalid value: \"karpenter.sh/unknown\": label domain \"karpenter.sh\" is restricted$" \
+		"karpenter.sh requirement"
+	has "$TMP/err" "^$f: document 2 \(NodeClaim restricted-x1y2z\): spec\.requirements\[1\]\.key: Invalid value: \"kubernetes.io/hostname\": label \"kubernetes.io/hostname\" is restricted$" \
+		"hostname in a NodeClaim"
+	[ "$(wc -l <"$TMP/err")" -eq 10 ] || fail "restricted keys: $(wc -l <"$TMP/err") lines, want 10"
+fi
+
 # One file, two objects, many problems: all of them, each on its own line in
 # the contract's form, and the unknown kind only warned about.
 if expect 1 "$BIN" validate -f "$Q/bad-fields.yaml"; then
