@@ -290,6 +290,10 @@ fi
 expect 0 "$BIN" plan -o json -f "$Q/plan-resources.yaml" &&
 	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["g6-small","g6.16xlarge"]]' \
 		"CPU and memory force a bigger g6"
+# QA-34: NodeClaim requests in Quantity's canonical form, as Karpenter writes them.
+expect 0 "$BIN" plan -o yaml -f "$Q/plan-resources.yaml" &&
+	has "$TMP/out" '^      cpu: "40"$' "NodeClaim cpu canonical" &&
+	has "$TMP/out" '^      memory: 150Gi$' "NodeClaim memory canonical"
 if expect 3 "$BIN" plan -o json -f "$Q/plan-taints-selectors.yaml"; then
 	jqis '[.nodeClaims[] | [.pods[0], .nodePool, .instanceType]] | sort' \
 		'[["default/plain","arm","g5g.xlarge"],["default/tolerant","four-gpu","g4dn.12xlarge"]]' \
