@@ -273,6 +273,9 @@ if expect 0 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-fit.yaml"; then
 		'[["gpu-0","20Gi"],["gpu-0","10Gi"]]' "request policy rounding next to a holder"
 	jqis '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f-]{36}$")] | all' true \
 		"shareIDs"
+	# QA-39: the fields of a result in design.md's order
+	jqis '.claims[0].allocation.devices.results[0] | keys_unsorted' \
+		'["request","driver","pool","device","shareID","consumedCapacity"]' "result field order"
 fi
 expect 3 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-over.yaml"
 # -o yaml gives the claims with status.allocation: valid, and in use when
