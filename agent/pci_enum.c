@@ -272,22 +272,26 @@ static int want_details(uint16_t vendor, uint16_t device, uint16_t device_class)
 
 /* libpci reads an empty or garbled id file as 0 without complaint, which
  * would file a GPU under "other devices" in silence. Vendor 0 and 0xffff
- * are never real, so when libpci reports one, look at the file ourselves
- * and say what is wrong with it. */
-static int vendor_file_sane(const char *sys, const char *name, struct dt_diags *warnings)
+ * are never real, nor is class 0 on an NVIDIA device (its GPUs are display
+ * controllers, its NVSwitches bridges), so when libpci reports one, look at
+ * the file ourselves and say what is wrong with it. file is "vendor"
+ * (what: "vendor id", "not a PCI vendor") or "class". */
+static int id_file_sane(const char *sys, const char *name, const char *file, uint32_t max,
+			bool zero_ok, const char *what, const char *is_not,
+			struct dt_diags *warnings)
 {
 	char path[PROBE_PATH_MAX], buf[32];
 	struct dt_err e = { 0 };
 	uint32_t v;
 
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/vendor", sys, name);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sys, name, file);
 	if (probe_read_attr(path, buf, sizeof(buf), &e) < 0) {
 		dt_diags_add(warnings, "%s: %s; device skipped", name, e.msg);
 		return 0;
 	}
-	if (probe_parse_hex(buf, 0xffff, &v) < 0 || v == 0 || v == 0xffff) {
-		dt_diags_add(warnings, "%s: vendor id \"%s\" is not a PCI vendor; device skipped",
-			     path, buf);
+	if (probe_parse_hex(buf, max, &v) < 0 || (v == 0 && !zero_ok) || v == 0xffff) {
+		dt_diags_add(warnings, "%s: %s \"%s\" is %s; device skipped", path, what, buf,
+			     is_not);
 		return 0;
 	}
 	return 1;
@@ -310,7 +314,14 @@ static int read_device(const char *sys, struct pci_dev *d, const char *name,
 		dt_diags_add(warnings, "%s: libpci: %s; device skipped", name, e.msg);
 		return -EIO;
 	}
-	if ((d->vendor_id == 0 || d->vendor_id == 0xffff) && !vendor_file_sane(sys, name, warnings))
+	if ((d->vendor_id == 0 || d->vendor_id == 0xffff) &&
+	    !id_file_sane(sys, name, "vendor", 0xffff, false, "vendor id", "not a PCI vendor",
+			  warnings))
+		return -EIO;
+	/* A class file that parses as 0 is garbled; one that says 0 is kept. */
+	if (d->vendor_id == HWDB_PCI_VENDOR_NVIDIA && d->device_class == 0 &&
+	    !id_file_sane(sys, name, "class", 0xffffff, true, "class", "not a PCI class code",
+			  warnings))
 		return -EIO;
 	rec->vendor = d->vendor_id;
 	rec->device = d->device_id;

@@ -235,6 +235,49 @@ static struct model_object *allocated_claim(struct model_set *set, const struct 
 	return o;
 }
 
+/* design.md's order of a result's fields ("request", "driver", "pool",
+ * "device", then the optional ones); model_encode sorts keys as YAML output
+ * wants them. Unknown keys go last, sorted. */
+static size_t result_rank(const struct doc_node *key)
+{
+	static const char *const order[] = {
+		"request", "driver", "pool", "device", "adminAccess", "tolerations", "shareID",
+		"consumedCapacity", "bindingConditions", "bindingFailureConditions",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (key->text && !strcmp(key->text, order[i]))
+			break;
+	return i;
+}
+
+static int result_pair_cmp(const void *pa, const void *pb)
+{
+	const struct doc_pair *a = pa, *b = pb;
+	size_t ra = result_rank(a->key), rb = result_rank(b->key);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return strcmp(a->key->text ? a->key->text : "", b->key->text ? b->key->text : "");
+}
+
+/* alloc is this function's caller's own copy (doc_clone). */
+static void order_results(struct doc_node *alloc)
+{
+	struct doc_node *devices = (struct doc_node *)doc_get(alloc, "devices");
+	struct doc_node *results = devices ? (struct doc_node *)doc_get(devices, "results") : NULL;
+
+	if (!results || results->kind != DOC_SEQ)
+		return;
+	for (size_t i = 0; i < results->u.seq.n; i++) {
+		struct doc_node *r = results->u.seq.items[i];
+
+		if (r->kind == DOC_MAP && r->u.map.n > 1)
+			qsort(r->u.map.pairs, r->u.map.n, sizeof(*r->u.map.pairs), result_pair_cmp);
+	}
+}
+
 static int print_result(const struct opts *o, struct model_set *set,
 			const struct alloc_outcome *out)
 {
@@ -255,7 +298,7 @@ static int print_result(const struct opts *o, struct model_set *set,
 		const struct alloc_claim_result *r = &out->claims[i];
 		struct model_object *c = allocated_claim(set, r->claim, &r[0]);
 		const struct doc_node *alloc;
-		struct doc_node *enc, *item;
+		struct doc_node *enc, *item, *copy;
 		char name[600];
 
 		if (!c)
@@ -267,13 +310,14 @@ static int print_result(const struct opts *o, struct model_set *set,
 		}
 		enc = model_encode(c, a);
 		alloc = enc ? doc_get_path(enc, "status", "allocation", NULL) : NULL;
+		copy = alloc ? doc_clone(a, alloc) : NULL;
 		item = doc_new_map(a);
 		snprintf(name, sizeof(name), "%s/%s", c->meta.ns ? c->meta.ns : "default",
 			 c->meta.name ? c->meta.name : "");
-		if (!alloc || !item || doc_map_set(a, item, "name", doc_new_string(a, name)) ||
-		    doc_map_set(a, item, "allocation", doc_clone(a, alloc)) ||
-		    doc_seq_push(a, seq, item))
+		if (!copy || !item || doc_map_set(a, item, "name", doc_new_string(a, name)) ||
+		    doc_map_set(a, item, "allocation", copy) || doc_seq_push(a, seq, item))
 			goto out;
+		order_results(copy);
 	}
 	if (!o->yaml && doc_emit_json(root, 4, &sb))
 		goto out;

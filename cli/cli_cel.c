@@ -13,6 +13,7 @@
  * scheduler does: attributes and capacity split into domain and id, an
  * unqualified name belonging to the driver's domain; versions parse as
  * Semver, capacities as Quantity. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dratopo cel eval [--device FILE [--device-name NAME]] [--let NAME=EXPR]...\n"
-		"                        [--repeat N] EXPR\n\n"
+		"                        [--repeat N] [--] EXPR\n\n"
 		"Compile EXPR in the DRA selector environment (every Kubernetes CEL library) and\n"
 		"evaluate it. The result, of any type, is printed as a CEL expression.\n\n"
 		"options:\n"
@@ -532,8 +533,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 		} else if (a[0] == '-' && a[1] == '-' && a[2] == 0 && i + 1 < argc && !o->expr) {
 			o->expr = argv[++i];
-		} else if (a[0] == '-' && a[1] && !o->expr && strspn(a + 1, "0123456789.") == 0) {
-			fprintf(stderr, "dratopo cel eval: unknown option %s\n", a);
+		} else if (!strcmp(a, "--") && !o->expr) {
+			fprintf(stderr, "dratopo cel eval: no expression after --\n");
+			return CLI_EXIT_USAGE;
+		} else if (a[0] == '-' && (isalpha((unsigned char)a[1]) || a[1] == '-') && !o->expr) {
+			/* "-1", "-(x)", "- 2" are expressions; "-x" could be either. */
+			if (a[1] == '-')
+				fprintf(stderr, "dratopo cel eval: unknown option %s\n", a);
+			else
+				fprintf(stderr, "dratopo cel eval: unknown option %s (an expression "
+					"starting with '-' goes after --: cel eval -- '%s')\n", a, a);
 			return CLI_EXIT_USAGE;
 		} else if (!o->expr) {
 			o->expr = a;

@@ -1,7 +1,7 @@
 /* model_validate_karpenter.c - the schema and CEL rules of the Karpenter
- * CRDs: NodePool (requirements, node class reference, taints, limits),
- * NodeClaim and NodeOverlay (requirements, price or priceAdjustment,
- * capacity, weight). */
+ * CRDs: NodePool (template labels, requirements, node class reference,
+ * taints, limits), NodeClaim and NodeOverlay (requirements, price or
+ * priceAdjustment, capacity, weight). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -82,8 +82,95 @@ static void v_karpenter_values(struct model_val *v, const struct model_requireme
 	P_POP(v, g);
 }
 
+/* The label keys Karpenter keeps to itself and Kubernetes (the CRDs' CEL
+ * rules, kubernetes-sigs/karpenter hack/validation): the kubernetes.io and
+ * k8s.io domains but for the well-known labels, karpenter.sh but for the
+ * capacity type and the pool, the pool's own label (a NodePool may not set
+ * or require it; a NodeClaim requires it) and the host name, which every
+ * node gets for itself. The rules differ a little between template labels
+ * (a domain suffix) and requirement keys (a prefix). */
+enum key_rules { KEYS_POOL_LABELS, KEYS_POOL_REQS, KEYS_CLAIM_REQS };
+
+#define N_KEY_RULES 5
+
+static const char *const key_rule_msgs[N_KEY_RULES] = {
+	"label domain \"kubernetes.io\" is restricted",
+	"label domain \"k8s.io\" is restricted",
+	"label domain \"karpenter.sh\" is restricted",
+	"label \"karpenter.sh/nodepool\" is restricted",
+	"label \"kubernetes.io/hostname\" is restricted",
+};
+
+static bool domain_ends(const char *key, const char *suffix)
+{
+	size_t d = strcspn(key, "/"), n = strlen(suffix);
+
+	return d >= n && !strncmp(key + d - n, suffix, n);
+}
+
+static bool has_prefix(const char *key, const char *prefix)
+{
+	return !strncmp(key, prefix, strlen(prefix));
+}
+
+static bool k8s_well_known(const char *key, bool labels)
+{
+	static const char *const keys[] = {
+		"beta.kubernetes.io/instance-type", "failure-domain.beta.kubernetes.io/region",
+		"beta.kubernetes.io/os", "beta.kubernetes.io/arch",
+		"failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone",
+		"topology.kubernetes.io/region", "node.kubernetes.io/instance-type",
+		"kubernetes.io/arch", "kubernetes.io/os", "node.kubernetes.io/windows-build",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	if (labels)
+		return domain_ends(key, "node.kubernetes.io") ||
+		       domain_ends(key, "node-restriction.kubernetes.io");
+	return has_prefix(key, "node.kubernetes.io/") ||
+	       has_prefix(key, "node-restriction.kubernetes.io/");
+}
+
+/* The rules key breaks, as bits of key_rule_msgs. */
+static unsigned restricted_key(const char *key, enum key_rules rules)
+{
+	bool labels = rules == KEYS_POOL_LABELS;
+	unsigned bad = 0;
+
+	if (domain_ends(key, "kubernetes.io") && !k8s_well_known(key, labels))
+		bad |= 1u << 0;
+	if (domain_ends(key, "k8s.io") &&
+	    !(labels ? domain_ends(key, "kops.k8s.io") : has_prefix(key, "kops.k8s.io/")))
+		bad |= 1u << 1;
+	if (domain_ends(key, "karpenter.sh") && strcmp(key, "karpenter.sh/capacity-type") &&
+	    strcmp(key, "karpenter.sh/nodepool"))
+		bad |= 1u << 2;
+	if (rules != KEYS_CLAIM_REQS && !strcmp(key, "karpenter.sh/nodepool"))
+		bad |= 1u << 3;
+	if (!strcmp(key, "kubernetes.io/hostname"))
+		bad |= 1u << 4;
+	return bad;
+}
+
+static void e_restricted(struct model_val *v, const char *key, unsigned bad)
+{
+	for (int i = 0; i < N_KEY_RULES; i++)
+		if (bad & (1u << i))
+			model_e_invalid_str(v, key, key_rule_msgs[i]);
+}
+
+static void v_template_labels(struct model_val *v, const struct model_kv *kv, size_t n)
+{
+	model_v_labels(v, kv, n);
+	for (size_t i = 0; i < n; i++)
+		if (kv[i].key)
+			e_restricted(v, kv[i].key, restricted_key(kv[i].key, KEYS_POOL_LABELS));
+}
+
 static void v_karpenter_requirements(struct model_val *v, const struct model_requirement *r,
-				     size_t n)
+				     size_t n, enum key_rules rules)
 {
 	size_t f = P_FIELD(v, "requirements");
 
@@ -99,8 +186,10 @@ static void v_karpenter_requirements(struct model_val *v, const struct model_req
 		g = P_FIELD(v, "key");
 		if (model_empty(r[i].key))
 			model_e_required(v, "");
-		else
+		else {
 			model_v_label_name(v, r[i].key);
+			e_restricted(v, r[i].key, restricted_key(r[i].key, rules));
+		}
 		P_POP(v, g);
 		g = P_FIELD(v, "operator");
 		if (model_empty(r[i].operator_text))
@@ -157,12 +246,12 @@ void model_v_node_pool(struct model_val *v, const struct model_node_pool *p)
 	size_t f = P_FIELD(v, "metadata");
 	size_t g = P_FIELD(v, "labels");
 
-	model_v_labels(v, p->template_labels, p->n_template_labels);
+	v_template_labels(v, p->template_labels, p->n_template_labels);
 	P_POP(v, g);
 	P_POP(v, f);
 	f = P_FIELD(v, "spec");
 	v_node_class_ref(v, &p->node_class_ref);
-	v_karpenter_requirements(v, p->requirements, p->n_requirements);
+	v_karpenter_requirements(v, p->requirements, p->n_requirements, KEYS_POOL_REQS);
 	model_v_taints(v, "taints", p->taints, p->n_taints, -1, model_core_effects);
 	model_v_taints(v, "startupTaints", p->startup_taints, p->n_startup_taints, -1,
 		       model_core_effects);
@@ -184,7 +273,7 @@ void model_v_node_claim(struct model_val *v, const struct model_node_claim *c)
 	size_t sp = P_FIELD(v, "spec");
 
 	v_node_class_ref(v, &c->node_class_ref);
-	v_karpenter_requirements(v, c->requirements, c->n_requirements);
+	v_karpenter_requirements(v, c->requirements, c->n_requirements, KEYS_CLAIM_REQS);
 	model_v_taints(v, "taints", c->taints, c->n_taints, -1, model_core_effects);
 	model_v_taints(v, "startupTaints", c->startup_taints, c->n_startup_taints, -1,
 		       model_core_effects);

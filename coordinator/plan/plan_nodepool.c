@@ -6,8 +6,9 @@
  * A node that does not exist yet is not a label map but a set of
  * possibilities: its instance-type labels are fixed, the NodePool's
  * requirements narrow the keys the type leaves open, and well-known keys
- * such as the zone take whatever value is asked for. A pod requirement is
- * compatible when some possible state satisfies it (struct plan_vset).
+ * such as the zone take whatever value is asked for, except the host name,
+ * which is the new node's own. A pod requirement is compatible when some
+ * possible state satisfies it (struct plan_vset).
  * Also: which MIG layout a NodePool's EC2NodeClass gives each type. */
 #include <ctype.h>
 #include <errno.h>
@@ -27,8 +28,14 @@ static const char *const open_well_known[] = {
 	"failure-domain.beta.kubernetes.io/zone",
 	"failure-domain.beta.kubernetes.io/region",
 	"topology.k8s.aws/zone-id",
-	"kubernetes.io/hostname",
 };
+
+/* A new node's host name is its own and unknown (Karpenter gives every
+ * NodeClaim a placeholder hostname requirement): the label exists, but no
+ * name a pod can ask for is it. The stand-in is no valid label value, so no
+ * In list holds it, while NotIn and Exists hold. */
+#define HOSTNAME_KEY "kubernetes.io/hostname"
+#define NEW_NODE_HOSTNAME "<new node>"
 
 static bool is_open_well_known(const char *key)
 {
@@ -204,6 +211,8 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
 		return false;
 	if (v || !node->hypothetical)
 		return plan_vset_has(&want, v);
+	if (!strcmp(r->key, HOSTNAME_KEY))
+		return plan_vset_has(&want, NEW_NODE_HOSTNAME);
 	/* Open key on a future node: every pool requirement on it narrows it. */
 	for (size_t i = 0; i < node->n_reqs; i++) {
 		const struct model_requirement *pr = &node->reqs[i];
@@ -256,6 +265,9 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 			if (have)
 				snprintf(why, whysz, "nodeSelector %s=%s: the node has %s=%s",
 					 kv->key, val, kv->key, have);
+			else if (node->hypothetical && !strcmp(kv->key, HOSTNAME_KEY))
+				snprintf(why, whysz, "nodeSelector %s=%s: a new node has a host "
+					 "name of its own", kv->key, val);
 			else
 				snprintf(why, whysz, "nodeSelector %s=%s: label %s is not set",
 					 kv->key, val, kv->key);

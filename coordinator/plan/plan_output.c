@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
+#include "quantity.h"
 
 /* Prices in hwdb have at most 6 decimals; keep sums from printing noise. */
 static double price_round(double v)
@@ -231,13 +232,17 @@ static struct doc_node *node_claim_tree(const struct plan_result *plan,
 	    doc_map_set(a, ref, "name", doc_new_string(a, nc->node_class)) ||
 	    doc_map_set(a, spec, "nodeClassRef", ref) || doc_map_set(a, spec, "requirements", reqs))
 		return NULL;
-	/* spec.resources.requests: what the pods placed there ask for. */
+	/* spec.resources.requests: what the pods placed there ask for, summed
+	 * and printed as Karpenter (Quantity.String) prints them: "16", "128Gi". */
 	{
 		struct doc_node *res = doc_new_map(a), *rq = doc_new_map(a);
-		char cpu[32], mem[32], pods[32];
+		struct quantity qcpu = { .mant = nc->requests.cpu_milli, .exp = -3,
+					 .format = QUANTITY_DECIMAL_SI };
+		struct quantity qmem = quantity_from_int(nc->requests.mem_bytes, QUANTITY_BINARY_SI);
+		char cpu[QUANTITY_STR_MAX], mem[QUANTITY_STR_MAX], pods[32];
 
-		snprintf(cpu, sizeof(cpu), "%" PRId64 "m", nc->requests.cpu_milli);
-		snprintf(mem, sizeof(mem), "%" PRId64 "Mi", (nc->requests.mem_bytes + (1 << 20) - 1) >> 20);
+		quantity_format(&qcpu, cpu);
+		quantity_format(&qmem, mem);
 		snprintf(pods, sizeof(pods), "%" PRId64, nc->requests.pods);
 		if (!res || !rq || doc_map_set(a, rq, "cpu", doc_new_string(a, cpu)) ||
 		    doc_map_set(a, rq, "memory", doc_new_string(a, mem)) ||

@@ -21,6 +21,23 @@ expect 1 "$BIN" validate -f "$Q/selector-too-long.yaml" &&
 	has "$TMP/err" "^$Q/selector-too-long.yaml: document 1 \(DeviceClass huge\): spec\.selectors\[0\]\.cel\.expression: Too long: may not be more than 10240 bytes$" \
 		"10 KiB selector"
 
+# QA-32: the label keys Karpenter's CRDs keep to themselves.
+if expect 1 "$BIN" validate -f "$Q/nodepool-restricted.yaml"; then
+	f="$Q/nodepool-restricted.yaml"
+	p="^$f: document 1 \(NodePool restricted\): spec\.template\."
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"kubernetes.io/hostname\": label \"kubernetes.io/hostname\" is restricted$" \
+		"hostname label"
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"karpenter.sh/nodepool\": label \"karpenter.sh/nodepool\" is restricted$" \
+		"nodepool label"
+	has "$TMP/err" "${p}metadata\.labels: Invalid value: \"example.k8s.io/team\": label domain \"k8s.io\" is restricted$" \
+		"k8s.io label"
+	has "$TMP/err" "${p}spec\.requirements\[2\]\.key: Invalid value: \"karpenter.sh/unknown\": label domain \"karpenter.sh\" is restricted$" \
+		"karpenter.sh requirement"
+	has "$TMP/err" "^$f: document 2 \(NodeClaim restricted-x1y2z\): spec\.requirements\[1\]\.key: Invalid value: \"kubernetes.io/hostname\": label \"kubernetes.io/hostname\" is restricted$" \
+		"hostname in a NodeClaim"
+	[ "$(wc -l <"$TMP/err")" -eq 10 ] || fail "restricted keys: $(wc -l <"$TMP/err") lines, want 10"
+fi
+
 # One file, two objects, many problems: all of them, each on its own line in
 # the contract's form, and the unknown kind only warned about.
 if expect 1 "$BIN" validate -f "$Q/bad-fields.yaml"; then
@@ -169,6 +186,15 @@ if "$BIN" cel eval 1 >/dev/null 2>&1; then
 	expect 2 "$BIN" cel eval --let 'x=1' --let 'x=2' 'x'
 	expect 2 "$BIN" cel eval --let 'x' 'x'
 	expect 2 "$BIN" cel eval --repeat 0 '1'
+	# QA-36: an expression may start with '-'; where it reads as an option,
+	# the message says to put it after --.
+	cel_is '-(2 + 3)' '-5'
+	cel_is '- 1' '-1'
+	expect 1 "$BIN" cel eval '-(-9223372036854775808)' && has "$TMP/err" '^error: integer overflow' \
+		"negated minimum"
+	expect 2 "$BIN" cel eval -x && has "$TMP/err" "goes after --: cel eval -- '-x'" "'-x' hint"
+	expect 0 "$BIN" cel eval --let x=2 -- -x && has "$TMP/out" '^-2$' "-- then '-x'"
+	expect 2 "$BIN" cel eval -- && has "$TMP/err" 'no expression after --' "-- alone"
 	if expect 0 "$BIN" cel eval --repeat 100 '1 + 1'; then
 		has "$TMP/out" '^2$' "--repeat result"
 		has "$TMP/err" '^100 evals, [0-9.]+ ns/eval$' "--repeat report"
@@ -247,6 +273,9 @@ if expect 0 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-fit.yaml"; then
 		'[["gpu-0","20Gi"],["gpu-0","10Gi"]]' "request policy rounding next to a holder"
 	jqis '[.claims[].allocation.devices.results[0].shareID | test("^[0-9a-f-]{36}$")] | all' true \
 		"shareIDs"
+	# QA-39: the fields of a result in design.md's order
+	jqis '.claims[0].allocation.devices.results[0] | keys_unsorted' \
+		'["request","driver","pool","device","shareID","consumedCapacity"]' "result field order"
 fi
 expect 3 "${A[@]}" "${S[@]}" -f "$Q/alloc-shared-over.yaml"
 # -o yaml gives the claims with status.allocation: valid, and in use when
@@ -273,6 +302,10 @@ fi
 expect 0 "$BIN" plan -o json -f "$Q/plan-resources.yaml" &&
 	jqis '[.nodeClaims[] | [.nodePool, .instanceType]]' '[["g6-small","g6.16xlarge"]]' \
 		"CPU and memory force a bigger g6"
+# QA-34: NodeClaim requests in Quantity's canonical form, as Karpenter writes them.
+expect 0 "$BIN" plan -o yaml -f "$Q/plan-resources.yaml" &&
+	has "$TMP/out" '^      cpu: "40"$' "NodeClaim cpu canonical" &&
+	has "$TMP/out" '^      memory: 150Gi$' "NodeClaim memory canonical"
 if expect 3 "$BIN" plan -o json -f "$Q/plan-taints-selectors.yaml"; then
 	jqis '[.nodeClaims[] | [.pods[0], .nodePool, .instanceType]] | sort' \
 		'[["default/plain","arm","g5g.xlarge"],["default/tolerant","four-gpu","g4dn.12xlarge"]]' \
@@ -394,6 +427,18 @@ if expect 1 "$BIN" validate -f "$f"; then
 		has "$TMP/err" "document 1 \(DeviceTaintRule bad-rule\): spec\.taint\.effect: Unsupported" \
 			"plan: a validation error beside the decode errors"
 	fi
+fi
+
+# QA-31: a new node's host name is its own; a pod pinned to another host
+# never goes there.
+if expect 3 "$BIN" plan -o json -f "$Q/plan-hostname.yaml"; then
+	jqis '[.unschedulable[].pod] | sort' '["default/affinity-elsewhere","default/pinned-elsewhere"]' \
+		"pods pinned to absent hosts are unschedulable"
+	jqis '.existingNodes[0].pods' '["default/pinned-node-a"]' "pinned pod on its node"
+	jqis '[.nodeClaims[].pods[]] | sort' '["default/any-host","default/not-there"]' \
+		"NotIn and Exists on the host name fit a new node"
+	jqis '.unschedulable[] | select(.pod == "default/pinned-elsewhere") | .reason |
+		test("a new node has a host name of its own")' true "hostname reason"
 fi
 
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----

@@ -566,6 +566,28 @@ static void test_probe_bad_vendor_file_warns(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* QA-40: the same for a garbled class file of an NVIDIA GPU (libpci reads
+ * class 0, which no NVIDIA device has). */
+static void test_probe_bad_class_file_warns(void)
+{
+	char cmd[8500], dir[] = "/tmp/dt_agent_class_XXXXXX", copy[4200], devs[4300];
+	struct probe_topology t;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/p5", dir);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", fx("p5.48xlarge"), copy);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	snprintf(devs, sizeof(devs), "%s/sys/bus/pci/devices/0000:53:00.0", copy);
+	write_file(devs, "class", "display\n");
+	CU_ASSERT_EQUAL_FATAL(probe_run(copy, NULL, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_gpus, 7);
+	CU_ASSERT(has_warning(&t, "0000:53:00.0", "not a PCI class code"));
+	probe_topology_free(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void test_probe_missing_root(void)
 {
 	struct probe_topology t;
@@ -898,6 +920,7 @@ DT_SUITE_MAIN_WITH("agent", suite_init, NULL,
 	DT_TEST(test_probe_flat_and_split),
 	DT_TEST(test_probe_instance_type_override),
 	DT_TEST(test_probe_bad_vendor_file_warns),
+	DT_TEST(test_probe_bad_class_file_warns),
 	DT_TEST(test_probe_broken_host),
 	DT_TEST(test_probe_libpci_errors_during_scan),
 	DT_TEST(test_probe_survives_corruption),

@@ -604,6 +604,28 @@ static void test_pool_limits(void)
 	loaded_free(&l);
 }
 
+/* QA-31: a new node's host name is none a pod can name. */
+static void test_hostname_pins_to_existing(void)
+{
+	struct loaded l = plan_files("tests/fixtures/qa/plan-hostname.yaml", NULL);
+	const struct plan_unschedulable *u;
+	size_t on_new = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 2);
+	u = find_uns(l.res, "default/pinned-elsewhere");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "a new node has a host name of its own"));
+	CU_ASSERT_PTR_NOT_NULL(find_uns(l.res, "default/affinity-elsewhere"));
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	CU_ASSERT_EQUAL_FATAL(l.res->existing[0].n_pods, 1);
+	DT_ASSERT_STR(l.res->existing[0].pods[0], "default/pinned-node-a");
+	for (size_t i = 0; i < l.res->n_node_claims; i++)
+		on_new += l.res->node_claims[i].n_pods;
+	CU_ASSERT_EQUAL(on_new, 2);     /* not-there (NotIn), any-host (Exists) */
+	loaded_free(&l);
+}
+
 static void test_output_formats(void)
 {
 	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
@@ -867,4 +889,5 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_overlay_makes_type_dearer),
 	      DT_TEST(test_overlay_capacity),
 	      DT_TEST(test_pool_limits),
+	      DT_TEST(test_hostname_pins_to_existing),
 	      DT_TEST(test_output_formats))

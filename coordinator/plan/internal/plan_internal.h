@@ -48,7 +48,8 @@ struct plan_node_spec {
 	const struct model_requirement *reqs;   /* the pool's */
 	size_t n_reqs;
 	bool hypothetical;      /* a new node: matchFields can never match,
-				 * well-known open keys (zone) take any value */
+				 * well-known open keys (zone) take any value,
+				 * its host name is none a pod names */
 };
 
 /* Whether a pod's requirement can hold on the node. */
