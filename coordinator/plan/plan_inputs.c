@@ -242,8 +242,9 @@ int plan_setup_nodes(struct planner *pl)
 		/* A Node written by hand may leave out its status: then what a
 		 * node of its instance type has, as for a new one, and no
 		 * limit when the type is not known either. */
-		const struct hwdb_type *t = hwdb_lookup(plan_label(o->meta.labels, o->meta.n_labels,
-								   PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		const struct hwdb_type *t = hwdb_catalog_lookup(pl->catalog,
+				plan_label(o->meta.labels, o->meta.n_labels,
+					   PLAN_LABEL_INSTANCE_TYPE) ?: "");
 		struct plan_res guess = { PLAN_RES_MAX, PLAN_RES_MAX, PLAN_DEFAULT_MAX_PODS };
 
 		if (t) {
@@ -487,6 +488,16 @@ int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 	return 0;
 }
 
+/* Why pool cannot launch t (which has no price, or pool wants spot). A
+ * type the fleet learned has no price of its own: say how to give one. */
+static const char *no_offering(const struct pool *pool, const struct hwdb_type *t)
+{
+	if (t->learned && !t->has_price)
+		return "learned type, no price: give one with --hwdb-extra or a NodeOverlay";
+	return pool->on_demand ? "no on-demand offering"
+			       : "no spot offering (hwdb has on-demand prices only)";
+}
+
 int plan_setup_candidates(struct planner *pl)
 {
 	size_t n_np = model_set_count(pl->set, MODEL_NODE_POOL), cap_c = 0, cap_h = 0;
@@ -505,8 +516,8 @@ int plan_setup_candidates(struct planner *pl)
 			return dt_err_set(pl->err, rc, "out of memory");
 		if (pool->problem)
 			continue;
-		for (size_t i = 0; i < hwdb_count(); i++) {
-			const struct hwdb_type *t = hwdb_at(i);
+		for (size_t i = 0; i < hwdb_catalog_count(pl->catalog); i++) {
+			const struct hwdb_type *t = hwdb_catalog_at(pl->catalog, i);
 			struct hwdb_mig_layout mig;
 			struct cand *c;
 			char why[512];
@@ -547,9 +558,8 @@ int plan_setup_candidates(struct planner *pl)
 			if (!pool->on_demand || !t->has_price) {
 				free(c->labels);
 				free(c->vals);
-				if (add_reject(pl, p, t, "offering",
-					       pool->on_demand ? "no on-demand offering"
-							       : "no spot offering (hwdb has on-demand prices only)"))
+				if (add_reject(pl, p, t, t->learned && !t->has_price ? "learned" : "offering",
+					       no_offering(pool, t)))
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}
