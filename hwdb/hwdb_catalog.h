@@ -23,11 +23,10 @@
  * without an on-demand price last, ties by name.
  *
  * Memory: a catalogue owns its extras and its copies of learned entries;
- * pointers it hands out stay valid until it is freed or reset, or until
- * a later load replaces the entry of that name (the replaced one stays
- * valid too: nothing is freed before hwdb_catalog_free). Base entries are
- * borrowed: the base must outlive the catalogue and not change while it
- * lives.
+ * a pointer it hands out stays valid until the catalogue is reset or freed
+ * (an entry replaced by a later extra is no longer found, but is not freed
+ * before). Base entries are borrowed: the base must outlive the catalogue
+ * and not change while it lives.
  *
  * Threads: lookups may run concurrently with each other; changing a
  * catalogue (load, add, reset) must not run concurrently with anything on
