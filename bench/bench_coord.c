@@ -4,7 +4,12 @@
  * count, same machine, same run. Then a fleet of 10,000 simulated nodes: the
  * coordinator's RSS and the time `dratopo nodes -o json` takes on it.
  *
- *   bench_coord BUILD_DIR [--clients N] [--seconds S] [--fleet N]
+ *   bench_coord BUILD_DIR [--clients N] [--seconds S] [--fleet N] [--pairs N]
+ *
+ * Each pair is a run against the empty handler, then one against the
+ * coordinator; the ratio of a pair is the first's rate over the second's,
+ * and the last line gives the median over the pairs (the machine's load
+ * moves from one minute to the next; a pair shares its minute).
  *
  * The coordinator runs as its own process (the real binary, --insecure, a
  * durable SQLite file in a temporary directory); the empty server runs in
@@ -135,12 +140,14 @@ static double cpu_s(pid_t pid)
 
 /* Run n agents against addr for seconds; print one result row, with the
  * CPU time pid (when not 0) spent per report. */
-static void load(const char *what, const char *addr, int n, double seconds, pid_t pid)
+/* One load run: prints its row, returns its reports per second. */
+static double load(const char *what, const char *addr, int n, double seconds, pid_t pid)
 {
 	double cpu0 = pid ? cpu_s(pid) : 0, self0 = cpu_s(getpid());
 	struct agent *ag = calloc((size_t)n, sizeof(*ag));
 	double *all, t0 = now_s();
 	size_t total = 0, errors = 0, k = 0;
+	double rate;
 	static int runs;
 	char run[32];
 
@@ -176,7 +183,8 @@ static void load(const char *what, const char *addr, int n, double seconds, pid_
 		dratopo__v1__topology_report__free_unpacked(ag[i].report, NULL);
 	}
 	qsort(all, total, sizeof(*all), cmp_d);
-	printf("%-22s %7d %11.0f %9.2f %9.2f %7zu", what, n, total / (now_s() - t0),
+	rate = total / (now_s() - t0);
+	printf("%-22s %7d %11.0f %9.2f %9.2f %7zu", what, n, rate,
 	       total ? all[total / 2] * 1e3 : 0, total ? all[total * 99 / 100] * 1e3 : 0, errors);
 	if (total)
 		printf(" %9.0f", (cpu_s(getpid()) - self0) / (double)total * 1e6);
@@ -185,6 +193,7 @@ static void load(const char *what, const char *addr, int n, double seconds, pid_
 	printf("\n");
 	free(all);
 	free(ag);
+	return rate;
 }
 
 /* ---- the limit: an empty handler on the same glue ---- */
@@ -353,6 +362,8 @@ int main(int argc, char **argv)
 	int clients = 64;
 	double seconds = 5;
 	long fleet_n = 10000;
+	int pairs = 2;
+	double ratio[64];
 	char dir[] = "/tmp/bench_coord.XXXXXX", root[4096], addr[64], empty_addr[64];
 	static const struct rpc_method m[] = {
 		{ REPORT, &dratopo__v1__topology_report__descriptor, empty_report, NULL },
@@ -367,6 +378,12 @@ int main(int argc, char **argv)
 			seconds = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--fleet"))
 			fleet_n = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--pairs"))
+			pairs = atoi(argv[i + 1]);
+	}
+	if (pairs < 1 || pairs > (int)(sizeof(ratio) / sizeof(ratio[0]))) {
+		fprintf(stderr, "bench_coord: --pairs must be 1..%zu\n", sizeof(ratio) / sizeof(ratio[0]));
+		return 2;
 	}
 	snprintf(root, sizeof(root), "%s/fixtures/agent/p5.48xlarge", build);
 	if (probe_run(root, NULL, &topo, &err)) {
@@ -389,12 +406,17 @@ int main(int argc, char **argv)
 	}
 	printf("%-22s %7s %11s %9s %9s %7s %9s %9s\n", "server", "agents", "reports/s", "p50 ms",
 	       "p99 ms", "errors", "bench us", "coord us");
-	load("empty handler (limit)", empty_addr, clients, seconds, 0);
-	load("dratopo-coordinator", addr, clients, seconds, coord_pid);
-	commit_stats();
-	load("empty handler (limit)", empty_addr, clients, seconds, 0);
-	load("dratopo-coordinator", addr, clients, seconds, coord_pid);
-	commit_stats();
+	for (int i = 0; i < pairs; i++) {
+		double limit = load("empty handler (limit)", empty_addr, clients, seconds, 0);
+		double got = load("dratopo-coordinator", addr, clients, seconds, coord_pid);
+
+		ratio[i] = got > 0 ? limit / got : 0;
+		commit_stats();
+		printf("  ratio: %.2fx\n", ratio[i]);
+	}
+	qsort(ratio, (size_t)pairs, sizeof(*ratio), cmp_d);
+	printf("median ratio over %d pairs: %.2fx\n", pairs,
+	       pairs % 2 ? ratio[pairs / 2] : (ratio[pairs / 2 - 1] + ratio[pairs / 2]) / 2);
 	rpc_server_shutdown(srv, 1000);
 	printf("coordinator RSS after the load runs: %ld KiB\n", rss_kib(coord_pid));
 	fleet(addr, fleet_n);

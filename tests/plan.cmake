@@ -12,3 +12,7 @@ dt_add_suite(test_plan_extres
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan_extres.c
   LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base
   INTERNAL coordinator/plan)
+dt_add_suite(test_plan_overlay
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_plan_overlay.c
+  LIBS dt_plan dt_hwdb dt_alloc dt_model dt_cel dt_doc dt_units dt_base
+  INTERNAL coordinator/plan)

@@ -61,6 +61,7 @@ static const struct {
 	[MODEL_NODE_POOL]               = { "karpenter.sh/v1", "NodePool", false },
 	[MODEL_NODE_CLAIM]              = { "karpenter.sh/v1", "NodeClaim", false },
 	[MODEL_EC2_NODE_CLASS]          = { "karpenter.k8s.aws/v1", "EC2NodeClass", false },
+	[MODEL_NODE_OVERLAY]            = { "karpenter.sh/v1alpha1", "NodeOverlay", false },
 };
 
 const char *model_kind_name(enum model_kind k)

@@ -1,6 +1,6 @@
 /* model.h - the typed objects dratopo works on: DRA (resource.k8s.io/v1),
  * core v1 Pods and Nodes, workloads (apps/v1, batch/v1) and Karpenter
- * NodePools, NodeClaims and EC2NodeClasses.
+ * NodePools, NodeClaims, EC2NodeClasses and NodeOverlays.
  *
  * A struct model_set owns every object loaded from one or more manifests,
  * and one arena owns every string, array and nested struct of those
@@ -57,6 +57,7 @@ enum model_kind {
 	MODEL_NODE_POOL,                /* karpenter.sh/v1, cluster-scoped */
 	MODEL_NODE_CLAIM,               /* karpenter.sh/v1, cluster-scoped */
 	MODEL_EC2_NODE_CLASS,           /* karpenter.k8s.aws/v1, cluster-scoped */
+	MODEL_NODE_OVERLAY,             /* karpenter.sh/v1alpha1, cluster-scoped */
 	MODEL_KIND_COUNT
 };
 
@@ -610,6 +611,29 @@ struct model_ec2_node_class {
 	const char *role;                       /* spec.role, when a string */
 };
 
+/* karpenter.sh/v1alpha1 NodeOverlay: what Karpenter's scheduling
+ * simulation assumes of the instance types its requirements select, in
+ * place of the cloud's data: their price, and extended resources their
+ * nodes will have. Overlays of higher weight take precedence. */
+struct model_node_overlay {
+	bool has_spec;                          /* spec is required */
+	struct model_requirement *requirements; /* matched against a type's labels */
+	size_t n_requirements;
+	bool has_requirements;                  /* required; [] selects every type */
+	const char *price;                      /* spec.price as written ("5.00"), NULL absent */
+	const char *price_adjustment;           /* spec.priceAdjustment ("+10%", "-0.5") */
+	struct model_resource_list capacity;    /* spec.capacity: extended resources added */
+	bool has_weight;
+	int64_t weight;                         /* 1..10000; absent counts as 0 */
+};
+
+/* The NodeOverlay CRD's formats. spec.price: an unsigned decimal ("5",
+ * "0.25"). spec.priceAdjustment: a signed amount ("+1.5", "-0.5") or a
+ * signed percentage ("+10%", "-15%", at most "-100%"), *percent then.
+ * 0, or -EINVAL when s does not match the CRD's pattern. */
+int model_overlay_parse_price(const char *s, double *price);
+int model_overlay_parse_adjustment(const char *s, double *amount, bool *percent);
+
 /* ------------------------------------------------------------------ */
 /* Objects and sets                                                    */
 /* ------------------------------------------------------------------ */
@@ -642,6 +666,7 @@ struct model_object {
 		struct model_node_pool node_pool;
 		struct model_node_claim node_claim;
 		struct model_ec2_node_class ec2_node_class;
+		struct model_node_overlay node_overlay;
 	} u;
 };
 

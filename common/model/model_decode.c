@@ -113,6 +113,9 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	case MODEL_EC2_NODE_CLASS:
 		model_dec_ec2_node_class(d, root, &o->u.ec2_node_class);
 		break;
+	case MODEL_NODE_OVERLAY:
+		model_dec_node_overlay(d, root, &o->u.node_overlay);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}

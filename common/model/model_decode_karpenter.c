@@ -1,6 +1,6 @@
 /* model_decode_karpenter.c - Karpenter objects from their trees: NodePool
- * (template requirements, taints, limits, node class reference), NodeClaim
- * and EC2NodeClass (kept loosely: only what planning reads). */
+ * (template requirements, taints, limits, node class reference), NodeClaim,
+ * EC2NodeClass (kept loosely: only what planning reads) and NodeOverlay. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,4 +117,27 @@ void model_dec_ec2_node_class(struct model_dec *d, const struct doc_node *root,
 		d->oom = 1;
 	if (model_child(spec, "role") && model_child(spec, "role")->kind == DOC_STRING)
 		c->role = model_get_str(d, spec, "role");
+}
+
+void model_dec_node_overlay(struct model_dec *d, const struct doc_node *root,
+			    struct model_node_overlay *o)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *reqs;
+	size_t mark;
+
+	if (!spec)
+		return;
+	o->has_spec = true;
+	mark = model_path_field(&d->path, "spec");
+	/* Required, but [] is allowed (it selects every type): presence is
+	 * kept apart from the count. */
+	reqs = model_child(spec, "requirements");
+	o->has_requirements = reqs && reqs->kind != DOC_NULL;
+	model_get_requirements(d, spec, "requirements", &o->requirements, &o->n_requirements);
+	o->price = model_get_str(d, spec, "price");
+	o->price_adjustment = model_get_str(d, spec, "priceAdjustment");
+	model_get_resource_list(d, spec, "capacity", &o->capacity);
+	model_get_int(d, spec, "weight", 32, &o->has_weight, &o->weight);
+	model_path_pop(&d->path, mark);
 }

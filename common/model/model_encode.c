@@ -804,6 +804,24 @@ static void enc_node_claim(struct enc *e, struct doc_node *root, const struct mo
 	put_nonempty(e, root, "status", status);
 }
 
+static struct doc_node *enc_node_overlay(struct enc *e, const struct model_node_overlay *o)
+{
+	struct doc_node *spec = new_map(e);
+
+	put_resources(e, spec, "capacity", &o->capacity);
+	put_str(e, spec, "price", o->price);
+	put_str(e, spec, "priceAdjustment", o->price_adjustment);
+	/* [] selects every type and is written, as the field is required. */
+	if (o->n_requirements)
+		PUT_LIST(e, spec, "requirements", o->requirements, o->n_requirements,
+			 enc_requirement);
+	else if (o->has_requirements)
+		put(e, spec, "requirements", new_seq(e));
+	if (o->has_weight)
+		put_int(e, spec, "weight", o->weight);
+	return spec;
+}
+
 /* ---- Key order ----
  *
  * kubectl prints YAML through a JSON map, so every map's keys come out in
@@ -935,6 +953,10 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 		break;
 	case MODEL_EC2_NODE_CLASS:
 		put_clone(&e, root, "spec", o->u.ec2_node_class.spec);
+		break;
+	case MODEL_NODE_OVERLAY:
+		if (o->u.node_overlay.has_spec)
+			put(&e, root, "spec", enc_node_overlay(&e, &o->u.node_overlay));
 		break;
 	case MODEL_KIND_COUNT:
 		break;

@@ -59,6 +59,9 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	case MODEL_NODE_CLAIM:
 		model_v_node_claim(&v, &o->u.node_claim);
 		break;
+	case MODEL_NODE_OVERLAY:
+		model_v_node_overlay(&v, &o->u.node_overlay);
+		break;
 	case MODEL_EC2_NODE_CLASS:
 	case MODEL_KIND_COUNT:
 		break;

@@ -176,6 +176,8 @@ static int finish(struct planner *pl)
 	}
 	res->n_existing = n_ex;
 	res->n_pods = pl->pods.n_pods;
+	plan_copy(res->ext_names, pl->pods.ext_names, pl->pods.n_ext_names * sizeof(*res->ext_names));
+	res->n_ext_names = pl->pods.n_ext_names;
 	return 0;
 }
 
@@ -208,6 +210,7 @@ static void planner_free(struct planner *pl)
 	}
 	free(pl->cands);
 	free(pl->pools);
+	plan_overlays_free(&pl->overlays);
 	free(pl->rejects);
 	for (size_t i = 0; !pl->settled && i < pl->n_ncs; i++) {
 		/* Before settle_node_claims the arrays are still malloc'ed. */

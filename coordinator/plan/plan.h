@@ -4,7 +4,7 @@
  * Input is a model_set holding everything the user gave: Pods and the
  * workloads that make them, ResourceClaims and their templates,
  * DeviceClasses, existing Nodes and their ResourceSlices, Karpenter
- * NodePools and EC2NodeClasses. The planner
+ * NodePools, EC2NodeClasses and NodeOverlays. The planner
  *
  *   1. expands workloads to pods and resolves every pod's claims
  *      (plan_pods.c): a template gives each pod a claim of its own, a named
@@ -15,7 +15,8 @@
  *      pod count);
  *   3. for the rest, builds the launch candidates (plan_inputs.c): every
  *      (NodePool, hwdb instance type, capacity type) the pool's
- *      requirements allow, with the node's allocatable after Karpenter's
+ *      requirements allow, priced by hwdb or a NodeOverlay
+ *      (plan_overlay.c), with the node's allocatable after Karpenter's
  *      overhead (plan_fit.c) and the slices hwdb predicts for the type
  *      under the EC2NodeClass's consumable-capacity mode (plan_nodepool.c
  *      does the matching);
@@ -71,12 +72,19 @@ struct plan_options {
 	const struct hwdb_catalog *catalog;
 };
 
+/* Node extended resources the planner counts: the names NodeOverlays give
+ * nodes capacity of (spec.capacity, e.g. example.com/fuse), the first ones
+ * of the input. */
+#define PLAN_MAX_NODE_EXT 8
+
 /* CPU (millicores), memory (bytes) and pod slots: what a pod asks for and
- * what a node offers. */
+ * what a node offers; ext[i]: the count of the i-th node extended resource
+ * (plan_result.ext_names). */
 struct plan_res {
 	int64_t cpu_milli;
 	int64_t mem_bytes;
 	int64_t pods;
+	int64_t ext[PLAN_MAX_NODE_EXT];
 };
 
 /* One allocated device of a claim. */
@@ -99,6 +107,7 @@ struct plan_node_claim {
 	const char *instance_type;
 	const char *capacity_type;      /* "on-demand" */
 	double price;
+	const char *price_overlay;      /* the NodeOverlay that set or adjusted it; NULL: hwdb's */
 	const char **pods;              /* "NS/NAME" */
 	size_t n_pods;
 	struct plan_claim *claims;
@@ -142,6 +151,9 @@ struct plan_result {
 	double total_price;
 	bool optimal;                   /* the exact search proved the price lowest */
 	size_t n_pods;                  /* pending pods considered */
+	/* The names of plan_res.ext (strings of the input set). */
+	const char *ext_names[PLAN_MAX_NODE_EXT];
+	size_t n_ext_names;
 	struct doc_arena *arena;        /* owns everything above */
 };
 

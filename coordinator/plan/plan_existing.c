@@ -71,8 +71,16 @@ const char *plan_unit_static(struct planner *pl, const struct plan_unit *u,
 }
 
 void plan_res_text(const char *dim, const struct plan_res *need, const struct plan_res *cap,
-		     char *buf, size_t sz)
+		   const char *const *ext_names, char *buf, size_t sz)
 {
+	if (!strcmp(dim, "extended")) {
+		for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
+			if (need->ext[i] > cap->ext[i]) {
+				snprintf(buf, sz, "%s: needs %" PRId64 ", %" PRId64 " allocatable",
+					 ext_names[i] ? ext_names[i] : "?", need->ext[i], cap->ext[i]);
+				return;
+			}
+	}
 	if (!strcmp(dim, "cpu"))
 		snprintf(buf, sz, "cpu: needs %" PRId64 "m, %" PRId64 "m allocatable",
 			 need->cpu_milli, cap->cpu_milli);

@@ -7,7 +7,8 @@
  * allocationMode ExactCount, count the requested quantity.
  *
  * A resource no class backs (nvidia.com/gpu without such a class) stays a
- * device-plugin resource, which dratopo does not model. */
+ * device-plugin resource: the node's to serve, which dratopo counts only
+ * where a NodeOverlay gives nodes capacity of it (plan_overlay.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,8 +84,17 @@ static size_t ext_items(const struct model_pod_spec *spec, struct ext_item *item
 	return n;
 }
 
+static bool in_names(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 int plan_extres_scan(const struct model_set *set, const struct model_pod_spec *spec,
-		     bool *backed, const char **problem_resource, const char **why)
+		     const char *const *node_res, size_t n_node_res, bool *backed,
+		     const char **problem_resource, const char **why)
 {
 	struct ext_item items[MAX_EXT_REQUESTS + 1];
 	size_t n = ext_items(spec, items, MAX_EXT_REQUESTS + 1);
@@ -100,6 +110,8 @@ int plan_extres_scan(const struct model_set *set, const struct model_pod_spec *s
 		int64_t count;
 
 		if (!plan_extres_class(set, items[i].name)) {
+			if (in_names(items[i].name, node_res, n_node_res))
+				continue;       /* the node serves it */
 			*problem_resource = items[i].name;
 			return -ENOENT;
 		}
@@ -154,11 +166,13 @@ struct model_object *plan_extres_claim(struct model_set *set, const struct plan_
 		size_t same = 0;
 		char rname[64];
 
+		/* plan_extres_scan said every one without a class is a node's. */
 		if (!cls)
-			return NULL;    /* plan_extres_scan said every one has a class */
-		/* container-<c>-request-<k>: the k-th resource of container c */
+			continue;
+		/* container-<c>-request-<k>: the k-th DRA resource of container c */
 		for (size_t j = 0; j < i; j++)
-			same += items[j].container == items[i].container;
+			same += items[j].container == items[i].container &&
+				plan_extres_class(set, items[j].name);
 		snprintf(rname, sizeof(rname), "container-%zu-request-%zu", items[i].container, same);
 		r->name = model_set_strdup(set, rname);
 		r->exactly = model_set_calloc(set, 1, sizeof(*r->exactly));

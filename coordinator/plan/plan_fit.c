@@ -52,6 +52,8 @@ void plan_res_add(struct plan_res *a, const struct plan_res *b)
 	a->cpu_milli = sat_add(a->cpu_milli, b->cpu_milli);
 	a->mem_bytes = sat_add(a->mem_bytes, b->mem_bytes);
 	a->pods = sat_add(a->pods, b->pods);
+	for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
+		a->ext[i] = sat_add(a->ext[i], b->ext[i]);
 }
 
 /* A quantity in milli-units, rounded up (0.1 CPU -> 100), clamped. */
@@ -280,6 +282,36 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 	out->pods = 1;
 }
 
+/* One resource of one container: its request, or its limit when no
+ * request is given. */
+static int64_t container_count(const struct model_container *c, const char *name)
+{
+	const struct model_resource_list *lists[2] = { &c->requests, &c->limits };
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n_items; i++)
+			if (!strcmp(lists[l]->items[i].name, name))
+				return value_ceil(&lists[l]->items[i].value);
+	return 0;
+}
+
+void plan_pod_node_ext(const struct model_pod_spec *spec, const char *const *names, size_t n,
+		       struct plan_res *out)
+{
+	for (size_t r = 0; r < n && r < PLAN_MAX_NODE_EXT; r++) {
+		int64_t sum = 0, init = 0;
+
+		for (size_t i = 0; i < spec->n_containers; i++)
+			sum = sat_add(sum, container_count(&spec->containers[i], names[r]));
+		for (size_t i = 0; i < spec->n_init_containers; i++) {
+			int64_t v = container_count(&spec->init_containers[i], names[r]);
+
+			init = v > init ? v : init;
+		}
+		out->ext[r] = sum > init ? sum : init;
+	}
+}
+
 bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 		   const struct plan_res *cap)
 {
@@ -295,5 +327,8 @@ const char *plan_res_short(const struct plan_res *need, const struct plan_res *u
 		return "memory";
 	if (used->pods + need->pods > cap->pods)
 		return "pods";
+	for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
+		if (used->ext[i] + need->ext[i] > cap->ext[i])
+			return "extended";
 	return NULL;
 }

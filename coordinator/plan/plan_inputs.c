@@ -245,7 +245,8 @@ int plan_setup_nodes(struct planner *pl)
 		const struct hwdb_type *t = hwdb_catalog_lookup(pl->catalog,
 				plan_label(o->meta.labels, o->meta.n_labels,
 					   PLAN_LABEL_INSTANCE_TYPE) ?: "");
-		struct plan_res guess = { PLAN_RES_MAX, PLAN_RES_MAX, PLAN_DEFAULT_MAX_PODS };
+		struct plan_res guess = { .cpu_milli = PLAN_RES_MAX, .mem_bytes = PLAN_RES_MAX,
+					  .pods = PLAN_DEFAULT_MAX_PODS };
 
 		if (t) {
 			struct plan_kubelet k;
@@ -259,6 +260,10 @@ int plan_setup_nodes(struct planner *pl)
 			en->cap.mem_bytes = guess.mem_bytes;
 		if (!spec_has_quantity(al, "pods", &en->cap.pods, false))
 			en->cap.pods = guess.pods;
+		/* Extended resources the node really has (its device plugins'). */
+		for (size_t k = 0; k < pl->pods.n_ext_names; k++)
+			if (!spec_has_quantity(al, pl->pods.ext_names[k], &en->cap.ext[k], false))
+				en->cap.ext[k] = 0;
 	}
 	pl->n_nodes = i;
 	return charge_bound(pl);
@@ -488,14 +493,20 @@ int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 	return 0;
 }
 
-/* Why pool cannot launch t (which has no price, or pool wants spot). A
- * type the fleet learned has no price of its own: say how to give one. */
-static const char *no_offering(const struct pool *pool, const struct hwdb_type *t)
+/* Why t has no priced offering, from plan_overlay_price's why. A type the
+ * fleet learned has no price of its own: say so and how to give it one,
+ * unless a NodeOverlay tried and failed (then why names it). */
+static const char *no_offering(const struct hwdb_type *t, char *why, size_t sz)
 {
-	if (t->learned && !t->has_price)
+	char was[512];
+
+	if (!t->learned || t->has_price)
+		return why;
+	if (!strstr(why, "NodeOverlay"))
 		return "learned type, no price: give one with --hwdb-extra or a NodeOverlay";
-	return pool->on_demand ? "no on-demand offering"
-			       : "no spot offering (hwdb has on-demand prices only)";
+	snprintf(was, sizeof(was), "%s", why);
+	snprintf(why, sz, "learned type, no price: %s", was);
+	return why;
 }
 
 int plan_setup_candidates(struct planner *pl)
@@ -506,7 +517,7 @@ int plan_setup_candidates(struct planner *pl)
 
 	pl->n_pools = n_np ? n_np : 1;
 	pl->pools = calloc(pl->n_pools, sizeof(*pl->pools));
-	if (!pl->pools)
+	if (!pl->pools || plan_overlays_init(&pl->overlays, pl->set))
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		struct pool *pool = &pl->pools[p];
@@ -555,11 +566,14 @@ int plan_setup_candidates(struct planner *pl)
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}
-			if (!pool->on_demand || !t->has_price) {
+			/* hwdb prices on-demand offerings; NodeOverlays set or adjust. */
+			if (!plan_overlay_price(&pl->overlays, c->labels, nl, c->ct,
+						pool->on_demand && t->has_price ? &t->price : NULL,
+						&c->price, why, sizeof(why))) {
 				free(c->labels);
 				free(c->vals);
 				if (add_reject(pl, p, t, t->learned && !t->has_price ? "learned" : "offering",
-					       no_offering(pool, t)))
+					       no_offering(t, why, sizeof(why))))
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}
@@ -576,6 +590,8 @@ int plan_setup_candidates(struct planner *pl)
 			if (c->hypo == SIZE_MAX)
 				return dt_err_set(pl->err, -ENOMEM, "out of memory");
 			plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);
+			plan_overlay_capacity(&pl->overlays, c->labels, nl, pl->pods.ext_names,
+					      pl->pods.n_ext_names, c->alloc.ext);
 			pl->n_cands++;
 		}
 	}

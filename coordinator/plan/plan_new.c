@@ -161,6 +161,11 @@ static size_t pack_bound(void *ctx, size_t shape, size_t cand)
 
 	if (m < b)
 		b = m;
+	for (size_t i = 0; i < pl->pods.n_ext_names; i++) {
+		size_t e = per_dim(c->ext[i], n->ext[i]);
+
+		b = e < b ? e : b;
+	}
 	return p < b ? p : b;
 }
 
@@ -182,10 +187,10 @@ const char *plan_cand_static(struct planner *pl, size_t shape, size_t ci, char *
 		snprintf(buf, sz, "device topology unknown (no DRA metadata for %s)", c->type->name);
 		return "topology";
 	}
-	struct plan_res zero = { 0, 0, 0 };
+	struct plan_res zero = { .pods = 0 };
 
 	if ((dim = plan_res_short(&u->req, &zero, &c->alloc))) {
-		plan_res_text(dim, &u->req, &c->alloc, buf, sz);
+		plan_res_text(dim, &u->req, &c->alloc, pl->pods.ext_names, buf, sz);
 		return "resources";
 	}
 	return NULL;
@@ -238,7 +243,8 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 	nc->pool = p->obj;
 	nc->instance_type = c->type->name;
 	nc->capacity_type = c->ct;
-	nc->price = c->type->price;
+	nc->price = c->price.value;
+	nc->price_overlay = c->price.overlay;
 	nc->pods = pods->v;
 	nc->n_pods = pods->n;
 	nc->claims = claims->v;
@@ -361,7 +367,7 @@ int plan_new_nodes(struct planner *pl)
 	if (!count || !queue || !qlen || !qpos || !allowed || !price)
 		goto oom;
 	for (size_t c = 0; c < nc; c++)
-		price[c] = pl->cands[c].type->price;
+		price[c] = pl->cands[c].price.value;
 	for (size_t round = 0; round < 8; round++) {
 		size_t pending = 0;
 

@@ -68,6 +68,8 @@ static struct doc_node *json_tree(const struct plan_result *r, struct doc_arena 
 		    doc_map_set(a, m, "instanceType", doc_new_string(a, nc->instance_type)) ||
 		    doc_map_set(a, m, "capacityType", doc_new_string(a, nc->capacity_type)) ||
 		    doc_map_set(a, m, "pricePerHour", doc_new_float(a, price_round(nc->price))) ||
+		    (nc->price_overlay &&
+		     doc_map_set(a, m, "priceOverlay", doc_new_string(a, nc->price_overlay))) ||
 		    doc_map_set(a, m, "pods", str_seq(a, nc->pods, nc->n_pods)) ||
 		    doc_map_set(a, m, "claims", claims_json(a, nc->claims, nc->n_claims)) ||
 		    doc_map_set(a, m, "requestedDRADrivers", str_seq(a, nc->drivers, nc->n_drivers)) ||
@@ -162,7 +164,8 @@ static struct doc_node *taints_node(struct doc_arena *a, const struct model_tain
 	return seq;
 }
 
-static struct doc_node *node_claim_tree(const struct plan_node_claim *nc, struct doc_arena *a)
+static struct doc_node *node_claim_tree(const struct plan_result *plan,
+				       const struct plan_node_claim *nc, struct doc_arena *a)
 {
 	const struct model_node_pool *np = nc->pool ? &nc->pool->u.node_pool : NULL;
 	struct doc_node *root = doc_new_map(a), *meta = doc_new_map(a), *labels = doc_new_map(a);
@@ -238,8 +241,17 @@ static struct doc_node *node_claim_tree(const struct plan_node_claim *nc, struct
 		snprintf(pods, sizeof(pods), "%" PRId64, nc->requests.pods);
 		if (!res || !rq || doc_map_set(a, rq, "cpu", doc_new_string(a, cpu)) ||
 		    doc_map_set(a, rq, "memory", doc_new_string(a, mem)) ||
-		    doc_map_set(a, rq, "pods", doc_new_string(a, pods)) ||
-		    doc_map_set(a, res, "requests", rq) || doc_map_set(a, spec, "resources", res))
+		    doc_map_set(a, rq, "pods", doc_new_string(a, pods)))
+			return NULL;
+		for (size_t i = 0; i < plan->n_ext_names; i++) {
+			char n[24];
+
+			snprintf(n, sizeof(n), "%" PRId64, nc->requests.ext[i]);
+			if (nc->requests.ext[i] &&
+			    doc_map_set(a, rq, plan->ext_names[i], doc_new_string(a, n)))
+				return NULL;
+		}
+		if (doc_map_set(a, res, "requests", rq) || doc_map_set(a, spec, "resources", res))
 			return NULL;
 	}
 	if (np && np->n_taints && doc_map_set(a, spec, "taints", taints_node(a, np->taints,
@@ -262,7 +274,7 @@ int plan_emit_yaml(const struct plan_result *r, struct strbuf *out)
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n_node_claims && !rc; i++) {
-		struct doc_node *t = node_claim_tree(&r->node_claims[i], a);
+		struct doc_node *t = node_claim_tree(r, &r->node_claims[i], a);
 
 		if (!t) {
 			rc = -ENOMEM;
@@ -272,6 +284,10 @@ int plan_emit_yaml(const struct plan_result *r, struct strbuf *out)
 		for (size_t k = 0; k < r->node_claims[i].n_pods; k++)
 			sb_printf(out, "%s%s", k ? ", " : "", r->node_claims[i].pods[k]);
 		sb_printf(out, "\n");
+		if (r->node_claims[i].price_overlay)
+			sb_printf(out, "# price: %.4f per hour, from NodeOverlay %s\n",
+				  price_round(r->node_claims[i].price),
+				  r->node_claims[i].price_overlay);
 		rc = doc_emit_yaml(t, out);
 	}
 	for (size_t i = 0; i < r->n_unschedulable && !rc; i++)

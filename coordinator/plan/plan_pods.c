@@ -330,12 +330,15 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 	p->spec = spec;
 	p->dra = plan_pod_is_dra(spec);
 	plan_pod_requests(spec, &p->req);
+	/* Extended resources NodeOverlays give nodes are counted like cpu. */
+	plan_pod_node_ext(spec, out->ext_names, out->n_ext_names, &p->req);
 	/* A DeviceClass can make an extended resource a DRA request. */
-	rc = plan_extres_scan(c->set, spec, &p->ext, &ext, &why);
+	rc = plan_extres_scan(c->set, spec, out->ext_names, out->n_ext_names, &p->ext, &ext, &why);
 	if (rc == -ENOENT)
 		p->problem = fmt_problem(c->set,
 			"requests the extended resource %s%s: dratopo plans DRA ResourceClaims, "
-			"not device-plugin resources (no DeviceClass has extendedResourceName %s)",
+			"not device-plugin resources (no DeviceClass has extendedResourceName %s, "
+			"and no NodeOverlay gives nodes capacity of it)",
 			ext, !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
 	else if (rc)
 		p->problem = fmt_problem(c->set, "extended resource %s: %s", ext, why);
@@ -488,6 +491,13 @@ static void shape_key(const struct plan_pod *p, struct strbuf *sb)
 	put_i64(sb, p->req.cpu_milli);
 	sb_putc(sb, '|');
 	put_i64(sb, p->req.mem_bytes);
+	for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
+		if (p->req.ext[i]) {
+			sb_putc(sb, ',');
+			put_i64(sb, (int64_t)i);
+			sb_putc(sb, '=');
+			put_i64(sb, p->req.ext[i]);
+		}
 	sb_putc(sb, '|');
 	for (size_t i = 0; i < s->n_node_selector; i++) {
 		put_field(sb, s->node_selector[i].key, '=');
@@ -863,6 +873,7 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	out->n_ext_names = plan_overlay_ext_names(set, out->ext_names, PLAN_MAX_NODE_EXT);
 	for (o = NULL; (o = model_set_next(set, MODEL_POD, o));) {
 		const struct model_pod *pod = &o->u.pod;
 		const char *phase = pod->status.phase;
@@ -875,6 +886,8 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 				return dt_err_set(err, -ENOMEM, "out of memory");
 			out->bound[out->n_bound].node = pod->spec.node_name;
 			plan_pod_requests(&pod->spec, &out->bound[out->n_bound].req);
+			plan_pod_node_ext(&pod->spec, out->ext_names, out->n_ext_names,
+					  &out->bound[out->n_bound].req);
 			out->n_bound++;
 			continue;
 		}

@@ -421,13 +421,15 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 					       en->obj->u.node.n_taints, why, sizeof(why)))) {
 			if ((dim = plan_res_short(&u->req, &en->used, &en->cap))) {
 				struct plan_res left = {
-					en->cap.cpu_milli - en->used.cpu_milli,
-					en->cap.mem_bytes - en->used.mem_bytes,
-					en->cap.pods - en->used.pods,
+					.cpu_milli = en->cap.cpu_milli - en->used.cpu_milli,
+					.mem_bytes = en->cap.mem_bytes - en->used.mem_bytes,
+					.pods = en->cap.pods - en->used.pods,
 				};
 
+				for (size_t k = 0; k < PLAN_MAX_NODE_EXT; k++)
+					left.ext[k] = en->cap.ext[k] - en->used.ext[k];
 				cat = "resources";
-				plan_res_text(dim, &u->req, &left, why, sizeof(why));
+				plan_res_text(dim, &u->req, &left, pl->pods.ext_names, why, sizeof(why));
 			} else if (!u->n_claims) {
 				cat = "resources";
 				snprintf(why, sizeof(why), "does not fit");

@@ -684,41 +684,78 @@ static void outcome_init(struct rec_outcome *o)
 	dt_diags_init(&o->warnings);
 }
 
-int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outcome *out,
-	       struct dt_err *err)
+/* r as a replay or a heartbeat of n, if it is one: 1, or 0 when it takes
+ * the full path. pack is r's devices packed, or NULL when not packed yet. */
+static int replay_or_heartbeat(struct fnode *n, const struct rec_report *r,
+			       const struct rec_pack *pack, struct rec_outcome *out,
+			       struct dt_err *err)
 {
-	struct rec_pack *pack = NULL;
+	if (!n)
+		return 0;
+	if (n->sequence >= r->sequence && strcmp(n->boot_id, r->boot_id ? r->boot_id : "") == 0) {
+		out->replay = true;
+		return 1;
+	}
+	if (strcmp(n->type->name, r->instance_type) != 0 ||
+	    !(pack ? rec_pack_equal(n->pack, pack) : rec_pack_matches(n->pack, r)))
+		return 0;
+	/* A heartbeat: same devices, so the same verdict. */
+	out->heartbeat = n->cpus == r->cpus && n->memory_mib == r->memory_mib;
+	return take_meta(n, r) ? dt_err_set(err, -ENOMEM, "out of memory") : 1;
+}
+
+/* Under f->mu: r into the fleet. pack (taken over) is NULL on the first
+ * try, which handles only replays and heartbeats: -EAGAIN asks the caller
+ * to pack r's devices, outside the lock, and to come again. */
+static int report_locked(struct rec_fleet *f, const struct rec_report *r,
+			 struct rec_pack *pack, struct rec_outcome *out, struct dt_err *err)
+{
 	struct fnode *n;
 	int rc;
 
-	outcome_init(out);
-	if ((rc = check_report(r, err)) || (rc = rec_pack_devices(r, &pack, err)))
-		return rc;
-	pthread_mutex_lock(&f->mu);
 	if (f->restoring) {
-		rc = dt_err_set(err, -EBUSY, "the coordinator is restoring its state");
-		goto out;
+		free(pack);
+		return dt_err_set(err, -EBUSY, "the coordinator is restoring its state");
 	}
 	n = rec_find_node(f, r->node_name, NULL);
-	if (n && n->sequence >= r->sequence && strcmp(n->boot_id, r->boot_id ? r->boot_id : "") == 0) {
-		out->replay = true;
-	} else if (n && rec_pack_equal(n->pack, pack) &&
-		   strcmp(n->type->name, r->instance_type) == 0) {
-		/* A heartbeat: same devices, so the same verdict. */
-		out->heartbeat = n->cpus == r->cpus && n->memory_mib == r->memory_mib;
-		if ((rc = take_meta(n, r)))
-			rc = dt_err_set(err, rc, "out of memory");
-	} else if ((rc = node_for(f, r->node_name, &n, err)) == 0) {
+	rc = replay_or_heartbeat(n, r, pack, out, err);
+	if (rc == 0 && !pack)
+		return -EAGAIN;
+	if (rc == 0 && (rc = node_for(f, r->node_name, &n, err)) == 0) {
 		rc = reconcile(f, n, r, pack, out, err);
 		pack = NULL;
 		if (rc && !n->pack)
 			drop_node(f, n);
+	} else if (rc > 0) {
+		rc = 0;
 	}
+	free(pack);
 	if (rc == 0 && (rc = rec_node_view(f, n, r->received_ns, &out->node)))
 		rc = dt_err_set(err, rc, "out of memory");
-out:
+	return rc;
+}
+
+int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outcome *out,
+	       struct dt_err *err)
+{
+	struct rec_pack *pack = NULL;
+	int rc;
+
+	outcome_init(out);
+	if ((rc = check_report(r, err)))
+		return rc;
+	/* Most reports are heartbeats: recognised against the node's packed
+	 * devices first, so that only a changed report pays for packing. */
+	pthread_mutex_lock(&f->mu);
+	rc = report_locked(f, r, NULL, out, err);
 	pthread_mutex_unlock(&f->mu);
-	free(pack);
+	if (rc == -EAGAIN) {
+		if ((rc = rec_pack_devices(r, &pack, err)))
+			return rc;
+		pthread_mutex_lock(&f->mu);
+		rc = report_locked(f, r, pack, out, err);
+		pthread_mutex_unlock(&f->mu);
+	}
 	if (rc)
 		rec_outcome_free(out);
 	return rc;

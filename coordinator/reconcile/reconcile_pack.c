@@ -110,14 +110,13 @@ static int bad(struct dt_err *err, const struct rec_report *r, size_t i, const c
 			  bdf ? " (" : "", PROBE_NAME_MAX, bdf ? bdf : "", bdf ? ")" : "", what);
 }
 
-static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
-		    struct rec_pdev *p, struct dt_err *err)
+/* Device i of r checked, except its strings (intern checks those). */
+static int check_device(const struct rec_report *r, size_t i, struct probe_bdf *bdf,
+			struct dt_err *err)
 {
 	const struct rec_device *d = &r->devices[i];
-	struct probe_bdf bdf;
-	int root, speed, rdma;
 
-	if (!d->bdf || probe_bdf_parse(d->bdf, &bdf))
+	if (!d->bdf || probe_bdf_parse(d->bdf, bdf))
 		return bad(err, r, i, "bdf is not a PCI address (DDDD:BB:DD.F, lower-case hex)");
 	if (d->kind != PROBE_GPU && d->kind != PROBE_EFA)
 		return bad(err, r, i, "kind is neither GPU nor EFA");
@@ -128,17 +127,18 @@ static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
 		return bad(err, r, i, "numaNode is not -1..1023");
 	if (d->link_width > 64)
 		return bad(err, r, i, "linkWidth is more than 64 lanes");
-	root = intern(st, d->pcie_root, PROBE_NAME_MAX);
-	speed = intern(st, d->link_speed, PROBE_NAME_MAX);
-	rdma = intern(st, d->rdma_device, RDMA_NAME_MAX);
-	if (root < 0 || speed < 0 || rdma < 0)
-		return bad(err, r, i, root < 0 ? "pcieRoot is too long or not printable"
-				      : speed < 0 ? "linkSpeed is too long or not printable"
-						  : "rdmaDevice is too long or not printable");
-	p->domain = bdf.domain;
-	p->bus = bdf.bus;
-	p->dev = bdf.dev;
-	p->func = bdf.func;
+	return 0;
+}
+
+/* The fields of a checked device, strings aside, into p (zeroed by the
+ * caller, so that packs compare with memcmp). */
+static void fill_pdev(const struct rec_device *d, const struct probe_bdf *bdf,
+		      struct rec_pdev *p)
+{
+	p->domain = bdf->domain;
+	p->bus = bdf->bus;
+	p->dev = bdf->dev;
+	p->func = bdf->func;
 	p->flags = (uint8_t)((d->kind == PROBE_EFA ? PDEV_EFA : 0) |
 			     (d->subsystem_vendor || d->subsystem_device ? PDEV_SUBSYS : 0) |
 			     (d->fell_off_bus ? PDEV_FELL_OFF : 0));
@@ -148,6 +148,25 @@ static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
 	p->subsys_device = (uint16_t)d->subsystem_device;
 	p->numa = (int16_t)d->numa_node;
 	p->link_width = (uint16_t)d->link_width;
+}
+
+static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
+		    struct rec_pdev *p, struct dt_err *err)
+{
+	const struct rec_device *d = &r->devices[i];
+	struct probe_bdf bdf;
+	int root, speed, rdma, rc;
+
+	if ((rc = check_device(r, i, &bdf, err)))
+		return rc;
+	root = intern(st, d->pcie_root, PROBE_NAME_MAX);
+	speed = intern(st, d->link_speed, PROBE_NAME_MAX);
+	rdma = intern(st, d->rdma_device, RDMA_NAME_MAX);
+	if (root < 0 || speed < 0 || rdma < 0)
+		return bad(err, r, i, root < 0 ? "pcieRoot is too long or not printable"
+				      : speed < 0 ? "linkSpeed is too long or not printable"
+						  : "rdmaDevice is too long or not printable");
+	fill_pdev(d, &bdf, p);
 	p->root = (uint16_t)root;
 	p->speed = (uint16_t)speed;
 	p->rdma = (uint16_t)rdma;
@@ -214,11 +233,49 @@ bool rec_pack_equal(const struct rec_pack *a, const struct rec_pack *b)
 	return a && b && pack_size(a) == pack_size(b) && memcmp(a, b, pack_size(a)) == 0;
 }
 
+static const char *pack_string(const struct rec_pack *p, uint16_t off)
+{
+	return off ? (const char *)(p->devs + p->n) + off - 1 : "";
+}
+
+static bool same_string(const struct rec_pack *p, uint16_t off, const char *s)
+{
+	return strcmp(pack_string(p, off), s ? s : "") == 0;
+}
+
+/* Without packing r: a packed string equal to the reported one passed the
+ * same checks when it was packed, and a device whose fields all equal a
+ * packed one's passed check_device; so when every device matches in order,
+ * packing r would give p's devices. Reports list devices by address (the
+ * agent does), the order p keeps; any other order takes the full path. */
+bool rec_pack_matches(const struct rec_pack *p, const struct rec_report *r)
+{
+	if (!p || r->n_devices != p->n)
+		return false;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rec_device *d = &r->devices[i];
+		const struct rec_pdev *k = &p->devs[i];
+		struct probe_bdf bdf;
+		struct rec_pdev got;
+
+		if (check_device(r, i, &bdf, NULL))
+			return false;
+		memset(&got, 0, sizeof(got));
+		fill_pdev(d, &bdf, &got);
+		got.root = k->root;
+		got.speed = k->speed;
+		got.rdma = k->rdma;
+		if (memcmp(&got, k, sizeof(got)) || !same_string(p, k->root, d->pcie_root) ||
+		    !same_string(p, k->speed, d->link_speed) ||
+		    !same_string(p, k->rdma, d->rdma_device))
+			return false;
+	}
+	return true;
+}
+
 static void copy_string(const struct rec_pack *p, uint16_t off, char *dst, size_t size)
 {
-	const char *strings = (const char *)(p->devs + p->n);
-
-	snprintf(dst, size, "%s", off ? strings + off - 1 : "");
+	snprintf(dst, size, "%s", pack_string(p, off));
 }
 
 int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int cpus,

@@ -47,6 +47,21 @@ static const char *const migrations[STORE_SCHEMA_LATEST] = {
 	/* 2: each node's shape key, so that a restarted reconciler rebuilds
 	 * its quorums from the node records alone. */
 	"ALTER TABLE nodes ADD COLUMN shape_key TEXT NOT NULL DEFAULT '';",
+	/* 3: what a heartbeat changes moves to a table of its own. SQLite
+	 * rewrites a whole row on UPDATE, so a heartbeat that set four
+	 * columns of `nodes` wrote the node's ~3 KB report blob to the WAL
+	 * again; `seen` rows are a few dozen bytes, many to a page. */
+	"CREATE TABLE seen ("
+	"  name TEXT PRIMARY KEY NOT NULL,"
+	"  agent_version TEXT NOT NULL,"
+	"  boot_id TEXT NOT NULL,"
+	"  last_seq INTEGER NOT NULL,"
+	"  last_report_ns INTEGER NOT NULL) WITHOUT ROWID;"
+	"INSERT INTO seen SELECT name, agent_version, boot_id, last_seq, last_report_ns FROM nodes;"
+	"ALTER TABLE nodes DROP COLUMN agent_version;"
+	"ALTER TABLE nodes DROP COLUMN boot_id;"
+	"ALTER TABLE nodes DROP COLUMN last_seq;"
+	"ALTER TABLE nodes DROP COLUMN last_report_ns;",
 };
 
 static int pragma_int(sqlite3 *db, const char *path, const char *sql, int *value,
@@ -135,7 +150,7 @@ static int checked_version(sqlite3 *db, const char *path, int *version, struct d
 
 int store_schema_check(sqlite3 *db, const char *path, struct dt_err *err)
 {
-	int version;
+	int version = 0;
 
 	return checked_version(db, path, &version, err);
 }

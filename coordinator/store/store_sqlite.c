@@ -20,15 +20,25 @@
 
 enum stmt {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
-	ST_PUT_NODE, ST_TOUCH_NODE, ST_DELETE_NODE, ST_GET_NODE, ST_LIST_NODES,
+	ST_PUT_NODE, ST_PUT_SEEN, ST_TOUCH_NODE, ST_DELETE_NODE, ST_DELETE_SEEN,
+	ST_GET_NODE, ST_LIST_NODES,
 	ST_PUT_LEARNED, ST_LIST_LEARNED,
 	ST_PUT_CONFLICT, ST_CLEAR_CONFLICTS, ST_LIST_CONFLICTS,
 	ST_PROBE,
 	ST__COUNT
 };
 
-#define NODE_COLUMNS "name, instance_type, verdict, differences, agent_version, boot_id, " \
-	"last_seq, first_seen_ns, last_report_ns, report, gpus, efas, shape_key"
+/* A node record is its row of `nodes` (what changes with its devices) and
+ * its row of `seen` (what every heartbeat changes; schema version 3). */
+#define NODE_COLUMNS "name, instance_type, verdict, differences, first_seen_ns, report, " \
+	"gpus, efas, shape_key"
+#define SEEN_COLUMNS "name, agent_version, boot_id, last_seq, last_report_ns"
+/* read_node's column order. A node without its `seen` row (which writes
+ * never leave) would still be listed, as never seen. */
+#define NODE_SELECT "SELECT n.name, n.instance_type, n.verdict, n.differences, " \
+	"ifnull(s.agent_version, ''), ifnull(s.boot_id, ''), ifnull(s.last_seq, 0), " \
+	"n.first_seen_ns, ifnull(s.last_report_ns, 0), n.report, n.gpus, n.efas, n.shape_key " \
+	"FROM nodes n LEFT JOIN seen s ON s.name = n.name"
 #define LEARNED_COLUMNS "instance_type, shape_key, hwdb_text, nodes, learned_ns"
 #define CONFLICT_COLUMNS "instance_type, shape_key, node, first_seen_ns"
 
@@ -38,18 +48,21 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	/* first_seen_ns is the first put's: a re-registering node keeps it. */
 	[ST_PUT_NODE] = "INSERT INTO nodes (" NODE_COLUMNS ") "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
 		"ON CONFLICT (name) DO UPDATE SET instance_type = excluded.instance_type, "
 		"verdict = excluded.verdict, differences = excluded.differences, "
-		"agent_version = excluded.agent_version, boot_id = excluded.boot_id, "
-		"last_seq = excluded.last_seq, last_report_ns = excluded.last_report_ns, "
 		"report = excluded.report, gpus = excluded.gpus, efas = excluded.efas, "
 		"shape_key = excluded.shape_key",
-	[ST_TOUCH_NODE] = "UPDATE nodes SET agent_version = ?2, boot_id = ?3, last_seq = ?4, "
+	[ST_PUT_SEEN] = "INSERT INTO seen (" SEEN_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5) "
+		"ON CONFLICT (name) DO UPDATE SET agent_version = excluded.agent_version, "
+		"boot_id = excluded.boot_id, last_seq = excluded.last_seq, "
+		"last_report_ns = excluded.last_report_ns",
+	[ST_TOUCH_NODE] = "UPDATE seen SET agent_version = ?2, boot_id = ?3, last_seq = ?4, "
 		"last_report_ns = ?5 WHERE name = ?1",
 	[ST_DELETE_NODE] = "DELETE FROM nodes WHERE name = ?1",
-	[ST_GET_NODE] = "SELECT " NODE_COLUMNS " FROM nodes WHERE name = ?1",
-	[ST_LIST_NODES] = "SELECT " NODE_COLUMNS " FROM nodes ORDER BY name",
+	[ST_DELETE_SEEN] = "DELETE FROM seen WHERE name = ?1",
+	[ST_GET_NODE] = NODE_SELECT " WHERE n.name = ?1",
+	[ST_LIST_NODES] = NODE_SELECT " ORDER BY n.name",
 	[ST_PUT_LEARNED] = "INSERT INTO learned (" LEARNED_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5) "
 		"ON CONFLICT (instance_type) DO UPDATE SET shape_key = excluded.shape_key, "
 		"hwdb_text = excluded.hwdb_text, nodes = excluded.nodes, "
@@ -310,47 +323,53 @@ static int run(struct sq *q, enum stmt which, const char *what, struct dt_err *e
 	return rc;
 }
 
-static int put_node(struct sq *q, const struct store_node *n, struct strbuf *sb,
-		    struct dt_err *err)
+/* The `seen` half of n into statement which (?1..?5, SEEN_COLUMNS). */
+static int write_seen(struct sq *q, enum stmt which, const struct store_node *n,
+		      const char *what, struct dt_err *err)
 {
-	sqlite3_stmt *st = q->st[ST_PUT_NODE];
+	sqlite3_stmt *st = q->st[which];
 
-	if (!n->name || !*n->name)
-		return dt_err_set(err, -EINVAL, "%s: node record without a name", q->path);
-	bind_str(st, 1, n->name);
-	bind_str(st, 2, n->instance_type);
-	bind_str(st, 3, n->verdict);
-	if (bind_strv(st, 4, n->differences, n->n_differences, sb))
-		return dt_err_set(err, -ENOMEM, "%s: node %s: out of memory", q->path, n->name);
-	bind_str(st, 5, n->agent_version);
-	bind_str(st, 6, n->boot_id);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)n->last_seq);
-	sqlite3_bind_int64(st, 8, n->first_seen_ns);
-	sqlite3_bind_int64(st, 9, n->last_report_ns);
-	if (n->report_len > (size_t)INT32_MAX)
-		return dt_err_set(err, -E2BIG, "%s: node %s: report of %zu bytes is too big",
-				  q->path, n->name, n->report_len);
-	sqlite3_bind_blob(st, 10, n->report_len ? (const void *)n->report : "",
-			  (int)n->report_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 11, n->gpus);
-	sqlite3_bind_int64(st, 12, n->efas);
-	bind_str(st, 13, n->shape_key);
-	return run(q, ST_PUT_NODE, "put node", err);
-}
-
-static int touch_node(struct sq *q, const struct store_node *n, struct dt_err *err)
-{
-	sqlite3_stmt *st = q->st[ST_TOUCH_NODE];
-	int rc;
-
-	if (!n->name || !*n->name)
-		return dt_err_set(err, -EINVAL, "%s: node record without a name", q->path);
 	bind_str(st, 1, n->name);
 	bind_str(st, 2, n->agent_version);
 	bind_str(st, 3, n->boot_id);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)n->last_seq);
 	sqlite3_bind_int64(st, 5, n->last_report_ns);
-	rc = run(q, ST_TOUCH_NODE, "touch node", err);
+	return run(q, which, what, err);
+}
+
+static int put_node(struct sq *q, const struct store_node *n, struct strbuf *sb,
+		    struct dt_err *err)
+{
+	sqlite3_stmt *st = q->st[ST_PUT_NODE];
+	int rc;
+
+	if (!n->name || !*n->name)
+		return dt_err_set(err, -EINVAL, "%s: node record without a name", q->path);
+	if (n->report_len > (size_t)INT32_MAX)
+		return dt_err_set(err, -E2BIG, "%s: node %s: report of %zu bytes is too big",
+				  q->path, n->name, n->report_len);
+	bind_str(st, 1, n->name);
+	bind_str(st, 2, n->instance_type);
+	bind_str(st, 3, n->verdict);
+	if (bind_strv(st, 4, n->differences, n->n_differences, sb))
+		return dt_err_set(err, -ENOMEM, "%s: node %s: out of memory", q->path, n->name);
+	sqlite3_bind_int64(st, 5, n->first_seen_ns);
+	sqlite3_bind_blob(st, 6, n->report_len ? (const void *)n->report : "",
+			  (int)n->report_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, n->gpus);
+	sqlite3_bind_int64(st, 8, n->efas);
+	bind_str(st, 9, n->shape_key);
+	rc = run(q, ST_PUT_NODE, "put node", err);
+	return rc ? rc : write_seen(q, ST_PUT_SEEN, n, "put node", err);
+}
+
+static int touch_node(struct sq *q, const struct store_node *n, struct dt_err *err)
+{
+	int rc;
+
+	if (!n->name || !*n->name)
+		return dt_err_set(err, -EINVAL, "%s: node record without a name", q->path);
+	rc = write_seen(q, ST_TOUCH_NODE, n, "touch node", err);
 	if (!rc && sqlite3_changes(q->db) != 1)
 		rc = dt_err_set(err, -ENOENT, "%s: touch node %s: no such node", q->path, n->name);
 	return rc;
@@ -405,6 +424,8 @@ static int apply_batch(struct sq *q, const struct store_batch *b, struct strbuf 
 				   "clear conflicts", err);
 	if (!rc && b->delete_node)
 		rc = delete_by_key(q, ST_DELETE_NODE, b->delete_node, "delete node", err);
+	if (!rc && b->delete_node)
+		rc = delete_by_key(q, ST_DELETE_SEEN, b->delete_node, "delete node", err);
 	if (!rc && b->node)
 		rc = put_node(q, b->node, sb, err);
 	if (!rc && b->touch)

@@ -62,6 +62,72 @@ printf 'instanceTypes:\n- name: broken\n' >"$TMP/extra.yaml"
 expect 1 "$BIN" plan --hwdb-extra "$TMP/extra.yaml" -f "$SEED/large-gpu.yaml" &&
 	has "$TMP/err" 'extra.yaml' "hwdb-extra message"
 
+# NodeOverlays. spec.price makes p5e.48xlarge (no hwdb price) the H200 to
+# launch, at the overlay's price, which the output names.
+if expect 0 "$BIN" plan -f "$FIX/overlay-h200.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/large-gpu.yaml" -o json; then
+	jqis '[.nodeClaims[] | [.instanceType, .pricePerHour, .priceOverlay]]' \
+		'[["p5e.48xlarge",40,"p5e-reserved"]]' "overlay price"
+	jqis '.totalPricePerHour' '40' "overlay total"
+fi
+if expect 0 "$BIN" plan -f "$FIX/overlay-h200.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/large-gpu.yaml" -o yaml; then
+	has "$TMP/out" '^# price: 40\.0000 per hour, from NodeOverlay p5e-reserved$' "overlay yaml"
+fi
+# Without the overlay the pool's H200 is p5en.48xlarge, p5e has no offering.
+sed '/^---$/,$d' "$FIX/overlay-h200.yaml" >"$TMP/h200-pool.yaml"
+if expect 0 "$BIN" plan -f "$TMP/h200-pool.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/large-gpu.yaml" -o json; then
+	jqis '[.nodeClaims[].instanceType]' '["p5en.48xlarge"]' "no overlay: p5en"
+	jqis '[.nodeClaims[].priceOverlay]' '[null]' "no overlay: hwdb price"
+fi
+# An adjustment needs a price to adjust: the pod's details say so.
+cat >"$TMP/adjust.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: h200}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu-dra}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [p5e.48xlarge]}
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: h200-discount}
+spec:
+  requirements: []
+  priceAdjustment: "-20%"
+YAML
+if expect 3 "$BIN" plan -f "$TMP/adjust.yaml" "$SEED/large-gpu.yaml" -o json; then
+	jqis '[.unschedulable[0].details[] | select(.instanceType == "p5e.48xlarge") | .reason]' \
+		'["no on-demand offering: NodeOverlay h200-discount adjusts the price (-20%) but there is none to adjust; spec.price would set one"]' \
+		"adjustment without a price"
+fi
+# +150% on g6 makes the two L4 pods go to another L4 type.
+if expect 0 "$BIN" plan -f "$FIX/two-small.yaml" "$FIX/overlay-g6-dearer.yaml" -o json; then
+	jqis '[.nodeClaims[].instanceType]' '["gr6.4xlarge","gr6.4xlarge"]' "dearer g6"
+fi
+if expect 0 "$BIN" plan -f "$FIX/two-small.yaml" -o json; then
+	jqis '[.nodeClaims[].instanceType]' '["g6.xlarge","g6.xlarge"]' "g6 at hwdb price"
+fi
+# Overlay capacity: one example.com/fuse per g6.2xlarge, one per pod.
+if expect 0 "$BIN" plan -f "$FIX/overlay-fuse.yaml" -o json; then
+	jqis '[.nodeClaims[] | select(any(.pods[]; startswith("default/fuse-user-"))) | .instanceType]' \
+		'["g6.2xlarge","g6.2xlarge"]' "fuse nodes"
+fi
+if expect 0 "$BIN" plan -f "$FIX/overlay-fuse.yaml" -o yaml; then
+	has "$TMP/out" '^      example.com/fuse: "1"$' "fuse request in the NodeClaim"
+fi
+# Without the overlay nothing gives nodes example.com/fuse.
+sed '1,/^---$/d' "$FIX/overlay-fuse.yaml" >"$TMP/fuse-pods.yaml"
+if expect 3 "$BIN" plan -f "$TMP/fuse-pods.yaml" -o json; then
+	jqis '[.unschedulable[].reason] | unique' \
+		'["requests the extended resource example.com/fuse: dratopo plans DRA ResourceClaims, not device-plugin resources (no DeviceClass has extendedResourceName example.com/fuse, and no NodeOverlay gives nodes capacity of it)"]' \
+		"fuse without overlay"
+fi
+
 # Usage and input errors.
 expect 2 "$BIN" plan
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml

@@ -271,6 +271,37 @@ fi
 expect 1 "$BIN" validate -o json -f "$TMP/skipped.yaml" && grep -q '"valid": false' "$TMP/out" ||
 	fail "all skipped: json valid"
 
+# NodeOverlay: the fixtures are valid; the CRD's rules with their messages.
+if expect 0 "$BIN" validate -f "$ROOT/tests/fixtures/plan/overlay-h200.yaml" \
+	"$ROOT/tests/fixtures/plan/overlay-g6-dearer.yaml"; then
+	same "$TMP/out" 'NodePool: 1 valid
+NodeOverlay: 2 valid'
+fi
+cat >"$TMP/overlay.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: bad}
+spec:
+  weight: 0
+  requirements:
+  - {key: karpenter.sh/team, operator: In}
+  price: "1.5"
+  priceAdjustment: "10%"
+  capacity: {cpu: "1"}
+YAML
+P="$TMP/overlay.yaml: document 1 (NodeOverlay bad): "
+if expect 1 "$BIN" validate -f "$TMP/overlay.yaml"; then
+	same "$TMP/err" "${P}spec.requirements[0].key: Invalid value: \"string\": label domain \"karpenter.sh\" is restricted
+${P}spec.requirements: Invalid value: \"array\": requirements with operator 'In' must have a value defined
+${P}spec.priceAdjustment: Invalid value: \"10%\": should match '^(([+-]{1}(\\d*\\.?\\d+))|(\\+{1}\\d*\\.?\\d+%)|(^(-\\d{1,2}(\\.\\d+)?%)\$)|(-100%))\$'
+${P}spec.capacity: Invalid value: \"object\": invalid resource restricted
+${P}spec.weight: Invalid value: 0: should be greater than or equal to 1
+${P}spec: Invalid value: \"object\": cannot set both 'price' and 'priceAdjustment'"
+fi
+# plan refuses the same input.
+expect 1 "$BIN" plan -f "$TMP/overlay.yaml" &&
+	has "$TMP/err" "NodeOverlay bad\): spec: Invalid value" "plan validates overlays"
+
 # Usage errors exit 2; --help exits 0.
 expect 2 "$BIN" validate
 expect 2 "$BIN" validate -f

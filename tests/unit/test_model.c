@@ -65,6 +65,36 @@ static void test_kind_table(void)
 	CU_ASSERT(model_kind_namespaced(MODEL_POD));
 	CU_ASSERT(!model_kind_namespaced(MODEL_RESOURCE_SLICE));
 	DT_ASSERT_STR(model_kind_name(MODEL_KIND_COUNT), "?");
+	CU_ASSERT_EQUAL(model_kind_lookup("karpenter.sh/v1alpha1", "NodeOverlay"),
+			MODEL_NODE_OVERLAY);
+	CU_ASSERT(!model_kind_namespaced(MODEL_NODE_OVERLAY));
+}
+
+/* The CRD's price formats, as the planner reads them. */
+static void test_overlay_formats(void)
+{
+	double v = -1;
+	bool pct = true;
+
+	CU_ASSERT_EQUAL(model_overlay_parse_price("61.50", &v), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 61.5, 1e-9);
+	CU_ASSERT_EQUAL(model_overlay_parse_price("+1", &v), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_price(".5", &v), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_price(NULL, &v), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("+10%", &v, &pct), 0);
+	CU_ASSERT(pct);
+	CU_ASSERT_DOUBLE_EQUAL(v, 10, 1e-9);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("-0.5", &v, &pct), 0);
+	CU_ASSERT(!pct);
+	CU_ASSERT_DOUBLE_EQUAL(v, -0.5, 1e-9);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("-100%", &v, &pct), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, -100, 1e-9);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("-05.25%", &v, &pct), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, -5.25, 1e-9);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("-100.5%", &v, &pct), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("10%", &v, &pct), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("+5.%", &v, &pct), -EINVAL);
+	CU_ASSERT_EQUAL(model_overlay_parse_adjustment("+", &v, &pct), -EINVAL);
 }
 
 static void test_every_kind_decoded(void)
@@ -334,6 +364,28 @@ static void test_every_kind_decoded(void)
 	DT_ASSERT_STR(o->u.ec2_node_class.role, "KarpenterNodeRole-demo");
 	CU_ASSERT_PTR_NOT_NULL(o->u.ec2_node_class.spec);
 	DT_ASSERT_STR(o->meta.annotations[0].value, "4");
+	o = model_set_find(s, MODEL_NODE_OVERLAY, NULL, "p5e-reserved");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	{
+		const struct model_node_overlay *ov = &o->u.node_overlay;
+
+		CU_ASSERT(ov->has_spec && ov->has_requirements);
+		CU_ASSERT_EQUAL(ov->n_requirements, 2);
+		DT_ASSERT_STR(ov->requirements[1].key, "karpenter.sh/nodepool");
+		DT_ASSERT_STR(ov->price, "61.50");
+		CU_ASSERT_PTR_NULL(ov->price_adjustment);
+		CU_ASSERT_EQUAL(ov->capacity.n_items, 1);
+		DT_ASSERT_STR(ov->capacity.items[0].name, "example.com/fuse");
+		CU_ASSERT(ov->has_weight && ov->weight == 20);
+	}
+	/* requirements: [] is there (it selects every type), and no weight
+	 * is weight 0 to the planner. */
+	o = model_set_find(s, MODEL_NODE_OVERLAY, NULL, "discount");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.node_overlay.has_requirements);
+	CU_ASSERT_EQUAL(o->u.node_overlay.n_requirements, 0);
+	CU_ASSERT(!o->u.node_overlay.has_weight);
+	DT_ASSERT_STR(o->u.node_overlay.price_adjustment, "-10%");
 
 	dt_diags_free(&errs);
 	model_set_free(s);
@@ -851,6 +903,7 @@ static void test_taint_rule_selectors(void)
 
 DT_SUITE_MAIN("model",
 	      DT_TEST(test_kind_table),
+	      DT_TEST(test_overlay_formats),
 	      DT_TEST(test_every_kind_decoded),
 	      DT_TEST(test_taint_rule_selectors),
 	      DT_TEST(test_defaults),

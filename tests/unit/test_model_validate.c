@@ -37,6 +37,11 @@ struct vcase {
 #define NPREQ(req) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n" \
 	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: nc}\n" \
 	"      requirements: [" req "]\n"
+/* A NodeOverlay with the given spec lines, and its messages' prefix. */
+#define OVL(body) "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\n" \
+		  "spec:\n" body
+#define OVREQ(req) OVL("  requirements: [" req "]\n  price: '1'\n")
+#define OP "t.yaml: document 1 (NodeOverlay o): "
 #define RULE(body) "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\n" \
 		   "spec:\n" body
 #define RP "t.yaml: document 1 (DeviceTaintRule r): "
@@ -636,6 +641,76 @@ static const struct vcase cases[] = {
 	  "  nodeClassRef: {group: g, kind: k, name: n}\n"
 	  "  requirements: [{operator: Exists}]\n",
 	  "t.yaml: document 1 (NodeClaim nc): spec.requirements[0].key: Required value" },
+
+	/* NodeOverlay (the nodeoverlays.karpenter.sh CRD) */
+	{ OVL("  requirements: []\n  price: '5.00'\n  weight: 10000\n"), NULL },
+	{ OVL("  requirements: [{key: karpenter.sh/nodepool, operator: In, values: [gpu]}]\n"
+	      "  priceAdjustment: '-100%'\n  weight: 1\n"), NULL },
+	{ OVL("  requirements: []\n  capacity: {example.com/fuse: 1, hugepages-2Mi: 100Mi}\n"), NULL },
+	{ OVREQ("{key: karpenter.sh/capacity-type, operator: NotIn, values: [spot]}"), NULL },
+	{ OVREQ("{key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ['3']}"), NULL },
+	{ OVREQ("{key: example.com/Team, operator: Exists}"), NULL },
+	{ "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: o}\n",
+	  OP "spec: Required value" },
+	{ OVL("  price: '1'\n"), OP "spec.requirements: Required value" },
+	{ OVL("  requirements: []\n  price: '1'\n  priceAdjustment: '+1'\n"),
+	  OP "spec: Invalid value: \"object\": cannot set both 'price' and 'priceAdjustment'" },
+	{ OVL("  requirements: []\n  price: '-1'\n"),
+	  OP "spec.price: Invalid value: \"-1\": should match '^\\d+(\\.\\d+)?$'" },
+	{ OVL("  requirements: []\n  price: '1.'\n"),
+	  OP "spec.price: Invalid value: \"1.\": should match '^\\d+(\\.\\d+)?$'" },
+	{ OVL("  requirements: []\n  price: 5\n"),
+	  OP "spec.price: Invalid value: 5: must be a string" },
+	{ OVL("  requirements: []\n  priceAdjustment: '10%'\n"),
+	  OP "spec.priceAdjustment: Invalid value: \"10%\": should match "
+	  "'^(([+-]{1}(\\d*\\.?\\d+))|(\\+{1}\\d*\\.?\\d+%)|(^(-\\d{1,2}(\\.\\d+)?%)$)|"
+	  "(-100%))$'" },
+	{ OVL("  requirements: []\n  priceAdjustment: '-150%'\n"),
+	  OP "spec.priceAdjustment: Invalid value: \"-150%\": should match "
+	  "'^(([+-]{1}(\\d*\\.?\\d+))|(\\+{1}\\d*\\.?\\d+%)|(^(-\\d{1,2}(\\.\\d+)?%)$)|"
+	  "(-100%))$'" },
+	{ OVL("  requirements: []\n  priceAdjustment: '+150%'\n"), NULL },
+	{ OVL("  requirements: []\n  priceAdjustment: '-99.5%'\n"), NULL },
+	{ OVL("  requirements: []\n  priceAdjustment: '+.5'\n"), NULL },
+	{ OVL("  requirements: []\n  capacity: {example.com/fuse: 1, memory: 1Gi}\n"),
+	  OP "spec.capacity: Invalid value: \"object\": invalid resource restricted" },
+	{ OVL("  requirements: []\n  price: '1'\n  weight: 0\n"),
+	  OP "spec.weight: Invalid value: 0: should be greater than or equal to 1" },
+	{ OVL("  requirements: []\n  price: '1'\n  weight: 10001\n"),
+	  OP "spec.weight: Invalid value: 10001: should be less than or equal to 10000" },
+	{ OVREQ("{key: a, operator: In}"),
+	  OP "spec.requirements: Invalid value: \"array\": requirements with operator 'In' must "
+	  "have a value defined" },
+	{ OVREQ("{key: a, operator: NotIn, values: []}"),
+	  OP "spec.requirements: Invalid value: \"array\": requirements with operator 'NotIn' "
+	  "must have a value defined" },
+	{ OVREQ("{key: a, operator: Gt, values: ['1']}, {key: b, operator: Lt, values: [x]}"),
+	  OP "spec.requirements: Invalid value: \"array\": requirements operator 'Gt' or 'Lt' "
+	  "must have a single positive integer value" },
+	{ OVREQ("{key: a, operator: Gte, values: ['1']}"),
+	  OP "spec.requirements[0].operator: Unsupported value: \"Gte\": supported values: "
+	  "\"In\", \"NotIn\", \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\"" },
+	{ OVREQ("{operator: Exists}"), OP "spec.requirements[0].key: Required value" },
+	{ OVREQ("{key: karpenter.sh/team, operator: Exists}"),
+	  OP "spec.requirements[0].key: Invalid value: \"string\": label domain \"karpenter.sh\" "
+	  "is restricted" },
+	{ OVREQ("{key: kubernetes.io/hostname, operator: Exists}"),
+	  OP "spec.requirements[0].key: Invalid value: \"string\": label "
+	  "\"kubernetes.io/hostname\" is restricted" },
+	{ OVREQ("{key: Example.com/a, operator: Exists}"),
+	  OP "spec.requirements[0].key: Invalid value: \"Example.com/a\": should match "
+	  "'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\\/))?"
+	  "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'" },
+	{ OVREQ("{key: a/b/c, operator: Exists}"),
+	  OP "spec.requirements[0].key: Invalid value: \"a/b/c\": should match "
+	  "'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\\/))?"
+	  "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$'" },
+	{ OVREQ("{key: a, operator: In, values: [-x]}"),
+	  OP "spec.requirements[0].values[0]: Invalid value: \"-x\": should match "
+	  "'^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'" },
+	{ OVREQ("{key: a, operator: In, values: [x123456789012345678901234567890123456789012345678"
+		"901234567890123]}"),
+	  OP "spec.requirements[0].values[0]: Too long: may not be more than 63 bytes" },
 };
 
 /* Load and validate one manifest; errors (decode and validation) in errs. */
@@ -705,6 +780,8 @@ struct limit_case {
 };
 
 static const struct limit_case limits[] = {
+	{ OVL("  price: '1'\n  requirements:\n"), "  - {key: k%d-%d, operator: Exists}\n", "",
+	  OP "spec.requirements: Too many: 101: must have at most 100 items", 101 },
 	{ CLAIM_HEAD "    requests:\n", "    - {name: r%d, exactly: {deviceClassName: x%d}}\n", "",
 	  CP "spec.devices.requests: Too many: 33: must have at most 32 items", 33 },
 	{ CLAIM_HEAD "    requests:\n    - name: r\n      firstAvailable:\n",

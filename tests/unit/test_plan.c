@@ -572,7 +572,8 @@ static struct hwdb_entry *learned_p5_2xlarge(void)
 }
 
 /* A learned type without a price is no launch candidate, and the reason
- * says so and how to give it one; an extra on top gives it the price. */
+ * says so and how to give it one; a NodeOverlay's price, or an extra on
+ * top, makes it one. */
 static void test_catalog_learned_type(void)
 {
 	struct hwdb_entry *e = learned_p5_2xlarge();
@@ -595,6 +596,16 @@ static void test_catalog_learned_type(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "1 learned by the fleet, without a price "
 					      "(p5.2xlarge: learned type, no price"));
 	loaded_free(&l);
+	/* a NodeOverlay's price makes it a candidate */
+	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml",
+			  "tests/fixtures/plan/learned-overlay.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
+	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 3.25, 1e-9);
+	loaded_free(&l);
+	/* so does an extra of its name */
 	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err), 0);
 	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
@@ -603,6 +614,96 @@ static void test_catalog_learned_type(void)
 	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
 	loaded_free(&l);
 	hwdb_catalog_free(cat);
+}
+
+/* A NodeOverlay's spec.price makes p5e.48xlarge (no hwdb price) a
+ * candidate, and the cheaper one for an H200: it is launched at the
+ * overlay's price, which the output names. */
+static void test_overlay_prices_p5e(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/overlay-h200.yaml",
+				     "examples/seed/ec2nodeclass.yaml",
+				     "examples/seed/large-gpu.yaml", NULL);
+	const struct hwdb_type *p5en = hwdb_lookup("p5en.48xlarge");
+	struct strbuf sb = STRBUF_INIT;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p5en);
+	CU_ASSERT_FALSE(hwdb_lookup("p5e.48xlarge")->has_price);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_TRUE(40.0 < p5en->price);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5e.48xlarge");
+	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 40.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 40.0, 1e-9);
+	DT_ASSERT_STR(l.res->node_claims[0].price_overlay, "p5e-reserved");
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"pricePerHour\": 40"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"priceOverlay\": \"p5e-reserved\""));
+	sb_reset(&sb);
+	CU_ASSERT_EQUAL(plan_emit_yaml(l.res, &sb), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb),
+				      "# price: 40.0000 per hour, from NodeOverlay p5e-reserved\n"));
+	sb_free(&sb);
+	loaded_free(&l);
+}
+
+/* +150% on the g6 family: the two L4 pods of two-small.yaml go to the
+ * cheapest other L4 type instead, at its hwdb price. */
+static void test_overlay_makes_type_dearer(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/two-small.yaml",
+				     "tests/fixtures/plan/overlay-g6-dearer.yaml", NULL);
+	double best = 0;
+
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (t->has_price && t->n_gpus == 1 && strcmp(t->family, "g6") && t->gpu_model &&
+		    !strcmp(t->gpu_model, "NVIDIA L4") && (!best || t->price < best))
+			best = t->price;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_TRUE_FATAL(best > 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 2);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	for (size_t i = 0; i < l.res->n_node_claims; i++) {
+		const struct hwdb_type *t = hwdb_lookup(l.res->node_claims[i].instance_type);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		CU_ASSERT_STRING_NOT_EQUAL(t->family, "g6");
+		CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[i].price, best, 1e-9);
+		CU_ASSERT_PTR_NULL(l.res->node_claims[i].price_overlay);
+	}
+	/* the dearer g6.xlarge would cost 0.8048 x 2.5 each */
+	CU_ASSERT_TRUE(best < hwdb_lookup("g6.xlarge")->price * 2.5);
+	loaded_free(&l);
+}
+
+/* Overlay capacity: each example.com/fuse pod needs a node that has one,
+ * and only g6.2xlarge nodes do, one each. */
+static void test_overlay_capacity(void)
+{
+	struct loaded l = plan_files("tests/fixtures/plan/overlay-fuse.yaml", NULL);
+	size_t fuse_pods = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_ext_names, 1);
+	DT_ASSERT_STR(l.res->ext_names[0], "example.com/fuse");
+	for (size_t i = 0; i < l.res->n_node_claims; i++) {
+		const struct plan_node_claim *nc = &l.res->node_claims[i];
+		size_t here = 0;
+
+		for (size_t k = 0; k < nc->n_pods; k++)
+			here += !strncmp(nc->pods[k], "default/fuse-user-", 18);
+		CU_ASSERT_TRUE(here <= 1);
+		CU_ASSERT_EQUAL(nc->requests.ext[0], (int64_t)here);
+		if (here)
+			DT_ASSERT_STR(nc->instance_type, "g6.2xlarge");
+		fuse_pods += here;
+	}
+	CU_ASSERT_EQUAL(fuse_pods, 2);
+	loaded_free(&l);
 }
 
 static void test_pool_limits(void)
@@ -880,6 +981,9 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_claim_over_limit_fails_its_pods),
 	      DT_TEST(test_selector_typo_is_runtime_error),
 	      DT_TEST(test_no_on_demand_offering),
+	      DT_TEST(test_overlay_prices_p5e),
+	      DT_TEST(test_overlay_makes_type_dearer),
+	      DT_TEST(test_overlay_capacity),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_catalog_extra_type),
 	      DT_TEST(test_catalog_learned_type),

@@ -86,13 +86,13 @@ static void test_scan(void)
 	const char *res, *why;
 	bool backed;
 
-	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "two"), &backed, &res, &why), 0);
+	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "two"), NULL, 0, &backed, &res, &why), 0);
 	CU_ASSERT(backed);
 	/* one resource no class backs keeps the whole pod a device-plugin pod */
-	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "plugin"), &backed, &res, &why), -ENOENT);
+	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "plugin"), NULL, 0, &backed, &res, &why), -ENOENT);
 	CU_ASSERT(!backed);
 	DT_ASSERT_STR(res, "nvidia.com/gpu");
-	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "cpu-only"), &backed, &res, &why), 0);
+	CU_ASSERT_EQUAL(plan_extres_scan(set, pod(set, "cpu-only"), NULL, 0, &backed, &res, &why), 0);
 	CU_ASSERT(!backed);
 	model_set_free(set);
 }

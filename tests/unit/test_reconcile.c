@@ -514,6 +514,77 @@ static void test_replay_and_heartbeat(void)
 	rec_fleet_free(f);
 }
 
+/* Heartbeats are recognised against the node's packed devices without
+ * packing the report: any change of any field is not one, a value that
+ * would have been refused is still refused, and devices in another order
+ * than by address take the full path (same verdict, not a heartbeat). */
+static void test_heartbeat_recognised_exactly(void)
+{
+	struct rec_fleet *f = rec_fleet_new(NULL);
+	struct dt_err err = { 0 };
+	struct rec_outcome o;
+	struct rec_report r;
+	struct devs v, w;
+	uint64_t seq = 0;
+
+	from_type("p5.48xlarge", &v);
+	r = report("n1", "p5.48xlarge", &v, ++seq, T0);
+	send1(f, &r, REC_MATCH);
+
+	for (int change = 0; change < 6; change++) {
+		w = v;
+		for (size_t i = 0; i < w.n; i++) {
+			w.d[i].bdf = w.bdf[i];
+			w.d[i].pcie_root = w.root[i];
+			w.d[i].rdma_device = w.rdma[i];
+		}
+		switch (change) {
+		case 0: w.d[3].link_width = 8; break;
+		case 1: w.d[9].numa_node = w.d[9].numa_node == 7 ? 6 : 7; break;
+		case 2: snprintf(w.rdma[12], sizeof(w.rdma[12]), "rdmap99s0"); break;
+		case 3: w.d[2].link_speed = "16.0 GT/s PCIe"; break;
+		case 4: w.d[0].subsystem_vendor = 0x10de; break;
+		case 5: w.d[20].fell_off_bus = true; break;
+		}
+		++seq;
+		r = report("n1", "p5.48xlarge", &w, seq, T0 + (int64_t)seq * S);
+		CU_ASSERT_EQUAL_FATAL(rec_report(f, &r, &o, &err), 0);
+		if (o.heartbeat)
+			fprintf(stderr, "\n  change %d taken for a heartbeat\n", change);
+		CU_ASSERT_FALSE(o.heartbeat);
+		rec_outcome_free(&o);
+		/* and back: the stored devices are w's now */
+		++seq;
+		r = report("n1", "p5.48xlarge", &v, seq, T0 + (int64_t)seq * S);
+		CU_ASSERT_EQUAL_FATAL(rec_report(f, &r, &o, &err), 0);
+		CU_ASSERT_FALSE(o.heartbeat);
+		rec_outcome_free(&o);
+	}
+
+	/* The same devices: a heartbeat. */
+	r = report("n1", "p5.48xlarge", &v, ++seq, T0 + 100 * S);
+	send(f, &r, REC_MATCH, &o);
+	CU_ASSERT(o.heartbeat);
+	rec_outcome_free(&o);
+
+	/* A PCI id that truncates to the stored one is refused, not a heartbeat. */
+	w = v;
+	w.d[0].vendor = 0x10000 | v.d[0].vendor;
+	r = report("n1", "p5.48xlarge", &w, ++seq, T0 + 101 * S);
+	CU_ASSERT_EQUAL(rec_report(f, &r, &o, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "larger than 0xffff"));
+
+	/* Reversed: the same devices, the full path. */
+	w = v;
+	for (size_t i = 0; i < v.n; i++)
+		w.d[i] = v.d[v.n - 1 - i];
+	r = report("n1", "p5.48xlarge", &w, ++seq, T0 + 102 * S);
+	send(f, &r, REC_MATCH, &o);
+	CU_ASSERT_FALSE(o.changed);
+	rec_outcome_free(&o);
+	rec_fleet_free(f);
+}
+
 /* ---- Restore ---- */
 
 /* What a store keeps per node: the last report (the devices are static
@@ -836,6 +907,7 @@ DT_SUITE_MAIN("reconcile",
 	      DT_TEST(test_wrong_hwdb),
 	      DT_TEST(test_stale),
 	      DT_TEST(test_replay_and_heartbeat),
+	      DT_TEST(test_heartbeat_recognised_exactly),
 	      DT_TEST(test_restore),
 	      DT_TEST(test_restore_learns_later),
 	      DT_TEST(test_slices),

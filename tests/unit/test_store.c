@@ -511,7 +511,8 @@ static void raw_exec(const char *path, const char *sql)
 }
 
 /* A new file is migrated from version 0; a version-1 file (before node
- * shape keys) keeps its rows and gains the column. */
+ * shape keys, and with the heartbeat columns in `nodes`, before version 3
+ * moved them to `seen`) keeps every value of its rows. */
 static void test_migrations(void)
 {
 	const char *fresh = tmp_path("fresh.db"), *old = tmp_path("v1.db");
@@ -534,6 +535,13 @@ static void test_migrations(void)
 	DT_ASSERT_STR(got.instance_type, "p4d.24xlarge");
 	CU_ASSERT_EQUAL(got.report_len, 2);
 	DT_ASSERT_STR(got.shape_key, "");
+	DT_ASSERT_STR(got.agent_version, "0.0.9");
+	DT_ASSERT_STR(got.boot_id, "b");
+	CU_ASSERT_EQUAL(got.last_seq, 3);
+	CU_ASSERT_EQUAL(got.first_seen_ns, 1);
+	CU_ASSERT_EQUAL(got.last_report_ns, 2);
+	CU_ASSERT_EQUAL(got.gpus, 8);
+	CU_ASSERT_EQUAL(got.efas, 4);
 	store_node_done(&got);
 	store_close(s);
 	CU_ASSERT_EQUAL(raw_version(old), STORE_SCHEMA_LATEST);

@@ -180,6 +180,7 @@ void model_v_workload(struct model_val *v, const struct model_workload *w);
 void model_v_node(struct model_val *v, const struct model_node *n);
 void model_v_node_pool(struct model_val *v, const struct model_node_pool *p);
 void model_v_node_claim(struct model_val *v, const struct model_node_claim *c);
+void model_v_node_overlay(struct model_val *v, const struct model_node_overlay *o);
 
 /* ---- Decoding (model_decode*.c) ----
  * One pass over one document: where it is (file, document, List item,
@@ -315,5 +316,7 @@ void model_dec_node_claim(struct model_dec *d, const struct doc_node *root,
 			  struct model_node_claim *c);
 void model_dec_ec2_node_class(struct model_dec *d, const struct doc_node *root,
 			      struct model_ec2_node_class *c);
+void model_dec_node_overlay(struct model_dec *d, const struct doc_node *root,
+			    struct model_node_overlay *o);
 
 #endif

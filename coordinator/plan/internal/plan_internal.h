@@ -1,7 +1,8 @@
 /* plan_internal.h - the planner's parts, for its own files and its unit
  * tests (test_plan_pack): NodePool requirements, labels and taints
- * (plan_nodepool.c), node overhead and pod requests (plan_fit.c), pods,
- * claims and units (plan_pods.c), and the packing optimizer (plan_pack.c). */
+ * (plan_nodepool.c), NodeOverlays (plan_overlay.c), node overhead and pod
+ * requests (plan_fit.c), pods, claims and units (plan_pods.c), and the
+ * packing optimizer (plan_pack.c). */
 #ifndef DT_PLAN_INTERNAL_H
 #define DT_PLAN_INTERNAL_H
 
@@ -109,6 +110,48 @@ const struct model_taint *plan_untolerated(const struct model_taint *taints, siz
 size_t plan_type_labels(const struct hwdb_type *t, const char *capacity_type,
 			struct model_kv *kv, char vals[][PLAN_LABEL_VALUE_MAX]);
 
+/* ---- NodeOverlays (plan_overlay.c) ----
+ *
+ * What Karpenter's scheduling simulation takes from NodeOverlays: an
+ * overlay applies to an offering (pool x instance type x capacity type)
+ * whose labels (plan_type_labels, the pool's template labels,
+ * karpenter.sh/nodepool, the node class) its requirements select; of the
+ * overlays that apply, the one of highest weight (absent: 0; equal
+ * weights: the name later in the alphabet) with a price or
+ * priceAdjustment decides the price, and each extended resource of
+ * spec.capacity is taken from the first overlay in that order giving it. */
+
+/* The set's NodeOverlays in precedence order. The array is malloc'ed;
+ * the objects are the set's. */
+struct plan_overlays {
+	const struct model_object **v;
+	size_t n;
+};
+
+int plan_overlays_init(struct plan_overlays *ov, const struct model_set *set);   /* -ENOMEM */
+void plan_overlays_free(struct plan_overlays *ov);
+
+/* An offering's price and where it came from. */
+struct plan_price {
+	double value;
+	const char *overlay;            /* the NodeOverlay that set or adjusted it; NULL: hwdb's */
+};
+
+/* The price of the offering with these labels and capacity type: base
+ * (hwdb's price; NULL when hwdb has none for it) as the deciding overlay
+ * sets or adjusts it. false when it ends up without a price (no base and
+ * no overlay's spec.price), with the reason in why. */
+bool plan_overlay_price(const struct plan_overlays *ov, const struct model_kv *labels, size_t n,
+			const char *capacity_type, const double *base, struct plan_price *out,
+			char *why, size_t whysz);
+/* ext[i] = the count of names[i] the overlays give a node with these
+ * labels (0 where none does). */
+void plan_overlay_capacity(const struct plan_overlays *ov, const struct model_kv *labels,
+			   size_t n, const char *const *names, size_t n_names, int64_t *ext);
+/* The extended resources NodeOverlays give capacity of, distinct, in
+ * load order, at most max; returns how many (names are the set's). */
+size_t plan_overlay_ext_names(const struct model_set *set, const char **names, size_t max);
+
 /* ---- Node overhead and pod requests (plan_fit.c) ---- */
 
 
@@ -144,6 +187,9 @@ void plan_node_allocatable(int vcpu, int64_t memory_mib, const struct plan_kubel
 /* A pod's effective requests: max(sum of containers, largest init
  * container) + overhead; limits stand in for missing requests. pods = 1. */
 void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out);
+/* out->ext[i]: the pod's request of names[i], counted like cpu. */
+void plan_pod_node_ext(const struct model_pod_spec *spec, const char *const *names, size_t n,
+		       struct plan_res *out);
 /* Every amount is kept at or below PLAN_RES_MAX, so sums of two never
  * overflow: absurd requests ("cpu: 1e18") simply never fit. */
 #define PLAN_RES_MAX (INT64_C(1) << 60)
@@ -151,7 +197,8 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out);
 void plan_res_add(struct plan_res *a, const struct plan_res *b);
 bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 		   const struct plan_res *cap);
-/* "cpu", "memory" or "pods": the first dimension that does not fit. */
+/* "cpu", "memory", "pods" or "extended" (a node extended resource): the
+ * first dimension that does not fit. */
 const char *plan_res_short(const struct plan_res *need, const struct plan_res *used,
 			   const struct plan_res *cap);
 
@@ -186,11 +233,13 @@ struct plan_pod {
  * NULL when none does. */
 const struct model_object *plan_extres_class(const struct model_set *set, const char *name);
 /* The pod's extended resources: *backed when some are and every one is
- * backed by a class (0). -ENOENT: *problem_resource has no class (a
- * device-plugin resource); -EINVAL: *problem_resource cannot be a device
- * request, *why says why. */
+ * backed by a class (0), but for those no class backs that are among
+ * node_res (nodes serve them: NodeOverlay capacity). -ENOENT:
+ * *problem_resource has no class (a device-plugin resource); -EINVAL:
+ * *problem_resource cannot be a device request, *why says why. */
 int plan_extres_scan(const struct model_set *set, const struct model_pod_spec *spec,
-		     bool *backed, const char **problem_resource, const char **why);
+		     const char *const *node_res, size_t n_node_res, bool *backed,
+		     const char **problem_resource, const char **why);
 /* The ResourceClaim kube-scheduler makes for p's backed extended
  * resources, added to set (annotated resource.kubernetes.io/
  * extended-resource-claim: "true"); NULL on OOM. */
@@ -229,6 +278,10 @@ struct plan_pods {
 	size_t n_places;
 	struct plan_bound *bound;
 	size_t n_bound;
+	/* The node extended resources (plan_res.ext): what NodeOverlays give
+	 * capacity of. Strings of the set. */
+	const char *ext_names[PLAN_MAX_NODE_EXT];
+	size_t n_ext_names;
 	/* What the units' pods, claims and allocated point into. */
 	size_t *unit_pods;
 	const struct model_object **unit_claims, **unit_allocated;

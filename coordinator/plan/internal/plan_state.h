@@ -73,7 +73,8 @@ struct cand {
 	struct model_kv *labels;        /* values point into vals */
 	size_t n_labels;
 	char (*vals)[PLAN_LABEL_VALUE_MAX];     /* PLAN_MAX_TYPE_LABELS, owned */
-	struct plan_res alloc;
+	struct plan_res alloc;          /* ext: what NodeOverlays give the node */
+	struct plan_price price;        /* hwdb's or a NodeOverlay's */
 	size_t hypo;
 };
 
@@ -144,6 +145,7 @@ struct planner {
 	size_t n_nodes;
 	struct pool *pools;
 	size_t n_pools;
+	struct plan_overlays overlays;
 	struct cand *cands;
 	size_t n_cands;
 	struct hypo *hypos;
@@ -208,9 +210,10 @@ const char *plan_annotation(const struct model_meta *m, const char *key);
 const char *plan_unit_static(struct planner *pl, const struct plan_unit *u,
 			     const struct plan_node_spec *spec, const struct model_taint *taints,
 			     size_t n_taints, char *buf, size_t sz);
-/* "cpu: needs 4000m, 2000m allocatable" for the dimension dim. */
+/* "cpu: needs 4000m, 2000m allocatable" for the dimension dim (cap: what
+ * is left); for "extended", the first of ext_names that is short. */
 void plan_res_text(const char *dim, const struct plan_res *need, const struct plan_res *cap,
-		   char *buf, size_t sz);
+		   const char *const *ext_names, char *buf, size_t sz);
 /* Units by priority onto the first existing node that takes them. */
 int plan_place_existing(struct planner *pl);
 

@@ -42,6 +42,9 @@ struct rec_pack {
  * device and field; -EINVAL, -E2BIG, -ENOMEM. */
 int rec_pack_devices(const struct rec_report *r, struct rec_pack **out, struct dt_err *err);
 bool rec_pack_equal(const struct rec_pack *a, const struct rec_pack *b);
+/* Would packing r's devices give p's (a heartbeat), found without packing?
+ * False also when r lists them in another order than by address. */
+bool rec_pack_matches(const struct rec_pack *p, const struct rec_report *r);
 /* The devices as a topology (topo's model, with the host facts). */
 int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int cpus,
 		      int64_t memory_mib, struct probe_topology *out, struct dt_err *err);

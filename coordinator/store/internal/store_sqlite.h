@@ -10,7 +10,7 @@
 
 /* The schema this build writes; a database with a higher user_version is
  * refused. */
-#define STORE_SCHEMA_LATEST 2
+#define STORE_SCHEMA_LATEST 3
 
 /* Bring db (at path, for messages) to schema version target, all steps in
  * one transaction. Refuses a newer schema (-ENOTSUP) and a database that
