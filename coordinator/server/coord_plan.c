@@ -10,8 +10,8 @@
  * the fleet learned, and the request's extras; nothing any other call
  * reads changes. Learned types have no price: their nodes serve pods as
  * existing capacity, and they become launch candidates only when an extra
- * (the coordinator's --hwdb-extra or the request's) gives them one; until
- * then the plan's reasons say so. A Node of the same name in the manifests
+ * (the coordinator's --hwdb-extra or the request's) or a NodeOverlay in the
+ * manifests gives them one; until then the plan's reasons say so. A Node of the same name in the manifests
  * wins over the fleet's. The answer is the CLI's output in the requested
  * format and the exit code it would have. */
 #include <errno.h>

@@ -126,6 +126,19 @@ expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -
 		"the priced learned type launched"
 expect 3 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" &&
 	jqis '.nodeClaims | length' '0' "the price was that plan's only"
+# or a NodeOverlay in the manifests prices it
+cat >"$TMP/p7-overlay.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: p7-price}
+spec:
+  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p7.48xlarge]}]
+  price: "77.5"
+YAML
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" \
+	"$TMP/p7-overlay.yaml" &&
+	jqis '[.nodeClaims[] | {instanceType, pricePerHour}]' \
+		'[{"instanceType":"p7.48xlarge","pricePerHour":77.5}]' "the learned type priced by a NodeOverlay"
 printf 'instanceTypes:\n- {name: zz.xlarge}\n' >"$TMP/bad-extra.yaml"
 expect 1 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$GOLD/p7-pool.yaml" \
 	--hwdb-extra "$TMP/bad-extra.yaml" &&
