@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_diags.h"
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/plan.pb-c.h"
@@ -60,6 +61,22 @@ static void print_diags(const struct dt_diags *d)
 		fprintf(stderr, "%s\n", d->msgs[i]);
 	if (d->dropped)
 		fprintf(stderr, "... and %zu more\n", d->dropped);
+}
+
+/* plan_input_check, printing every problem it finds, as validate orders
+ * them (by file and document: load problems and validation interleave). */
+static int check_input(const struct model_set *set, struct dt_diags *errs,
+		       const char *const *files, size_t n_files)
+{
+	int rc = plan_input_check(set, errs);
+
+	if (!rc)
+		return 0;
+	if (rc == -ENOMEM)
+		fprintf(stderr, "dratopo plan: out of memory\n");
+	cli_diags_sort(errs, files, n_files);
+	print_diags(errs);
+	return rc;
 }
 
 /* A whole file ("-": standard input) into *out (malloc'd, NUL-ended). */
@@ -290,10 +307,8 @@ int cli_plan(int argc, char **argv)
 		if (model_set_load_file(set, files[i], &errs, &err) < 0 && !errs.n)
 			fprintf(stderr, "%s\n", err.msg);
 	}
-	if (plan_input_check(set, &errs)) {
-		print_diags(&errs);
+	if (check_input(set, &errs, files, n_files))
 		goto out;
-	}
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
 	if (plan_run(set, &opts, &res, &err)) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_diags.h"
 #include "doc.h"
 #include "model.h"
 #include "cel.h"
@@ -32,81 +33,6 @@ static void usage(FILE *out)
 		"  -o, --output FORMAT     text (default) or json\n"
 		"  -h, --help              this help\n\n"
 		"Exit codes: 0 all valid, 1 invalid input, 2 usage error.\n");
-}
-
-/* Errors come in two passes (loading, then validation); users read them
- * per document, so order them by file (as given; a directory's files by
- * name), document and List item, keeping the order within one object. */
-struct keyed_msg {
-	size_t file, pos;
-	const char *name;               /* the message's file name, in msg */
-	size_t name_len;
-	long doc, item;
-	char *msg;
-};
-
-static int keyed_cmp(const void *pa, const void *pb)
-{
-	const struct keyed_msg *a = pa, *b = pb;
-	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
-	int c;
-
-	if (a->file != b->file)
-		return a->file < b->file ? -1 : 1;
-	c = memcmp(a->name, b->name, n);
-	if (c || a->name_len != b->name_len)
-		return c ? c : a->name_len < b->name_len ? -1 : 1;
-	if (a->doc != b->doc)
-		return a->doc < b->doc ? -1 : 1;
-	if (a->item != b->item)
-		return a->item < b->item ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-static void key_message(struct keyed_msg *k, const char *const *files, size_t n_files)
-{
-	const char *m = k->msg;
-
-	for (size_t f = 0; f < n_files; f++) {
-		size_t len = strlen(files[f]);
-		const char *doc;
-		char *end;
-
-		if (strncmp(m, files[f], len))
-			continue;
-		/* FILE: document N, or DIR/NAME: document N */
-		doc = strstr(m + len, ": document ");
-		if (!doc || (doc != m + len && m[len] != '/' && files[f][len - 1] != '/'))
-			continue;
-		k->file = f;
-		k->name = m;
-		k->name_len = (size_t)(doc - m);
-		k->doc = strtol(doc + 11, &end, 10);
-		if (!strncmp(end, ", item ", 7))
-			k->item = strtol(end + 7, NULL, 10);
-		return;
-	}
-}
-
-static void sort_by_document(struct dt_diags *errs, const char *const *files, size_t n_files)
-{
-	struct keyed_msg *k = calloc(errs->n ? errs->n : 1, sizeof(*k));
-
-	if (!k)
-		return;         /* unsorted is still correct */
-	for (size_t i = 0; i < errs->n; i++) {
-		k[i].msg = errs->msgs[i];
-		k[i].pos = i;
-		k[i].file = n_files;
-		k[i].name = "";
-		k[i].item = -1;
-		key_message(&k[i], files, n_files);
-	}
-	if (errs->n > 1)
-		qsort(k, errs->n, sizeof(*k), keyed_cmp);
-	for (size_t i = 0; i < errs->n; i++)
-		errs->msgs[i] = k[i].msg;
-	free(k);
 }
 
 static void json_string(struct strbuf *sb, const char *s)
@@ -274,6 +200,10 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
+	/* The annotations plan reads are checked by the planner, which owns
+	 * their meaning (the model must not link hwdb's parsers), so that
+	 * validate refuses what plan refuses, in plan's words. */
+	plan_nodeclass_check(set, &errs, &set->warnings);
 	/* A file whose documents were all skipped was not checked at all:
 	 * never call that valid. (Unknown-field warnings belong to objects, so
 	 * with no objects every warning is a skipped document.) */
@@ -287,7 +217,7 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	sort_by_document(&errs, files, n_files);
+	cli_diags_sort(&errs, files, n_files);
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
 	if (output == OUT_JSON)

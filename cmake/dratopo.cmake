@@ -2,8 +2,11 @@
 
 set(DT_WARNINGS -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wpointer-arith
     -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings -Wvla
-    -Wno-missing-field-initializers
-    -Wno-format-truncation)  # messages are cut to their buffers on purpose
+    -Wno-missing-field-initializers)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  # messages are cut to their buffers on purpose (clang has no such warning)
+  list(APPEND DT_WARNINGS -Wno-format-truncation)
+endif()
 if(DRATOPO_WERROR)
   list(APPEND DT_WARNINGS -Werror)
 endif()

@@ -154,6 +154,41 @@ bool hwdb_mig_equal(const struct hwdb_mig_layout *a, const struct hwdb_mig_layou
 	return a->kind == b->kind && !strcmp(a->text, b->text);
 }
 
+static bool profile_known(const char *name)
+{
+	for (size_t i = 0; i < hwdb_builtin_n_mig_gpus; i++)
+		if (hwdb_mig_profile(&hwdb_builtin_mig_gpus[i], name))
+			return true;
+	return false;
+}
+
+bool hwdb_mig_unknown_profile(const struct hwdb_mig_layout *l, char *buf, size_t len)
+{
+	const char *s = l->text;
+	bool entry_start = true;
+
+	if (l->kind != HWDB_MIG_STATIC)
+		return false;
+	/* The text passed hwdb_mig_parse: entries split by ';', each
+	 * "disabled", "all-NAME" or NAME(,NAME)*, no blanks. */
+	while (*s) {
+		size_t n = strcspn(s, ",;");
+		char name[MAX_NAME + 1];
+		const char *p = name;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if (entry_start && !strncmp(p, "all-", 4))
+			p += 4;
+		if (!(entry_start && !strcmp(name, "disabled")) && !profile_known(p)) {
+			snprintf(buf, len, "%s", p);
+			return true;
+		}
+		entry_start = s[n] == ';';
+		s += n + (s[n] != '\0');
+	}
+	return false;
+}
+
 /* ---- Placement ---- */
 
 static void profile_list(const struct hwdb_mig_gpu *g, char *buf, size_t len)

@@ -78,6 +78,11 @@ struct hwdb_mig_layout {
  * is checked by hwdb_mig_check. -EINVAL with the reason. */
 int hwdb_mig_parse(const char *s, struct hwdb_mig_layout *out, struct dt_err *err);
 bool hwdb_mig_equal(const struct hwdb_mig_layout *a, const struct hwdb_mig_layout *b);
+/* The first profile a parsed static layout names that no GPU of hwdb has
+ * ("9g.99gb"), copied into buf; false when every profile is known (and for
+ * NONE and DYNAMIC). Such a layout cannot apply to any type, which is
+ * worth a warning before planning. */
+bool hwdb_mig_unknown_profile(const struct hwdb_mig_layout *l, char *buf, size_t len);
 
 /* Whether the layout can be applied to every GPU of t: known profiles,
  * at most a profile's instances, at most 7 compute and 8 memory slices,

@@ -500,6 +500,21 @@ static int mig_devices(struct model_set *s, const struct hwdb_type *t, const str
 	return rc;
 }
 
+/* The name suffix of slice k of mig_pool: "", "-1", ... for the n_dev
+ * device slices, then "-counters", "-counters-1", ... for the counter
+ * sets' (written out rather than with a format that may be empty, which
+ * clang's -Wformat-zero-length rightly questions). */
+static void slice_suffix(size_t k, size_t n_dev, char *buf, size_t len)
+{
+	const char *kind = k < n_dev ? "" : "-counters";
+	size_t i = k < n_dev ? k : k - n_dev;
+
+	if (i)
+		snprintf(buf, len, "%s-%zu", kind, i);
+	else
+		snprintf(buf, len, "%s", kind);
+}
+
 /* The slices of devs[0..n) (lim a slice) and, for dynamic MIG, of the
  * GPUs' counter sets (MAX_COUNTER_SETS a slice), appended to out. */
 static int mig_pool(struct model_set *s, const struct hwdb_type *t, const struct hwdb_mig_gpu *g,
@@ -518,11 +533,7 @@ static int mig_pool(struct model_set *s, const struct hwdb_type *t, const struct
 	for (size_t k = 0; k < n_dev + n_cs; k++) {
 		struct model_resource_slice_spec *sp;
 
-		if (k < n_dev)
-			snprintf(suffix, sizeof(suffix), k ? "-%zu" : "", k);
-		else
-			snprintf(suffix, sizeof(suffix), k > n_dev ? "-counters-%zu" : "-counters",
-				 k - n_dev);
+		slice_suffix(k, n_dev, suffix, sizeof(suffix));
 		if ((rc = slice_head(s, t, HWDB_DRIVER_GPU, false, mode, mig, node, suffix,
 				     &out[(*n_out)++])))
 			return rc;

@@ -757,6 +757,10 @@ void model_object_describe(const struct model_object *o, char *buf, size_t size)
 /* Where in its file an object was read: "document N", or "document N,
  * item 1.0" for items of (nested) Lists. */
 void model_source_document(const struct model_source *src, char *buf, size_t size);
+/* "FILE: document N (KIND NS/NAME): " for an object; "document N, item M"
+ * for List items; objects built in code get "KIND NS/NAME: ". Checks
+ * outside the model (the planner's) word their messages with it. */
+void model_object_prefix(const struct model_object *o, char *buf, size_t size);
 
 /* ---- Validation ---- */
 

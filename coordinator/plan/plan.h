@@ -185,8 +185,18 @@ void plan_node_yaml(const char *name, const char *instance_type, const struct hw
 
 /* After loading a plan's input into set (load problems in errs): 0 when it
  * may be planned, -EINVAL with every problem in errs (load problems, then
- * the API server's validation with CEL compiled). */
+ * the API server's validation with CEL compiled, then
+ * plan_nodeclass_check's errors: all of them, also when loading failed),
+ * or -ENOMEM. */
 int plan_input_check(const struct model_set *set, struct dt_diags *errs);
+/* The EC2NodeClass annotations the planner reads,
+ * karpenter.k8s.aws/nvidia-consumable-capacity and -mig-layout, checked
+ * with the parsers plan uses: each malformed value is added to errs as
+ * "FILE: document N (EC2NodeClass NAME): metadata.annotations[KEY]:
+ * message"; a layout naming a profile no hwdb GPU has goes to warnings
+ * (which may be NULL). Returns the number of errors. */
+int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
+			 struct dt_diags *warnings);
 
 /* ---- Output (plan_output.c) ---- */
 

@@ -799,8 +799,7 @@ out:
 }
 
 int rec_fleet_restore_node(struct rec_fleet *f, const struct rec_report *last,
-			   enum rec_verdict stored_verdict, const char *stored_shape_key,
-			   struct dt_err *err)
+			   const struct rec_stored *stored, struct dt_err *err)
 {
 	struct rec_pack *pack = NULL;
 	struct rec_outcome o;
@@ -823,9 +822,10 @@ int rec_fleet_restore_node(struct rec_fleet *f, const struct rec_report *last,
 		free(pack);
 	}
 	if (rc == 0) {
-		n->stored_verdict = stored_verdict;
-		n->stored_key_differs = !stored_shape_key ||
-					strcmp(stored_shape_key, n->shape->key) != 0;
+		n->stored_verdict = stored->verdict;
+		n->stored_key_differs = !stored->shape_key ||
+					strcmp(stored->shape_key, n->shape->key) != 0;
+		n->drifted |= stored->drifted;
 	}
 	pthread_mutex_unlock(&f->mu);
 	rec_outcome_free(&o);

@@ -119,8 +119,10 @@ struct rec_node {
 	/* Its type's nodes disagree on the shape: the node is on one side of
 	 * the conflict rec_fleet_conflicts lists. */
 	bool conflicted;
-	/* It matches (or is learned) again after being in drift since this
-	 * fleet was made: the remedies of that drift are to be lifted. */
+	/* It was in drift at some time (kept in its record, so that a
+	 * restarted coordinator still knows), and matches (or is learned)
+	 * again: the remedies of that drift are to be lifted. */
+	bool drifted;
 	bool recovered;
 };
 void rec_node_free(struct rec_node *n);
@@ -294,9 +296,14 @@ int rec_node_topology(struct rec_fleet *f, const char *name, struct probe_topolo
  * follow from the nodes. */
 int rec_fleet_restore_learned(struct rec_fleet *f, const struct rec_learned *l,
 			      struct dt_err *err);
+/* What a node's record says beside its last report. */
+struct rec_stored {
+	enum rec_verdict verdict;
+	const char *shape_key;          /* NULL: none */
+	bool drifted;                   /* rec_node.drifted when it was written */
+};
 int rec_fleet_restore_node(struct rec_fleet *f, const struct rec_report *last,
-			   enum rec_verdict stored_verdict, const char *stored_shape_key,
-			   struct dt_err *err);
+			   const struct rec_stored *stored, struct dt_err *err);
 /* End the restore. Re-verification runs against today's hwdb, which may
  * differ from the one the records were written with: *changes (may be
  * NULL) gets every node whose verdict or shape is not what its record said,

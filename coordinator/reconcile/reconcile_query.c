@@ -166,6 +166,7 @@ int rec_node_view(const struct rec_fleet *f, const struct fnode *n, int64_t now,
 	out->received_ns = n->received_ns;
 	out->plannable = why.len == 0;
 	out->conflicted = rec_type_conflicted(n->type);
+	out->drifted = n->drifted;
 	out->recovered = n->drifted && (n->verdict == REC_MATCH || n->verdict == REC_LEARNED);
 	out->why = sb_error(&why) ? NULL : strdup(sb_str(&why));
 	sb_free(&why);

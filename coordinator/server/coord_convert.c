@@ -141,5 +141,6 @@ void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blo
 		.gpus = (uint32_t)n->gpus,
 		.efas = (uint32_t)n->efas,
 		.shape_key = n->shape_key,
+		.drifted = n->drifted,
 	};
 }

@@ -25,7 +25,7 @@ static int restore_learned(struct store_learned *l, void *arg)
 /* A node whose stored report cannot be read back is skipped (and counted):
  * its agent's next report brings it back. Heartbeats update the record's
  * sequence, boot id and agent version but not the blob (same devices), so
- * those come from the record. */
+ * those come from the record; so does whether the node was ever in drift. */
 static int restore_node(struct store_node *n, void *arg)
 {
 	struct restore *r = arg;
@@ -40,10 +40,12 @@ static int restore_node(struct store_node *n, void *arg)
 		devs = calloc(msg->n_devices + 1, sizeof(*devs));
 	if (msg && devs && rec_verdict_parse(n->verdict, &v) == 0 &&
 	    coord_report_from_pb(msg, n->last_report_ns, devs, &rr, NULL) == 0) {
+		struct rec_stored stored = { v, n->shape_key, n->drifted };
+
 		rr.sequence = n->last_seq;
 		rr.boot_id = n->boot_id && *n->boot_id ? n->boot_id : NULL;
 		rr.agent_version = n->agent_version && *n->agent_version ? n->agent_version : NULL;
-		rc = rec_fleet_restore_node(r->f, &rr, v, n->shape_key, r->err);
+		rc = rec_fleet_restore_node(r->f, &rr, &stored, r->err);
 	}
 	free(devs);
 	if (msg)

@@ -13,7 +13,9 @@
  * the reports of several concurrent calls at once and acknowledge them all
  * after it returns). When store_commit returns 0 the data survives a
  * process kill and a power loss; when it fails nothing of the call is
- * stored.
+ * stored, except that after a failed sync (the data written, its flush
+ * failed) a later open may find it: a refused commit may come back after
+ * a restart, an acknowledged one is never lost.
  *
  * Errors are negative errno codes with a message in err:
  *   -ENOSPC  the disk (or quota) is full: retry once space is freed
@@ -30,6 +32,7 @@
 #ifndef DT_STORE_H
 #define DT_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +58,7 @@ struct store_node {
 	uint32_t gpus;
 	uint32_t efas;
 	char *shape_key;            /* canonical shape (the reconciler's), for quorums */
+	bool drifted;               /* was in drift at some time (its remedies to lift) */
 };
 
 /* The learned hwdb entry of an instance type hwdb lacks. */

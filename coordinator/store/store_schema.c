@@ -61,7 +61,10 @@ static const char *const migrations[STORE_SCHEMA_LATEST] = {
 	"ALTER TABLE nodes DROP COLUMN agent_version;"
 	"ALTER TABLE nodes DROP COLUMN boot_id;"
 	"ALTER TABLE nodes DROP COLUMN last_seq;"
-	"ALTER TABLE nodes DROP COLUMN last_report_ns;",
+	"ALTER TABLE nodes DROP COLUMN last_report_ns;"
+	/* and whether the node was ever in drift, so that a restarted
+	 * coordinator still lifts the remedies of one that recovered. */
+	"ALTER TABLE nodes ADD COLUMN drifted INTEGER NOT NULL DEFAULT 0;",
 };
 
 static int pragma_int(sqlite3 *db, const char *path, const char *sql, int *value,

@@ -6,6 +6,7 @@
  * Opening never writes to a file it has not checked: a read-only database
  * is refused, then PRAGMA quick_check runs before WAL mode or a migration
  * could touch the file. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +32,14 @@ enum stmt {
 /* A node record is its row of `nodes` (what changes with its devices) and
  * its row of `seen` (what every heartbeat changes; schema version 3). */
 #define NODE_COLUMNS "name, instance_type, verdict, differences, first_seen_ns, report, " \
-	"gpus, efas, shape_key"
+	"gpus, efas, shape_key, drifted"
 #define SEEN_COLUMNS "name, agent_version, boot_id, last_seq, last_report_ns"
 /* read_node's column order. A node without its `seen` row (which writes
  * never leave) would still be listed, as never seen. */
 #define NODE_SELECT "SELECT n.name, n.instance_type, n.verdict, n.differences, " \
 	"ifnull(s.agent_version, ''), ifnull(s.boot_id, ''), ifnull(s.last_seq, 0), " \
-	"n.first_seen_ns, ifnull(s.last_report_ns, 0), n.report, n.gpus, n.efas, n.shape_key " \
+	"n.first_seen_ns, ifnull(s.last_report_ns, 0), n.report, n.gpus, n.efas, n.shape_key, " \
+	"n.drifted " \
 	"FROM nodes n LEFT JOIN seen s ON s.name = n.name"
 #define LEARNED_COLUMNS "instance_type, shape_key, hwdb_text, nodes, learned_ns"
 #define CONFLICT_COLUMNS "instance_type, shape_key, node, first_seen_ns"
@@ -48,11 +50,11 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	/* first_seen_ns is the first put's: a re-registering node keeps it. */
 	[ST_PUT_NODE] = "INSERT INTO nodes (" NODE_COLUMNS ") "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
 		"ON CONFLICT (name) DO UPDATE SET instance_type = excluded.instance_type, "
 		"verdict = excluded.verdict, differences = excluded.differences, "
 		"report = excluded.report, gpus = excluded.gpus, efas = excluded.efas, "
-		"shape_key = excluded.shape_key",
+		"shape_key = excluded.shape_key, drifted = excluded.drifted",
 	[ST_PUT_SEEN] = "INSERT INTO seen (" SEEN_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5) "
 		"ON CONFLICT (name) DO UPDATE SET agent_version = excluded.agent_version, "
 		"boot_id = excluded.boot_id, last_seq = excluded.last_seq, "
@@ -108,9 +110,23 @@ static int sys_errno_code(int sys, int fallback)
 	}
 }
 
-static int errno_of(sqlite3 *db, int rc)
+/* SQLite keeps the system errno of a failed open but not of a failed
+ * commit: when the WAL's write or sync fails, sqlite3_system_errno stays 0
+ * and the message is a bare "disk I/O error". errno just after the step is
+ * what the failed call left, so run() passes it on as a hint; it is taken
+ * only when it names the file system's state (read-only, full), which a
+ * stale errno of some earlier lookup (ENOENT of a -journal) never does. */
+static int step_hint(int sys)
+{
+	return sys == EROFS || sys == ENOSPC || sys == EDQUOT ? sys : 0;
+}
+
+static int errno_of(sqlite3 *db, int rc, int hint)
 {
 	int sys = db ? sqlite3_system_errno(db) : 0;
+
+	if (!sys)
+		sys = step_hint(hint);
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
@@ -160,13 +176,23 @@ static const char *advice(int code)
 	}
 }
 
+static int fail_hinted(sqlite3 *db, const char *path, int rc, int hint, const char *what,
+		       struct dt_err *err)
+{
+	int code = errno_of(db, rc, hint);
+	/* -EIO is also the code of everything unnamed: only an I/O error
+	 * gets the hint about the disk. */
+	const char *why = code == -EIO && (rc & 0xff) == SQLITE_IOERR
+		? " (the disk or its file system failed: see the kernel log)" : advice(code);
+
+	return dt_err_set(err, code, "%s: %s: %s%s", path, what,
+			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), why);
+}
+
 int store_sqlite_fail(sqlite3 *db, const char *path, int rc, const char *what,
 		      struct dt_err *err)
 {
-	int code = errno_of(db, rc);
-
-	return dt_err_set(err, code, "%s: %s: %s%s", path, what,
-			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), advice(code));
+	return fail_hinted(db, path, rc, 0, what, err);
 }
 
 int store_sqlite_exec(sqlite3 *db, const char *path, const char *sql, const char *what,
@@ -280,6 +306,7 @@ static int read_node(sqlite3_stmt *st, struct store_node *n)
 	n->gpus = (uint32_t)sqlite3_column_int64(st, 10);
 	n->efas = (uint32_t)sqlite3_column_int64(st, 11);
 	rc |= col_str(st, 12, &n->shape_key);
+	n->drifted = sqlite3_column_int(st, 13) != 0;
 	return rc ? -ENOMEM : 0;
 }
 
@@ -312,10 +339,13 @@ static int read_conflict(sqlite3_stmt *st, struct store_conflict *c)
 static int run(struct sq *q, enum stmt which, const char *what, struct dt_err *err)
 {
 	sqlite3_stmt *st = q->st[which];
-	int rc = sqlite3_step(st);
+	int rc, sys;
 
+	errno = 0;
+	rc = sqlite3_step(st);
+	sys = errno;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		rc = store_sqlite_fail(q->db, q->path, rc, what, err);
+		rc = fail_hinted(q->db, q->path, rc, sys, what, err);
 	else
 		rc = 0;
 	sqlite3_reset(st);
@@ -359,6 +389,7 @@ static int put_node(struct sq *q, const struct store_node *n, struct strbuf *sb,
 	sqlite3_bind_int64(st, 7, n->gpus);
 	sqlite3_bind_int64(st, 8, n->efas);
 	bind_str(st, 9, n->shape_key);
+	sqlite3_bind_int(st, 10, n->drifted);
 	rc = run(q, ST_PUT_NODE, "put node", err);
 	return rc ? rc : write_seen(q, ST_PUT_SEEN, n, "put node", err);
 }

@@ -252,6 +252,14 @@ start_coord "$TMP/coord2.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem
 	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem"
 has "$TMP/coord2.log" 'event=start .*nodes=5 types=2' "restart restores the fleet"
 expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json && same_as "$TMP/out" nodes.json "nodes after restart"
+# Repaired, then a restart: its last report matches, and only its record
+# remembers the drift whose remedies are still to be lifted.
+agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired after the restart"
+stop_coord TERM
+start_coord "$TMP/coord3.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem" \
+	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
+has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of a node repaired before a restart"
 stop_coord TERM
 
 # ---- SIGKILL in the middle of a stream of acknowledged reports ----

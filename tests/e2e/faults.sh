@@ -9,6 +9,13 @@
 #            the file intact (integrity_check) with every acknowledged node;
 #            space freed: /readyz 200 and reports acknowledged again; the
 #            same file read-only at start: exit 1, file byte-identical
+#   rofs     the database of a running coordinator turns read-only (EROFS),
+#            then fails with EIO, then only its syncs fail (tests/tools/
+#            fault_io.c, preloaded, fails writes and syncs of the database
+#            and its -wal while a trigger file exists): every report refused
+#            with UNAVAILABLE, /readyz 503, queries answered; the fault
+#            gone: /readyz 200 and reports acknowledged; after a restart
+#            every acknowledged node is there and the file is intact
 #   corrupt  a database of random bytes, and a truncated one, at start: a
 #            clear error naming the file, exit 1, the file byte-identical
 #   clients  silent calls, calls never read and slow connections next to
@@ -27,12 +34,14 @@ COORD="$BUILD/bin/dratopo-coordinator"
 export GRPC_VERBOSITY=NONE
 
 # coord_start DB [ARGS...]: start the coordinator (insecure, random ports)
-# in the background; sets CPID, GRPC, HTTP (host:port) or fails.
+# in the background; sets CPID, GRPC, HTTP (host:port) or fails. The words
+# of COORD_PRE (e.g. `env LD_PRELOAD=...`) go before the command.
+COORD_PRE=()
 coord_start() {
 	local db="$1" line
 	shift
 	: >"$TMP/coord.log"
-	"$COORD" --insecure --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$db" "$@" \
+	"${COORD_PRE[@]}" "$COORD" --insecure --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$db" "$@" \
 		2>>"$TMP/coord.log" &
 	CPID=$!
 	for _ in $(seq 200); do
@@ -153,6 +162,90 @@ case_disk() {
 		failures=$((failures + 1))
 }
 
+# node_listed NAME: the running coordinator's ListNodes has NAME.
+node_listed() {
+	timeout 30 "$BIN" nodes --coordinator "$GRPC" --insecure -o json >"$TMP/nodes.json" \
+		2>"$TMP/nodes.err" &&
+		jq -e --arg n "$1" '[.. | objects | select(.name? == $n)] | length > 0' \
+			"$TMP/nodes.json" >/dev/null
+}
+
+# One fault of `rofs`: while the trigger says MODE, TAG-1..3 are refused
+# with UNAVAILABLE, /readyz is 503 with the store's reason matching WHY,
+# every node acknowledged so far is still listed and no refused one is;
+# then the trigger goes and TAG-after is acknowledged. Appends what was
+# acknowledged to ACKED.
+rofs_phase() {
+	local mode="$1" tag="$2" why="$3" n i
+	echo "$mode" >"$TRIGGER"
+	for i in 1 2 3; do
+		if report "$tag-$i"; then
+			fail "$mode: report $tag-$i acknowledged while the database fails"
+			ACKED+=("$tag-$i")      # then it must not be lost either
+		else
+			grep -q UNAVAILABLE "$TMP/once.err" ||
+				fail "$mode: report $tag-$i refused without UNAVAILABLE: $(cat "$TMP/once.err")"
+		fi
+	done
+	wait_ready 503
+	curl -s "http://$HTTP/readyz" >"$TMP/readyz"
+	has "$TMP/readyz" "^store: .*$why" "$mode: /readyz says why"
+	for n in "${ACKED[@]}"; do
+		node_listed "$n" || fail "$mode: node $n not listed while the database fails"
+	done
+	! node_listed "$tag-1" || fail "$mode: refused report $tag-1 is listed (memory not set back)"
+	kill -0 "$CPID" 2>/dev/null || { fail "$mode: the coordinator died"; return 1; }
+	rm -f "$TRIGGER"
+	wait_ready 200
+	if report "$tag-after"; then
+		ACKED+=("$tag-after")
+	else
+		fail "$mode: report after the fault: $(cat "$TMP/once.err")"
+	fi
+}
+
+case_rofs() {
+	local shim="$BUILD/tests/fault_io.so" dir db asan refused n
+	[ -f "$shim" ] || { fail "$shim is not built"; return; }
+	fixtures
+	dir=$(cd "$TMP" && pwd -P)      # canonical: the shim compares /proc/self/fd paths
+	db="$dir/rofs.db"
+	TRIGGER="$dir/fail"
+	ACKED=()
+	# An ASan build needs its runtime first in LD_PRELOAD: the same one
+	# the binary links, so that the sanitizer stays on (and checks the shim).
+	asan=$(ldd "$COORD" | awk '/libasan/ { print $3; exit }')
+	COORD_PRE=(env "LD_PRELOAD=${asan:+$asan:}$shim" "FAULT_IO_PATH=$db"
+		"FAULT_IO_TRIGGER=$TRIGGER")
+	coord_start "$db" || return
+	COORD_PRE=()
+	for n in ok-1 ok-2; do
+		report "$n" && ACKED+=("$n") || fail "report $n before the fault: $(cat "$TMP/once.err")"
+	done
+	[ "$(readyz)" = 200 ] || fail "/readyz $(readyz) before the fault"
+	rofs_phase "EROFS" rofs 'not writable' &&
+		rofs_phase "EIO" eio 'disk I/O error.*kernel log' &&
+		rofs_phase "EIO sync" fsync 'disk I/O error' || return
+	refused=$(grep -c 'event=report_refused' "$TMP/coord.log")
+	[ "$refused" -ge 9 ] || fail "$refused report_refused lines in the log, want 9"
+	grep -q 'event=store_error' "$TMP/coord.log" || fail "no store_error line in the log"
+	coord_stop
+
+	# A restart without the shim: every acknowledged node is there.
+	coord_start "$db" || return
+	for n in "${ACKED[@]}"; do
+		node_listed "$n" || fail "acknowledged node $n lost after the restart"
+	done
+	report after-restart && ACKED+=(after-restart) || fail "report after the restart"
+	coord_stop
+	[ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
+	for n in "${ACKED[@]}"; do
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM nodes WHERE name='$n'")" = 1 ] ||
+			fail "acknowledged node $n is not in the database"
+	done
+	echo "rofs: ${#ACKED[@]} acknowledged, $refused refused during the faults, all acknowledged present"
+}
+
 case_corrupt() {
 	local db="$TMP/corrupt.db"
 	head -c 65536 /dev/urandom >"$db"
@@ -218,7 +311,7 @@ case_sysfs() {
 }
 
 case "$CASE" in
-restart | disk | corrupt | clients | sysfs) "case_$CASE" ;;
-*) echo "usage: faults.sh BUILD restart|disk|corrupt|clients|sysfs" >&2; exit 2 ;;
+restart | disk | rofs | corrupt | clients | sysfs) "case_$CASE" ;;
+*) echo "usage: faults.sh BUILD restart|disk|rofs|corrupt|clients|sysfs" >&2; exit 2 ;;
 esac
 e2e_finish

@@ -96,8 +96,9 @@ expect 3 "$BIN" plan -f "$TMP/mig.yaml" -o json &&
 plan_mig "4g.40gb,4g.40gb" 1 4g.40gb
 expect 3 "$BIN" plan -f "$TMP/mig.yaml" -o json &&
 	has "$TMP/out" "2 instances of 4g.40gb, a GPU holds at most 1" "impossible layout"
+# a malformed one is invalid input, refused before planning (as validate does)
 plan_mig "bogus!" 1 1g.10gb
-expect 3 "$BIN" plan -f "$TMP/mig.yaml" -o json &&
-	has "$TMP/out" "nvidia-mig-layout: MIG layout" "bad annotation"
+expect 1 "$BIN" plan -f "$TMP/mig.yaml" -o json &&
+	has "$TMP/err" "nvidia-mig-layout\]: MIG layout \"bogus!\"" "bad annotation"
 
 e2e_finish

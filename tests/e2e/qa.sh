@@ -363,6 +363,38 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-class-hint.yaml"; then
 		"no GPU has 140Gi"
 	jqis '.unschedulable[0].reason | test("dra.net|efa-0")' false "no EFA in a GPU request's reason"
 fi
+# QA-26: validate checks the EC2NodeClass annotations plan reads, in plan's
+# words; a profile no hwdb GPU has is only a warning; plan refuses the same
+f="$Q/ec2nodeclass-bad-annotations.yaml"
+a="^$f: document 1 \(EC2NodeClass nc\): metadata\.annotations\[karpenter\.k8s\.aws/nvidia"
+for cmd in validate plan; do
+	expect 1 "$BIN" $cmd -f "$f" &&
+		has "$TMP/err" "${a}-consumable-capacity\]: invalid consumable capacity mode \"lots\": must be" \
+			"$cmd: bad consumable capacity"
+done
+expect 1 "$BIN" validate -f "$f" &&
+	has "$TMP/err" "^warning: ${a#^}-mig-layout\]: no GPU in hwdb has MIG profile \"9g\.99gb\"" \
+		"unknown MIG profile warned about"
+[ "$(grep -c ': document ' "$TMP/err")" = 2 ] || fail "bad annotations: want 1 error, 1 warning"
+sed -e 's/"9g.99gb"/"all-1g.10gb;bogus!"/' -e 's/"lots"/"4"/' "$f" >"$TMP/nc-mig.yaml"
+expect 1 "$BIN" validate -f "$TMP/nc-mig.yaml" &&
+	has "$TMP/err" "nvidia-mig-layout\]: MIG layout \"all-1g\.10gb;bogus!\": GPU entry 1: '!' cannot be" \
+		"bad MIG layout syntax"
+sed -e 's/"9g.99gb"/"3g.40gb,2g.20gb;disabled"/' -e 's/"lots"/"memory"/' "$f" >"$TMP/nc-ok.yaml"
+expect 0 "$BIN" validate -f "$TMP/nc-ok.yaml" && has "$TMP/out" '^EC2NodeClass: 1 valid$' "good annotations"
+[ -s "$TMP/err" ] && fail "good annotations: a warning"
+# QA-29: plan reports every problem in one run, load and validation
+# together, in validate's order and words (validate adds its warning)
+f="$Q/plan-two-stage-errors.yaml"
+if expect 1 "$BIN" validate -f "$f"; then
+	grep -v '^warning: ' "$TMP/err" >"$TMP/validate-errors"
+	if expect 1 "$BIN" plan -f "$f"; then
+		[ "$(grep -c "^$f: document " "$TMP/err")" = 12 ] || fail "plan: want 12 errors at once"
+		cmp -s "$TMP/err" "$TMP/validate-errors" || fail "plan's errors differ from validate's"
+		has "$TMP/err" "document 1 \(DeviceTaintRule bad-rule\): spec\.taint\.effect: Unsupported" \
+			"plan: a validation error beside the decode errors"
+	fi
+fi
 
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 

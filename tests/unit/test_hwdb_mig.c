@@ -306,6 +306,36 @@ static void test_every_mig_slice_validates(void)
 	}
 }
 
+/* The profiles no GPU of hwdb has, for validate's warning: names in any
+ * entry, after all-, but never "disabled" or the all- prefix itself. */
+static void test_unknown_profile(void)
+{
+	static const char *const cases[][2] = {
+		{ "9g.99gb", "9g.99gb" },
+		{ "all-9g.99gb", "9g.99gb" },
+		{ "3g.40gb,2g.20gb;disabled;1g.10gb,8g.1gb", "8g.1gb" },
+		{ "1g.10gb,all-1g.10gb", "all-1g.10gb" },   /* all- only opens an entry */
+		{ "all-disabled", "disabled" },
+		{ "all-1g.10gb", NULL },
+		{ "disabled;3g.71gb", NULL },                /* H200 only */
+		{ "dynamic", NULL },
+		{ "", NULL },
+	};
+	struct hwdb_mig_layout l;
+	struct dt_err err = { 0 };
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(hwdb_mig_parse(cases[i][0], &l, &err), 0);
+		if (cases[i][1]) {
+			CU_ASSERT_TRUE(hwdb_mig_unknown_profile(&l, name, sizeof(name)));
+			DT_ASSERT_STR(name, cases[i][1]);
+		} else {
+			CU_ASSERT_FALSE(hwdb_mig_unknown_profile(&l, name, sizeof(name)));
+		}
+	}
+}
+
 DT_SUITE_MAIN("hwdb_mig",
 	DT_TEST(test_profiles_published),
 	DT_TEST(test_profiles_fit_their_types),
@@ -313,5 +343,6 @@ DT_SUITE_MAIN("hwdb_mig",
 	DT_TEST(test_placement_rules),
 	DT_TEST(test_placement_search_fails),
 	DT_TEST(test_check),
+	DT_TEST(test_unknown_profile),
 	DT_TEST(test_device_names),
 	DT_TEST(test_every_mig_slice_validates))

@@ -88,6 +88,7 @@ static void fill_node(struct store_node *n, const char *name, uint64_t seq)
 	n->gpus = 8;
 	n->efas = 32;
 	n->shape_key = W("gpu8:efa32:roots4");
+	n->drifted = true;
 }
 
 static void assert_node_eq(const struct store_node *got, const struct store_node *want)
@@ -108,6 +109,7 @@ static void assert_node_eq(const struct store_node *got, const struct store_node
 	CU_ASSERT_EQUAL(got->gpus, want->gpus);
 	CU_ASSERT_EQUAL(got->efas, want->efas);
 	DT_ASSERT_STR(got->shape_key, want->shape_key);
+	CU_ASSERT_EQUAL(got->drifted, want->drifted);
 }
 
 static int count_node(struct store_node *rec, void *arg)
@@ -542,6 +544,7 @@ static void test_migrations(void)
 	CU_ASSERT_EQUAL(got.last_report_ns, 2);
 	CU_ASSERT_EQUAL(got.gpus, 8);
 	CU_ASSERT_EQUAL(got.efas, 4);
+	CU_ASSERT_FALSE(got.drifted);
 	store_node_done(&got);
 	store_close(s);
 	CU_ASSERT_EQUAL(raw_version(old), STORE_SCHEMA_LATEST);

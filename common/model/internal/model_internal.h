@@ -30,10 +30,6 @@ void model_path_pop(struct model_path *p, size_t mark);
 /* Arena for deep copies of free-form trees (created on first use). */
 struct doc_arena *model_set_doc_arena(struct model_set *s);
 
-/* "FILE: document N (KIND NS/NAME): " for an object; "document N, item M"
- * for List items; objects built in code get "KIND NS/NAME: ". */
-void model_object_prefix(const struct model_object *o, char *buf, size_t size);
-
 /* ---- Name lookups over arrays of structs, in O(log n) ----
  * Lists the API does not bound (pod claims, resource maps, labels) are
  * searched through a sorted index so that hostile sizes stay fast. */

@@ -58,9 +58,10 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
  * team is not set", "node affinity: no term matches") into why. */
 bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
 		      char *why, size_t whysz);
-/* The EC2NodeClass annotation naming the GPUs' MIG layout (hwdb_mig.h),
- * beside karpenter.k8s.aws/nvidia-consumable-capacity. */
+/* The EC2NodeClass annotations naming the GPUs' MIG layout (hwdb_mig.h)
+ * and their consumable-capacity mode (hwdb_cc_parse). */
 #define PLAN_ANNOTATION_MIG_LAYOUT "karpenter.k8s.aws/nvidia-mig-layout"
+#define PLAN_ANNOTATION_CONSUMABLE_CAPACITY "karpenter.k8s.aws/nvidia-consumable-capacity"
 
 /* The MIG layout a pool's layout gives a node of type t, in *out: the
  * layout itself, or none when t's GPUs have no MIG (they stay whole). A
