@@ -5,6 +5,7 @@
  *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
  *                     [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...
  *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
+ *   show and export TYPE also take --coordinator ADDR: the coordinator's entry.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ struct opts {
 	size_t n_extras;
 	const char *names[MAX_NAMES];
 	size_t n_names;
-	struct cli_remote remote;       /* show --coordinator: the live entry */
+	struct cli_remote remote;       /* show/export --coordinator: the live entry */
 	bool help;
 };
 
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 		"                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
 		"                         [--coordinator ADDR [TLS options]]\n"
 		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
+		"                           [--coordinator ADDR [TLS options]]\n"
 		"\n"
 		"list    the known EC2 GPU instance types, cheapest first (no on-demand price last)\n"
 		"show    the resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
@@ -62,8 +64,10 @@ static void usage(FILE *f)
 		"  --node NAME                  node (and pool) name of the slices (default: TYPE)\n"
 		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n"
 		"\n"
-		"show --coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
-		"it learned from its fleet), with the connection options:\n%s", cli_remote_help);
+		"show/export --coordinator: the coordinator's effective entry for TYPE (hwdb's, or\n"
+		"the one it learned from its fleet; export it, add onDemandPricePerHour, and give\n"
+		"it to plan --coordinator --hwdb-extra to launch a learned type), with the\n"
+		"connection options:\n%s", cli_remote_help);
 }
 
 /* "--name value", "--name=value", "-o value", "-ovalue". Returns 1 when
@@ -413,28 +417,30 @@ out:
 	return rc;
 }
 
-/* show --coordinator: the coordinator's entry for the type becomes an
- * extra, so that show prints it as it prints any entry. */
-static int load_remote(const struct opts *o)
+/* show/export --coordinator: the coordinator's entry for the type becomes
+ * an extra, so that show and export print it as they print any entry. */
+static int load_remote(const char *sub, const struct opts *o)
 {
 	Dratopo__V1__GetHwdbEntryRequest req = DRATOPO__V1__GET_HWDB_ENTRY_REQUEST__INIT;
 	Dratopo__V1__GetHwdbEntryResponse *resp;
 	ProtobufCMessage *m = NULL;
 	struct dt_err err = { 0 };
+	char cmd[32];
 	int rc;
 
 	if (o->n_names != 1) {
-		fprintf(stderr, "dratopo hwdb show: --coordinator needs exactly one TYPE\n");
+		fprintf(stderr, "dratopo hwdb %s: --coordinator needs exactly one TYPE\n", sub);
 		return CLI_EXIT_USAGE;
 	}
 	req.instance_type = (char *)o->names[0];
-	rc = cli_remote_call(&o->remote, "hwdb show", "/dratopo.v1.Fleet/GetHwdbEntry", &req.base,
+	snprintf(cmd, sizeof(cmd), "hwdb %s", sub);
+	rc = cli_remote_call(&o->remote, cmd, "/dratopo.v1.Fleet/GetHwdbEntry", &req.base,
 			     &dratopo__v1__get_hwdb_entry_response__descriptor, 10000, &m);
 	if (rc)
 		return rc;
 	resp = (void *)m;
 	if (hwdb_load_extra_buf(resp->entry_yaml, strlen(resp->entry_yaml), "coordinator", &err)) {
-		fprintf(stderr, "dratopo hwdb show: the coordinator's entry: %s\n", err.msg);
+		fprintf(stderr, "dratopo hwdb %s: the coordinator's entry: %s\n", sub, err.msg);
 		rc = CLI_EXIT_FAIL;
 	}
 	protobuf_c_message_free_unpacked(m, NULL);
@@ -464,15 +470,15 @@ int cli_hwdb(int argc, char **argv)
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
-	if (o.remote.addr && strcmp(sub, "show")) {
-		fprintf(stderr, "dratopo hwdb: --coordinator works with show only\n");
+	if (o.remote.addr && !strcmp(sub, "list")) {
+		fprintf(stderr, "dratopo hwdb: --coordinator works with show and export only\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (load_extras(&o)) {
 		hwdb_reset();
 		return CLI_EXIT_FAIL;
 	}
-	if (o.remote.addr && (rc = load_remote(&o))) {
+	if (o.remote.addr && (rc = load_remote(sub, &o))) {
 		hwdb_reset();
 		return rc;
 	}

@@ -16,7 +16,7 @@
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/plan.pb-c.h"
-#include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "model.h"
 #include "plan.h"
 #include "strbuf.h"
@@ -46,7 +46,10 @@ static void usage(FILE *out)
 		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
 		"  -h, --help              this help\n\n"
 		"With --coordinator the plan is made by a running coordinator, over its live\n"
-		"fleet (the nodes that match, with their predicted slices) plus the manifests:\n"
+		"fleet (the nodes that match, with their predicted slices) plus the manifests,\n"
+		"with its hwdb and the types its fleet learned; --hwdb-extra files go with the\n"
+		"request and apply to this plan only (a learned type is launched once one\n"
+		"gives it a price):\n"
 		"%s\n"
 		"Exit codes: 0 every pod placed, 1 invalid input or failure, 2 usage error,\n"
 		"3 some pod is unschedulable.\n", cli_remote_help);
@@ -104,10 +107,35 @@ static int read_all(const char *path, char **out)
 	return *out ? 0 : -1;
 }
 
-/* The plan made by the coordinator: the files go as they are, the answer is
- * printed as an offline plan would be. */
+/* Files as Manifests, read whole: m[0..*n) filled, mp[i] = &m[i]; -1 when
+ * one cannot be read (said on stderr; what was read is in m[0..*n)). */
+static int read_manifests(const char **files, size_t n_files, Dratopo__V1__Manifest *m,
+			  Dratopo__V1__Manifest **mp, size_t *n)
+{
+	for (*n = 0; *n < n_files; (*n)++) {
+		dratopo__v1__manifest__init(&m[*n]);
+		m[*n].name = (char *)files[*n];
+		mp[*n] = &m[*n];
+		if (read_all(files[*n], &m[*n].content)) {
+			(*n)++;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void free_manifests(Dratopo__V1__Manifest *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free(m[i].content != protobuf_c_empty_string ? m[i].content : NULL);
+	free(m);
+}
+
+/* The plan made by the coordinator: the files (and the extras, for this
+ * plan only) go as they are, the answer is printed as an offline plan
+ * would be. */
 static int plan_remote(const struct cli_remote *remote, const char **files, size_t n_files,
-		       enum output fmt)
+		       const char **extras, size_t n_extras, enum output fmt)
 {
 	static const Dratopo__V1__PlanFormat formats[] = {
 		[OUT_TABLE] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE,
@@ -117,28 +145,30 @@ static int plan_remote(const struct cli_remote *remote, const char **files, size
 	Dratopo__V1__PlanRequest req = DRATOPO__V1__PLAN_REQUEST__INIT;
 	Dratopo__V1__Manifest *m = calloc(n_files, sizeof(*m));
 	Dratopo__V1__Manifest **mp = calloc(n_files, sizeof(*mp));
+	Dratopo__V1__Manifest *x = calloc(n_extras + 1, sizeof(*x));
+	Dratopo__V1__Manifest **xp = calloc(n_extras + 1, sizeof(*xp));
 	Dratopo__V1__PlanResponse *resp;
 	ProtobufCMessage *msg = NULL;
-	size_t loaded = 0;
-	int rc = m && mp ? 0 : CLI_EXIT_FAIL;
+	size_t n_m = 0, n_x = 0;
+	int rc = m && mp && x && xp ? 0 : CLI_EXIT_FAIL;
 
-	for (; !rc && loaded < n_files; loaded++) {
-		dratopo__v1__manifest__init(&m[loaded]);
-		m[loaded].name = (char *)files[loaded];
-		if (read_all(files[loaded], &m[loaded].content))
-			rc = CLI_EXIT_FAIL;
-		mp[loaded] = &m[loaded];
-	}
+	if (rc)
+		fprintf(stderr, "dratopo plan: out of memory\n");
+	else if (read_manifests(files, n_files, m, mp, &n_m) ||
+		 read_manifests(extras, n_extras, x, xp, &n_x))
+		rc = CLI_EXIT_FAIL;
 	req.n_manifests = n_files;
 	req.manifests = mp;
+	req.n_hwdb_extras = n_extras;
+	req.hwdb_extras = xp;
 	req.format = formats[fmt];
 	if (!rc)
 		rc = cli_remote_call(remote, "plan", "/dratopo.v1.Planner/Plan", &req.base,
 				     &dratopo__v1__plan_response__descriptor, 60000, &msg);
-	for (size_t i = 0; i < loaded; i++)
-		free(m[i].content != protobuf_c_empty_string ? m[i].content : NULL);
-	free(m);
+	free_manifests(m, n_m);
+	free_manifests(x, n_x);
 	free(mp);
+	free(xp);
 	if (rc)
 		return rc;
 	resp = (void *)msg;
@@ -166,6 +196,8 @@ int cli_plan(int argc, char **argv)
 	struct dt_diags errs;
 	struct dt_err err = { 0 };
 	struct plan_result *res = NULL;
+	struct plan_options opts = { 0 };
+	struct hwdb_catalog *cat = NULL;
 	struct strbuf out = STRBUF_INIT;
 	const char *opt = NULL; /* the option whose value is missing */
 	int rc = CLI_EXIT_FAIL;
@@ -255,18 +287,18 @@ int cli_plan(int argc, char **argv)
 	}
 	if (remote.addr) {
 		dt_diags_free(&errs);
-		if (n_extras) {
-			fprintf(stderr, "dratopo plan: --hwdb-extra cannot go with --coordinator: "
-				"give it to the coordinator (dratopo-coordinator --hwdb-extra FILE)\n");
-			return CLI_EXIT_USAGE;
-		}
-		return plan_remote(&remote, files, n_files, fmt);
+		return plan_remote(&remote, files, n_files, extras, n_extras, fmt);
+	}
+	if (hwdb_catalog_new(NULL, &cat, &err)) {
+		fprintf(stderr, "dratopo plan: %s\n", err.msg);
+		goto out;
 	}
 	for (size_t i = 0; i < n_extras; i++)
-		if (hwdb_load_extra(extras[i], &err)) {
+		if (hwdb_catalog_load(cat, extras[i], &err)) {
 			fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
-			return CLI_EXIT_FAIL;
+			goto out;
 		}
+	opts.catalog = cat;
 	if (!(set = model_set_new())) {
 		fprintf(stderr, "dratopo plan: out of memory\n");
 		goto out;
@@ -279,7 +311,7 @@ int cli_plan(int argc, char **argv)
 		goto out;
 	for (size_t i = 0; i < set->warnings.n; i++)
 		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
-	if (plan_run(set, NULL, &res, &err)) {
+	if (plan_run(set, &opts, &res, &err)) {
 		fprintf(stderr, "dratopo plan: %s\n", err.msg);
 		goto out;
 	}
@@ -308,6 +340,7 @@ out:
 	sb_free(&out);
 	plan_result_free(res);
 	model_set_free(set);
+	hwdb_catalog_free(cat);         /* after what borrows from it */
 	dt_diags_free(&errs);
 	return rc;
 no_value:

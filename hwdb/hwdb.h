@@ -15,10 +15,13 @@
  *     when it was not, the counts and models hold but the topology
  *     (pcieRoot, NUMA) is unknown and the planner must treat it so.
  *
- * Memory: every pointer an entry holds is owned by the database. Built-in
+ * The lookups below (hwdb_lookup, hwdb_at, ...) and hwdb_load_extra work on
+ * the process's catalogue (hwdb_catalog.h: hwdb_catalog_process()); a user
+ * that needs entries of its own, apart from the process's (a plan with its
+ * own extras), builds a struct hwdb_catalog and asks it instead.
+ *
+ * Memory: every pointer an entry holds is owned by its catalogue. Built-in
  * entries are static; entries from an extra file live until hwdb_reset().
- * A pointer returned by a lookup stays valid until the next
- * hwdb_load_extra() or hwdb_reset() replaces it.
  *
  * Threads: lookups may run concurrently with each other; loading extras
  * (hwdb_load_extra, hwdb_reset) must not run concurrently with anything.
@@ -105,7 +108,10 @@ struct hwdb_type {
 	const char *const *notes;
 	size_t n_notes;
 
-	bool builtin;                   /* false: came from an extra file */
+	bool builtin;                   /* false: came from an extra file or a fleet */
+	/* true: a type a fleet learned from its nodes (hwdb_entry_parse,
+	 * hwdb_catalog_add_learned); such an entry has no price. */
+	bool learned;
 };
 
 /* Lookup by exact name; NULL when unknown. */
@@ -137,7 +143,7 @@ size_t hwdb_type_roots(const struct hwdb_type *t, struct hwdb_root *out, size_t 
 /* The value of a device's attribute, or NULL. */
 const struct hwdb_attr *hwdb_device_attr(const struct hwdb_device *d, const char *name);
 
-/* ---- Run-time extension ---- */
+/* ---- Run-time extension (the process's catalogue) ---- */
 
 /* Read an extra file in the source format (a YAML/JSON document with
  * `instanceTypes: [...]`). Its entries replace built-in or earlier extra
@@ -151,9 +157,10 @@ int hwdb_load_extra_buf(const char *buf, size_t len, const char *name, struct dt
 /* Drop every extra: back to the built-in data. */
 void hwdb_reset(void);
 
-/* One entry held apart from the lookup tables (a type the coordinator
- * learned from its fleet): parsed from source-format text and checked as
- * an extra file's entries are, without joining hwdb_lookup(). */
+/* One entry held apart from the catalogues (a type the coordinator learned
+ * from its fleet): parsed from source-format text and checked as an extra
+ * file's entries are, without joining hwdb_lookup(); marked learned. A plan
+ * takes it into its catalogue with hwdb_catalog_add_learned(). */
 struct hwdb_entry;
 /* text holds `instanceTypes:` with exactly one entry, named type; name is
  * used in messages. *out owns everything; hwdb_entry_type() borrows. */

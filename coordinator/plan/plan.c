@@ -250,6 +250,7 @@ int plan_run(struct model_set *set, const struct plan_options *opts,
 	/* Every node's ctx reads the same classes and claims: compile each
 	 * selector once per plan, not once per node. */
 	pl.aopts.programs = pl.programs;
+	pl.catalog = opts && opts->catalog ? opts->catalog : hwdb_catalog_process();
 	pl.aopts.share_id = opts && opts->share_id ? opts->share_id : share_id_counter;
 	pl.aopts.share_id_arg = opts && opts->share_id ? opts->share_id_arg : &pl;
 	if ((rc = plan_default_classes(set, err)) || (rc = plan_pods_collect(set, &pl.pods, err)) ||

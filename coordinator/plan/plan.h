@@ -53,6 +53,8 @@
 #define PLAN_MAX_PODS            1000000u  /* pods after expanding workloads */
 #define PLAN_MAX_REPLICAS        100000    /* one workload */
 
+struct hwdb_catalog;
+
 struct plan_options {
 	/* Steps the exact optimizer may take before it settles for the
 	 * heuristic plan; 0: PLAN_DEFAULT_EXACT_STEPS. */
@@ -63,6 +65,11 @@ struct plan_options {
 	 * ones (plans are meant to be diffed). */
 	void (*share_id)(void *arg, char out[37]);
 	void *share_id_arg;
+	/* The instance types to plan with (hwdb_catalog.h): the launch
+	 * candidates and what a Node without status has. NULL: the process's
+	 * (hwdb_lookup's). It must stay alive and unchanged while the result
+	 * is used: the result borrows type names from it. */
+	const struct hwdb_catalog *catalog;
 };
 
 /* Node extended resources the planner counts: the names NodeOverlays give

@@ -242,8 +242,9 @@ int plan_setup_nodes(struct planner *pl)
 		/* A Node written by hand may leave out its status: then what a
 		 * node of its instance type has, as for a new one, and no
 		 * limit when the type is not known either. */
-		const struct hwdb_type *t = hwdb_lookup(plan_label(o->meta.labels, o->meta.n_labels,
-								   PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		const struct hwdb_type *t = hwdb_catalog_lookup(pl->catalog,
+				plan_label(o->meta.labels, o->meta.n_labels,
+					   PLAN_LABEL_INSTANCE_TYPE) ?: "");
 		struct plan_res guess = { .cpu_milli = PLAN_RES_MAX, .mem_bytes = PLAN_RES_MAX,
 					  .pods = PLAN_DEFAULT_MAX_PODS };
 
@@ -492,6 +493,22 @@ int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 	return 0;
 }
 
+/* Why t has no priced offering, from plan_overlay_price's why. A type the
+ * fleet learned has no price of its own: say so and how to give it one,
+ * unless a NodeOverlay tried and failed (then why names it). */
+static const char *no_offering(const struct hwdb_type *t, char *why, size_t sz)
+{
+	char was[512];
+
+	if (!t->learned || t->has_price)
+		return why;
+	if (!strstr(why, "NodeOverlay"))
+		return "learned type, no price: give one with --hwdb-extra or a NodeOverlay";
+	snprintf(was, sizeof(was), "%s", why);
+	snprintf(why, sz, "learned type, no price: %s", was);
+	return why;
+}
+
 int plan_setup_candidates(struct planner *pl)
 {
 	size_t n_np = model_set_count(pl->set, MODEL_NODE_POOL), cap_c = 0, cap_h = 0;
@@ -510,8 +527,8 @@ int plan_setup_candidates(struct planner *pl)
 			return dt_err_set(pl->err, rc, "out of memory");
 		if (pool->problem)
 			continue;
-		for (size_t i = 0; i < hwdb_count(); i++) {
-			const struct hwdb_type *t = hwdb_at(i);
+		for (size_t i = 0; i < hwdb_catalog_count(pl->catalog); i++) {
+			const struct hwdb_type *t = hwdb_catalog_at(pl->catalog, i);
 			struct hwdb_mig_layout mig;
 			struct cand *c;
 			char why[512];
@@ -555,7 +572,8 @@ int plan_setup_candidates(struct planner *pl)
 						&c->price, why, sizeof(why))) {
 				free(c->labels);
 				free(c->vals);
-				if (add_reject(pl, p, t, "offering", why))
+				if (add_reject(pl, p, t, t->learned && !t->has_price ? "learned" : "offering",
+					       no_offering(t, why, sizeof(why))))
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}

@@ -342,6 +342,7 @@ static const char *cat_phrase(const char *cat)
 	static const struct { const char *cat, *phrase; } t[] = {
 		{ "requirement", "excluded by the NodePool's requirements" },
 		{ "offering", "without an offering" },
+		{ "learned", "learned by the fleet, without a price" },
 		{ "mig", "whose GPUs cannot take the MIG layout" },
 		{ "topology", "with unknown device topology" },
 		{ "taint", "with a taint not tolerated" },

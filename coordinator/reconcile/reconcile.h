@@ -194,6 +194,12 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
  * learned one (no price), else NULL. *learned (may be NULL) says which. */
 const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *type,
 					      bool *learned);
+/* Every learned entry of the fleet into cat (hwdb_catalog_add_learned:
+ * copied, taken under the fleet's lock, skipped where cat already holds
+ * the name): what a plan over the fleet may place pods and launch nodes
+ * with. 0 or -ENOMEM. */
+struct hwdb_catalog;
+int rec_fleet_add_learned(struct rec_fleet *f, struct hwdb_catalog *cat, struct dt_err *err);
 /* The learned entry of a type: 0, or -ENOENT. */
 int rec_fleet_learned(struct rec_fleet *f, const char *type, struct rec_learned *out,
 		      struct dt_err *err);

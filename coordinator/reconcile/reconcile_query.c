@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwdb_catalog.h"
 #include "slices.h"
 
 #define NS_PER_S ((int64_t)1000000000)
@@ -541,6 +542,18 @@ const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *t
 	if (learned)
 		*learned = e != NULL;
 	return e;
+}
+
+int rec_fleet_add_learned(struct rec_fleet *f, struct hwdb_catalog *cat, struct dt_err *err)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; !rc && i < f->n_types; i++)
+		if (f->types[i]->learned)
+			rc = hwdb_catalog_add_learned(cat, f->types[i]->learned->entry, err);
+	pthread_mutex_unlock(&f->mu);
+	return rc;
 }
 
 int rec_fleet_learned(struct rec_fleet *f, const char *type, struct rec_learned *out,

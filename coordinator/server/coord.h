@@ -74,7 +74,8 @@ struct coord_opts {
 };
 
 /* Metrics, store, the fleet restored from it, the committer. hwdb extras
- * are the caller's (hwdb_load_extra, before). On error, coord_close still
+ * are the caller's (hwdb_load_extra into the process's catalogue, before;
+ * a plan's own come with its request). On error, coord_close still
  * frees what was opened (a given store included). */
 int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err);
 /* Flush the queued reports, stop the committer, close the store. */

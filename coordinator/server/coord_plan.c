@@ -5,11 +5,15 @@
  * as an existing Node (labels and allocatable of its effective hwdb entry)
  * with the ResourceSlices predicted from its last report. Nodes in drift,
  * stale, unknown or in conflict are left out. Claims the manifests show as
- * allocated count as in use, as offline. Learned types have no price: their
- * nodes serve pods as existing capacity, and they become launch candidates
- * only when --hwdb-extra (loaded at start) gives them one. A Node of the
- * same name in the manifests wins over the fleet's. The answer is the CLI's
- * output in the requested format and the exit code it would have. */
+ * allocated count as in use, as offline. The plan's instance types are a
+ * catalogue of its own (plan_catalog): the coordinator's hwdb, the types
+ * the fleet learned, and the request's extras; nothing any other call
+ * reads changes. Learned types have no price: their nodes serve pods as
+ * existing capacity, and they become launch candidates only when an extra
+ * (the coordinator's --hwdb-extra or the request's) or a NodeOverlay in the
+ * manifests gives them one; until then the plan's reasons say so. A Node of the same name in the manifests
+ * wins over the fleet's. The answer is the CLI's output in the requested
+ * format and the exit code it would have. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@
 
 #include "coord.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "model.h"
 #include "plan.h"
 #include "strbuf.h"
@@ -81,6 +86,44 @@ static int add_fleet(struct rec_fleet *f, struct model_set *set, struct dt_diags
 	return rc;
 }
 
+/* One extra of the request into cat; a bad one is the caller's input
+ * error, worded as the CLI words it. */
+static int load_extra(struct hwdb_catalog *cat, const Dratopo__V1__Manifest *m,
+		      struct dt_diags *diags)
+{
+	struct dt_err err = { 0 };
+
+	if (!m)
+		return 0;
+	if (hwdb_catalog_load_buf(cat, m->content, strlen(m->content),
+				  m->name[0] ? m->name : "(hwdb extra)", &err)) {
+		dt_diags_add(diags, "dratopo plan: --hwdb-extra: %s", err.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The instance types of this plan: the coordinator's hwdb (built-in and
+ * its --hwdb-extra), then the types the fleet learned (unless hwdb has the
+ * name), then the request's extras in order, which replace entries of the
+ * same name: that is how a request gives a learned type its price. */
+static int plan_catalog(struct rec_fleet *f, const Dratopo__V1__PlanRequest *q,
+			struct hwdb_catalog **out, struct dt_diags *diags)
+{
+	struct dt_err err = { 0 };
+	int rc;
+
+	if ((rc = hwdb_catalog_new(hwdb_catalog_process(), out, &err)) ||
+	    (rc = rec_fleet_add_learned(f, *out, &err))) {
+		dt_diags_add(diags, "dratopo plan: %s", err.msg);
+		return rc;
+	}
+	rc = load_extra(*out, q->hwdb_extra, diags);
+	for (size_t i = 0; !rc && i < q->n_hwdb_extras; i++)
+		rc = load_extra(*out, q->hwdb_extras[i], diags);
+	return rc;
+}
+
 static int emit(const struct plan_result *res, Dratopo__V1__PlanFormat fmt, struct strbuf *out)
 {
 	switch (fmt) {
@@ -97,7 +140,10 @@ static int emit(const struct plan_result *res, Dratopo__V1__PlanFormat fmt, stru
 static int run_plan(struct coord *c, const Dratopo__V1__PlanRequest *q, struct plan_resp *r)
 {
 	struct model_set *set = model_set_new();
+	struct plan_options opts = { 0 };
+	struct hwdb_catalog *cat = NULL;
 	struct plan_result *res = NULL;
+	struct rec_fleet *f;
 	struct dt_err err = { 0 };
 	int code = PLAN_EXIT_FAIL, rc;
 
@@ -115,9 +161,15 @@ static int run_plan(struct coord *c, const Dratopo__V1__PlanRequest *q, struct p
 		goto out;
 	for (size_t i = 0; i < set->warnings.n; i++)
 		dt_diags_add(&r->diags, "warning: %s", set->warnings.msgs[i]);
-	rc = add_fleet(coord_fleet_get(c), set, &r->diags, &err);
+	f = coord_fleet_get(c);
+	rc = plan_catalog(f, q, &cat, &r->diags);
+	if (!rc && (rc = add_fleet(f, set, &r->diags, &err)))
+		dt_diags_add(&r->diags, "dratopo plan: %s", err.msg);
 	coord_fleet_put(c);
-	if (rc || plan_run(set, NULL, &res, &err)) {
+	if (rc)
+		goto out;
+	opts.catalog = cat;
+	if (plan_run(set, &opts, &res, &err)) {
 		dt_diags_add(&r->diags, "dratopo plan: %s", err.msg);
 		goto out;
 	}
@@ -129,6 +181,7 @@ static int run_plan(struct coord *c, const Dratopo__V1__PlanRequest *q, struct p
 out:
 	plan_result_free(res);
 	model_set_free(set);
+	hwdb_catalog_free(cat);         /* after what borrows from it */
 	return code;
 }
 
@@ -139,12 +192,6 @@ grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request
 	const Dratopo__V1__PlanRequest *q = (const void *)request;
 	struct plan_resp *r;
 
-	/* hwdb extras are process-wide and must not change while reports are
-	 * verified against them: they are the coordinator's --hwdb-extra. */
-	if (q->hwdb_extra && q->hwdb_extra->content[0])
-		return rpc_ctx_fail(ctx, GRPC_STATUS_FAILED_PRECONDITION,
-				    "hwdb extras cannot be sent with a plan: start the coordinator "
-				    "with --hwdb-extra FILE");
 	if (!(r = calloc(1, sizeof(*r))))
 		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
 	sb_init(&r->out);

@@ -281,6 +281,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	rpc_set_log(grpc_log);
 
+	/* Into the process's catalogue, before any thread: reports are
+	 * verified against it, and every plan's catalogue starts from it. */
 	if (a.hwdb_extra && (rc = hwdb_load_extra(a.hwdb_extra, &err)))
 		dt_err_prefix(&err, "--hwdb-extra: ");
 	if (!rc) {

@@ -6,7 +6,9 @@
 #     conflict (a third node of that type with another shape);
 #   - the exact output of `dratopo nodes` (table, json) and `dratopo types`,
 #     hwdb show --coordinator for the learned type, plan --coordinator
-#     placing pods on live nodes and leaving the drifted one out;
+#     placing pods on live nodes and leaving the drifted one out, the
+#     learned type rejected for new nodes without a price and launched
+#     with one sent in the request (--hwdb-extra, that plan only);
 #   - /metrics, /readyz; refusals with the right gRPC status while everyone
 #     else is served: a certificate from another CA, a node reporting for
 #     another name, garbage, an oversized message, no deadline, a client that
@@ -105,6 +107,42 @@ jqis '[.existingNodes[] | {node, pods: (.pods | length)}]' \
 	"24 pods on the plannable nodes"
 jqis '[.existingNodes[].node | select(. == "gpu-b" or . == "new-3")]' '[]' "drift and conflict left out"
 jqis '[.nodeClaims[].pods | length] | add' '1' "the 25th pod needs a new node"
+# the learned type for a new node: no price, the reason says so; a price
+# sent with the plan (the exported entry, priced) launches it, for that
+# plan only
+expect 3 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$GOLD/p7-pool.yaml" &&
+	same_as "$TMP/out" plan-learned.txt "plan of a learned type without a price"
+expect 3 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" &&
+	jqis '[.unschedulable[].details[] | select(.instanceType == "p7.48xlarge") | .reason]' \
+		'["learned type, no price: give one with --hwdb-extra or a NodeOverlay"]' \
+		"learned type without a price"
+expect 0 "$BIN" hwdb export p7.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" &&
+	sed 's/^\(  *\)onDemandPricePerHour: null$/\1onDemandPricePerHour: 98.5/' "$TMP/out" >"$TMP/p7-priced.yaml"
+has "$TMP/p7-priced.yaml" 'onDemandPricePerHour: 98.5' "the exported learned entry, priced"
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" \
+	--hwdb-extra "$TMP/p7-priced.yaml" &&
+	jqis '[.nodeClaims[] | {instanceType, pricePerHour, pods}]' \
+		'[{"instanceType":"p7.48xlarge","pricePerHour":98.5,"pods":["default/trainer"]}]' \
+		"the priced learned type launched"
+expect 3 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" &&
+	jqis '.nodeClaims | length' '0' "the price was that plan's only"
+# or a NodeOverlay in the manifests prices it
+cat >"$TMP/p7-overlay.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: p7-price}
+spec:
+  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p7.48xlarge]}]
+  price: "77.5"
+YAML
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json -f "$GOLD/p7-pool.yaml" \
+	"$TMP/p7-overlay.yaml" &&
+	jqis '[.nodeClaims[] | {instanceType, pricePerHour}]' \
+		'[{"instanceType":"p7.48xlarge","pricePerHour":77.5}]' "the learned type priced by a NodeOverlay"
+printf 'instanceTypes:\n- {name: zz.xlarge}\n' >"$TMP/bad-extra.yaml"
+expect 1 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$GOLD/p7-pool.yaml" \
+	--hwdb-extra "$TMP/bad-extra.yaml" &&
+	has "$TMP/err" 'dratopo plan: --hwdb-extra: .*bad-extra.yaml' "plan --coordinator: a bad extra named"
 printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: [{name: c, image: x}]}\n' >"$TMP/bad.yaml"
 expect 1 "$BIN" plan --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'bad.yaml: document 1 \(Pod default/Bad_Name\): metadata.name' "plan --coordinator: the validator's messages"

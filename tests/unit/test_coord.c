@@ -4,9 +4,12 @@
  * the method's message, the verdict flow over the agent's sysfs fixtures,
  * heartbeats and replays, the fleet queries, and a store that fails its
  * commits: the report is answered UNAVAILABLE and the fleet in memory is
- * set back to what the store holds. The failing store is a stub backend
- * over a real memory: store (store_wrap, the store's backend interface). */
+ * set back to what the store holds; plans that bring their own hwdb
+ * extras (a learned type priced for one plan, concurrent plans that must
+ * not see each other's). The failing store is a stub backend over a real
+ * memory: store (store_wrap, the store's backend interface). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +18,7 @@
 
 #include "agent_report.h"
 #include "coord.h"
+#include "hwdb.h"
 #include "probe.h"
 #include "store_backend.h"
 
@@ -413,10 +417,189 @@ static void test_remedies(void)
 	coord_close(&c);
 }
 
+/* ---- plans with their own instance types ---- */
+
+#define PLAN "/dratopo.v1.Planner/Plan"
+
+/* A pool that may launch only the type the fleet learns from the unknown
+ * fixture (p7.48xlarge) and a pod that must go to a new node of it. */
+static const char p7_pool[] =
+	"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p7}\n"
+	"spec:\n  template:\n    spec:\n"
+	"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+	"      requirements:\n"
+	"      - {key: node.kubernetes.io/instance-type, operator: In, values: [p7.48xlarge]}\n"
+	"---\napiVersion: v1\nkind: Pod\nmetadata: {name: trainer}\nspec:\n"
+	"  nodeSelector: {karpenter.sh/nodepool: p7}\n"
+	"  resourceClaims: [{name: gpus, resourceClaimTemplateName: eight}]\n"
+	"  containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]\n"
+	"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"
+	"metadata: {name: eight}\nspec:\n  spec:\n    devices:\n      requests:\n"
+	"      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 8}}\n";
+
+/* Plan p7_pool with the extra (NULL: none) as the CLI sends it: the exit
+ * code; *out (may be NULL) gets the JSON and the diagnostics. */
+static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
+{
+	Dratopo__V1__PlanRequest q = DRATOPO__V1__PLAN_REQUEST__INIT;
+	Dratopo__V1__Manifest m = DRATOPO__V1__MANIFEST__INIT;
+	Dratopo__V1__Manifest x = DRATOPO__V1__MANIFEST__INIT;
+	Dratopo__V1__Manifest *mp = &m, *xp = &x;
+	Dratopo__V1__PlanResponse *r;
+	struct rpc_invoke_result res;
+	uint8_t *buf;
+	size_t len;
+	int code = -1;
+
+	m.name = (char *)"p7.yaml";
+	m.content = (char *)p7_pool;
+	x.name = (char *)"extra.yaml";
+	x.content = (char *)extra;
+	q.n_manifests = 1;
+	q.manifests = &mp;
+	q.n_hwdb_extras = extra ? 1 : 0;
+	q.hwdb_extras = &xp;
+	q.format = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON;
+	buf = malloc(protobuf_c_message_get_packed_size(&q.base));
+	if (!buf)
+		return -1;
+	len = protobuf_c_message_pack(&q.base, buf);
+	if (coord_invoke(c, PLAN, buf, len, NULL, &res) == 0 && res.status == GRPC_STATUS_OK &&
+	    (r = dratopo__v1__plan_response__unpack(NULL, res.response_len, res.response))) {
+		code = r->exit_code;
+		if (out) {
+			sb_reset(out);
+			sb_puts(out, r->output);
+			for (size_t i = 0; i < r->n_diagnostics; i++)
+				sb_printf(out, "\n%s", r->diagnostics[i]);
+		}
+		dratopo__v1__plan_response__free_unpacked(r, NULL);
+	}
+	rpc_invoke_result_free(&res);
+	free(buf);
+	return code;
+}
+
+/* The learned entry as `dratopo hwdb export --coordinator` gives it, with
+ * a price added (malloc'd). */
+static char *priced_p7(struct coord *c)
+{
+	Dratopo__V1__GetHwdbEntryRequest q = DRATOPO__V1__GET_HWDB_ENTRY_REQUEST__INIT;
+	Dratopo__V1__GetHwdbEntryResponse *r;
+	struct rpc_invoke_result res;
+	struct strbuf sb = STRBUF_INIT;
+	const char *null_price;
+	uint8_t buf[256];
+	size_t len;
+
+	q.instance_type = (char *)"p7.48xlarge";
+	len = protobuf_c_message_pack(&q.base, buf);
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(c, "/dratopo.v1.Fleet/GetHwdbEntry", buf, len, NULL,
+					   &res), 0);
+	CU_ASSERT_EQUAL_FATAL(res.status, GRPC_STATUS_OK);
+	r = dratopo__v1__get_hwdb_entry_response__unpack(NULL, res.response_len, res.response);
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(r->source, DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED);
+	null_price = strstr(r->entry_yaml, "onDemandPricePerHour: null");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(null_price);
+	sb_append(&sb, r->entry_yaml, (size_t)(null_price - r->entry_yaml));
+	sb_printf(&sb, "onDemandPricePerHour: 98.5%s",
+		  null_price + strlen("onDemandPricePerHour: null"));
+	dratopo__v1__get_hwdb_entry_response__free_unpacked(r, NULL);
+	return sb_detach(&sb);
+}
+
+/* Two nodes of the unknown fixture: p7.48xlarge learned. */
+static void learn_p7(struct coord *c)
+{
+	Dratopo__V1__ReportAck *ack = NULL;
+
+	CU_ASSERT_EQUAL(report(c, "unknown", "new-1", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(report(c, "unknown", "new-2", 1, NULL, &ack, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ack);
+	CU_ASSERT_EQUAL(ack->verdict, DRATOPO__V1__VERDICT__VERDICT_LEARNED);
+	dratopo__v1__report_ack__free_unpacked(ack, NULL);
+}
+
+/* A learned type is no launch candidate without a price, and the plan says
+ * why; the request's extra prices it for that plan only; a bad extra is
+ * the plan's input error, not the call's. */
+static void test_plan_learned_type(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct coord c;
+	char *priced;
+
+	open_coord(&c, true);
+	learn_p7(&c);
+	priced = priced_p7(&c);
+	CU_ASSERT_EQUAL(plan_p7(&c, NULL, &out), 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "learned type, no price: give one with "
+				      "--hwdb-extra or a NodeOverlay"));
+	CU_ASSERT_EQUAL(plan_p7(&c, priced, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "\"instanceType\": \"p7.48xlarge\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "\"pricePerHour\": 98.5"));
+	CU_ASSERT_EQUAL(plan_p7(&c, "instanceTypes: [{name: x}]\n", &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "dratopo plan: --hwdb-extra: extra.yaml"));
+	CU_ASSERT_EQUAL(plan_p7(&c, NULL, NULL), 3);   /* nothing stayed behind */
+	CU_ASSERT_PTR_NULL(hwdb_lookup("p7.48xlarge"));
+	free(priced);
+	sb_free(&out);
+	coord_close(&c);
+}
+
+struct planner_thread {
+	struct coord *c;
+	const char *extra;      /* NULL: none */
+	int want;               /* the exit code every plan must have */
+	int wrong;              /* plans that had another */
+};
+
+static void *plan_many(void *arg)
+{
+	struct planner_thread *p = arg;
+
+	for (int i = 0; i < 6; i++)
+		if (plan_p7(p->c, p->extra, NULL) != p->want)
+			p->wrong++;
+	return NULL;
+}
+
+/* Plans with and without the extra at once, with heartbeats coming in:
+ * neither sees the other's instance types. */
+static void test_plan_extras_concurrent(void)
+{
+	struct planner_thread p[2];
+	pthread_t th[2];
+	struct coord c;
+	char *priced;
+
+	open_coord(&c, true);
+	learn_p7(&c);
+	priced = priced_p7(&c);
+	p[0] = (struct planner_thread){ &c, priced, 0, 0 };
+	p[1] = (struct planner_thread){ &c, NULL, 3, 0 };
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, plan_many, &p[i]), 0);
+	for (uint64_t seq = 2; seq < 12; seq++)
+		CU_ASSERT_EQUAL(report(&c, "unknown", "new-1", seq, NULL, NULL, NULL),
+				GRPC_STATUS_OK);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CU_ASSERT_EQUAL(p[0].wrong, 0);
+	CU_ASSERT_EQUAL(p[1].wrong, 0);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("p7.48xlarge"));
+	free(priced);
+	coord_close(&c);
+}
+
 DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_remedies),
 		   DT_TEST(test_identity),
 		   DT_TEST(test_garbage),
 		   DT_TEST(test_verdicts),
 		   DT_TEST(test_store_failure_rolls_back),
-		   DT_TEST(test_restart_after_heartbeats))
+		   DT_TEST(test_restart_after_heartbeats),
+		   DT_TEST(test_plan_learned_type),
+		   DT_TEST(test_plan_extras_concurrent))

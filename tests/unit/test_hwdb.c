@@ -1,6 +1,6 @@
 /* test_hwdb.c - the hwdb module: the compiled tables against the reference
  * facts, lookups and price order, extras, PCI ids, consumable-capacity
- * modes and the ResourceSlices each type publishes.
+ * modes, the ResourceSlices each type publishes, and catalogues.
  *
  * The expected topology comes from tests/fixtures/hwdb/topology.txt, which
  * was derived from the reference JSON independently of
@@ -12,6 +12,7 @@
 
 #include "dt_test.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "hwdb_source.h"
 #include "model.h"
 
@@ -868,6 +869,202 @@ static void test_every_slice_validates(void)
 	}
 }
 
+/* ---- Catalogues ---- */
+
+/* Two catalogues built side by side see their own extras only, and the
+ * process's catalogue (hwdb_lookup) sees neither. */
+static void test_catalog_side_by_side(void)
+{
+	struct hwdb_catalog *a = NULL, *b = NULL;
+	struct dt_err err = { 0 };
+	size_t before = hwdb_count();
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &a, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &b, &err), 0);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(a), before);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(a, dt_fixture("hwdb/extra-add.yaml"), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(b, dt_fixture("hwdb/extra-override.yaml"), &err),
+			      0);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(a), before + 1);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(b), before);
+	CU_ASSERT_PTR_NOT_NULL(hwdb_catalog_lookup(a, "zz9.24xlarge"));
+	CU_ASSERT_PTR_EQUAL(hwdb_catalog_at(a, 0), hwdb_catalog_lookup(a, "zz9.24xlarge"));
+	CU_ASSERT_PTR_NULL(hwdb_catalog_lookup(b, "zz9.24xlarge"));
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.24xlarge"));
+	CU_ASSERT_DOUBLE_EQUAL(hwdb_catalog_lookup(b, "g5.xlarge")->price, 99.5, 1e-9);
+	CU_ASSERT_TRUE(hwdb_catalog_lookup(a, "g5.xlarge")->builtin);
+	CU_ASSERT_TRUE(hwdb_lookup("g5.xlarge")->builtin);
+	CU_ASSERT_EQUAL(hwdb_catalog_family(a, "zz9", NULL, 0), 1);
+	CU_ASSERT_EQUAL(hwdb_catalog_family(b, "zz9", NULL, 0), 0);
+	DT_ASSERT_STR(hwdb_catalog_suggest(a, "zz9.24xlarg"), "zz9.24xlarge");
+	CU_ASSERT(strcmp(hwdb_catalog_suggest(b, "zz9.24xlarg") ?: "", "zz9.24xlarge") != 0);
+	hwdb_catalog_free(a);
+	hwdb_catalog_free(b);
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+}
+
+/* The order is hwdb_at's: the same entries in the same order, and an
+ * extra's entry takes the place its price gives it. */
+static void test_catalog_order(void)
+{
+	struct hwdb_catalog *c = NULL;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &c, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_count(c), hwdb_count());
+	for (size_t i = 0; i < hwdb_count(); i++)
+		CU_ASSERT_PTR_EQUAL(hwdb_catalog_at(c, i), hwdb_at(i));
+	CU_ASSERT_PTR_NULL(hwdb_catalog_at(c, hwdb_count()));
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(c, dt_fixture("hwdb/extra-override.yaml"), &err),
+			      0);
+	for (size_t i = 0; i + 1 < hwdb_catalog_count(c); i++) {
+		const struct hwdb_type *x = hwdb_catalog_at(c, i), *y = hwdb_catalog_at(c, i + 1);
+
+		CU_ASSERT(x->has_price || !y->has_price);
+		if (x->has_price && y->has_price)
+			CU_ASSERT(x->price < y->price ||
+				  (x->price == y->price && strcmp(x->name, y->name) < 0));
+		if (!x->has_price && !y->has_price)
+			CU_ASSERT(strcmp(x->name, y->name) < 0);
+	}
+	hwdb_catalog_free(c);
+}
+
+/* A catalogue on another's entries: it sees the base's extras and adds its
+ * own without changing the base; reset goes back to the base. */
+static void test_catalog_base(void)
+{
+	struct hwdb_catalog *c = NULL;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_load_extra(dt_fixture("hwdb/extra-add.yaml"), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(hwdb_catalog_process(), &c, &err), 0);
+	CU_ASSERT_PTR_EQUAL(hwdb_catalog_lookup(c, "zz9.24xlarge"), hwdb_lookup("zz9.24xlarge"));
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(c, dt_fixture("hwdb/extra-override.yaml"), &err),
+			      0);
+	CU_ASSERT_FALSE(hwdb_catalog_lookup(c, "g5.xlarge")->builtin);
+	CU_ASSERT_TRUE(hwdb_lookup("g5.xlarge")->builtin);
+	hwdb_catalog_reset(c);
+	CU_ASSERT_TRUE(hwdb_catalog_lookup(c, "g5.xlarge")->builtin);
+	CU_ASSERT_PTR_NOT_NULL(hwdb_catalog_lookup(c, "zz9.24xlarge"));
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), hwdb_count());
+	hwdb_catalog_free(c);
+	hwdb_reset();
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.24xlarge"));
+}
+
+/* A learned entry as the coordinator holds one: zz9.24xlarge's facts under
+ * another name, without a price (hwdb_entry_parse). */
+static struct hwdb_entry *learned_entry(const char *name)
+{
+	struct hwdb_catalog *c = NULL;
+	struct hwdb_entry *e = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_err err = { 0 };
+	struct hwdb_type t;
+	const struct hwdb_type *tp = &t;
+
+	if (hwdb_catalog_new(NULL, &c, &err) ||
+	    hwdb_catalog_load(c, dt_fixture("hwdb/extra-add.yaml"), &err))
+		goto out;
+	t = *hwdb_catalog_lookup(c, "zz9.24xlarge");
+	t.name = name;
+	t.has_price = false;
+	if (hwdb_file_write_yaml(&tp, 1, &sb) == 0)
+		hwdb_entry_parse(sb_str(&sb), name, "learned.yaml", &e, &err);
+out:
+	sb_free(&sb);
+	hwdb_catalog_free(c);
+	return e;
+}
+
+/* Learned entries are copied (they outlive their source), join only where
+ * the name is free, sort with the types without a price, and a later
+ * extra of the same name replaces one (a price for a learned type). */
+static void test_catalog_learned(void)
+{
+	static const char priced[] = "instanceTypes:\n- {name: zz7.24xlarge, vcpu: 8, "
+				     "memoryMiB: 32768, arch: amd64, onDemandPricePerHour: 1.5}\n";
+	struct hwdb_entry *e = learned_entry("zz7.24xlarge");
+	struct hwdb_entry *g5 = learned_entry("g5.xlarge");
+	struct hwdb_catalog *c = NULL;
+	struct dt_err err = { 0 };
+	const struct hwdb_type *t;
+	size_t before = hwdb_count();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g5);
+	CU_ASSERT_TRUE(hwdb_entry_type(e)->learned);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &c, &err), 0);
+	CU_ASSERT_EQUAL(hwdb_catalog_add_learned(c, hwdb_entry_type(e), &err), 0);
+	CU_ASSERT_EQUAL(hwdb_catalog_add_learned(c, hwdb_entry_type(g5), &err), 0);
+	hwdb_entry_free(e);     /* the catalogue keeps its own copy */
+	hwdb_entry_free(g5);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), before + 1);
+	t = hwdb_catalog_lookup(c, "zz7.24xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_TRUE(t->learned);
+	CU_ASSERT_FALSE(t->builtin);
+	CU_ASSERT_FALSE(t->has_price);
+	CU_ASSERT_EQUAL(t->n_gpus, 4);
+	DT_ASSERT_STR(t->gpus[3].pcie_root, "pci0000:20");
+	DT_ASSERT_STR(hwdb_device_attr(&t->gpus[0], "productName")->str, "NVIDIA H100 80GB HBM3");
+	/* no price: after every priced type, by name among the others */
+	for (size_t i = 0, seen = 0; i < hwdb_catalog_count(c); i++) {
+		const struct hwdb_type *x = hwdb_catalog_at(c, i);
+
+		seen |= x == t;
+		if (seen)
+			CU_ASSERT_FALSE(x->has_price);
+		if (!x->has_price && x != t)
+			CU_ASSERT_EQUAL(seen, strcmp(x->name, t->name) > 0);
+	}
+	/* a built-in name stays the built-in entry */
+	CU_ASSERT_TRUE(hwdb_catalog_lookup(c, "g5.xlarge")->builtin);
+	CU_ASSERT_FALSE(hwdb_catalog_lookup(c, "g5.xlarge")->learned);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz7.24xlarge"));
+	/* an extra of the name gives it a price */
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load_buf(c, priced, sizeof(priced) - 1, "price.yaml",
+						    &err), 0);
+	t = hwdb_catalog_lookup(c, "zz7.24xlarge");
+	CU_ASSERT_FALSE(t->learned);
+	CU_ASSERT_TRUE(t->has_price);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), before + 1);
+	hwdb_catalog_free(c);
+}
+
+/* An extra with an error changes nothing in the catalogue it was loaded
+ * into, and the clash rules are those of --hwdb-extra: a name twice in
+ * one file is refused, a later file wins over an earlier one. */
+static void test_catalog_clashes(void)
+{
+	static const char dup[] = "instanceTypes:\n"
+				  "- {name: zz8.xlarge, vcpu: 1, memoryMiB: 1024, arch: amd64}\n"
+				  "- {name: zz8.xlarge, vcpu: 2, memoryMiB: 1024, arch: amd64}\n";
+	static const char one[] = "instanceTypes:\n"
+				  "- {name: zz8.xlarge, vcpu: 1, memoryMiB: 1024, arch: amd64}\n";
+	static const char two[] = "instanceTypes:\n"
+				  "- {name: zz8.xlarge, vcpu: 2, memoryMiB: 1024, arch: amd64}\n";
+	struct hwdb_catalog *c = NULL;
+	struct dt_err err = { 0 };
+	size_t before = hwdb_count();
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &c, &err), 0);
+	CU_ASSERT(hwdb_catalog_load_buf(c, dup, sizeof(dup) - 1, "dup.yaml", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "dup.yaml"));
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), before);
+	CU_ASSERT(hwdb_catalog_load(c, dt_fixture("hwdb/bad-pcieroot.yaml"), &err) < 0);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), before);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load_buf(c, one, sizeof(one) - 1, "1.yaml", &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load_buf(c, two, sizeof(two) - 1, "2.yaml", &err), 0);
+	CU_ASSERT_EQUAL(hwdb_catalog_count(c), before + 1);
+	CU_ASSERT_EQUAL(hwdb_catalog_lookup(c, "zz8.xlarge")->vcpu, 2);
+	hwdb_catalog_free(c);
+	hwdb_catalog_free(NULL);
+	hwdb_catalog_free(hwdb_catalog_process());      /* refused: still there */
+	CU_ASSERT_EQUAL(hwdb_count(), before);
+}
+
 static void test_slices_bad_node_name(void)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
@@ -907,4 +1104,9 @@ DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_cc_parse),
 	DT_TEST(test_cc_policies),
 	DT_TEST(test_every_slice_validates),
-	DT_TEST(test_slices_bad_node_name))
+	DT_TEST(test_slices_bad_node_name),
+	DT_TEST(test_catalog_side_by_side),
+	DT_TEST(test_catalog_order),
+	DT_TEST(test_catalog_base),
+	DT_TEST(test_catalog_learned),
+	DT_TEST(test_catalog_clashes))

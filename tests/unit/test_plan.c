@@ -11,6 +11,7 @@
 
 #include "dt_test.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "model.h"
 #include "plan.h"
 #include "strbuf.h"
@@ -20,29 +21,51 @@ struct loaded {
 	struct plan_result *res;
 };
 
-/* Load files (paths relative to the source tree, NULL-terminated) and plan. */
-static struct loaded plan_files(const char *first, ...)
+/* Load files (paths relative to the source tree) and plan with catalogue
+ * cat (NULL: the process's). */
+static struct loaded plan_vfiles(const struct hwdb_catalog *cat, const char *first, va_list ap)
 {
 	struct loaded l = { model_set_new(), NULL };
+	struct plan_options opts = { .catalog = cat };
 	struct dt_diags errs;
 	struct dt_err err = { 0 };
-	va_list ap;
 	char path[4096];
 
 	dt_diags_init(&errs);
-	va_start(ap, first);
 	for (const char *f = first; f; f = va_arg(ap, const char *)) {
 		snprintf(path, sizeof(path), "%s/%s", DT_SOURCE_DIR, f);
 		CU_ASSERT_EQUAL(model_set_load_file(l.set, path, &errs, &err), 0);
 	}
-	va_end(ap);
 	for (size_t i = 0; i < errs.n; i++)
 		fprintf(stderr, "\n  load: %s", errs.msgs[i]);
 	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
 	dt_diags_free(&errs);
-	if (plan_run(l.set, NULL, &l.res, &err))
+	if (plan_run(l.set, &opts, &l.res, &err))
 		fprintf(stderr, "\n  plan_run: %s\n", err.msg);
 	CU_ASSERT_PTR_NOT_NULL(l.res);
+	return l;
+}
+
+/* plan_vfiles with the process's catalogue; the list ends with NULL. */
+static struct loaded plan_files(const char *first, ...)
+{
+	struct loaded l;
+	va_list ap;
+
+	va_start(ap, first);
+	l = plan_vfiles(NULL, first, ap);
+	va_end(ap);
+	return l;
+}
+
+static struct loaded plan_files_in(const struct hwdb_catalog *cat, const char *first, ...)
+{
+	struct loaded l;
+	va_list ap;
+
+	va_start(ap, first);
+	l = plan_vfiles(cat, first, ap);
+	va_end(ap);
 	return l;
 }
 
@@ -498,6 +521,101 @@ static void test_no_on_demand_offering(void)
 	loaded_free(&l);
 }
 
+/* A catalogue with an extra type: the plan launches it, the process's
+ * hwdb (and a plan without the catalogue) never sees it. */
+static void test_catalog_extra_type(void)
+{
+	struct hwdb_catalog *cat = NULL;
+	struct dt_err err = { 0 };
+	struct loaded l;
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &cat, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err), 0);
+	l = plan_files_in(cat, "examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+			  "examples/seed/large-gpu.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
+	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 4.5, 1e-9);
+	loaded_free(&l);
+	hwdb_catalog_free(cat);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("p5.2xlarge"));
+	l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+		       "examples/seed/large-gpu.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_PTR_NOT_NULL(hwdb_lookup(l.res->node_claims[0].instance_type));
+	loaded_free(&l);
+}
+
+/* p5.2xlarge as a fleet learns it: the same facts, no price. */
+static struct hwdb_entry *learned_p5_2xlarge(void)
+{
+	struct hwdb_catalog *cat = NULL;
+	struct hwdb_entry *e = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_err err = { 0 };
+	struct hwdb_type t;
+	const struct hwdb_type *tp = &t;
+
+	if (!hwdb_catalog_new(NULL, &cat, &err) &&
+	    !hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err)) {
+		t = *hwdb_catalog_lookup(cat, "p5.2xlarge");
+		t.has_price = false;
+		if (!hwdb_file_write_yaml(&tp, 1, &sb) &&
+		    hwdb_entry_parse(sb_str(&sb), "p5.2xlarge", "learned", &e, &err))
+			fprintf(stderr, "\n  learned entry: %s\n", err.msg);
+	}
+	sb_free(&sb);
+	hwdb_catalog_free(cat);
+	return e;
+}
+
+/* A learned type without a price is no launch candidate, and the reason
+ * says so and how to give it one; a NodeOverlay's price, or an extra on
+ * top, makes it one. */
+static void test_catalog_learned_type(void)
+{
+	struct hwdb_entry *e = learned_p5_2xlarge();
+	struct hwdb_catalog *cat = NULL;
+	const struct plan_unschedulable *u;
+	struct dt_err err = { 0 };
+	struct loaded l;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &cat, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_add_learned(cat, hwdb_entry_type(e), &err), 0);
+	hwdb_entry_free(e);
+	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	u = find_uns(l.res, "default/small-h200");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_TRUE(details_have(u, "p5.2xlarge", "learned type, no price: give one with "
+				    "--hwdb-extra or a NodeOverlay"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "1 learned by the fleet, without a price "
+					      "(p5.2xlarge: learned type, no price"));
+	loaded_free(&l);
+	/* a NodeOverlay's price makes it a candidate */
+	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml",
+			  "tests/fixtures/plan/learned-overlay.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
+	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 3.25, 1e-9);
+	loaded_free(&l);
+	/* so does an extra of its name */
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err), 0);
+	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
+	loaded_free(&l);
+	hwdb_catalog_free(cat);
+}
+
 /* A NodeOverlay's spec.price makes p5e.48xlarge (no hwdb price) a
  * candidate, and the cheaper one for an H200: it is launched at the
  * overlay's price, which the output names. */
@@ -890,4 +1008,6 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_overlay_capacity),
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_hostname_pins_to_existing),
+	      DT_TEST(test_catalog_extra_type),
+	      DT_TEST(test_catalog_learned_type),
 	      DT_TEST(test_output_formats))

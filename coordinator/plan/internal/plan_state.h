@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "cel.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "hwdb_mig.h"
 #include "plan_internal.h"
 
@@ -110,6 +111,7 @@ struct pnode {
 struct planner {
 	struct model_set *set;
 	const struct plan_options *opts;
+	const struct hwdb_catalog *catalog;     /* the instance types */
 	struct plan_result *res;
 	struct dt_err *err;
 	struct cel_cache *cel;                  /* the reasons' selector hints */

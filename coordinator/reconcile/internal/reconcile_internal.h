@@ -12,8 +12,6 @@
 
 #include "reconcile.h"
 
-struct hwdb_source;
-
 /* ---- Packed devices (reconcile_pack.c) ----
  *
  * A node's devices as one allocation: the fixed part of each device, then
