@@ -133,7 +133,7 @@ expect 2 "$BIN" plan
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml
 expect 1 "$BIN" plan -f "$TMP/missing.yaml"
 expect 1 "$BIN" plan -f "$SEED/large-gpu.yaml" --coordinator 127.0.0.1:1 --insecure &&
-	has "$TMP/err" 'coordinator 127.0.0.1:1: UNAVAILABLE' "coordinator message"
+	has "$TMP/err" 'coordinator 127.0.0.1:1: connection refused' "coordinator message"
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" --coordinator 127.0.0.1:1
 printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: "Bad_Name"\nspec:\n  containers: []\n' >"$TMP/bad.yaml"
 expect 1 "$BIN" plan -f "$TMP/bad.yaml" &&

@@ -284,12 +284,13 @@ static void test_rules_keep_planning_off(void)
 	plan_result_free(res);
 	model_set_free(set);
 
-	/* With them the tainted GPU is off limits: the pod goes elsewhere (a
-	 * new node)... */
+	/* With them the tainted GPU is off limits, and the pod, pinned to
+	 * this node's host name, cannot go to a new node either (a new node
+	 * has a host name of its own, QA-31)... */
 	res = plan_on(&n, 7, true, false, &set);
-	CU_ASSERT_EQUAL(res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL(res->n_unschedulable, 1);
 	CU_ASSERT_EQUAL(res->n_existing, 0);
-	CU_ASSERT_EQUAL(res->n_node_claims, 1);
+	CU_ASSERT_EQUAL(res->n_node_claims, 0);
 	plan_result_free(res);
 	model_set_free(set);
 
