@@ -191,35 +191,41 @@ void hwdb_catalog_reset(struct hwdb_catalog *c)
 
 /* ---- Loading ---- */
 
+/* s (taken over, freed on failure) joins c, all of it or nothing. */
 static int add_extra(struct hwdb_catalog *c, struct hwdb_source *s, struct dt_err *err)
 {
-	const struct hwdb_type **ts;
+	const struct hwdb_type **ts = NULL;
 	struct hwdb_source **list;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < s->n_types; i++) {
+	for (size_t i = 0; !rc && i < s->n_types; i++) {
 		rc = hwdb_slices_check(&s->types[i], err);
-		if (rc) {
+		if (rc)
 			dt_err_prefix(err, "%s: instanceTypes[%zu] (%s): ", s->filename, i,
 				      s->types[i].name);
-			return rc;
-		}
 	}
+	if (rc)
+		goto out;
 	list = realloc(c->extras, (c->n_extras + 1) * sizeof(*list));
-	if (!list)
-		return dt_err_set(err, -ENOMEM, "%s: out of memory", s->filename);
-	c->extras = list;
-	ts = calloc(s->n_types + 1, sizeof(*ts));
-	if (!ts)
-		return dt_err_set(err, -ENOMEM, "%s: out of memory", s->filename);
+	if (list)
+		c->extras = list;
+	ts = list ? calloc(s->n_types + 1, sizeof(*ts)) : NULL;
+	if (!ts) {
+		rc = dt_err_set(err, -ENOMEM, "%s: out of memory", s->filename);
+		goto out;
+	}
 	for (size_t i = 0; i < s->n_types; i++)
 		ts[i] = &s->types[i];
-	rc = add_entries(c, ts, s->n_types);
-	free(ts);
-	if (rc)
-		return dt_err_set(err, rc, "%s: out of memory", s->filename);
+	if ((rc = add_entries(c, ts, s->n_types))) {
+		rc = dt_err_set(err, rc, "%s: out of memory", s->filename);
+		goto out;
+	}
 	c->extras[c->n_extras++] = s;
-	return 0;
+	s = NULL;
+out:
+	free(ts);
+	hwdb_source_free(s);
+	return rc;
 }
 
 int hwdb_catalog_load(struct hwdb_catalog *c, const char *path, struct dt_err *err)
@@ -230,27 +236,16 @@ int hwdb_catalog_load(struct hwdb_catalog *c, const char *path, struct dt_err *e
 	if (!path)
 		return dt_err_set(err, -EINVAL, "hwdb: no extra file given");
 	rc = hwdb_source_load_types(path, false, &s, err);
-	if (rc)
-		return rc;
-	rc = add_extra(c, s, err);
-	if (rc)
-		hwdb_source_free(s);
-	return rc;
+	return rc ? rc : add_extra(c, s, err);
 }
 
 int hwdb_catalog_load_buf(struct hwdb_catalog *c, const char *buf, size_t len,
 			  const char *name, struct dt_err *err)
 {
 	struct hwdb_source *s = NULL;
-	int rc;
+	int rc = hwdb_source_parse_types(buf, len, name ? name : "(extra)", false, &s, err);
 
-	rc = hwdb_source_parse_types(buf, len, name ? name : "(extra)", false, &s, err);
-	if (rc)
-		return rc;
-	rc = add_extra(c, s, err);
-	if (rc)
-		hwdb_source_free(s);
-	return rc;
+	return rc ? rc : add_extra(c, s, err);
 }
 
 /* ---- Learned entries ---- */
