@@ -541,18 +541,35 @@ static void test_probe_survives_corruption(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* A copy of the p5.48xlarge fixture to break, in a new directory under
+ * dir (a mkdtemp template): copy gets the copy's sysfs root. */
+static void p5_copy(char *dir, char *copy, size_t len)
+{
+	char cmd[8500];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(copy, len, "%s/p5", dir);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", fx("p5.48xlarge"), copy);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* libpci reads an empty or garbled vendor file as 0 without an error: the
  * probe must say so rather than file the GPU under "other devices". */
 static void test_probe_bad_vendor_file_warns(void)
 {
-	char cmd[8500], dir[] = "/tmp/dt_agent_vendor_XXXXXX", copy[4200], devs[4300];
+	char dir[] = "/tmp/dt_agent_vendor_XXXXXX", copy[4200], devs[4300];
 	struct probe_topology t;
 	struct dt_err err = { 0 };
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/p5", dir);
-	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", fx("p5.48xlarge"), copy);
-	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	p5_copy(dir, copy, sizeof(copy));
 	snprintf(devs, sizeof(devs), "%s/sys/bus/pci/devices/0000:64:00.0", copy);
 	write_file(devs, "vendor", "");
 	snprintf(devs, sizeof(devs), "%s/sys/bus/pci/devices/0000:75:00.0", copy);
@@ -562,30 +579,25 @@ static void test_probe_bad_vendor_file_warns(void)
 	CU_ASSERT(has_warning(&t, "0000:64:00.0", "empty"));
 	CU_ASSERT(has_warning(&t, "0000:75:00.0", "not a PCI vendor"));
 	probe_topology_free(&t);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	remove_tree(dir);
 }
 
 /* QA-40: the same for a garbled class file of an NVIDIA GPU (libpci reads
  * class 0, which no NVIDIA device has). */
 static void test_probe_bad_class_file_warns(void)
 {
-	char cmd[8500], dir[] = "/tmp/dt_agent_class_XXXXXX", copy[4200], devs[4300];
+	char dir[] = "/tmp/dt_agent_class_XXXXXX", copy[4200], devs[4300];
 	struct probe_topology t;
 	struct dt_err err = { 0 };
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/p5", dir);
-	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", fx("p5.48xlarge"), copy);
-	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	p5_copy(dir, copy, sizeof(copy));
 	snprintf(devs, sizeof(devs), "%s/sys/bus/pci/devices/0000:53:00.0", copy);
 	write_file(devs, "class", "display\n");
 	CU_ASSERT_EQUAL_FATAL(probe_run(copy, NULL, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.n_gpus, 7);
 	CU_ASSERT(has_warning(&t, "0000:53:00.0", "not a PCI class code"));
 	probe_topology_free(&t);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	remove_tree(dir);
 }
 
 static void test_probe_missing_root(void)
