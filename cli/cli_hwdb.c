@@ -34,6 +34,7 @@ struct opts {
 	const char *names[MAX_NAMES];
 	size_t n_names;
 	struct cli_remote remote;       /* show/export --coordinator: the live entry */
+	const char *remote_source;      /* its source as the coordinator names it */
 	bool help;
 };
 
@@ -304,6 +305,19 @@ static int cmd_list(const struct opts *o)
 
 /* ---- show ---- */
 
+/* The type's facts for show -o json; an entry from the coordinator carries
+ * the coordinator's word for where it came from, not "extra" (which is how
+ * this process holds it). */
+static struct doc_node *type_facts(const struct opts *o, const struct hwdb_type *t,
+				   struct doc_arena *a)
+{
+	struct doc_node *m = hwdb_type_encode(t, a);
+
+	if (m && o->remote_source && doc_map_set(a, m, "source", doc_new_string(a, o->remote_source)))
+		return NULL;
+	return m;
+}
+
 static int cmd_show(const struct opts *o)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
@@ -359,7 +373,7 @@ static int cmd_show(const struct opts *o)
 		a = doc_arena_new();
 		root = a ? doc_new_map(a) : NULL;
 		list = a ? doc_new_seq(a) : NULL;
-		if (!root || !list || doc_map_set(a, root, "instanceType", hwdb_type_encode(t, a)) ||
+		if (!root || !list || doc_map_set(a, root, "instanceType", type_facts(o, t, a)) ||
 		    doc_map_set(a, root, "resourceSlices", list))
 			sb.oom = true;
 		for (size_t i = 0; i < n && !sb.oom; i++)
@@ -369,10 +383,12 @@ static int cmd_show(const struct opts *o)
 			doc_emit_json(root, 4, &sb);
 		sb_putc(&sb, '\n');
 	} else {
-		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s%s%s)\n",
+		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s%s%s%s)\n",
 			  t->name, hwdb_cc_name(&mode, ccbuf, sizeof(ccbuf)),
 			  mig.kind != HWDB_MIG_NONE ? "; MIG layout: " : "", mig.text,
-			  t->dra_metadata ? "" : "; topology unknown: no scraped device data");
+			  t->dra_metadata ? "" : "; topology unknown: no scraped device data",
+			  o->remote_source && !strcmp(o->remote_source, "learned")
+				  ? "; learned by the coordinator from its nodes" : "");
 		/* model_emit separates documents itself ("---" before each
 		 * one, as the buffer already holds the comment). */
 		for (size_t i = 0; i < n; i++)
@@ -417,9 +433,15 @@ out:
 	return rc;
 }
 
+/* The coordinator's HwdbSource as show -o json words it. */
+static const char *remote_source_name(Dratopo__V1__HwdbSource s)
+{
+	return s == DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED ? "learned" : "coordinator";
+}
+
 /* show/export --coordinator: the coordinator's entry for the type becomes
  * an extra, so that show and export print it as they print any entry. */
-static int load_remote(const char *sub, const struct opts *o)
+static int load_remote(const char *sub, struct opts *o)
 {
 	Dratopo__V1__GetHwdbEntryRequest req = DRATOPO__V1__GET_HWDB_ENTRY_REQUEST__INIT;
 	Dratopo__V1__GetHwdbEntryResponse *resp;
@@ -443,6 +465,7 @@ static int load_remote(const char *sub, const struct opts *o)
 		fprintf(stderr, "dratopo hwdb %s: the coordinator's entry: %s\n", sub, err.msg);
 		rc = CLI_EXIT_FAIL;
 	}
+	o->remote_source = remote_source_name(resp->source);
 	protobuf_c_message_free_unpacked(m, NULL);
 	return rc;
 }

@@ -495,14 +495,15 @@ int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 
 /* Why t has no priced offering, from plan_overlay_price's why. A type the
  * fleet learned has no price of its own: say so and how to give it one,
- * unless a NodeOverlay tried and failed (then why names it). */
-static const char *no_offering(const struct hwdb_type *t, char *why, size_t sz)
+ * unless a NodeOverlay (overlay) tried and failed: then why says how. */
+static const char *no_offering(const struct hwdb_type *t, const char *overlay, char *why,
+			       size_t sz)
 {
 	char was[512];
 
 	if (!t->learned || t->has_price)
 		return why;
-	if (!strstr(why, "NodeOverlay"))
+	if (!overlay)
 		return "learned type, no price: give one with --hwdb-extra or a NodeOverlay";
 	snprintf(was, sizeof(was), "%s", why);
 	snprintf(why, sz, "learned type, no price: %s", was);
@@ -573,7 +574,7 @@ int plan_setup_candidates(struct planner *pl)
 				free(c->labels);
 				free(c->vals);
 				if (add_reject(pl, p, t, t->learned && !t->has_price ? "learned" : "offering",
-					       no_offering(t, why, sizeof(why))))
+					       no_offering(t, c->price.overlay, why, sizeof(why))))
 					return dt_err_set(pl->err, -ENOMEM, "out of memory");
 				continue;
 			}

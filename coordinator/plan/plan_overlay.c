@@ -103,13 +103,13 @@ bool plan_overlay_price(const struct plan_overlays *ov, const struct model_kv *l
 		return base != NULL;
 	}
 	o = &dec->u.node_overlay;
+	out->overlay = dec->meta.name;
 	if (o->price) {
 		if (model_overlay_parse_price(o->price, &out->value)) {
 			snprintf(why, whysz, "NodeOverlay %s: spec.price \"%s\" is not a price",
 				 dec->meta.name, o->price);
 			return false;
 		}
-		out->overlay = dec->meta.name;
 		return true;
 	}
 	if (model_overlay_parse_adjustment(o->price_adjustment, &amount, &percent)) {
@@ -131,7 +131,6 @@ bool plan_overlay_price(const struct plan_overlays *ov, const struct model_kv *l
 	out->value = percent ? *base * (1.0 + amount / 100.0) : *base + amount;
 	if (out->value < 0)
 		out->value = 0;
-	out->overlay = dec->meta.name;
 	return true;
 }
 

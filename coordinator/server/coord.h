@@ -18,6 +18,7 @@
 #define DT_COORD_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +61,10 @@ struct coord {
 	/* rec_report() and the enqueueing of its effects, in one order. */
 	pthread_mutex_t apply_lock;
 	struct coord_commit *commit;
-	pthread_mutex_t plan_lock;          /* one plan at a time */
+	/* Plans are CPU-bound and run on the handlers' threads: at most
+	 * max_plans at once, so that reports always find a free worker. */
+	atomic_uint plans_running;
+	unsigned max_plans;
 	struct coord_metrics m;
 };
 
@@ -71,7 +75,10 @@ struct coord_opts {
 	struct store *store;            /* an open store to take over (tests' stubs), or NULL */
 	struct rec_options rec;
 	bool insecure;                  /* no client identities to check */
+	unsigned max_plans;             /* plans at once; 0: COORD_DEFAULT_MAX_PLANS */
 };
+
+#define COORD_DEFAULT_MAX_PLANS 4
 
 /* Metrics, store, the fleet restored from it, the committer. hwdb extras
  * are the caller's (hwdb_load_extra into the process's catalogue, before;

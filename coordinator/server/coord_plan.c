@@ -192,14 +192,21 @@ grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request
 	const Dratopo__V1__PlanRequest *q = (const void *)request;
 	struct plan_resp *r;
 
-	if (!(r = calloc(1, sizeof(*r))))
+	if (atomic_fetch_add(&c->plans_running, 1) >= c->max_plans) {
+		atomic_fetch_sub(&c->plans_running, 1);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED,
+				    "%u plans are running already (--max-plans): try again",
+				    c->max_plans);
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		atomic_fetch_sub(&c->plans_running, 1);
 		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+	}
 	sb_init(&r->out);
 	dt_diags_init(&r->diags);
-	pthread_mutex_lock(&c->plan_lock);
 	dratopo__v1__plan_response__init(&r->m);
 	r->m.exit_code = run_plan(c, q, r);
-	pthread_mutex_unlock(&c->plan_lock);
+	atomic_fetch_sub(&c->plans_running, 1);
 	r->m.output = (char *)sb_str(&r->out);
 	r->m.n_diagnostics = r->diags.n;
 	r->m.diagnostics = r->diags.msgs;

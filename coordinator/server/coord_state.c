@@ -25,7 +25,7 @@ int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err)
 	pthread_rwlock_init(&c->fleet_lock, &rwa);
 	pthread_rwlockattr_destroy(&rwa);
 	pthread_mutex_init(&c->apply_lock, NULL);
-	pthread_mutex_init(&c->plan_lock, NULL);
+	c->max_plans = o->max_plans ? o->max_plans : COORD_DEFAULT_MAX_PLANS;
 	c->open = true;
 	c->store = o->store;
 	if ((rc = coord_metrics_init(c, err)))
@@ -49,7 +49,6 @@ void coord_close(struct coord *c)
 	rec_fleet_free(c->fleet);
 	store_close(c->store);
 	coord_metrics_free(c);
-	pthread_mutex_destroy(&c->plan_lock);
 	pthread_mutex_destroy(&c->apply_lock);
 	pthread_rwlock_destroy(&c->fleet_lock);
 	memset(c, 0, sizeof(*c));

@@ -48,6 +48,8 @@ static const char usage_text[] =
 	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
+	"  --max-plans N          Plan calls running at once; more are refused with\n"
+	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
 	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
 	"  --log-level L          debug, info (default), warn, error\n"
 	"  -h, --help             this help\n"
@@ -58,7 +60,7 @@ static const char usage_text[] =
 struct args {
 	const char *listen, *db, *http, *hwdb_extra;
 	struct rpc_tls tls;
-	unsigned learn_quorum, workers;
+	unsigned learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns;
 };
 
@@ -95,11 +97,21 @@ static int parse_dur(const char *opt, const char *v, int64_t *out)
 	return 0;
 }
 
+/* Half the workers, 1 to COORD_DEFAULT_MAX_PLANS: a burst of plans
+ * leaves threads for the agents' reports. */
+static unsigned default_max_plans(unsigned workers)
+{
+	unsigned n = workers / 2;
+
+	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : n;
+}
+
 /* 0 to run, -1 after --help/--version, else the exit code. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
-	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL };
+	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
+	       O_PLANS };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -113,6 +125,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "stale-after", required_argument, NULL, O_STALE },
 		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
 		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "max-plans", required_argument, NULL, O_PLANS },
 		{ "call-timeout", required_argument, NULL, O_CALL },
 		{ "log-level", required_argument, NULL, O_LOG },
 		{ "help", no_argument, NULL, 'h' },
@@ -139,6 +152,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_EXTRA: a->hwdb_extra = optarg; break;
 		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
 		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
+		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
 		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
 		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
 		case O_CALL: rc = parse_dur("--call-timeout", optarg, &a->call_timeout_ns); break;
@@ -168,6 +182,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 				   "plaintext needs --insecure)");
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
+	if (a->max_plans >= a->workers)
+		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
+	if (!a->max_plans)
+		a->max_plans = default_max_plans(a->workers);
 	return 0;
 }
 
@@ -287,6 +305,7 @@ int main(int argc, char **argv)
 		dt_err_prefix(&err, "--hwdb-extra: ");
 	if (!rc) {
 		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
+					 .max_plans = a.max_plans,
 					 .rec = { a.learn_quorum, a.stale_after_ns } };
 
 		rc = coord_open(&c, &co, &err);

@@ -92,7 +92,12 @@ expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --verdic
 	jqis '[.nodes[].name]' '["gpu-b","new-3"]' "nodes --verdict drift"
 expect 0 "$BIN" hwdb show p7.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json &&
 	jqis '[.resourceSlices[].spec.devices | length]' '[8,8]' "learned p7.48xlarge: 8 GPUs, 8 EFAs" &&
-	jqis '.instanceType.name' '"p7.48xlarge"' "learned entry's name"
+	jqis '.instanceType.name' '"p7.48xlarge"' "learned entry's name" &&
+	jqis '.instanceType.source' '"learned"' "learned entry's source"
+expect 0 "$BIN" hwdb show p7.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" &&
+	has "$TMP/out" '^# .*learned by the coordinator from its nodes' "learned entry's yaml says so"
+expect 0 "$BIN" hwdb show p5.48xlarge --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o json &&
+	jqis '.instanceType.source' '"coordinator"' "hwdb entry's source, as the coordinator has it"
 expect 1 "$BIN" hwdb show p9.nope --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" &&
 	has "$TMP/err" 'NOT_FOUND' "unknown type"
 expect 1 "$BIN" nodes --coordinator "127.0.0.1:$PORT" --insecure &&

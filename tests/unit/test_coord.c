@@ -594,6 +594,32 @@ static void test_plan_extras_concurrent(void)
 	coord_close(&c);
 }
 
+/* Past --max-plans running plans, a Plan is refused at once with
+ * RESOURCE_EXHAUSTED (the handlers' threads stay free for reports), and
+ * the refusal leaves the count as it found it. */
+static void test_plan_limit(void)
+{
+	Dratopo__V1__PlanRequest q = DRATOPO__V1__PLAN_REQUEST__INIT;
+	struct rpc_invoke_result res;
+	uint8_t buf[16];
+	size_t len = protobuf_c_message_pack(&q.base, buf);
+	struct coord c;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(c.max_plans, COORD_DEFAULT_MAX_PLANS);
+	atomic_store(&c.plans_running, c.max_plans);     /* as if that many ran */
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(&c, PLAN, buf, len, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_RESOURCE_EXHAUSTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res.details, "plans are running already (--max-plans)"));
+	rpc_invoke_result_free(&res);
+	CU_ASSERT_EQUAL(atomic_load(&c.plans_running), c.max_plans);
+	atomic_store(&c.plans_running, c.max_plans - 1);
+	CU_ASSERT_EQUAL(plan_p7(&c, NULL, NULL), 3);     /* one more fits, and ran */
+	CU_ASSERT_EQUAL(atomic_load(&c.plans_running), c.max_plans - 1);
+	atomic_store(&c.plans_running, 0);
+	coord_close(&c);
+}
+
 DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_remedies),
 		   DT_TEST(test_identity),
@@ -602,4 +628,5 @@ DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_store_failure_rolls_back),
 		   DT_TEST(test_restart_after_heartbeats),
 		   DT_TEST(test_plan_learned_type),
-		   DT_TEST(test_plan_extras_concurrent))
+		   DT_TEST(test_plan_extras_concurrent),
+		   DT_TEST(test_plan_limit))

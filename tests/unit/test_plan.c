@@ -573,7 +573,7 @@ static struct hwdb_entry *learned_p5_2xlarge(void)
 
 /* A learned type without a price is no launch candidate, and the reason
  * says so and how to give it one; a NodeOverlay's price, or an extra on
- * top, makes it one. */
+ * top, makes it one; an overlay that can only adjust names itself. */
 static void test_catalog_learned_type(void)
 {
 	struct hwdb_entry *e = learned_p5_2xlarge();
@@ -605,7 +605,18 @@ static void test_catalog_learned_type(void)
 	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
 	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 3.25, 1e-9);
 	loaded_free(&l);
-	/* so does an extra of its name */
+	/* an overlay that only adjusts has nothing to adjust, and says so */
+	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml",
+			  "tests/fixtures/plan/learned-adjust.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	u = find_uns(l.res, "default/small-h200");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_TRUE(details_have(u, "p5.2xlarge", "learned type, no price: no on-demand "
+				    "offering: NodeOverlay p5-2xl-discount adjusts the price"));
+	CU_ASSERT_FALSE(details_have(u, "p5.2xlarge", "give one with"));
+	loaded_free(&l);
+	/* an extra of its name makes it a candidate */
 	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err), 0);
 	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);

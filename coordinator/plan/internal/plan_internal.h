@@ -136,13 +136,15 @@ void plan_overlays_free(struct plan_overlays *ov);
 /* An offering's price and where it came from. */
 struct plan_price {
 	double value;
-	const char *overlay;            /* the NodeOverlay that set or adjusted it; NULL: hwdb's */
+	const char *overlay;            /* the NodeOverlay that set or adjusted it (or failed
+					 * to: see plan_overlay_price); NULL: hwdb's */
 };
 
 /* The price of the offering with these labels and capacity type: base
  * (hwdb's price; NULL when hwdb has none for it) as the deciding overlay
  * sets or adjusts it. false when it ends up without a price (no base and
- * no overlay's spec.price), with the reason in why. */
+ * no overlay's spec.price), with the reason in why; out->overlay then
+ * names the overlay that tried, if one did. */
 bool plan_overlay_price(const struct plan_overlays *ov, const struct model_kv *labels, size_t n,
 			const char *capacity_type, const double *base, struct plan_price *out,
 			char *why, size_t whysz);
