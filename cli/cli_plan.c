@@ -315,6 +315,8 @@ int cli_plan(int argc, char **argv)
 		fprintf(stderr, "dratopo plan: %s\n", err.msg);
 		goto out;
 	}
+	for (size_t i = 0; i < res->warnings.n; i++)
+		fprintf(stderr, "warning: %s\n", res->warnings.msgs[i]);
 	if (fmt == OUT_JSON)
 		rc = plan_emit_json(res, &out);
 	else if (fmt == OUT_YAML)

@@ -286,5 +286,6 @@ void plan_result_free(struct plan_result *r)
 	if (!r)
 		return;
 	doc_arena_free(r->arena);
+	dt_diags_free(&r->warnings);
 	free(r);
 }

@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "doc.h"
 #include "err.h"
 #include "model.h"
@@ -155,6 +156,10 @@ struct plan_result {
 	const char *ext_names[PLAN_MAX_NODE_EXT];
 	size_t n_ext_names;
 	struct doc_arena *arena;        /* owns everything above */
+	/* What the input asks that Karpenter would not do (a NodeOverlay it
+	 * ignores as conflicting), one message each; the CLI prints them to
+	 * stderr as "warning: ...". */
+	struct dt_diags warnings;
 };
 
 /* Plan for everything in set. The set must stay alive while the result is

@@ -510,91 +510,132 @@ static const char *no_offering(const struct hwdb_type *t, const char *overlay, c
 	return why;
 }
 
+/* A candidate of pool p and type t with its offering's labels, at the end
+ * of pl->cands (not yet counted: plan_setup_candidates admits it). */
+static int cand_new(struct planner *pl, size_t p, const struct hwdb_type *t, size_t *cap)
+{
+	const struct pool *pool = &pl->pools[p];
+	struct cand *c;
+	size_t nl;
+
+	if (plan_grow((void **)&pl->cands, cap, pl->n_cands + 1, sizeof(*pl->cands)))
+		return -ENOMEM;
+	c = &pl->cands[pl->n_cands];
+	memset(c, 0, sizeof(*c));
+	c->labels = calloc(PLAN_MAX_TYPE_LABELS + pool->n_tlabels + 2, sizeof(*c->labels));
+	c->vals = calloc(PLAN_MAX_TYPE_LABELS, sizeof(*c->vals));
+	if (!c->labels || !c->vals) {
+		free(c->labels);
+		free(c->vals);
+		return -ENOMEM;
+	}
+	c->pool = p;
+	c->type = t;
+	c->ct = pool->on_demand ? "on-demand" : "spot";
+	nl = plan_type_labels(t, c->ct, c->labels, c->vals);
+	plan_copy(c->labels + nl, pool->tlabels, pool->n_tlabels * sizeof(*c->labels));
+	nl += pool->n_tlabels;
+	c->labels[nl].key = PLAN_LABEL_NODEPOOL;
+	c->labels[nl++].value = pool->name;
+	if (pool->nc) {
+		c->labels[nl].key = PLAN_LABEL_NODECLASS;
+		c->labels[nl++].value = pool->nc->meta.name;
+	}
+	c->n_labels = nl;
+	pl->n_cands++;
+	return 0;
+}
+
+/* Every pool's offerings, whatever its requirements (Karpenter checks
+ * overlays against all the types of a NodePool's class), into the
+ * NodeOverlays' conflict check. */
+static int resolve_overlays(struct planner *pl)
+{
+	struct plan_offering *offs;
+	int rc;
+
+	if (pl->overlays.n < 2 || !pl->n_cands)
+		return 0;
+	if (!(offs = calloc(pl->n_cands, sizeof(*offs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n_cands; i++)
+		offs[i] = (struct plan_offering){ pl->cands[i].labels, pl->cands[i].n_labels,
+						  pl->cands[i].type->name,
+						  pl->pools[pl->cands[i].pool].name };
+	rc = plan_overlays_resolve(&pl->overlays, offs, pl->n_cands, &pl->res->warnings);
+	free(offs);
+	return rc;
+}
+
+/* Whether candidate c can be launched: its pool's requirements, a price,
+ * a MIG layout; false with the reason recorded as a reject. */
+static int cand_admit(struct planner *pl, struct cand *c, size_t *cap_h, bool *ok)
+{
+	const struct pool *pool = &pl->pools[c->pool];
+	const struct hwdb_type *t = c->type;
+	const char *kind = NULL, *reason = NULL;
+	struct hwdb_mig_layout mig;
+	char why[512];
+
+	if (!plan_pool_accepts(pool->reqs, pool->n_reqs, c->labels, c->n_labels, why,
+			       sizeof(why)))
+		kind = "requirement", reason = why;
+	/* hwdb prices on-demand offerings; NodeOverlays set or adjust. */
+	else if (!plan_overlay_price(&pl->overlays, c->labels, c->n_labels, c->ct,
+				     pool->on_demand && t->has_price ? &t->price : NULL, &c->price,
+				     why, sizeof(why)))
+		kind = t->learned && !t->has_price ? "learned" : "offering",
+		reason = no_offering(t, c->price.overlay, why, sizeof(why));
+	else if (plan_mig_for_type(&pool->mig, t, &mig, why, sizeof(why)))
+		kind = "mig", reason = why;
+	*ok = !kind;
+	if (kind)
+		return add_reject(pl, c->pool, t, kind, reason);
+	c->hypo = get_hypo(pl, t, &pool->cc, &mig, cap_h);
+	if (c->hypo == SIZE_MAX)
+		return -ENOMEM;
+	plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);
+	plan_overlay_capacity(&pl->overlays, c->labels, c->n_labels, pl->pods.ext_names,
+			      pl->pods.n_ext_names, c->alloc.ext);
+	return 0;
+}
+
 int plan_setup_candidates(struct planner *pl)
 {
-	size_t n_np = model_set_count(pl->set, MODEL_NODE_POOL), cap_c = 0, cap_h = 0;
+	size_t n_np = model_set_count(pl->set, MODEL_NODE_POOL), cap_c = 0, cap_h = 0, kept = 0;
 	const struct model_object *o = NULL;
-	int rc;
+	size_t i = 0;
+	int rc = 0;
 
 	pl->n_pools = n_np ? n_np : 1;
 	pl->pools = calloc(pl->n_pools, sizeof(*pl->pools));
 	if (!pl->pools || plan_overlays_init(&pl->overlays, pl->set))
 		return dt_err_set(pl->err, -ENOMEM, "out of memory");
-	for (size_t p = 0; p < pl->n_pools; p++) {
-		struct pool *pool = &pl->pools[p];
-
+	for (size_t p = 0; !rc && p < pl->n_pools; p++) {
 		o = n_np ? model_set_next(pl->set, MODEL_NODE_POOL, o) : NULL;
-		if ((rc = setup_pool(pl, pool, o)))
-			return dt_err_set(pl->err, rc, "out of memory");
-		if (pool->problem)
+		if ((rc = setup_pool(pl, &pl->pools[p], o)) || pl->pools[p].problem)
 			continue;
-		for (size_t i = 0; i < hwdb_catalog_count(pl->catalog); i++) {
-			const struct hwdb_type *t = hwdb_catalog_at(pl->catalog, i);
-			struct hwdb_mig_layout mig;
-			struct cand *c;
-			char why[512];
-			size_t nl;
+		for (size_t k = 0; !rc && k < hwdb_catalog_count(pl->catalog); k++)
+			rc = cand_new(pl, p, hwdb_catalog_at(pl->catalog, k), &cap_c);
+	}
+	if (!rc)
+		rc = resolve_overlays(pl);
+	/* Admitted candidates move down over the rejected ones, in order;
+	 * after an error the ones not seen stay too, for planner_free. */
+	for (; !rc && i < pl->n_cands; i++) {
+		struct cand c = pl->cands[i];
+		bool ok = false;
 
-			if (plan_grow((void **)&pl->cands, &cap_c, pl->n_cands + 1, sizeof(*pl->cands)))
-				return dt_err_set(pl->err, -ENOMEM, "out of memory");
-			c = &pl->cands[pl->n_cands];
-			memset(c, 0, sizeof(*c));
-			c->labels = calloc(PLAN_MAX_TYPE_LABELS + pool->n_tlabels + 2,
-					   sizeof(*c->labels));
-			c->vals = calloc(PLAN_MAX_TYPE_LABELS, sizeof(*c->vals));
-			if (!c->labels || !c->vals) {
-				free(c->labels);
-				free(c->vals);
-				return dt_err_set(pl->err, -ENOMEM, "out of memory");
-			}
-			c->ct = pool->on_demand ? "on-demand" : "spot";
-			nl = plan_type_labels(t, c->ct, c->labels, c->vals);
-			plan_copy(c->labels + nl, pool->tlabels,
-				  pool->n_tlabels * sizeof(*c->labels));
-			nl += pool->n_tlabels;
-			c->labels[nl].key = PLAN_LABEL_NODEPOOL;
-			c->labels[nl++].value = pool->name;
-			if (pool->nc) {
-				c->labels[nl].key = PLAN_LABEL_NODECLASS;
-				c->labels[nl++].value = pool->nc->meta.name;
-			}
-			c->n_labels = nl;
-			if (!plan_pool_accepts(pool->reqs, pool->n_reqs, c->labels, nl, why,
-					       sizeof(why))) {
-				free(c->labels);
-				free(c->vals);
-				if (add_reject(pl, p, t, "requirement", why))
-					return dt_err_set(pl->err, -ENOMEM, "out of memory");
-				continue;
-			}
-			/* hwdb prices on-demand offerings; NodeOverlays set or adjust. */
-			if (!plan_overlay_price(&pl->overlays, c->labels, nl, c->ct,
-						pool->on_demand && t->has_price ? &t->price : NULL,
-						&c->price, why, sizeof(why))) {
-				free(c->labels);
-				free(c->vals);
-				if (add_reject(pl, p, t, t->learned && !t->has_price ? "learned" : "offering",
-					       no_offering(t, c->price.overlay, why, sizeof(why))))
-					return dt_err_set(pl->err, -ENOMEM, "out of memory");
-				continue;
-			}
-			if (plan_mig_for_type(&pool->mig, t, &mig, why, sizeof(why))) {
-				free(c->labels);
-				free(c->vals);
-				if (add_reject(pl, p, t, "mig", why))
-					return dt_err_set(pl->err, -ENOMEM, "out of memory");
-				continue;
-			}
-			c->pool = p;
-			c->type = t;
-			c->hypo = get_hypo(pl, t, &pool->cc, &mig, &cap_h);
-			if (c->hypo == SIZE_MAX)
-				return dt_err_set(pl->err, -ENOMEM, "out of memory");
-			plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);
-			plan_overlay_capacity(&pl->overlays, c->labels, nl, pl->pods.ext_names,
-					      pl->pods.n_ext_names, c->alloc.ext);
-			pl->n_cands++;
+		rc = cand_admit(pl, &c, &cap_h, &ok);
+		if (ok) {
+			pl->cands[kept++] = c;
+		} else {
+			free(c.labels);
+			free(c.vals);
 		}
 	}
-	return 0;
+	while (i < pl->n_cands)
+		pl->cands[kept++] = pl->cands[i++];
+	pl->n_cands = kept;
+	return rc ? dt_err_set(pl->err, rc, "out of memory") : 0;
 }

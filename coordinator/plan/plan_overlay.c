@@ -7,10 +7,12 @@
  * among equal weights, by name, the one later in the alphabet first; for
  * each offering the first overlay with a price field decides its price,
  * and each resource of spec.capacity comes from the first overlay giving
- * it. (Two overlays of one weight that both price an offering, or both
- * give one resource, are a conflict Karpenter reports on the second one,
- * which it then ignores; here the first one decides that offering, the
- * same result there.) An adjustment never takes a price below 0. */
+ * it. Two overlays of one weight that both price an offering, or both
+ * give one resource to a node of one type, are a conflict: Karpenter
+ * marks the second one (ValidationSucceeded False, reason Conflict) and
+ * ignores all of it, on every offering; plan_overlays_resolve does the
+ * same before anything is priced. An adjustment never takes a price
+ * below 0. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +72,93 @@ static bool selects(const struct model_node_overlay *o, const struct model_kv *l
 		if (!plan_req_compatible(&node, &o->requirements[i]))
 			return false;
 	return true;
+}
+
+/* ---- conflicts ---- */
+
+static bool sets_price(const struct model_node_overlay *o)
+{
+	return o->price || o->price_adjustment;
+}
+
+/* A resource both overlays give, or NULL. */
+static const char *shared_resource(const struct model_node_overlay *a,
+				   const struct model_node_overlay *b)
+{
+	for (size_t i = 0; i < a->capacity.n_items; i++)
+		for (size_t k = 0; k < b->capacity.n_items; k++)
+			if (!strcmp(a->capacity.items[i].name, b->capacity.items[k].name))
+				return a->capacity.items[i].name;
+	return NULL;
+}
+
+/* What a and b (of one weight) both change on offering f, or NULL. */
+static const char *clash(const struct model_object *a, const struct model_object *b,
+			 const struct plan_offering *f, char *buf, size_t sz)
+{
+	const struct model_node_overlay *x = &a->u.node_overlay, *y = &b->u.node_overlay;
+	const char *res;
+
+	if (!selects(x, f->labels, f->n_labels) || !selects(y, f->labels, f->n_labels))
+		return NULL;
+	if (sets_price(x) && sets_price(y)) {
+		snprintf(buf, sz, "the price of %s in NodePool %s", f->type, f->pool);
+		return buf;
+	}
+	if ((res = shared_resource(x, y))) {
+		snprintf(buf, sz, "the %s capacity of %s in NodePool %s", res, f->type, f->pool);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The first overlay kept before i that clashes with v[i] on some offering;
+ * what they both change goes to buf. */
+static const struct model_object *first_clash(const struct plan_overlays *ov, size_t i,
+					      const bool *dropped, const struct plan_offering *offs,
+					      size_t n_offs, char *buf, size_t sz)
+{
+	for (size_t j = 0; j < i; j++) {
+		if (dropped[j] || weight_of(ov->v[j]) != weight_of(ov->v[i]))
+			continue;
+		for (size_t f = 0; f < n_offs; f++)
+			if (clash(ov->v[j], ov->v[i], &offs[f], buf, sz))
+				return ov->v[j];
+	}
+	return NULL;
+}
+
+int plan_overlays_resolve(struct plan_overlays *ov, const struct plan_offering *offs,
+			  size_t n_offs, struct dt_diags *warnings)
+{
+	bool *dropped = calloc(ov->n + 1, sizeof(*dropped));
+	const struct model_object *other;
+	char what[256];
+	size_t kept = 0;
+
+	if (!dropped)
+		return -ENOMEM;
+	/* In precedence order: whether an overlay is kept depends only on
+	 * those kept before it, as in Karpenter's validation pass. */
+	for (size_t i = 0; i < ov->n; i++) {
+		if (!(other = first_clash(ov, i, dropped, offs, n_offs, what, sizeof(what))))
+			continue;
+		dropped[i] = true;
+		if (dt_diags_add(warnings, "NodeOverlay %s: conflicts with NodeOverlay %s (both of "
+				 "weight %lld set %s): Karpenter ignores %s (ValidationSucceeded "
+				 "False, reason Conflict), and so does this plan",
+				 ov->v[i]->meta.name, other->meta.name,
+				 (long long)weight_of(ov->v[i]), what, ov->v[i]->meta.name) < 0) {
+			free(dropped);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < ov->n; i++)
+		if (!dropped[i])
+			ov->v[kept++] = ov->v[i];
+	ov->n = kept;
+	free(dropped);
+	return 0;
 }
 
 static void no_offering(const char *ct, char *why, size_t whysz)

@@ -173,6 +173,8 @@ static int run_plan(struct coord *c, const Dratopo__V1__PlanRequest *q, struct p
 		dt_diags_add(&r->diags, "dratopo plan: %s", err.msg);
 		goto out;
 	}
+	for (size_t i = 0; i < res->warnings.n; i++)
+		dt_diags_add(&r->diags, "warning: %s", res->warnings.msgs[i]);
 	if (emit(res, q->format, &r->out) || sb_error(&r->out)) {
 		dt_diags_add(&r->diags, "dratopo plan: out of memory");
 		goto out;

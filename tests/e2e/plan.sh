@@ -74,6 +74,31 @@ if expect 0 "$BIN" plan -f "$FIX/overlay-h200.yaml" "$SEED/ec2nodeclass.yaml" \
 	"$SEED/large-gpu.yaml" -o yaml; then
 	has "$TMP/out" '^# price: 40\.0000 per hour, from NodeOverlay p5e-reserved$' "overlay yaml"
 fi
+# A second overlay of the same weight that prices p5e too conflicts: Karpenter
+# ignores it (the one later in the alphabet decides), and plan warns; at a
+# higher weight it decides instead.
+cheaper() {
+	cat "$FIX/overlay-h200.yaml"
+	printf -- '---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\n'
+	printf 'metadata: {name: a-cheaper}\nspec:\n  weight: %s\n' "$1"
+	printf '  requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [p5e]}]\n'
+	printf '  price: "30"\n'
+}
+cheaper 10 >"$TMP/conflict.yaml"
+if expect 0 "$BIN" plan -f "$TMP/conflict.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/large-gpu.yaml" -o json; then
+	jqis '[.nodeClaims[] | [.pricePerHour, .priceOverlay]]' '[[40,"p5e-reserved"]]' \
+		"conflicting overlay ignored"
+	has "$TMP/err" '^warning: NodeOverlay a-cheaper: conflicts with NodeOverlay p5e-reserved \(both of weight 10 set the price of p5e\.48xlarge in NodePool h200\)' \
+		"conflict warning"
+fi
+cheaper 20 >"$TMP/conflict.yaml"
+if expect 0 "$BIN" plan -f "$TMP/conflict.yaml" "$SEED/ec2nodeclass.yaml" \
+	"$SEED/large-gpu.yaml" -o json; then
+	jqis '[.nodeClaims[] | [.pricePerHour, .priceOverlay]]' '[[30,"a-cheaper"]]' \
+		"higher weight decides"
+	grep -q 'conflicts' "$TMP/err" && fail "no conflict at another weight"
+fi
 # Without the overlay the pool's H200 is p5en.48xlarge, p5e has no offering.
 sed '/^---$/,$d' "$FIX/overlay-h200.yaml" >"$TMP/h200-pool.yaml"
 if expect 0 "$BIN" plan -f "$TMP/h200-pool.yaml" "$SEED/ec2nodeclass.yaml" \

@@ -1,8 +1,9 @@
 /* test_plan_overlay.c - NodeOverlays as the planner applies them
  * (plan_overlay.c): precedence by weight and name, which offerings an
  * overlay's requirements select, absolute prices and adjustments (percent
- * and amount, never below 0, none without a price to adjust), and the
- * extended resources of spec.capacity merged across overlays. */
+ * and amount, never below 0, none without a price to adjust), the
+ * extended resources of spec.capacity merged across overlays, and the
+ * overlays Karpenter ignores as conflicting. */
 #include <string.h>
 
 #include "dt_test.h"
@@ -266,10 +267,91 @@ static void test_capacity(void)
 	model_set_free(set);
 }
 
+static const struct model_kv p5[] = {
+	{ "node.kubernetes.io/instance-type", "p5.48xlarge" },
+	{ "karpenter.k8s.aws/instance-family", "p5" },
+	{ "karpenter.sh/capacity-type", "on-demand" },
+	{ "karpenter.sh/nodepool", "gpu" },
+};
+
+/* The names plan_overlays_resolve keeps of yaml's overlays, over the g6
+ * and p5 offerings, in precedence order and comma-separated, into kept;
+ * the warnings into w. */
+static void resolve(const char *yaml, char *kept, size_t sz, struct dt_diags *w)
+{
+	const struct plan_offering offs[] = {
+		{ g6, N_G6, "g6.xlarge", "gpu" },
+		{ p5, sizeof(p5) / sizeof(p5[0]), "p5.48xlarge", "gpu" },
+	};
+	struct model_set *set = load(yaml);
+	struct plan_overlays ov;
+	size_t len = 0;
+
+	dt_diags_init(w);
+	CU_ASSERT_EQUAL_FATAL(plan_overlays_init(&ov, set), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_overlays_resolve(&ov, offs, 2, w), 0);
+	kept[0] = '\0';
+	for (size_t i = 0; i < ov.n; i++)
+		len += (size_t)snprintf(kept + len, sz - len, "%s%s", i ? "," : "",
+					ov.v[i]->meta.name);
+	plan_overlays_free(&ov);
+	model_set_free(set);
+}
+
+#define FAMILY(f) "  requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, " \
+		  "values: [" f "]}]\n"
+
+static void test_conflicts(void)
+{
+	struct dt_diags w;
+	char kept[128];
+
+	/* one weight, both price g6: the second in precedence (the earlier
+	 * name) is dropped, also where it alone prices p5 */
+	resolve(OVERLAY("beta", FAMILY("g6") "  price: '2'\n  weight: 3\n")
+		OVERLAY("alpha", "  requirements: []\n  priceAdjustment: '-10%'\n  weight: 3\n"),
+		kept, sizeof(kept), &w);
+	DT_ASSERT_STR(kept, "beta");
+	CU_ASSERT_EQUAL_FATAL(w.n, 1);
+	DT_ASSERT_STR(w.msgs[0], "NodeOverlay alpha: conflicts with NodeOverlay beta (both of "
+		      "weight 3 set the price of g6.xlarge in NodePool gpu): Karpenter ignores "
+		      "alpha (ValidationSucceeded False, reason Conflict), and so does this plan");
+	dt_diags_free(&w);
+	/* other weights, or offerings neither shares: no conflict */
+	resolve(OVERLAY("beta", FAMILY("g6") "  price: '2'\n  weight: 3\n")
+		OVERLAY("alpha", "  requirements: []\n  price: '1'\n  weight: 2\n")
+		OVERLAY("gamma", FAMILY("p5") "  price: '9'\n  weight: 3\n"),
+		kept, sizeof(kept), &w);
+	DT_ASSERT_STR(kept, "gamma,beta,alpha");
+	CU_ASSERT_EQUAL(w.n, 0);
+	dt_diags_free(&w);
+	/* capacity: one resource at one weight clashes, different ones merge,
+	 * and a price beside a capacity is no clash */
+	resolve(OVERLAY("a", "  requirements: []\n  capacity: {example.com/fuse: 1}\n")
+		OVERLAY("b", FAMILY("g6") "  capacity: {example.com/slot: 2}\n  price: '1'\n")
+		OVERLAY("c", FAMILY("g6") "  capacity: {example.com/fuse: 3}\n"),
+		kept, sizeof(kept), &w);
+	DT_ASSERT_STR(kept, "c,b");
+	CU_ASSERT_EQUAL_FATAL(w.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(w.msgs[0], "NodeOverlay a: conflicts with NodeOverlay c "
+				      "(both of weight 0 set the example.com/fuse capacity of "
+				      "g6.xlarge in NodePool gpu)"));
+	dt_diags_free(&w);
+	/* a dropped overlay conflicts with nothing after it */
+	resolve(OVERLAY("c", FAMILY("g6") "  price: '3'\n  weight: 7\n")
+		OVERLAY("b", "  requirements: []\n  price: '2'\n  weight: 7\n")
+		OVERLAY("a", FAMILY("p5") "  price: '1'\n  weight: 7\n"),
+		kept, sizeof(kept), &w);
+	DT_ASSERT_STR(kept, "c,a");
+	CU_ASSERT_EQUAL(w.n, 1);
+	dt_diags_free(&w);
+}
+
 DT_SUITE_MAIN("plan_overlay",
 	      DT_TEST(test_precedence),
 	      DT_TEST(test_price_decided_by_weight),
 	      DT_TEST(test_adjustments),
 	      DT_TEST(test_no_base_price),
 	      DT_TEST(test_selection),
-	      DT_TEST(test_capacity))
+	      DT_TEST(test_capacity),
+	      DT_TEST(test_conflicts))

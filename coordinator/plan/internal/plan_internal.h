@@ -133,6 +133,21 @@ struct plan_overlays {
 int plan_overlays_init(struct plan_overlays *ov, const struct model_set *set);   /* -ENOMEM */
 void plan_overlays_free(struct plan_overlays *ov);
 
+/* One offering as the conflict check sees it: its labels, and names for
+ * the message. */
+struct plan_offering {
+	const struct model_kv *labels;
+	size_t n_labels;
+	const char *type, *pool;
+};
+
+/* Drop from ov the overlays Karpenter ignores as conflicting: one that,
+ * on any of the offerings, sets a price an overlay of the same weight kept
+ * before it sets too, or gives a resource such an overlay gives. Each one
+ * dropped is a warning naming both and what they share. 0 or -ENOMEM. */
+int plan_overlays_resolve(struct plan_overlays *ov, const struct plan_offering *offs,
+			  size_t n_offs, struct dt_diags *warnings);
+
 /* An offering's price and where it came from. */
 struct plan_price {
 	double value;
