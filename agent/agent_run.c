@@ -10,7 +10,9 @@
  * While the coordinator cannot be reached it retries with exponential
  * backoff and jitter (1 s doubling up to 5 min), and keeps exactly one
  * report: a newer probe replaces the one not yet sent, so memory stays flat
- * however long the outage. A failure is logged at warn when it starts a run
+ * however long the outage. Each retry after an UNAVAILABLE failure opens a
+ * new connection (rpc_channel_reconnect): the agent's backoff is the only
+ * one, and renewed TLS files are read. A failure is logged at warn when it starts a run
  * of failures (or changes its status), with what rpc_channel_diagnose found
  * wrong with the connection (a refused certificate, TLS against plaintext,
  * ...), and at debug for the rest of the run; the first report that gets
@@ -368,6 +370,20 @@ static int send_pending(struct run_state *s)
 	return rc;
 }
 
+/* Before a retry after the coordinator was unreachable: a new connection,
+ * so that the retry connects now rather than when gRPC's own reconnect
+ * backoff (beside ours) would let it, and with the TLS files as they are
+ * now (cert-manager renews them in place). */
+static void reconnect(struct run_state *s)
+{
+	struct dt_err err = { 0 };
+
+	if (!s->failures || s->last_failure != GRPC_STATUS_UNAVAILABLE)
+		return;
+	if (rpc_channel_reconnect(s->ch, &err))
+		obs_log(OBS_WARN, "reconnect_failed", "error", err.msg, NULL);
+}
+
 /* Equal jitter: a delay in [b/2, b]. */
 static int64_t jittered(int64_t b)
 {
@@ -390,6 +406,7 @@ static void run_loop(struct run_state *s)
 			next_probe = now + s->a->interval_ns;
 		}
 		if (s->pending && now >= retry_at) {
+			reconnect(s);
 			if (send_pending(s) == 0) {
 				backoff = 0;
 			} else {

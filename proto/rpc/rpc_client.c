@@ -42,14 +42,34 @@ static int tls_copy(struct rpc_tls *dst, const struct rpc_tls *src)
 	return 0;
 }
 
+/* The core channel to addr, TLS files read now. Its subchannels are its
+ * own (not gRPC's process-wide pool), so that a new channel starts without
+ * the reconnect backoff an old one to the same address built up. */
+static grpc_channel *core_channel(const char *addr, const struct rpc_tls *tls,
+				  struct dt_err *err)
+{
+	grpc_arg arg[] = {
+		{ .type = GRPC_ARG_INTEGER, .key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+		  .value.integer = CLIENT_MAX_RECV },
+		{ .type = GRPC_ARG_INTEGER, .key = (char *)GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
+		  .value.integer = 1 },
+	};
+	grpc_channel_args args = { sizeof(arg) / sizeof(arg[0]), arg };
+	grpc_channel_credentials *creds = rpc_channel_creds(tls, err);
+	grpc_channel *ch;
+
+	if (!creds)
+		return NULL;
+	ch = grpc_channel_create(addr, creds, &args);
+	grpc_channel_credentials_release(creds);
+	if (!ch)
+		dt_err_set(err, -ENOMEM, "cannot create a channel");
+	return ch;
+}
+
 int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_channel **out,
 		     struct dt_err *err)
 {
-	grpc_arg arg = { .type = GRPC_ARG_INTEGER,
-			 .key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
-			 .value.integer = CLIENT_MAX_RECV };
-	grpc_channel_args args = { 1, &arg };
-	grpc_channel_credentials *creds;
 	struct rpc_channel *c;
 
 	*out = NULL;
@@ -58,19 +78,12 @@ int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_cha
 	if (rpc_addr_check(addr, err))
 		return dt_err_prefix(err, "coordinator: ");
 	grpc_init();
-	creds = rpc_channel_creds(tls, err);
-	if (!creds) {
-		grpc_shutdown();
-		return dt_err_prefix(err, "coordinator %s: ", addr);
-	}
-	c = calloc(1, sizeof(*c));
-	if (c) {
-		c->addr = strdup(addr);
+	if (!(c = calloc(1, sizeof(*c))) || !(c->addr = strdup(addr)) || tls_copy(&c->tls, tls)) {
+		dt_err_set(err, -ENOMEM, "out of memory");
+	} else {
 		c->diagnose = true;
+		c->ch = core_channel(addr, tls, err);
 	}
-	if (c && c->addr && !tls_copy(&c->tls, tls))
-		c->ch = grpc_channel_create(addr, creds, &args);
-	grpc_channel_credentials_release(creds);
 	if (!c || !c->ch) {
 		if (c) {
 			free(c->addr);
@@ -78,7 +91,7 @@ int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_cha
 		}
 		free(c);
 		grpc_shutdown();
-		return dt_err_set(err, -ENOMEM, "coordinator %s: cannot create a channel", addr);
+		return dt_err_prefix(err, "coordinator %s: ", addr);
 	}
 	*out = c;
 	return 0;
@@ -93,6 +106,17 @@ void rpc_channel_close(struct rpc_channel *ch)
 	tls_free(&ch->tls);
 	free(ch);
 	grpc_shutdown();
+}
+
+int rpc_channel_reconnect(struct rpc_channel *ch, struct dt_err *err)
+{
+	grpc_channel *fresh = core_channel(ch->addr, &ch->tls, err);
+
+	if (!fresh)
+		return dt_err_prefix(err, "coordinator %s: ", ch->addr);
+	grpc_channel_destroy(ch->ch);
+	ch->ch = fresh;
+	return 0;
 }
 
 const char *rpc_channel_addr(const struct rpc_channel *ch)

@@ -34,6 +34,12 @@ struct rpc_status {
 int rpc_channel_open(const char *addr, const struct rpc_tls *tls, struct rpc_channel **out,
 		     struct dt_err *err);
 void rpc_channel_close(struct rpc_channel *ch);
+/* A new connection for the channel: the TLS files read again (a renewed
+ * certificate is used from now on) and gRPC's own reconnect backoff
+ * dropped, so that a caller retrying on its own schedule connects when it
+ * retries. Not while a call on ch is running. On error (a TLS file that
+ * cannot be read now) the channel is as before. */
+int rpc_channel_reconnect(struct rpc_channel *ch, struct dt_err *err);
 const char *rpc_channel_addr(const struct rpc_channel *ch);
 /* The core channel, for a call shape this module does not offer (tests use
  * it for a call that never sends its message). */

@@ -784,6 +784,54 @@ static void test_tls_reload(void)
 	rmdir(dir);
 }
 
+/* A client's certificate renewed in place (as cert-manager renews it)
+ * is used once the channel reconnects, not before; a reconnect that cannot
+ * read its files leaves the channel working as it was. */
+static void test_client_reconnect(void)
+{
+	char dir[] = "/tmp/dt_rpc_client.XXXXXX", a[1200];
+	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
+	struct rpc_status st = { 0 };
+	struct rpc_channel *ch = NULL;
+	struct tls_paths cp;
+	struct fixture f;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL_FATAL(fx_start(&f), 0);
+	paths_in(&cp, dir, "me", "ca");
+	snprintf(a, sizeof(a), "%s/other-client.pem", cert_dir);
+	copy_file(a, cp.cert, false);
+	snprintf(a, sizeof(a), "%s/other-client.key", cert_dir);
+	copy_file(a, cp.key, false);
+	snprintf(a, sizeof(a), "%s/ca.pem", cert_dir);
+	copy_file(a, cp.ca, false);
+	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, &cp.tls, &ch, &err), 0);
+	rpc_channel_set_diagnose(ch, false);
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_UNAVAILABLE);
+
+	/* renewed: the channel still holds the old certificate ... */
+	snprintf(a, sizeof(a), "%s/client-admin.pem", cert_dir);
+	copy_file(a, cp.cert, false);
+	snprintf(a, sizeof(a), "%s/client-admin.key", cert_dir);
+	copy_file(a, cp.key, false);
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_UNAVAILABLE);
+	/* ... until it reconnects */
+	CU_ASSERT_EQUAL(rpc_channel_reconnect(ch, &err), 0);
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_OK);
+
+	unlink(cp.key);
+	CU_ASSERT_EQUAL(rpc_channel_reconnect(ch, &err), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "me.key"));
+	CU_ASSERT_EQUAL(report_with(ch, &req, &st), GRPC_STATUS_OK);
+
+	rpc_channel_close(ch);
+	rpc_server_shutdown(f.srv, 5000);
+	unlink(cp.cert);
+	unlink(cp.ca);
+	rmdir(dir);
+}
+
 static void test_config_errors(void)
 {
 	struct rpc_tls half = { "a.pem", NULL, "ca.pem", false };
@@ -863,4 +911,5 @@ DT_SUITE_MAIN_WITH("rpc", suite_init, NULL,
 		   DT_TEST(test_deferred_calls),
 		   DT_TEST(test_deferred_invoke),
 		   DT_TEST(test_tls_reload),
+		   DT_TEST(test_client_reconnect),
 		   DT_TEST(test_config_errors))
