@@ -335,6 +335,7 @@ static int cmd_slices(const struct args *a)
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	char host[256];
+	const char *node;
 	int fmt = pick_format(a->output, formats), rc;
 
 	if (fmt < 0)
@@ -343,11 +344,15 @@ static int cmd_slices(const struct args *a)
 		fprintf(stderr, "dratopo-agent: --consumable-capacity: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
+	if (!(node = agent_node_name(a->node_name, host, sizeof(host), &err))) {
+		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	dt_diags_init(&w);
-	rc = probe_slices_emit(&t, &mode, agent_node_name(a->node_name, host, sizeof(host)),
-			       fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb, &w, &err);
+	rc = probe_slices_emit(&t, &mode, node, fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb,
+			       &w, &err);
 	print_warnings(&w);
 	if (rc)
 		fprintf(stderr, "dratopo-agent: %s\n", err.msg);

@@ -8,6 +8,7 @@
 #include "agent_report.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "hwdb.h"
+#include "names.h"
 #include "slices.h"
 #include "strbuf.h"
 #include "verify.h"
@@ -123,14 +124,18 @@ out:
 	return rc;
 }
 
-const char *agent_node_name(const char *given, char *buf, size_t len)
+/* The name and where it came from, unchecked. */
+static const char *node_name_from(const char *given, char *buf, size_t len, const char **from)
 {
 	const char *env = getenv("NODE_NAME");
 
+	*from = "--node-name";
 	if (given)
 		return given;
+	*from = "$NODE_NAME";
 	if (env && *env)
 		return env;
+	*from = "the host name";
 	if (gethostname(buf, len) != 0 || !buf[0])
 		return "node";
 	buf[len - 1] = '\0';
@@ -138,4 +143,15 @@ const char *agent_node_name(const char *given, char *buf, size_t len)
 	for (char *p = buf; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return buf;
+}
+
+const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_err *err)
+{
+	struct names_msgs msgs;
+	const char *from, *name = node_name_from(given, buf, len, &from);
+
+	if (!names_dns1123_subdomain(name, strlen(name), &msgs))
+		return name;
+	dt_err_set(err, -EINVAL, "%s \"%s\": %s (a Node's name)", from, name, msgs.m[0]);
+	return NULL;
 }

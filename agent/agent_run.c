@@ -442,7 +442,10 @@ int agent_run(int argc, char **argv)
 		fprintf(stderr, "dratopo-agent run: cannot start the signal thread\n");
 		return 1;
 	}
-	s.node = agent_node_name(a.node_name, host, sizeof(host));
+	if (!(s.node = agent_node_name(a.node_name, host, sizeof(host), &err))) {
+		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
 	make_run_id(s.run_id);
 	rpc_set_log(grpc_log);
 	if (rpc_channel_open(a.coordinator, &a.tls, &s.ch, &err)) {

@@ -141,6 +141,14 @@ expect 2 "$AGENT" run --coordinator localhost:1
 expect 1 "$AGENT" run --once --insecure \
 	--coordinator 127.0.0.1:1 --sysfs-root "$FX/p5.48xlarge" --node-name n
 has "$TMP/err" 'status=UNAVAILABLE' "run names the status"
+# a name no Node can have is refused before anything is probed or sent
+expect 2 "$AGENT" run --once --insecure \
+	--coordinator 127.0.0.1:1 --sysfs-root "$FX/p5.48xlarge" --node-name Bad_Name
+has "$TMP/err" '^dratopo-agent run: --node-name "Bad_Name": a lowercase RFC 1123 subdomain' \
+	"run refuses a bad node name"
+NODE_NAME=gpu_1 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge"
+has "$TMP/err" '^dratopo-agent: \$NODE_NAME "gpu_1": a lowercase RFC 1123' \
+	"slices says where the name came from"
 expect 0 "$AGENT" --help
 
 e2e_finish
