@@ -67,9 +67,18 @@ struct rpc_server {
 	atomic_bool stopping;
 
 	struct cq_tag shutdown_tag;
-	pthread_mutex_t lock;           /* shutdown_seen */
-	pthread_cond_t shutdown_cond;
+	pthread_mutex_t lock;           /* shutdown_seen, held */
+	pthread_cond_t shutdown_cond;   /* either changed */
 	bool shutdown_seen;
+	/* Calls a handler holds (running, or deferred and not yet finished):
+	 * gRPC's shutdown tag does not wait for them once their clients are
+	 * gone, but they still answer, and the server must outlive them. */
+	unsigned held;
+	/* Taken shared around every batch, exclusive to shut the queue down:
+	 * after that a late answer is dropped, as starting a batch on a shut
+	 * queue is an assertion in gRPC. */
+	pthread_rwlock_t batch_lock;
+	bool cq_closed;
 
 	/* The watchdog cancels calls still waiting for their message at the
 	 * server's cap: a client's own deadline gRPC enforces by itself. */
@@ -330,6 +339,34 @@ static void *watchdog_main(void *arg)
 
 /* ---- the call's steps ---- */
 
+/* A batch on c's call; false when it did not start (no tag will come). */
+static bool start_batch(struct rpc_ctx *c, const grpc_op *ops, size_t n, struct cq_tag *tag)
+{
+	struct rpc_server *s = c->srv;
+	bool started;
+
+	pthread_rwlock_rdlock(&s->batch_lock);
+	started = !s->cq_closed &&
+		  grpc_call_start_batch(c->call, ops, n, tag, NULL) == GRPC_CALL_OK;
+	pthread_rwlock_unlock(&s->batch_lock);
+	return started;
+}
+
+static void hold(struct rpc_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->held++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void unhold(struct rpc_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (--s->held == 0)
+		pthread_cond_broadcast(&s->shutdown_cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Send the final status (with c->reply when there is one) and close. */
 static void finish(struct rpc_ctx *c, grpc_status_code code)
 {
@@ -352,7 +389,7 @@ static void finish(struct rpc_ctx *c, grpc_status_code code)
 	ops[n++].data.send_status_from_server.status_details = &c->msg_slice;
 	ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
 	ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
-	if (grpc_call_start_batch(c->call, ops, n, &c->t_done, NULL) != GRPC_CALL_OK)
+	if (!start_batch(c, ops, n, &c->t_done))
 		ctx_free(c);    /* no tag will come for a batch that did not start */
 }
 
@@ -428,7 +465,7 @@ static void on_new(struct cq_tag *tag, bool ok)
 		c->cap_ms = mono_ms() + s->opts.max_deadline_ms;
 		watch(c);
 	}
-	if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) {
+	if (!start_batch(c, &op, 1, &c->t_recv)) {
 		unwatch(c);
 		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INTERNAL, "cannot read the request"));
 	}
@@ -505,11 +542,14 @@ void rpc_deferred_finish(struct rpc_deferred *d, grpc_status_code code,
 			 ProtobufCMessage *response)
 {
 	struct rpc_ctx *c = (struct rpc_ctx *)d;
+	struct rpc_server *s = c->srv;  /* c may be gone once finish returns */
 
-	if (c->srv)
-		finish(c, settle(c, code, response));
-	else
+	if (!s) {
 		invoke_settle(c, code, response);
+		return;
+	}
+	finish(c, settle(c, code, response));
+	unhold(s);
 }
 
 static void on_recv(struct cq_tag *tag, bool ok)
@@ -525,10 +565,14 @@ static void on_recv(struct cq_tag *tag, bool ok)
 	else if (!c->payload)
 		finish(c, rpc_ctx_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message"));
 	else {
-		grpc_status_code code = handle(c);
+		struct rpc_server *s = c->srv;
+		grpc_status_code code;
 
-		if (code != RPC_DEFERRED)
+		hold(s);
+		if ((code = handle(c)) != RPC_DEFERRED) {
 			finish(c, code);
+			unhold(s);
+		}
 	}
 }
 
@@ -665,6 +709,7 @@ static void init_sync(struct rpc_server *s)
 
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->shutdown_cond, NULL);
+	pthread_rwlock_init(&s->batch_lock, NULL);
 	pthread_mutex_init(&s->wd_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -678,6 +723,7 @@ static void server_free(struct rpc_server *s)
 	rpc_tls_source_free(s->tls);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->shutdown_cond);
+	pthread_rwlock_destroy(&s->batch_lock);
 	pthread_mutex_destroy(&s->wd_lock);
 	pthread_cond_destroy(&s->wd_cond);
 	free(s->slots);
@@ -766,32 +812,47 @@ int rpc_server_reload_tls(struct rpc_server *srv, struct dt_err *err)
 	return rpc_tls_source_reload(srv->tls, err);
 }
 
-/* Wait for the shutdown tag; false if drain_ms passed first. */
-static bool wait_shutdown(struct rpc_server *s, unsigned drain_ms)
+/* Wait until done(s) (s->lock held); false if ms passed first. */
+static bool wait_until(struct rpc_server *s, bool (*done)(const struct rpc_server *),
+		       unsigned ms)
 {
 	struct timespec until;
 	bool seen;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += drain_ms / 1000;
-	until.tv_nsec += (long)(drain_ms % 1000) * 1000000;
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&s->lock);
-	while (!s->shutdown_seen)
+	while (!done(s))
 		if (pthread_cond_timedwait(&s->shutdown_cond, &s->lock, &until))
 			break;
-	seen = s->shutdown_seen;
+	seen = done(s);
 	pthread_mutex_unlock(&s->lock);
 	return seen;
+}
+
+static bool tag_seen(const struct rpc_server *s)
+{
+	return s->shutdown_seen;
+}
+
+static bool none_held(const struct rpc_server *s)
+{
+	return s->held == 0;
 }
 
 /* The order of the gRPC notes (docs/rpc.md): shutdown_and_notify, drain,
  * cancel what is left, the tag, destroy the server, shut the queue down, the
  * workers see GRPC_QUEUE_SHUTDOWN after the last tag and exit, join, destroy
- * the queue, grpc_shutdown. */
+ * the queue, grpc_shutdown. Two steps of our own: before the server goes,
+ * handlers still holding calls get up to drain_ms more to answer while the
+ * queue lives (the tag comes without them once their clients are gone);
+ * and before the server is freed, every one of them has returned (a late
+ * answer is dropped at the shut queue, see start_batch). */
 void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms)
 {
 	if (!srv)
@@ -807,15 +868,21 @@ void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms)
 			if (ev.type == GRPC_OP_COMPLETE)
 				((struct cq_tag *)ev.tag)->fn(ev.tag, ev.success);
 		}
-	} else if (!wait_shutdown(srv, drain_ms)) {
+	} else if (!wait_until(srv, tag_seen, drain_ms)) {
 		grpc_server_cancel_all_calls(srv->server);
-		while (!wait_shutdown(srv, 1000))
+		while (!wait_until(srv, tag_seen, 1000))
 			;
 	}
+	wait_until(srv, none_held, drain_ms);
 	grpc_server_destroy(srv->server);
+	pthread_rwlock_wrlock(&srv->batch_lock);
+	srv->cq_closed = true;
 	grpc_completion_queue_shutdown(srv->cq);
+	pthread_rwlock_unlock(&srv->batch_lock);
 	for (unsigned i = 0; i < srv->n_workers; i++)
 		pthread_join(srv->workers[i], NULL);
+	while (!wait_until(srv, none_held, 1000))
+		;
 	grpc_completion_queue_destroy(srv->cq);
 	if (srv->watchdog_running) {
 		pthread_mutex_lock(&srv->wd_lock);

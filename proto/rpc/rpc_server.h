@@ -82,7 +82,10 @@ int rpc_server_port(const struct rpc_server *srv);
 int rpc_server_reload_tls(struct rpc_server *srv, struct dt_err *err);
 
 /* Stop accepting, let calls in flight finish for up to drain_ms, cancel the
- * rest, then tear everything down and free srv. NULL is a no-op. */
+ * rest, give handlers still holding calls up to drain_ms more, then tear
+ * everything down and free srv, once every handler has returned and every
+ * deferred call is finished (an answer that comes after the teardown began
+ * is dropped). NULL is a no-op. */
 void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms);
 
 /* ---- inside a handler ---- */
