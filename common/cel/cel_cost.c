@@ -481,13 +481,13 @@ static struct size split_size(const struct cel_node *n, const struct shape *a, s
 	return (struct size){ 0, max };
 }
 
-/* join: the elements (bounded only through the device's declaration, as
- * Kubernetes reads them) and a separator between each two. */
+/* join: the elements and a separator between each two. Kubernetes sizes
+ * the elements only from a declared list type, and the DRA environment
+ * declares none, so only an empty list has a known result. */
 static struct size join_size(const struct shape *a, size_t na)
 {
 	struct size list = size_of(&a[0]);
-	uint64_t elem = a[0].bound && a[0].bound->elem ? a[0].bound->elem->max : UINT64_MAX;
-	uint64_t total = cel_sat_mul(list.max, elem);
+	uint64_t total = cel_sat_mul(list.max, UINT64_MAX);
 
 	if (na > 1 && list.max > 0)
 		total = cel_sat_add(total, cel_sat_mul(size_of(&a[1]).max, list.max - 1));
