@@ -453,7 +453,7 @@ static uint64_t cost_includes(const uint64_t *sizes, size_t n, uint64_t r)
 {
 	(void)n;
 	(void)r;
-	return 1 + sizes[0];
+	return cel_sat_add(1, sizes[0]);
 }
 
 static const struct cel_overload dra_overloads[] = {

@@ -65,7 +65,9 @@ int cel_compile(const struct cel_env *env, const char *expr, size_t len,
 		struct cel_program **out, struct dt_err *err);
 /* The checked result type, as cel-go prints it ("bool", "list(int)"). */
 void cel_program_result_type(const struct cel_program *p, struct strbuf *sb);
-/* The conservative estimated cost (an upper bound). */
+/* The estimated cost as cel-go's checker computes it in the DRA environment
+ * (cel_cost.c): not a bound on the runtime cost; UINT64_MAX when a loop runs
+ * over something nothing bounds. */
 uint64_t cel_program_estimated_cost(const struct cel_program *p);
 
 /* An evaluation's arena and meter; reused across cel_eval calls. */

@@ -45,7 +45,9 @@ typedef struct cel_value (*cel_fn)(struct cel_ctx *ctx, const struct cel_value *
 /* Cost of one call from the sizes of its arguments and result (string and
  * bytes: length in bytes; list and map: element count; anything else: 1).
  * The same function serves the runtime meter (actual sizes) and the
- * estimator (upper bounds), as in cel-go. NULL: cost 1. */
+ * estimator (cel_cost.c: the largest sizes it knows, UINT64_MAX where it
+ * knows none), so it must saturate (cel_sat_add, cel_sat_mul) rather
+ * than wrap. NULL: cost 1. */
 typedef uint64_t (*cel_cost_fn)(const uint64_t *arg_sizes, size_t nargs,
 				uint64_t result_size);
 
@@ -107,5 +109,9 @@ size_t cel_utf8_decode(const char *s, uint32_t *cp);
 
 /* ceil(f * n) as cel-go's cost functions compute it. */
 uint64_t cel_cost_factor(double f, uint64_t n);
+/* a + b and a * b, saturating at UINT64_MAX as cel-go's cost arithmetic
+ * does: the estimator passes UINT64_MAX for sizes it cannot bound. */
+uint64_t cel_sat_add(uint64_t a, uint64_t b);
+uint64_t cel_sat_mul(uint64_t a, uint64_t b);
 
 #endif

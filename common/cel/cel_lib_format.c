@@ -381,7 +381,7 @@ static struct cel_value fn_format(struct cel_ctx *ctx, const struct cel_value *a
 /* cel-go charges the format string's traversal and the result's size. */
 static uint64_t cost_format(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, s[0]) + cel_cost_factor(0.1, r);
+	uint64_t c = cel_sat_add(cel_cost_factor(0.1, s[0]), cel_cost_factor(0.1, r));
 
 	(void)n;
 	return c ? c : 1;

@@ -581,7 +581,8 @@ FN(find_all)
 /* cel-go: ceil(0.1 * (1 + len(string))) * ceil(0.25 * len(regex)). */
 static uint64_t cost_match(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, s[0] + 1) * cel_cost_factor(0.25, s[1]);
+	uint64_t c = cel_sat_mul(cel_cost_factor(0.1, cel_sat_add(s[0], 1)),
+				 cel_cost_factor(0.25, s[1]));
 
 	(void)n;
 	(void)r;

@@ -59,12 +59,10 @@ FN(sets_intersects)
 
 static uint64_t cost_pairs(const uint64_t *s, size_t n, uint64_t r)
 {
-	uint64_t c;
+	uint64_t c = cel_sat_mul(s[0], s[1]);
 
 	(void)n;
 	(void)r;
-	if (__builtin_mul_overflow(s[0], s[1], &c))
-		return UINT64_MAX;
 	return c ? c : 1;
 }
 

@@ -439,7 +439,7 @@ static uint64_t cost_traverse_both(const uint64_t *s, size_t n, uint64_t r)
 {
 	(void)n;
 	(void)r;
-	return at_least_one(cel_cost_factor(0.1, s[0]) + cel_cost_factor(0.1, s[1]));
+	return at_least_one(cel_sat_add(cel_cost_factor(0.1, s[0]), cel_cost_factor(0.1, s[1])));
 }
 
 static uint64_t cost_rewrite(const uint64_t *s, size_t n, uint64_t r)

@@ -27,7 +27,7 @@ struct parser {
 	struct dt_err *err;
 };
 
-#define ACCU "@result"
+#define ACCU CEL_ACCU_VAR
 
 int cel_report(struct dt_err *err, int code, const char *src, size_t len, uint32_t pos,
 	       const char *fmt, ...)

@@ -581,23 +581,23 @@ static uint64_t cost_traverse_sum(const uint64_t *s, size_t n, uint64_t r)
 {
 	(void)n;
 	(void)r;
-	return cel_cost_factor(0.1, s[0] + s[1]);
+	return cel_cost_factor(0.1, cel_sat_add(s[0], s[1]));
 }
 
-/* startsWith, endsWith, string(bytes), bytes(string): the receiver or
- * argument's length. */
-static uint64_t cost_traverse_first(const uint64_t *s, size_t n, uint64_t r)
+/* The last argument's length: the prefix (suffix) of startsWith
+ * (endsWith), as both cel-go's estimator and its current runtime meter
+ * take it, and the operand of string(bytes) and bytes(string). */
+static uint64_t cost_traverse_last(const uint64_t *s, size_t n, uint64_t r)
 {
-	(void)n;
 	(void)r;
-	return cel_cost_factor(0.1, s[0]);
+	return cel_cost_factor(0.1, s[n - 1]);
 }
 
 static uint64_t cost_contains(const uint64_t *s, size_t n, uint64_t r)
 {
 	(void)n;
 	(void)r;
-	return cel_cost_factor(0.1, s[0]) * cel_cost_factor(0.1, s[1]);
+	return cel_sat_mul(cel_cost_factor(0.1, s[0]), cel_cost_factor(0.1, s[1]));
 }
 
 static uint64_t cost_in_list(const uint64_t *s, size_t n, uint64_t r)
@@ -673,8 +673,8 @@ static const struct cel_overload std_overloads[] = {
 	M("size", "map_size", "map(A, B)", "int", size_map),
 	MC("contains", "contains_string", "string, string", "bool", contains, cost_contains),
 	MC("startsWith", "starts_with_string", "string, string", "bool", starts_with,
-	   cost_traverse_first),
-	MC("endsWith", "ends_with_string", "string, string", "bool", ends_with, cost_traverse_first),
+	   cost_traverse_last),
+	MC("endsWith", "ends_with_string", "string, string", "bool", ends_with, cost_traverse_last),
 	O("int", "int64_to_int64", "int", "int", identity),
 	O("int", "uint64_to_int64", "uint", "int", int_from_uint),
 	O("int", "double_to_int64", "double", "int", int_from_double),
@@ -693,10 +693,10 @@ static const struct cel_overload std_overloads[] = {
 	O("string", "double_to_string", "double", "string", string_from_double),
 	O("string", "bool_to_string", "bool", "string", string_from_bool),
 	OC("string", "bytes_to_string", "bytes", "string", string_from_bytes,
-	   cost_traverse_first),
+	   cost_traverse_last),
 	O("bytes", "bytes_to_bytes", "bytes", "bytes", identity),
 	OC("bytes", "string_to_bytes", "string", "bytes", bytes_from_string,
-	   cost_traverse_first),
+	   cost_traverse_last),
 	O("bool", "bool_to_bool", "bool", "bool", identity),
 	O("bool", "string_to_bool", "string", "bool", bool_from_string),
 	O("type", "type", "A", "type(A)", type_of),
@@ -782,7 +782,8 @@ out:
 /* cel-go: ceil(0.1 * (1 + len(string))) * ceil(0.25 * len(regex)). */
 static uint64_t cost_fallback_matches(const uint64_t *sz, size_t n, uint64_t r)
 {
-	uint64_t c = cel_cost_factor(0.1, sz[0] + 1) * cel_cost_factor(0.25, sz[1]);
+	uint64_t c = cel_sat_mul(cel_cost_factor(0.1, cel_sat_add(sz[0], 1)),
+				 cel_cost_factor(0.25, sz[1]));
 
 	(void)n;
 	(void)r;

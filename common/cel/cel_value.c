@@ -251,6 +251,16 @@ uint64_t cel_cost_factor(double f, uint64_t n)
 	return r >= 1.8e19 ? UINT64_MAX : (uint64_t)r;
 }
 
+uint64_t cel_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t cel_sat_mul(uint64_t a, uint64_t b)
+{
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
 /* ---- maps ---- */
 
 size_t cel_map_size(const struct cel_map *m)

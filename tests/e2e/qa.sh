@@ -20,6 +20,16 @@ expect 1 "$BIN" validate -f "$Q/slice-129-devices.yaml" &&
 expect 1 "$BIN" validate -f "$Q/selector-too-long.yaml" &&
 	has "$TMP/err" "^$Q/selector-too-long.yaml: document 1 \(DeviceClass huge\): spec\.selectors\[0\]\.cel\.expression: Too long: may not be more than 10240 bytes$" \
 		"10 KiB selector"
+# QA-38: cel-go's cost estimate takes a size it cannot bound as unbounded (a
+# comprehension over lists.range) and the device's maps at 32 entries each.
+expect 1 "$BIN" validate -f "$Q/selector-cost-estimate.yaml" &&
+	has "$TMP/err" "^$Q/selector-cost-estimate.yaml: document 1 \(ResourceClaimTemplate default/costly\): spec\.spec\.devices\.requests\[0\]\.exactly\.selectors\[0\]\.cel\.expression: Forbidden: too complex, exceeds cost limit$" \
+		"comprehension over lists.range"
+if expect 1 "$BIN" validate -f "$Q/selector-cost-nested.yaml"; then
+	has "$TMP/err" "document 2 \(DeviceClass deeper\): spec\.selectors\[0\]\.cel\.expression: Forbidden: too complex, exceeds cost limit$" \
+		"four nested comprehensions over attributes"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "three nested comprehensions over attributes refused"
+fi
 
 # QA-32: the label keys Karpenter's CRDs keep to themselves.
 if expect 1 "$BIN" validate -f "$Q/nodepool-restricted.yaml"; then

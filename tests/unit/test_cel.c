@@ -1,7 +1,8 @@
 /* test_cel.c - the CEL core: lexer and parser (escapes, errors with
  * positions, guards), checker messages, evaluator semantics (overflow,
  * heterogeneous numbers, error absorption, macros, optionals, time zones),
- * the cost limit, the DRA `device` variable, the printer and the cache. */
+ * the cost limit and the estimated cost, the DRA `device` variable, the
+ * printer and the cache. */
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -430,7 +431,7 @@ static void test_runtime_costs(void)
 	CU_ASSERT_EQUAL(cost_of("x"), 1);                        /* ident */
 	CU_ASSERT_EQUAL(cost_of("x == 'abc'"), 1 + 1);            /* ceil(0.1 * min(21, 3)) */
 	CU_ASSERT_EQUAL(cost_of("x == x"), 1 + 1 + 3);           /* ceil(2.1) */
-	CU_ASSERT_EQUAL(cost_of("x.startsWith('a')"), 1 + 3);    /* receiver length */
+	CU_ASSERT_EQUAL(cost_of("x.startsWith('a')"), 1 + 1);    /* the prefix's length */
 	CU_ASSERT_EQUAL(cost_of("x.contains('abcdefghijk')"), 1 + 3 * 2);
 	CU_ASSERT_EQUAL(cost_of("x + x"), 1 + 1 + 5);            /* ceil(0.1 * 42) */
 	CU_ASSERT_EQUAL(cost_of("x.size() > 1 ? 1 : 2"), 1 + 1 + 1);
@@ -440,6 +441,97 @@ static void test_runtime_costs(void)
 	/* map: each step is accu + [t] (ident, literal, add) plus t. */
 	CU_ASSERT_EQUAL(cost_of("[1, 2, 3].map(v, v * 2)"), 3 * (1 + 1 + 1 + 11) + 1);
 	CU_ASSERT_EQUAL(cost_of("has({'a': x}.a)"), 30 + 1);     /* has() is free */
+}
+
+/* The estimated cost of expr in the CLI environment (`device` declared). */
+static uint64_t estimate_of(const char *expr)
+{
+	struct dt_err err = { 0 };
+	struct cel_env *env = cel_env_new(CEL_ENV_CLI, &err);
+	struct cel_program *p = NULL;
+	uint64_t cost = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_EQUAL(cel_compile(env, expr, strlen(expr), &p, &err), 0);
+	if (p)
+		cost = cel_program_estimated_cost(p);
+	cel_program_free(p);
+	cel_env_free(env);
+	return cost;
+}
+
+/* Estimated costs as cel-go's checker (checker/cost.go) gives them in the
+ * Kubernetes DRA environment, derived by hand from its rules (cel-go is not
+ * run here): identifiers 1, selections on a map or object 1, has() 0,
+ * literals 0, calls 1 unless the function says otherwise, a list literal
+ * 10; a comprehension costs range + init + result + iterations x
+ * (condition + step). Sizes are exact for literals, what compile.go declares
+ * for the device (maps 32 entries, attribute values 64, domains 63, ids 32,
+ * the driver 63, capacities none), carried through concatenations,
+ * conditions, indexes and comprehensions, else unbounded. */
+static void test_estimated_costs(void)
+{
+	/* device 1, .driver 1, == ceil(0.1 x min(63, 14)) */
+	CU_ASSERT_EQUAL(estimate_of("device.driver == 'gpu.nvidia.com'"), 2 + 2);
+	/* device, .attributes, ["d"], .name; == ceil(0.1 x min(64, 3)) */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes['d'].name == 'abc'"), 4 + 1);
+	/* a capacity's declared size is 0: == costs 0; quantity() ceil(0.1 x 3) */
+	CU_ASSERT_EQUAL(estimate_of("device.capacity['d']['m'] == quantity('1Gi')"), 4 + 1 + 0);
+	/* startsWith: ceil(0.1 x the prefix's 2) */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes['d'].name.startsWith('nv')"), 4 + 1);
+	CU_ASSERT_EQUAL(estimate_of("has(device.attributes.d)"), 2);
+	/* map: 10 + 10 + 1 + 3 x (0 + @result 1 + [x * 2] 12 + add_list 1) */
+	CU_ASSERT_EQUAL(estimate_of("[1, 2, 3].map(x, x * 2)"), 21 + 3 * 14);
+	/* all: condition @not_strictly_false(@result) 2, step @result && p 1 + p */
+	CU_ASSERT_EQUAL(estimate_of("[0,1,2,3,4,5,6,7,8,9].all(a, [0,1,2,3,4,5,6,7,8,9].all(b, "
+				    "true))"), 11 + 10 * (2 + 1 + (11 + 10 * 3)));
+	/* a bound variable has its value's size: 10 ([]) + 10 + (1 + 1 + 3 x 5) */
+	CU_ASSERT_EQUAL(estimate_of("cel.bind(x, [1, 2, 3], x.all(y, y > 0))"), 20 + 17);
+	/* the concatenation's size 5, not the literal's 26: ceil(0.5) */
+	CU_ASSERT_EQUAL(estimate_of("('ab' + 'cde') == 'abcdefghijklmnopqrstuvwxyz'"), 1 + 1);
+	/* sizes count code points: 'é' is one */
+	CU_ASSERT_EQUAL(estimate_of("'é' + 'ab' == 'abcdefghijklmnopqrstuvwxyz'"), 1 + 1);
+	/* a list concatenation is 3 elements: 21 + 1 + 3 x (2 + 1 + 2) */
+	CU_ASSERT_EQUAL(estimate_of("([1, 2] + [3]).all(x, x > 0)"), 22 + 15);
+	/* a map literal's value size: 30 + index 1, == ceil(0.1 x min(3, 26)) */
+	CU_ASSERT_EQUAL(estimate_of("{'a': 'xyz'}['a'] == 'abcdefghijklmnopqrstuvwxyz'"), 31 + 1);
+	/* filter keeps at most the range's 3: 66 + 1 + 3 x 5 */
+	CU_ASSERT_EQUAL(estimate_of("[1, 2, 3].filter(x, x > 1).all(y, y > 0)"), 67 + 15);
+	/* a condition is its dearer branch, either size: 10 + 1 + 2 x 5 */
+	CU_ASSERT_EQUAL(estimate_of("(true ? [1] : [1, 2]).all(x, x > 0)"), 11 + 10);
+	/* dyn() costs 1 and keeps the size: 11 + 1 + 2 x 5 */
+	CU_ASSERT_EQUAL(estimate_of("dyn([1, 2]).all(x, x > 0)"), 12 + 10);
+	/* a list attribute has at most 64 values: 4 + 1 + 64 x (2 + 3) */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes['d'].roots.all(r, r > 0)"), 5 + 64 * 5);
+	/* 32 domains; d == K: ceil(0.1 x min(63, 26)) = 3; 3 + 32 x (3 + 5) */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes.exists(d, d == "
+				    "'abcdefghijklmnopqrstuvwxyz')"), 3 + 32 * 8);
+	/* two variables over an attribute map: 32 values of 64; 4 + 32 x (2 + 3) */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes['d'].all(k, v, v == 1)"), 4 + 32 * 5);
+	/* three levels over the attribute maps: ids a and b are 32 long, a != b
+	 * ceil(3.2) = 4; inner 4 + 1 + 32 x 9 = 293, middle 5 + 32 x 296 = 9477,
+	 * outer 3 + 32 x 9480 */
+	CU_ASSERT_EQUAL(estimate_of("device.attributes.all(d, device.attributes[d].all(a, "
+				    "device.attributes[d].all(b, a != b)))"), 303363);
+	/* nothing bounds lists.range(): iterating it is unbounded */
+	CU_ASSERT_EQUAL(estimate_of("lists.range(3).all(x, x >= 0)"), UINT64_MAX);
+	/* nor two unknown sizes compared */
+	CU_ASSERT(estimate_of("semver('1.0.0') == semver('1.0.0')") > CEL_COST_LIMIT);
+}
+
+/* The API server's check of stored selectors (QA-38): unbounded is too
+ * complex, 32-entry attribute maps nest three deep. */
+static void test_selector_cost_check(void)
+{
+	static const char unbounded[] = "lists.range(1000000).exists(x, x == 999999)";
+	static const char nested[] = "device.attributes.all(d, device.attributes[d].all(a, "
+				     "device.attributes[d].all(b, a != b)))";
+	char msg[256];
+
+	CU_ASSERT_EQUAL(cel_selector_check(unbounded, strlen(unbounded), msg, sizeof(msg), NULL),
+			-E2BIG);
+	DT_ASSERT_STR(msg, "too complex, exceeds cost limit");
+	CU_ASSERT_EQUAL(cel_selector_check(nested, strlen(nested), msg, sizeof(msg), NULL), 0);
 }
 
 /* An H200-like device for the selector tests. */
@@ -1025,6 +1117,8 @@ DT_SUITE_MAIN("cel",
 	DT_TEST(test_printer),
 	DT_TEST(test_cost_limit),
 	DT_TEST(test_runtime_costs),
+	DT_TEST(test_estimated_costs),
+	DT_TEST(test_selector_cost_check),
 	DT_TEST(test_device_variable),
 	DT_TEST(test_seed_selector),
 	      DT_TEST(test_intern),

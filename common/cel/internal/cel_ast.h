@@ -235,6 +235,9 @@ struct cel_node {
 	} u;
 };
 
+/* The accumulator of the macros' comprehensions (cel-go's). */
+#define CEL_ACCU_VAR "@result"
+
 /* Recursion and size guards. */
 #define CEL_MAX_DEPTH 250
 #define CEL_MAX_NODES 100000
