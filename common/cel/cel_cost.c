@@ -469,16 +469,28 @@ static struct size replace_size(const struct shape *a)
 	return (struct size){ 0, cel_sat_add(cel_sat_mul(count, with.max), kept) };
 }
 
+/* The value of argument i when it is a non-negative int literal, else dflt
+ * (cel-go's nodeAsUintValue). */
+static uint64_t literal_uint(const struct cel_node *n, uint32_t i, uint64_t dflt)
+{
+	const struct cel_node *a = i < n->u.call.nargs ? n->u.call.args[i] : NULL;
+
+	if (!a || a->kind != N_CONST)
+		return dflt;
+	if (a->u.lit.kind == CEL_INT && a->u.lit.v.i >= 0)
+		return (uint64_t)a->u.lit.v.i;
+	if (a->u.lit.kind == CEL_UINT)
+		return a->u.lit.v.u;
+	return dflt;
+}
+
 /* split's result has at most as many parts as the string has code points,
  * or as a literal limit says. */
 static struct size split_size(const struct cel_node *n, const struct shape *a, size_t na)
 {
-	const struct cel_node *lim = n->u.call.nargs > 1 ? n->u.call.args[1] : NULL;
 	uint64_t max = size_of(&a[0]).max;
 
-	if (na > 2 && lim->kind == N_CONST && lim->u.lit.kind == CEL_INT && lim->u.lit.v.i >= 0)
-		max = (uint64_t)lim->u.lit.v.i;
-	return (struct size){ 0, max };
+	return (struct size){ 0, na > 2 ? literal_uint(n, 1, max) : max };
 }
 
 /* join: the elements and a separator between each two. Kubernetes sizes
@@ -494,11 +506,42 @@ static struct size join_size(const struct shape *a, size_t na)
 	return (struct size){ 0, total };
 }
 
+/* The list library's results, as its cost support (ext.Lists version 3,
+ * the DRA environment's) sizes them: lists.range(N) holds N (a literal;
+ * otherwise unbounded), slice(i, j) j - i, the rest their target's size. */
+static bool lists_size(const struct cel_node *n, const struct shape *a, size_t na,
+		       struct size *out)
+{
+	const char *fn = n->u.call.fn;
+	uint64_t from, to;
+
+	if (!n->u.call.target) {
+		if (strcmp(fn, "lists.range"))
+			return false;
+		from = literal_uint(n, 0, UINT64_MAX);
+		*out = from == UINT64_MAX ? unbounded : fixed(from);
+		return true;
+	}
+	if (!strcmp(fn, "slice") && na == 3) {
+		from = literal_uint(n, 0, 0);
+		to = literal_uint(n, 1, size_of(&a[0]).max);
+		*out = fixed(to > from ? to - from : 0);
+	} else if (!strcmp(fn, "reverse") || !strcmp(fn, "distinct") || !strcmp(fn, "sort") ||
+		   !strcmp(fn, "flatten") || !strcmp(fn, "@sortByAssociatedKeys")) {
+		*out = size_of(&a[0]);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static bool library_size(const struct cel_node *n, const struct shape *a, size_t na,
 			 struct size *out)
 {
 	const char *fn = n->u.call.fn;
 
+	if (lists_size(n, a, na, out))
+		return true;
 	if (!n->u.call.target)
 		return false;
 	if (!strcmp(fn, "lowerAscii") || !strcmp(fn, "upperAscii") ||

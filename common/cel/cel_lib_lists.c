@@ -481,11 +481,65 @@ static uint64_t cost_list(const uint64_t *s, size_t n, uint64_t r)
 	return s[0] ? s[0] : 1;
 }
 
-static uint64_t cost_result(const uint64_t *s, size_t n, uint64_t r)
+/* ext.Lists version 3 (the DRA environment's) costs its functions as
+ * cel-go does, estimate and runtime alike: the work, the call (1) and the
+ * new list (10). The work is the result's size for range, slice and
+ * reverse, the input's for flatten, and 2 x n^2 comparisons for distinct
+ * and sort (2.1 x n^2 for strings and bytes, which are traversed). */
+#define LIST_CALL_COST 11
+
+static uint64_t alloc_cost(uint64_t work)
+{
+	return cel_sat_add(work, LIST_CALL_COST);
+}
+
+/* factor / 10 x n^2, saturating. */
+static uint64_t compare_cost(uint64_t n, uint64_t tenths)
+{
+	uint64_t sq = cel_sat_mul(n, n);
+
+	return sq > UINT64_MAX / tenths ? UINT64_MAX : sq * tenths / 10;
+}
+
+static uint64_t cost_output(const uint64_t *s, size_t n, uint64_t r)
 {
 	(void)s;
 	(void)n;
-	return r ? r : 1;
+	return alloc_cost(r);
+}
+
+static uint64_t cost_input(const uint64_t *s, size_t n, uint64_t r)
+{
+	(void)n;
+	(void)r;
+	return alloc_cost(s[0]);
+}
+
+static uint64_t cost_self_compare(const uint64_t *s, size_t n, uint64_t r)
+{
+	(void)n;
+	(void)r;
+	return alloc_cost(compare_cost(s[0], 20));
+}
+
+static uint64_t cost_self_compare_text(const uint64_t *s, size_t n, uint64_t r)
+{
+	(void)n;
+	(void)r;
+	return alloc_cost(compare_cost(s[0], 21));
+}
+
+/* sortBy compares its keys, the second list. */
+static uint64_t cost_keys_compare(const uint64_t *s, size_t n, uint64_t r)
+{
+	(void)r;
+	return alloc_cost(compare_cost(n > 1 ? s[1] : 0, 20));
+}
+
+static uint64_t cost_keys_compare_text(const uint64_t *s, size_t n, uint64_t r)
+{
+	(void)r;
+	return alloc_cost(compare_cost(n > 1 ? s[1] : 0, 21));
 }
 
 #define M(name, id, params, result, fn, cost) \
@@ -515,28 +569,28 @@ static const struct cel_overload lists_overloads[] = {
 	M("indexOf", "list_a_index_of_int", "list(A), A", "int", index_of, cost_list),
 	M("lastIndexOf", "list_a_last_index_of_int", "list(A), A", "int", last_index_of,
 	  cost_list),
-	M("slice", "list_slice", "list(A), int, int", "list(A)", slice, NULL),
+	M("slice", "list_slice", "list(A), int, int", "list(A)", slice, cost_output),
 	{ "flatten", "list_flatten", CEL_OV_MEMBER | CEL_OV_NO_ELEM_GUARD, "list(list(A))",
-	  "list(A)", flatten, cost_list },
-	M("flatten", "list_flatten_int", "list(dyn), int", "list(dyn)", flatten, cost_list),
-#define SORTABLE(t, rt) \
-	M("sort", "list_" t "_sort", "list(" rt ")", "list(" rt ")", sort, cost_list), \
+	  "list(A)", flatten, cost_input },
+	M("flatten", "list_flatten_int", "list(dyn), int", "list(dyn)", flatten, cost_input),
+#define SORTABLE(t, rt, self, keys) \
+	M("sort", "list_" t "_sort", "list(" rt ")", "list(" rt ")", sort, self), \
 	M("@sortByAssociatedKeys", "list_" t "_sortByAssociatedKeys", "list(A), list(" rt ")", \
-	  "list(A)", sort_by_keys, cost_list)
-	SORTABLE("int", "int"),
-	SORTABLE("uint", "uint"),
-	SORTABLE("double", "double"),
-	SORTABLE("bool", "bool"),
-	SORTABLE("duration", "google.protobuf.Duration"),
-	SORTABLE("timestamp", "google.protobuf.Timestamp"),
-	SORTABLE("string", "string"),
-	SORTABLE("bytes", "bytes"),
+	  "list(A)", sort_by_keys, keys)
+	SORTABLE("int", "int", cost_self_compare, cost_keys_compare),
+	SORTABLE("uint", "uint", cost_self_compare, cost_keys_compare),
+	SORTABLE("double", "double", cost_self_compare, cost_keys_compare),
+	SORTABLE("bool", "bool", cost_self_compare, cost_keys_compare),
+	SORTABLE("duration", "google.protobuf.Duration", cost_self_compare, cost_keys_compare),
+	SORTABLE("timestamp", "google.protobuf.Timestamp", cost_self_compare, cost_keys_compare),
+	SORTABLE("string", "string", cost_self_compare_text, cost_keys_compare_text),
+	SORTABLE("bytes", "bytes", cost_self_compare_text, cost_keys_compare_text),
 #undef SORTABLE
-	M("reverse", "list_reverse", "list(A)", "list(A)", reverse, cost_list),
-	M("distinct", "list_distinct", "list(A)", "list(A)", distinct, cost_list),
+	M("reverse", "list_reverse", "list(A)", "list(A)", reverse, cost_output),
+	M("distinct", "list_distinct", "list(A)", "list(A)", distinct, cost_self_compare),
 	M("first", "list_first", "list(A)", "optional_type(A)", first, NULL),
 	M("last", "list_last", "list(A)", "optional_type(A)", last, NULL),
-	{ "lists.range", "lists_range", 0, "int", "list(int)", range, cost_result },
+	{ "lists.range", "lists_range", 0, "int", "list(int)", range, cost_output },
 };
 
 const struct cel_library cel_lib_lists = {

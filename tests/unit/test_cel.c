@@ -513,8 +513,21 @@ static void test_estimated_costs(void)
 	 * outer 3 + 32 x 9480 */
 	CU_ASSERT_EQUAL(estimate_of("device.attributes.all(d, device.attributes[d].all(a, "
 				    "device.attributes[d].all(b, a != b)))"), 303363);
-	/* nothing bounds lists.range(): iterating it is unbounded */
-	CU_ASSERT_EQUAL(estimate_of("lists.range(3).all(x, x >= 0)"), UINT64_MAX);
+	/* lists.range(N) with a literal N holds N (ext.Lists version 3's
+	 * estimator): the call N + 1 + 10, @result 1, then 3 x (2 + 1 + 2) */
+	CU_ASSERT_EQUAL(estimate_of("lists.range(3).all(x, x >= 0)"), 14 + 1 + 15);
+	/* with any other N nothing bounds it */
+	CU_ASSERT_EQUAL(estimate_of("lists.range(size(device.attributes)).all(x, x >= 0)"),
+			UINT64_MAX);
+	/* reverse keeps its target's 3: 10 + (3 + 11) + 1 + 3 x 5 */
+	CU_ASSERT_EQUAL(estimate_of("[1, 2, 3].reverse().all(x, x > 0)"), 24 + 1 + 15);
+	/* slice(1, 3) holds 2 (its literals cost 0): 10 + (2 + 11) + 1 + 2 x 5 */
+	CU_ASSERT_EQUAL(estimate_of("[1, 2, 3].slice(1, 3).all(x, x > 0)"), 23 + 1 + 10);
+	/* sort compares 2 x 3^2: 10 + (18 + 11), == a list literal 10 + 1 */
+	CU_ASSERT_EQUAL(estimate_of("[3, 1, 2].sort() == [1, 2, 3]"), 10 + 29 + 10 + 1);
+	/* strings are traversed: 2.1 x 3^2 = 18.9, truncated as cel-go does;
+	 * size() 1, == 1 */
+	CU_ASSERT_EQUAL(estimate_of("['b', 'a', 'c'].sort().size() == 3"), 10 + 29 + 1 + 1);
 	/* nor two unknown sizes compared */
 	CU_ASSERT(estimate_of("semver('1.0.0') == semver('1.0.0')") > CEL_COST_LIMIT);
 }
