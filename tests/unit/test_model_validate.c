@@ -843,6 +843,9 @@ static const struct vcase cases[] = {
 	{ EC2AMI("[]"), EP "spec.amiSelectorTerms: Invalid value: 0: should have at least 1 items" },
 	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
 	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": subnetSelectorTerms cannot be empty" },
+	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
+	  "be set with a combination of other fields in a subnet selector term" },
 	{ EC2R("  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}]\n"
 	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
 	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
