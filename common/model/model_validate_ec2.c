@@ -73,7 +73,8 @@ struct term_list {
 static const struct term_list subnet_terms = {
 	"subnetSelectorTerms", "subnet-", "subnet-[0-9a-z]+", "subnetSelectorTerms cannot be empty",
 	false, {
-		{ EVERY_HAS_ONE, 0, T_TAGS | T_ID, "expected at least one, got none, ['tags', 'id']" },
+		{ EVERY_HAS_ONE, 0, T_TAGS | T_ID,
+		  "expected at least one, got none, ['tags', 'id']" },
 		{ NOT_ALL_WITH, T_ID, T_TAGS, "'id' is mutually exclusive, cannot be set with a "
 		  "combination of other fields in a subnet selector term" },
 	},
@@ -93,12 +94,13 @@ static const struct term_list security_group_terms = {
 
 static const struct term_list ami_terms = {
 	"amiSelectorTerms", "ami-", "ami-[0-9a-z]+", NULL, true, {
-		{ EVERY_HAS_ONE, 0, T_TAGS | T_ID | T_NAME | T_ALIAS | T_SSM,
-		  "expected at least one, got none, ['tags', 'id', 'name', 'alias', 'ssmParameter']" },
-		{ NONE_WITH, T_ID, T_ALIAS | T_TAGS | T_NAME | T_OWNER, "'id' is mutually exclusive, "
-		  "cannot be set with a combination of other fields in amiSelectorTerms" },
-		{ NONE_WITH, T_ALIAS, T_ID | T_TAGS | T_NAME | T_OWNER, "'alias' is mutually "
+		{ EVERY_HAS_ONE, 0, T_TAGS | T_ID | T_NAME | T_ALIAS | T_SSM, "expected at least "
+		  "one, got none, ['tags', 'id', 'name', 'alias', 'ssmParameter']" },
+		{ NONE_WITH, T_ID, T_ALIAS | T_TAGS | T_NAME | T_OWNER, "'id' is mutually "
 		  "exclusive, cannot be set with a combination of other fields in amiSelectorTerms" },
+		{ NONE_WITH, T_ALIAS, T_ID | T_TAGS | T_NAME | T_OWNER, "'alias' is mutually "
+		  "exclusive, cannot be set with a combination of other fields in "
+		  "amiSelectorTerms" },
 		{ ALONE, T_ALIAS, 0, "'alias' is mutually exclusive, cannot be set with a "
 		  "combination of other amiSelectorTerms" },
 	},
@@ -285,8 +287,9 @@ static void v_ami_family(struct model_val *v, const struct model_ec2_node_class 
 		    strcmp(fam, "Custom") && strcmp(fam, alias_implies[i].family)) {
 			char msg[128];
 
-			snprintf(msg, sizeof(msg), "if set, amiFamily must be '%s' or 'Custom' when "
-				 "using %s %s alias", alias_implies[i].family, alias_implies[i].article,
+			snprintf(msg, sizeof(msg),
+				 "if set, amiFamily must be '%s' or 'Custom' when using %s %s alias",
+				 alias_implies[i].family, alias_implies[i].article,
 				 alias_implies[i].family);
 			model_e_rule(v, "object", msg);
 		}
@@ -298,7 +301,8 @@ static void v_ami_family(struct model_val *v, const struct model_ec2_node_class 
 static void v_identity(struct model_val *v, const struct model_ec2_node_class *c)
 {
 	static const char *const fields[] = { "role", "instanceProfile" };
-	static const char *const empty[] = { "role cannot be empty", "instanceProfile cannot be empty" };
+	static const char *const empty[] = { "role cannot be empty",
+					     "instanceProfile cannot be empty" };
 	const char *values[] = { c->role, c->instance_profile };
 
 	if (!c->role == !c->instance_profile)

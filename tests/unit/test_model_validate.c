@@ -58,8 +58,10 @@ struct vcase {
 #define NP_DURATION "should match '^(([0-9]+(s|m|h))+|Never)$'"
 /* EC2NodeClasses: EC2R takes the whole spec after the role, EC2 adds to a
  * valid one, EC2AMI gives its amiSelectorTerms. */
-#define EC2_HEAD "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: e}\nspec:\n"
-#define EC2_TERMS "  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+#define EC2_HEAD "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: e}\n" \
+		 "spec:\n"
+#define EC2_TERMS "  subnetSelectorTerms: [{tags: {a: b}}]\n" \
+		  "  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
 #define EC2_AMI "  amiSelectorTerms: [{alias: al2023@latest}]\n"
 #define EC2R(body) EC2_HEAD "  role: r\n" body
 #define EC2(body) EC2R(EC2_TERMS EC2_AMI body)
@@ -735,7 +737,8 @@ static const struct vcase cases[] = {
 
 	/* metav1.Time fields: RFC 3339 as Go's time.Parse reads it (QA-41) */
 	{ DEVICE("    taints: [{key: k, effect: NoSchedule, timeAdded: '2026-01-02T03:04:05Z'},\n"
-		 "             {key: l, effect: NoSchedule, timeAdded: 2026-01-02T03:04:05.5+01:00}]\n"),
+		 "             {key: l, effect: NoSchedule,\n"
+		 "              timeAdded: 2026-01-02T03:04:05.5+01:00}]\n"),
 	  NULL },
 	{ DEVICE("    taints: [{key: k, effect: NoSchedule, timeAdded: yesterday}]\n"),
 	  SP "spec.devices[0].taints[0].timeAdded: parsing time \"yesterday\"" GO_TIME
@@ -761,10 +764,12 @@ static const struct vcase cases[] = {
 	{ NPOOL("      expireAfter: Never\n      terminationGracePeriod: 24h\n",
 		"  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 1h30m\n"
 		"    budgets:\n    - nodes: '10%'\n"
-		"    - {nodes: '0', schedule: '0 9 * * mon-fri', duration: 8h, reasons: [Drifted, Empty]}\n"
+		"    - {nodes: '0', schedule: '0 9 * * mon-fri', duration: 8h,\n"
+		"       reasons: [Drifted, Empty]}\n"
 		"    - {nodes: '100%', schedule: '@daily', duration: 1h30m0s}\n"
 		"    - {nodes: '25', schedule: \"*/5\\t*\\n* * *\", duration: 90m}\n"), NULL },
-	{ NPD("    consolidateAfter: Never\n    consolidationPolicy: WhenEmptyOrUnderutilized\n"), NULL },
+	{ NPD("    consolidateAfter: Never\n    consolidationPolicy: WhenEmptyOrUnderutilized\n"),
+	  NULL },
 	{ NPOOL("      expireAfter: 1y\n", ""),
 	  NP "spec.template.spec.expireAfter: Invalid value: \"1y\": " NP_DURATION },
 	{ NPOOL("      expireAfter: 1h 30m\n", ""),
@@ -817,7 +822,8 @@ static const struct vcase cases[] = {
 	{ EC2("  metadataOptions: {httpEndpoint: enabled, httpProtocolIPv6: disabled, "
 	      "httpPutResponseHopLimit: 64, httpTokens: optional}\n"
 	      "  blockDeviceMappings:\n"
-	      "  - {deviceName: /dev/xvda, rootVolume: true, ebs: {volumeSize: 59000Gi, volumeType: gp3}}\n"
+	      "  - {deviceName: /dev/xvda, rootVolume: true,\n"
+	      "     ebs: {volumeSize: 59000Gi, volumeType: gp3}}\n"
 	      "  - {deviceName: /dev/xvdb, ebs: {volumeSize: 64000G}}\n"
 	      "  - {deviceName: /dev/xvdc, ebs: {volumeSize: 58Ti}}\n"
 	      "  - {deviceName: /dev/xvdd, ebs: {volumeSize: 17Ti}}\n"
@@ -829,20 +835,24 @@ static const struct vcase cases[] = {
 	/* the CRD's !self.all(...) rules only fail when every term breaks them */
 	{ EC2SG("[{id: sg-1, name: web}, {tags: {a: b}}]"), NULL },
 	{ EC2_HEAD EC2_TERMS EC2_AMI,
-	  EP "spec: Invalid value: \"object\": must specify exactly one of ['role', 'instanceProfile']" },
+	  EP "spec: Invalid value: \"object\": must specify exactly one of "
+	  "['role', 'instanceProfile']" },
 	{ EC2("  instanceProfile: p\n"),
-	  EP "spec: Invalid value: \"object\": must specify exactly one of ['role', 'instanceProfile']" },
+	  EP "spec: Invalid value: \"object\": must specify exactly one of "
+	  "['role', 'instanceProfile']" },
 	{ EC2_HEAD "  role: ''\n" EC2_TERMS EC2_AMI,
 	  EP "spec.role: Invalid value: \"string\": role cannot be empty" },
 	{ EC2_HEAD "  instanceProfile: ''\n" EC2_TERMS EC2_AMI,
 	  EP "spec.instanceProfile: Invalid value: \"string\": instanceProfile cannot be empty" },
-	{ EC2_HEAD "  role: 5\n" EC2_TERMS EC2_AMI, EP "spec.role: Invalid value: 5: must be a string" },
+	{ EC2_HEAD "  role: 5\n" EC2_TERMS EC2_AMI,
+	  EP "spec.role: Invalid value: 5: must be a string" },
 	{ EC2R(EC2_AMI), EP "spec.subnetSelectorTerms: Required value" },
 	{ EC2R(EC2_AMI), EP "spec.securityGroupSelectorTerms: Required value" },
 	{ EC2R(EC2_TERMS), EP "spec.amiSelectorTerms: Required value" },
 	{ EC2AMI("[]"), EP "spec.amiSelectorTerms: Invalid value: 0: should have at least 1 items" },
 	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
-	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": subnetSelectorTerms cannot be empty" },
+	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": subnetSelectorTerms cannot be "
+	  "empty" },
 	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
 	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
 	  "be set with a combination of other fields in a subnet selector term" },
@@ -850,8 +860,8 @@ static const struct vcase cases[] = {
 	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
 	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
 	  "be set with a combination of other fields in a subnet selector term" },
-	{ EC2R("  subnetSelectorTerms: [{id: vpc-1}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
-	       EC2_AMI),
+	{ EC2R("  subnetSelectorTerms: [{id: vpc-1}]\n"
+	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
 	  EP "spec.subnetSelectorTerms[0].id: Invalid value: \"vpc-1\": should match "
 	  "'subnet-[0-9a-z]+'" },
 	{ EC2R("  subnetSelectorTerms: [{tags: {a: ''}}]\n"
