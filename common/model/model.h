@@ -92,7 +92,8 @@ struct model_meta {
 	const char *ns;                 /* "default" for namespaced kinds when absent */
 	const char *uid;
 	const char *resource_version;
-	const char *creation_timestamp;
+	const char *creation_timestamp;         /* metav1.Time: RFC 3339, checked on load */
+	const char *deletion_timestamp;
 	struct model_kv *labels;
 	size_t n_labels;
 	struct model_kv *annotations;
@@ -165,7 +166,7 @@ struct model_taint {
 	const char *key;
 	const char *value;
 	const char *effect;
-	const char *time_added;         /* RFC 3339 text, NULL when absent */
+	const char *time_added;         /* RFC 3339 text (checked on load), NULL when absent */
 };
 
 /* core/v1 Toleration and resource/v1 DeviceToleration. */
@@ -570,6 +571,15 @@ struct model_node_class_ref {
 	const char *group, *kind, *name;
 };
 
+/* A NodePool's spec.disruption.budgets[] item, as written (NULL absent). */
+struct model_disruption_budget {
+	const char *nodes;                      /* "10%" or "5"; the CRD defaults "10%" */
+	const char *schedule;                   /* cron, "@daily" */
+	const char *duration;                   /* "1h30m" */
+	const char **reasons;                   /* Underutilized, Empty, Drifted */
+	size_t n_reasons;
+};
+
 struct model_node_pool {
 	/* spec.template.metadata */
 	struct model_kv *template_labels;
@@ -585,6 +595,13 @@ struct model_node_pool {
 	struct model_taint *startup_taints;
 	size_t n_startup_taints;
 	const char *expire_after;               /* kept for output, not used */
+	const char *termination_grace_period;
+	/* spec.disruption, kept for output and checked against the CRD */
+	bool has_disruption;
+	const char *consolidation_policy;       /* as written, NULL absent */
+	const char *consolidate_after;
+	struct model_disruption_budget *budgets;
+	size_t n_budgets;
 	/* spec */
 	struct model_resource_list limits;
 	bool has_weight;
@@ -605,10 +622,52 @@ struct model_node_claim {
 	const char *status_provider_id;
 };
 
+/* One selector term of an EC2NodeClass (subnet, security group or AMI):
+ * the CRD's rules ask which fields are present (CEL has()), so presence is
+ * kept apart from emptiness: NULL is absent, "" was written empty. */
+struct model_ec2_term {
+	bool has_tags;                          /* tags: {} counts as present */
+	struct model_kv *tags;
+	size_t n_tags;
+	const char *id, *name;
+	const char *alias, *owner, *ssm_parameter;      /* AMI terms only */
+};
+
+struct model_ec2_terms {
+	bool present;                           /* the list was written, [] included */
+	struct model_ec2_term *items;
+	size_t n;
+};
+
+/* blockDeviceMappings[]: what the CRD constrains. */
+struct model_ec2_block_device {
+	bool has_ebs;
+	const char *volume_size;                /* as written ("100Gi"), NULL absent */
+	const char *volume_type;
+	const char *snapshot_id;
+	bool root_volume;
+};
+
 struct model_ec2_node_class {
-	/* spec as written, kept loosely (deep copy in the set's arena). */
+	/* spec as written, kept loosely (deep copy in the set's arena): the
+	 * encoder writes it back, the planner reads kubelet from it. */
 	const struct doc_node *spec;
-	const char *role;                       /* spec.role, when a string */
+	/* The fields the CRD's schema and rules check, read from it. */
+	const char *role;                       /* spec.role, NULL absent */
+	const char *instance_profile;
+	const char *ami_family;
+	struct model_ec2_terms subnet_terms, security_group_terms, ami_terms;
+	struct model_kv *tags;                  /* spec.tags */
+	size_t n_tags;
+	bool has_metadata_options;
+	const char *http_endpoint, *http_protocol_ipv6, *http_tokens;
+	bool has_hop_limit;
+	int64_t hop_limit;                      /* httpPutResponseHopLimit */
+	struct model_ec2_block_device *block_devices;
+	size_t n_block_devices;
+	/* spec.kubelet: the bounds the CRD puts on numbers */
+	bool has_max_pods, has_pods_per_core, has_gc_high, has_gc_low;
+	int64_t max_pods, pods_per_core, gc_high, gc_low;
 };
 
 /* karpenter.sh/v1alpha1 NodeOverlay: what Karpenter's scheduling

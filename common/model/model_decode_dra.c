@@ -610,7 +610,7 @@ static void dec_allocation(struct model_dec *d, const struct doc_node *m,
 	const struct doc_node *devices = model_get_map(d, m, "devices");
 
 	a->node_selector = model_get_node_selector(d, m, "nodeSelector");
-	a->allocation_timestamp = model_get_str(d, m, "allocationTimestamp");
+	a->allocation_timestamp = model_get_time(d, m, "allocationTimestamp");
 	if (!devices)
 		return;
 	size_t dm = model_path_field(&d->path, "devices");
@@ -711,7 +711,7 @@ static void item_condition(struct model_dec *d, const struct doc_node *it, void 
 	c->status = model_get_str(d, it, "status");
 	model_get_int(d, it, "observedGeneration", 64, &c->has_observed_generation,
 		      &c->observed_generation);
-	c->last_transition_time = model_get_str(d, it, "lastTransitionTime");
+	c->last_transition_time = model_get_time(d, it, "lastTransitionTime");
 	c->reason = model_get_str(d, it, "reason");
 	c->message = model_get_str(d, it, "message");
 	(void)ctx;

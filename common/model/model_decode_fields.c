@@ -12,6 +12,7 @@
 
 #include "model_internal.h"
 #include "strbuf.h"
+#include "timestamp.h"
 
 /* ---- Reporting ---- */
 
@@ -257,6 +258,25 @@ const char *model_get_str(struct model_dec *d, const struct doc_node *m, const c
 	return s;
 }
 
+/* metav1.Time: its UnmarshalJSON is Go's time.Parse(time.RFC3339, s), and
+ * the API server's decoder refuses the object with that error. The text is
+ * kept even then, so that validation does not also call it missing. */
+const char *model_get_time(struct model_dec *d, const struct doc_node *m, const char *key)
+{
+	size_t mark;
+	const struct doc_node *n = enter_field(d, m, key, &mark);
+	struct dt_err err;
+	const char *s;
+
+	if (!n)
+		return NULL;
+	s = node_str(d, n);
+	if (s && timestamp_parse(s, strlen(s), NULL, &err))
+		model_dec_report(d, NULL, err.msg);
+	model_path_pop(&d->path, mark);
+	return s;
+}
+
 /* Integers: JSON numbers without fraction that fit the field's Go type. */
 bool model_node_int(struct model_dec *d, const struct doc_node *n, int bits, int64_t *out)
 {
@@ -478,7 +498,8 @@ void model_dec_meta(struct model_dec *d, const struct doc_node *m, struct model_
 	meta->ns = model_get_str(d, m, "namespace");
 	meta->uid = model_get_str(d, m, "uid");
 	meta->resource_version = model_get_str(d, m, "resourceVersion");
-	meta->creation_timestamp = model_get_str(d, m, "creationTimestamp");
+	meta->creation_timestamp = model_get_time(d, m, "creationTimestamp");
+	meta->deletion_timestamp = model_get_time(d, m, "deletionTimestamp");
 	model_get_kv(d, m, "labels", &meta->labels, &meta->n_labels);
 	model_get_kv(d, m, "annotations", &meta->annotations, &meta->n_annotations);
 	GET_LIST(d, m, "ownerReferences", meta->owner_refs, meta->n_owner_refs, item_owner_ref,
@@ -572,7 +593,7 @@ void model_dec_taint(struct model_dec *d, const struct doc_node *m, struct model
 	t->key = model_get_str(d, m, "key");
 	t->value = model_get_str(d, m, "value");
 	t->effect = model_get_str(d, m, "effect");
-	t->time_added = model_get_str(d, m, "timeAdded");
+	t->time_added = model_get_time(d, m, "timeAdded");
 }
 
 static void item_taint(struct model_dec *d, const struct doc_node *it, void *slot, const void *ctx)

@@ -179,6 +179,7 @@ static struct doc_node *enc_meta(struct enc *e, const struct model_meta *m, bool
 
 	put_kv(e, md, "annotations", m->annotations, m->n_annotations);
 	put_str(e, md, "creationTimestamp", m->creation_timestamp);
+	put_str(e, md, "deletionTimestamp", m->deletion_timestamp);
 	put_str(e, md, "generateName", m->generate_name);
 	put_kv(e, md, "labels", m->labels, m->n_labels);
 	put_str(e, md, "name", m->name);
@@ -760,6 +761,31 @@ static void put_node_class_ref(struct enc *e, struct doc_node *map,
 	put(e, map, "nodeClassRef", m);
 }
 
+static struct doc_node *enc_budget(struct enc *e, const void *item)
+{
+	const struct model_disruption_budget *b = item;
+	struct doc_node *m = new_map(e);
+
+	put_str(e, m, "duration", b->duration);
+	put_str(e, m, "nodes", b->nodes);
+	put_str_list(e, m, "reasons", b->reasons, b->n_reasons);
+	put_str(e, m, "schedule", b->schedule);
+	return m;
+}
+
+static void put_disruption(struct enc *e, struct doc_node *spec, const struct model_node_pool *p)
+{
+	struct doc_node *m;
+
+	if (!p->has_disruption)
+		return;
+	m = new_map(e);
+	PUT_LIST(e, m, "budgets", p->budgets, p->n_budgets, enc_budget);
+	put_str(e, m, "consolidateAfter", p->consolidate_after);
+	put_str(e, m, "consolidationPolicy", p->consolidation_policy);
+	put(e, spec, "disruption", m);
+}
+
 static struct doc_node *enc_node_pool(struct enc *e, const struct model_node_pool *p)
 {
 	struct doc_node *spec = new_map(e);
@@ -767,6 +793,7 @@ static struct doc_node *enc_node_pool(struct enc *e, const struct model_node_poo
 	struct doc_node *md = new_map(e);
 	struct doc_node *ts = new_map(e);
 
+	put_disruption(e, spec, p);
 	put_resources(e, spec, "limits", &p->limits);
 	put_kv(e, md, "annotations", p->template_annotations, p->n_template_annotations);
 	put_kv(e, md, "labels", p->template_labels, p->n_template_labels);
@@ -776,6 +803,7 @@ static struct doc_node *enc_node_pool(struct enc *e, const struct model_node_poo
 	PUT_LIST(e, ts, "requirements", p->requirements, p->n_requirements, enc_requirement);
 	PUT_LIST(e, ts, "startupTaints", p->startup_taints, p->n_startup_taints, enc_taint);
 	PUT_LIST(e, ts, "taints", p->taints, p->n_taints, enc_taint);
+	put_str(e, ts, "terminationGracePeriod", p->termination_grace_period);
 	put(e, tmpl, "spec", ts);
 	put(e, spec, "template", tmpl);
 	if (p->has_weight)

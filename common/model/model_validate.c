@@ -1,5 +1,6 @@
 /* model_validate.c - validation's entry points: one object, dispatched on its
- * kind to its family's checks (model_validate_dra.c, _core.c, _karpenter.c),
+ * kind to its family's checks (model_validate_dra.c, _core.c, _karpenter.c,
+ * _ec2.c),
  * and a whole set: objects defined twice, then every object. */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -63,6 +64,8 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 		model_v_node_overlay(&v, &o->u.node_overlay);
 		break;
 	case MODEL_EC2_NODE_CLASS:
+		model_v_ec2_node_class(&v, &o->u.ec2_node_class);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}

@@ -117,6 +117,18 @@ void model_e_not_found(struct model_val *v, const char *value, const char *detai
 	model_val_emit(v, &sb);
 }
 
+/* A CRD's schema pattern the value does not match: kube-openapi's "FIELD
+ * in body should match 'PATTERN'", less the "FIELD in body" the path
+ * already says. */
+void model_e_pattern(struct model_val *v, const char *value, const char *pattern)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_printf(&sb, "should match '%s'", pattern);
+	model_e_invalid_str(v, value, sb_error(&sb) ? "should match its pattern" : sb_str(&sb));
+	sb_free(&sb);
+}
+
 /* supported: NULL-terminated list, printed in the order given. */
 void model_e_not_supported(struct model_val *v, const char *value, const char *const *supported)
 {

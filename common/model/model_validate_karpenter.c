@@ -1,7 +1,8 @@
 /* model_validate_karpenter.c - the schema and CEL rules of the Karpenter
  * CRDs: NodePool (template labels, requirements, node class reference,
- * taints, limits), NodeClaim and NodeOverlay (requirements, price or
- * priceAdjustment, capacity, weight). */
+ * taints, limits, durations, disruption), NodeClaim and NodeOverlay
+ * (requirements, price or priceAdjustment, capacity, weight). The
+ * EC2NodeClass is model_validate_ec2.c's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -239,6 +240,201 @@ static void v_node_class_ref(struct model_val *v, const struct model_node_class_
 	P_POP(v, f);
 }
 
+/* ---- NodePool durations and disruption (karpenter.sh/v1 nodepool.go) ----
+ *
+ * The patterns are the CRD's, matched here by hand; they are printed as
+ * the CRD writes them. */
+
+#define POOL_MAX_BUDGETS        50
+#define POOL_MAX_REASONS        50
+
+static const char pool_duration_pattern[] = "^(([0-9]+(s|m|h))+|Never)$";
+static const char grace_period_pattern[] = "^([0-9]+(s|m|h))+$";
+static const char budget_nodes_pattern[] = "^((100|[0-9]{1,2})%|[0-9]+)$";
+static const char budget_duration_pattern[] = "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$";
+static const char budget_schedule_pattern[] =
+	"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)\\s(.+)"
+	"\\s(.+))$";
+
+static const char *const consolidation_policies[] = { "WhenEmpty", "WhenEmptyOrUnderutilized",
+						      NULL };
+static const char *const disruption_reasons[] = { "Underutilized", "Empty", "Drifted", NULL };
+
+/* The digits at the start of s[0..n). */
+static size_t digits_in(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
+/* ([0-9]+(s|m|h))+, the whole of s: Go-style durations without fractions. */
+static bool unit_terms(const char *s)
+{
+	if (!*s)
+		return false;
+	while (*s) {
+		size_t d = digits_in(s, strlen(s));
+
+		if (!d || !s[d] || !strchr("smh", s[d]))
+			return false;
+		s += d + 1;
+	}
+	return true;
+}
+
+static bool pool_duration_ok(const char *s)
+{
+	return !strcmp(s, "Never") || unit_terms(s);
+}
+
+/* Nh, Nm or NhNm, then an optional "0s" (what Go's Duration.String adds). */
+static bool budget_duration_ok(const char *s)
+{
+	size_t n = strlen(s), a, b;
+
+	if (n >= 2 && !strcmp(s + n - 2, "0s"))
+		n -= 2;
+	a = digits_in(s, n);
+	if (!a || a == n)
+		return false;
+	if (a + 1 == n)
+		return s[a] == 'h' || s[a] == 'm';
+	b = digits_in(s + a + 1, n - a - 1);
+	return s[a] == 'h' && b && a + 1 + b + 1 == n && s[n - 1] == 'm';
+}
+
+static bool budget_nodes_ok(const char *s)
+{
+	size_t d = digits_in(s, strlen(s));
+
+	if (d && !s[d])
+		return true;
+	return ((d && d <= 2) || (d == 3 && !strncmp(s, "100", 3))) && !strcmp(s + d, "%");
+}
+
+/* The schedule's pattern anchors its first branch at the start only
+ * ("@daily" and whatever follows) and its second at the end only: five
+ * non-empty fields of any characters but a newline, each pair split by one
+ * whitespace character (RE2's \s: tab, newline, form feed, return, space),
+ * the last ending the text. The second branch runs as a small NFA: bit 2k
+ * is "inside field k", bit 2k+1 "just past the separator after it". */
+static bool budget_schedule_ok(const char *s)
+{
+	static const char *const macros[] = { "annually", "yearly", "monthly", "weekly", "daily",
+					      "midnight", "hourly" };
+	unsigned in = 0;
+
+	for (size_t i = 0; *s == '@' && i < sizeof(macros) / sizeof(macros[0]); i++)
+		if (has_prefix(s + 1, macros[i]))
+			return true;
+	for (; *s; s++) {
+		unsigned next = 0;
+
+		for (int k = 0; k < 5 && *s != '\n'; k++)
+			if (k == 0 || (in & (1u << (2 * k))) || (in & (1u << (2 * k - 1))))
+				next |= 1u << (2 * k);
+		for (int k = 0; k < 4 && strchr("\t\n\f\r ", *s); k++)
+			if (in & (1u << (2 * k)))
+				next |= 1u << (2 * k + 1);
+		in = next;
+	}
+	return in & (1u << 8);
+}
+
+/* A string field against its pattern, at the current path. */
+static void v_pattern_field(struct model_val *v, const char *field, const char *value,
+			    bool (*ok)(const char *), const char *pattern)
+{
+	size_t f;
+
+	if (!value || ok(value))
+		return;
+	f = P_FIELD(v, field);
+	model_e_pattern(v, value, pattern);
+	P_POP(v, f);
+}
+
+static void v_reasons(struct model_val *v, const struct model_disruption_budget *b)
+{
+	size_t f = P_FIELD(v, "reasons");
+
+	if (b->n_reasons > POOL_MAX_REASONS) {
+		model_e_too_many(v, b->n_reasons, POOL_MAX_REASONS);
+		P_POP(v, f);
+		return;
+	}
+	for (size_t i = 0; i < b->n_reasons; i++) {
+		size_t ix = P_INDEX(v, i);
+
+		if (!model_in_list(b->reasons[i], disruption_reasons))
+			model_e_not_supported(v, b->reasons[i], disruption_reasons);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(b->reasons[j], b->reasons[i])) {
+				model_e_duplicate(v, b->reasons[i]);   /* listType=set */
+				break;
+			}
+		P_POP(v, ix);
+	}
+	P_POP(v, f);
+}
+
+static void v_budgets(struct model_val *v, const struct model_node_pool *p)
+{
+	size_t f = P_FIELD(v, "budgets");
+	bool paired = true;
+
+	if (p->n_budgets > POOL_MAX_BUDGETS) {
+		model_e_too_many(v, p->n_budgets, POOL_MAX_BUDGETS);
+		P_POP(v, f);
+		return;
+	}
+	for (size_t i = 0; i < p->n_budgets; i++) {
+		const struct model_disruption_budget *b = &p->budgets[i];
+		size_t ix = P_INDEX(v, i);
+
+		v_pattern_field(v, "nodes", b->nodes, budget_nodes_ok, budget_nodes_pattern);
+		v_pattern_field(v, "schedule", b->schedule, budget_schedule_ok,
+				budget_schedule_pattern);
+		v_pattern_field(v, "duration", b->duration, budget_duration_ok,
+				budget_duration_pattern);
+		v_reasons(v, b);
+		paired = paired && !b->schedule == !b->duration;
+		P_POP(v, ix);
+	}
+	if (!paired)
+		model_e_rule(v, "array", "'schedule' must be set with 'duration'");
+	P_POP(v, f);
+}
+
+/* spec.disruption: when absent the CRD defaults it whole (consolidateAfter
+ * 0s), when present consolidateAfter is required. */
+static void v_disruption(struct model_val *v, const struct model_node_pool *p)
+{
+	size_t f, g;
+
+	if (!p->has_disruption)
+		return;
+	f = P_FIELD(v, "disruption");
+	if (!p->consolidate_after) {
+		g = P_FIELD(v, "consolidateAfter");
+		model_e_required(v, "");
+		P_POP(v, g);
+	}
+	v_pattern_field(v, "consolidateAfter", p->consolidate_after, pool_duration_ok,
+			pool_duration_pattern);
+	if (p->consolidation_policy &&
+	    !model_in_list(p->consolidation_policy, consolidation_policies)) {
+		g = P_FIELD(v, "consolidationPolicy");
+		model_e_not_supported(v, p->consolidation_policy, consolidation_policies);
+		P_POP(v, g);
+	}
+	v_budgets(v, p);
+	P_POP(v, f);
+}
+
 void model_v_node_pool(struct model_val *v, const struct model_node_pool *p)
 {
 	size_t sp = P_FIELD(v, "spec");
@@ -255,8 +451,12 @@ void model_v_node_pool(struct model_val *v, const struct model_node_pool *p)
 	model_v_taints(v, "taints", p->taints, p->n_taints, -1, model_core_effects);
 	model_v_taints(v, "startupTaints", p->startup_taints, p->n_startup_taints, -1,
 		       model_core_effects);
+	v_pattern_field(v, "expireAfter", p->expire_after, pool_duration_ok, pool_duration_pattern);
+	v_pattern_field(v, "terminationGracePeriod", p->termination_grace_period, unit_terms,
+			grace_period_pattern);
 	P_POP(v, f);
 	P_POP(v, t);
+	v_disruption(v, p);
 	model_v_resource_list(v, "limits", &p->limits);
 	if (p->has_weight && (p->weight < 1 || p->weight > 100)) {
 		f = P_FIELD(v, "weight");
@@ -411,15 +611,6 @@ int model_overlay_parse_adjustment(const char *s, double *amount, bool *percent)
 	return 0;
 }
 
-static void e_pattern(struct model_val *v, const char *value, const char *pattern)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	sb_printf(&sb, "should match '%s'", pattern);
-	model_e_invalid_str(v, value, sb_error(&sb) ? "should match its pattern" : sb_str(&sb));
-	sb_free(&sb);
-}
-
 /* The key's CEL rules: karpenter.sh's labels are Karpenter's to set,
  * but for the two an overlay may select on; the hostname is no type's. */
 static void v_overlay_key(struct model_val *v, const char *k)
@@ -431,7 +622,7 @@ static void v_overlay_key(struct model_val *v, const char *k)
 		return;
 	}
 	if (!overlay_key_ok(k)) {
-		e_pattern(v, k, overlay_key_pattern);
+		model_e_pattern(v, k, overlay_key_pattern);
 		return;
 	}
 	if (strcmp(k, "karpenter.sh/capacity-type") && strcmp(k, "karpenter.sh/nodepool") &&
@@ -464,7 +655,7 @@ static void v_overlay_requirement(struct model_val *v, const struct model_requir
 		if (len > OVERLAY_MAX_VALUE_LEN)
 			model_e_too_long(v, OVERLAY_MAX_VALUE_LEN);
 		else if (len && !name_part_ok(r->values[i], len))
-			e_pattern(v, r->values[i], overlay_value_pattern);
+			model_e_pattern(v, r->values[i], overlay_value_pattern);
 		P_POP(v, ix);
 	}
 	P_POP(v, g);
@@ -527,12 +718,12 @@ void model_v_node_overlay(struct model_val *v, const struct model_node_overlay *
 	v_overlay_requirements(v, o);
 	if (o->price && !price_ok(o->price)) {
 		f = P_FIELD(v, "price");
-		e_pattern(v, o->price, overlay_price_pattern);
+		model_e_pattern(v, o->price, overlay_price_pattern);
 		P_POP(v, f);
 	}
 	if (o->price_adjustment && !adjustment_ok(o->price_adjustment)) {
 		f = P_FIELD(v, "priceAdjustment");
-		e_pattern(v, o->price_adjustment, overlay_adjust_pattern);
+		model_e_pattern(v, o->price_adjustment, overlay_adjust_pattern);
 		P_POP(v, f);
 	}
 	for (size_t i = 0; i < o->capacity.n_items; i++)

@@ -426,6 +426,39 @@ expect 1 "$BIN" validate -f "$TMP/nc-mig.yaml" &&
 sed -e 's/"9g.99gb"/"3g.40gb,2g.20gb;disabled"/' -e 's/"lots"/"memory"/' "$f" >"$TMP/nc-ok.yaml"
 expect 0 "$BIN" validate -f "$TMP/nc-ok.yaml" && has "$TMP/out" '^EC2NodeClass: 1 valid$' "good annotations"
 [ -s "$TMP/err" ] && fail "good annotations: a warning"
+# QA-33: the EC2NodeClass and NodePool CRDs' schema and rules, in the API
+# server's words
+f="$Q/karpenter-unchecked.yaml"
+if expect 1 "$BIN" validate -f "$f"; then
+	p="^$f: document 1 \(NodePool unchecked\): spec\."
+	has "$TMP/err" "${p}disruption\.consolidationPolicy: Unsupported value: \"Sometimes\"" \
+		"consolidationPolicy enum"
+	has "$TMP/err" "${p}disruption\.consolidateAfter: Invalid value: \"5q\": should match" \
+		"consolidateAfter pattern"
+	has "$TMP/err" "${p}template\.spec\.expireAfter: Invalid value: \"1y\": should match" \
+		"expireAfter pattern"
+	p="^$f: document 2 \(EC2NodeClass unchecked\): spec"
+	has "$TMP/err" "${p}: Invalid value: \"object\": must specify exactly one of \['role', 'instanceProfile'\]" \
+		"role or instanceProfile"
+	has "$TMP/err" "${p}\.subnetSelectorTerms: Invalid value: \"array\": subnetSelectorTerms cannot be empty" \
+		"no subnet term"
+	has "$TMP/err" "${p}\.securityGroupSelectorTerms: Invalid value: \"array\": expected at least one, got none" \
+		"empty security group term"
+	has "$TMP/err" "${p}\.amiSelectorTerms\[0\]\.alias: Invalid value: \"string\": 'alias' is improperly formatted" \
+		"alias format"
+	has "$TMP/err" "${p}\.metadataOptions\.httpTokens: Unsupported value: \"sometimes\"" "httpTokens enum"
+	has "$TMP/err" "${p}\.blockDeviceMappings\[0\]\.ebs\.volumeSize: Invalid value: \"10Xi\": should match" \
+		"volumeSize pattern"
+	[ -s "$TMP/out" ] && fail "QA-33: an object still called valid"
+fi
+# QA-41: a metav1.Time that is no RFC 3339 time is refused as the API
+# server's decoder refuses it, the field named
+f="$Q/taint-time-added.yaml"
+expect 1 "$BIN" validate -f "$f" &&
+	has "$TMP/err" "^$f: document 1 \(ResourceSlice taint-time\): spec\.devices\[0\]\.taints\[0\]\.timeAdded: parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\"$" \
+		"timeAdded refused"
+sed 's/timeAdded: yesterday/timeAdded: 2026-01-02T03:04:05Z/' "$f" >"$TMP/time-ok.yaml"
+expect 0 "$BIN" validate -f "$TMP/time-ok.yaml" && has "$TMP/out" '^ResourceSlice: 1 valid$' "RFC 3339 timeAdded"
 # QA-29: plan reports every problem in one run, load and validation
 # together, in validate's order and words (validate adds its warning)
 f="$Q/plan-two-stage-errors.yaml"

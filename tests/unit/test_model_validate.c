@@ -50,6 +50,29 @@ struct vcase {
 #define COND_TIME "lastTransitionTime: '2026-01-02T03:04:05Z'"
 #define COND_OK "type: EvictionInProgress, status: 'False', reason: Idle, " COND_TIME
 #define REQ1 "    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.example.com}\n"
+/* A NodePool with lines added to its template's spec (tspec) and its spec. */
+#define NPOOL(tspec, spec) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\n" \
+	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: g, kind: k, name: nc}\n" \
+	tspec spec
+#define NPD(body) NPOOL("", "  disruption:\n" body)
+#define NP_DURATION "should match '^(([0-9]+(s|m|h))+|Never)$'"
+/* EC2NodeClasses: EC2R takes the whole spec after the role, EC2 adds to a
+ * valid one, EC2AMI gives its amiSelectorTerms. */
+#define EC2_HEAD "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: e}\n" \
+		 "spec:\n"
+#define EC2_TERMS "  subnetSelectorTerms: [{tags: {a: b}}]\n" \
+		  "  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+#define EC2_AMI "  amiSelectorTerms: [{alias: al2023@latest}]\n"
+#define EC2R(body) EC2_HEAD "  role: r\n" body
+#define EC2(body) EC2R(EC2_TERMS EC2_AMI body)
+#define EC2AMI(terms) EC2R(EC2_TERMS "  amiSelectorTerms: " terms "\n")
+#define EC2SG(terms) EC2R("  subnetSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI \
+			  "  securityGroupSelectorTerms: " terms "\n")
+#define EP "t.yaml: document 1 (EC2NodeClass e): "
+#define GO_TIME " as \"2006-01-02T15:04:05Z07:00\": cannot parse "
+#define VOLUME_SIZE_PATTERN "should match '^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|" \
+	"59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)" \
+	"Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$'"
 
 static const struct vcase cases[] = {
 	/* valid twins */
@@ -711,6 +734,242 @@ static const struct vcase cases[] = {
 	{ OVREQ("{key: a, operator: In, values: [x123456789012345678901234567890123456789012345678"
 		"901234567890123]}"),
 	  OP "spec.requirements[0].values[0]: Too long: may not be more than 63 bytes" },
+
+	/* metav1.Time fields: RFC 3339 as Go's time.Parse reads it (QA-41) */
+	{ DEVICE("    taints: [{key: k, effect: NoSchedule, timeAdded: '2026-01-02T03:04:05Z'},\n"
+		 "             {key: l, effect: NoSchedule,\n"
+		 "              timeAdded: 2026-01-02T03:04:05.5+01:00}]\n"),
+	  NULL },
+	{ DEVICE("    taints: [{key: k, effect: NoSchedule, timeAdded: yesterday}]\n"),
+	  SP "spec.devices[0].taints[0].timeAdded: parsing time \"yesterday\"" GO_TIME
+	  "\"yesterday\" as \"2006\"" },
+	{ RULE("  taint: {key: k, effect: None, timeAdded: '2026-02-30T00:00:00Z'}\n"),
+	  RP "spec.taint.timeAdded: parsing time \"2026-02-30T00:00:00Z\": day out of range" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: notatime}\n"
+	  "spec:\n  containers: [{name: c, image: i}]\n",
+	  PP "metadata.creationTimestamp: parsing time \"notatime\"" GO_TIME "\"notatime\" as "
+	  "\"2006\"" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {name: p, deletionTimestamp: '2026-01-02 03:04:05'}\n"
+	  "spec:\n  containers: [{name: c, image: i}]\n",
+	  PP "metadata.deletionTimestamp: parsing time \"2026-01-02 03:04:05\"" GO_TIME
+	  "\" 03:04:05\" as \"T\"" },
+	{ COND("{type: T, status: 'True', reason: R, lastTransitionTime: '2026-01-02t03:04:05z'}"),
+	  RP "status.conditions[0].lastTransitionTime: parsing time \"2026-01-02t03:04:05z\""
+	  GO_TIME "\"t03:04:05z\" as \"T\"" },
+	{ CLAIM_HEAD REQ1 "status:\n  allocation: {allocationTimestamp: '2026-01-02T03:04:60Z'}\n",
+	  CP "status.allocation.allocationTimestamp: parsing time \"2026-01-02T03:04:60Z\": second "
+	  "out of range" },
+
+	/* NodePool durations and disruption (QA-33) */
+	{ NPOOL("      expireAfter: Never\n      terminationGracePeriod: 24h\n",
+		"  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 1h30m\n"
+		"    budgets:\n    - nodes: '10%'\n"
+		"    - {nodes: '0', schedule: '0 9 * * mon-fri', duration: 8h,\n"
+		"       reasons: [Drifted, Empty]}\n"
+		"    - {nodes: '100%', schedule: '@daily', duration: 1h30m0s}\n"
+		"    - {nodes: '25', schedule: \"*/5\\t*\\n* * *\", duration: 90m}\n"), NULL },
+	{ NPD("    consolidateAfter: Never\n    consolidationPolicy: WhenEmptyOrUnderutilized\n"),
+	  NULL },
+	{ NPOOL("      expireAfter: 1y\n", ""),
+	  NP "spec.template.spec.expireAfter: Invalid value: \"1y\": " NP_DURATION },
+	{ NPOOL("      expireAfter: 1h 30m\n", ""),
+	  NP "spec.template.spec.expireAfter: Invalid value: \"1h 30m\": " NP_DURATION },
+	{ NPOOL("      terminationGracePeriod: Never\n", ""),
+	  NP "spec.template.spec.terminationGracePeriod: Invalid value: \"Never\": should match "
+	  "'^([0-9]+(s|m|h))+$'" },
+	{ NPD("    consolidateAfter: 5q\n"),
+	  NP "spec.disruption.consolidateAfter: Invalid value: \"5q\": " NP_DURATION },
+	{ NPD("    consolidationPolicy: WhenEmpty\n"),
+	  NP "spec.disruption.consolidateAfter: Required value" },
+	{ NPD("    consolidateAfter: 30s\n    consolidationPolicy: WhenUnderutilized\n"),
+	  NP "spec.disruption.consolidationPolicy: Unsupported value: \"WhenUnderutilized\": "
+	  "supported values: \"WhenEmpty\", \"WhenEmptyOrUnderutilized\"" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '101%'}]\n"),
+	  NP "spec.disruption.budgets[0].nodes: Invalid value: \"101%\": should match "
+	  "'^((100|[0-9]{1,2})%|[0-9]+)$'" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: ten}]\n"),
+	  NP "spec.disruption.budgets[0].nodes: Invalid value: \"ten\": should match "
+	  "'^((100|[0-9]{1,2})%|[0-9]+)$'" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '1', schedule: '0 9 * *', "
+	      "duration: 1h}]\n"),
+	  NP "spec.disruption.budgets[0].schedule: Invalid value: \"0 9 * *\": should match "
+	  "'^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)"
+	  "\\s(.+)\\s(.+))$'" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '1', schedule: '@daily', "
+	      "duration: 30s}]\n"),
+	  NP "spec.disruption.budgets[0].duration: Invalid value: \"30s\": should match "
+	  "'^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$'" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '1'}, {nodes: '2', "
+	      "schedule: '@daily'}]\n"),
+	  NP "spec.disruption.budgets: Invalid value: \"array\": 'schedule' must be set with "
+	  "'duration'" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '1', reasons: [Expired]}]\n"),
+	  NP "spec.disruption.budgets[0].reasons[0]: Unsupported value: \"Expired\": supported "
+	  "values: \"Underutilized\", \"Empty\", \"Drifted\"" },
+	{ NPD("    consolidateAfter: 30s\n    budgets: [{nodes: '1', reasons: [Empty, Empty]}]\n"),
+	  NP "spec.disruption.budgets[0].reasons[1]: Duplicate value: \"Empty\"" },
+
+	/* EC2NodeClass (QA-33) */
+	{ EC2(""), NULL },
+	{ EC2("  amiFamily: Custom\n"), NULL },
+	{ EC2_HEAD "  instanceProfile: p\n" EC2_TERMS EC2_AMI, NULL },
+	{ EC2R(EC2_TERMS "  amiSelectorTerms: [{id: ami-0abc}, {name: my-ami, owner: self}]\n"
+	       "  amiFamily: AL2023\n"), NULL },
+	{ EC2AMI("[{alias: bottlerocket@v1.10.0}]"), NULL },
+	{ EC2AMI("[{alias: al2023@v20240807}]"), NULL },
+	{ EC2AMI("[{alias: windows2022@latest}]"), NULL },
+	{ EC2AMI("[{ssmParameter: /aws/service/x, tags: {a: b}}]\n  amiFamily: AL2023"), NULL },
+	{ EC2("  metadataOptions: {httpEndpoint: enabled, httpProtocolIPv6: disabled, "
+	      "httpPutResponseHopLimit: 64, httpTokens: optional}\n"
+	      "  blockDeviceMappings:\n"
+	      "  - {deviceName: /dev/xvda, rootVolume: true,\n"
+	      "     ebs: {volumeSize: 59000Gi, volumeType: gp3}}\n"
+	      "  - {deviceName: /dev/xvdb, ebs: {volumeSize: 64000G}}\n"
+	      "  - {deviceName: /dev/xvdc, ebs: {volumeSize: 58Ti}}\n"
+	      "  - {deviceName: /dev/xvdd, ebs: {volumeSize: 17Ti}}\n"
+	      "  - {deviceName: /dev/xvde, ebs: {volumeSize: 64T}}\n"
+	      "  - {deviceName: /dev/xvdf, ebs: {snapshotID: snap-1}}\n"
+	      "  - {deviceName: /dev/xvdg}\n"
+	      "  kubelet: {maxPods: 110, imageGCHighThresholdPercent: 85, "
+	      "imageGCLowThresholdPercent: 80}\n  tags: {team: ml}\n"), NULL },
+	/* the CRD's !self.all(...) rules only fail when every term breaks them */
+	{ EC2SG("[{id: sg-1, name: web}, {tags: {a: b}}]"), NULL },
+	{ EC2_HEAD EC2_TERMS EC2_AMI,
+	  EP "spec: Invalid value: \"object\": must specify exactly one of "
+	  "['role', 'instanceProfile']" },
+	{ EC2("  instanceProfile: p\n"),
+	  EP "spec: Invalid value: \"object\": must specify exactly one of "
+	  "['role', 'instanceProfile']" },
+	{ EC2_HEAD "  role: ''\n" EC2_TERMS EC2_AMI,
+	  EP "spec.role: Invalid value: \"string\": role cannot be empty" },
+	{ EC2_HEAD "  instanceProfile: ''\n" EC2_TERMS EC2_AMI,
+	  EP "spec.instanceProfile: Invalid value: \"string\": instanceProfile cannot be empty" },
+	{ EC2_HEAD "  role: 5\n" EC2_TERMS EC2_AMI,
+	  EP "spec.role: Invalid value: 5: must be a string" },
+	{ EC2R(EC2_AMI), EP "spec.subnetSelectorTerms: Required value" },
+	{ EC2R(EC2_AMI), EP "spec.securityGroupSelectorTerms: Required value" },
+	{ EC2R(EC2_TERMS), EP "spec.amiSelectorTerms: Required value" },
+	{ EC2AMI("[]"), EP "spec.amiSelectorTerms: Invalid value: 0: should have at least 1 items" },
+	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": subnetSelectorTerms cannot be "
+	  "empty" },
+	{ EC2R("  subnetSelectorTerms: []\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
+	  "be set with a combination of other fields in a subnet selector term" },
+	{ EC2R("  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}]\n"
+	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot "
+	  "be set with a combination of other fields in a subnet selector term" },
+	{ EC2R("  subnetSelectorTerms: [{id: vpc-1}]\n"
+	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms[0].id: Invalid value: \"vpc-1\": should match "
+	  "'subnet-[0-9a-z]+'" },
+	{ EC2R("  subnetSelectorTerms: [{tags: {a: ''}}]\n"
+	       "  securityGroupSelectorTerms: [{tags: {a: b}}]\n" EC2_AMI),
+	  EP "spec.subnetSelectorTerms[0].tags: Invalid value: \"object\": empty tag keys or values "
+	  "aren't supported" },
+	{ EC2SG("[{}]"), EP "spec.securityGroupSelectorTerms: Invalid value: \"array\": expected at "
+	  "least one, got none, ['tags', 'id', 'name']" },
+	{ EC2SG("[{tags: {}}]"), NULL },
+	{ EC2SG("[{id: sg-1, name: web}]"),
+	  EP "spec.securityGroupSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, "
+	  "cannot be set with a combination of other fields in a security group selector term" },
+	{ EC2SG("[{id: sg-1, name: web}]"),
+	  EP "spec.securityGroupSelectorTerms: Invalid value: \"array\": 'name' is mutually "
+	  "exclusive, cannot be set with a combination of other fields in a security group selector "
+	  "term" },
+	{ EC2AMI("[{alias: 'al2023@'}]"),
+	  EP "spec.amiSelectorTerms[0].alias: Invalid value: \"string\": 'alias' is improperly "
+	  "formatted, must match the format 'family@version'" },
+	{ EC2AMI("[{alias: ubuntu@latest}]"),
+	  EP "spec.amiSelectorTerms[0].alias: Invalid value: \"string\": family is not supported, "
+	  "must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', "
+	  "'windows2022'" },
+	{ EC2AMI("[{alias: windows2019@v20240101}]"),
+	  EP "spec.amiSelectorTerms[0].alias: Invalid value: \"string\": windows families may only "
+	  "specify version 'latest'" },
+	{ EC2AMI("[{alias: al2023@v20240807-with-a-long-suffix}]"),
+	  EP "spec.amiSelectorTerms[0].alias: Too long: may not be more than 30 bytes" },
+	{ EC2AMI("[{alias: al2023@latest}, {id: ami-1}]"),
+	  EP "spec.amiSelectorTerms: Invalid value: \"array\": 'alias' is mutually exclusive, cannot "
+	  "be set with a combination of other amiSelectorTerms" },
+	{ EC2AMI("[{alias: al2023@latest, owner: self}]"),
+	  EP "spec.amiSelectorTerms: Invalid value: \"array\": 'alias' is mutually exclusive, cannot "
+	  "be set with a combination of other fields in amiSelectorTerms" },
+	{ EC2AMI("[{id: ami-1, name: x}]\n  amiFamily: AL2023"),
+	  EP "spec.amiSelectorTerms: Invalid value: \"array\": 'id' is mutually exclusive, cannot be "
+	  "set with a combination of other fields in amiSelectorTerms" },
+	{ EC2AMI("[{owner: self}]\n  amiFamily: AL2023"),
+	  EP "spec.amiSelectorTerms: Invalid value: \"array\": expected at least one, got none, "
+	  "['tags', 'id', 'name', 'alias', 'ssmParameter']" },
+	{ EC2AMI("[{id: img-1}]\n  amiFamily: AL2023"),
+	  EP "spec.amiSelectorTerms[0].id: Invalid value: \"img-1\": should match 'ami-[0-9a-z]+'" },
+	{ EC2AMI("[{name: my-ami}]"),
+	  EP "spec: Invalid value: \"object\": must specify amiFamily if amiSelectorTerms does not "
+	  "contain an alias" },
+	{ EC2("  amiFamily: AL2\n"),
+	  EP "spec: Invalid value: \"object\": if set, amiFamily must be 'AL2023' or 'Custom' when "
+	  "using an AL2023 alias" },
+	{ EC2AMI("[{alias: bottlerocket@latest}]\n  amiFamily: AL2023"),
+	  EP "spec: Invalid value: \"object\": if set, amiFamily must be 'Bottlerocket' or 'Custom' "
+	  "when using a Bottlerocket alias" },
+	{ EC2("  amiFamily: Ubuntu\n"),
+	  EP "spec.amiFamily: Unsupported value: \"Ubuntu\": supported values: \"AL2\", \"AL2023\", "
+	  "\"Bottlerocket\", \"Custom\", \"Windows2019\", \"Windows2022\"" },
+	{ EC2("  metadataOptions: {httpTokens: sometimes}\n"),
+	  EP "spec.metadataOptions.httpTokens: Unsupported value: \"sometimes\": supported values: "
+	  "\"required\", \"optional\"" },
+	{ EC2("  metadataOptions: {httpEndpoint: 'on'}\n"),
+	  EP "spec.metadataOptions.httpEndpoint: Unsupported value: \"on\": supported values: "
+	  "\"enabled\", \"disabled\"" },
+	{ EC2("  metadataOptions: {httpProtocolIPv6: yes please}\n"),
+	  EP "spec.metadataOptions.httpProtocolIPv6: Unsupported value: \"yes please\": supported "
+	  "values: \"enabled\", \"disabled\"" },
+	{ EC2("  metadataOptions: {httpPutResponseHopLimit: 0}\n"),
+	  EP "spec.metadataOptions.httpPutResponseHopLimit: Invalid value: 0: should be greater than "
+	  "or equal to 1" },
+	{ EC2("  metadataOptions: {httpPutResponseHopLimit: 65}\n"),
+	  EP "spec.metadataOptions.httpPutResponseHopLimit: Invalid value: 65: should be less than or "
+	  "equal to 64" },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 10Xi}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs.volumeSize: Invalid value: \"10Xi\": "
+	  VOLUME_SIZE_PATTERN },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 59001Gi}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs.volumeSize: Invalid value: \"59001Gi\": "
+	  VOLUME_SIZE_PATTERN },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 018Ti}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs.volumeSize: Invalid value: \"018Ti\": "
+	  VOLUME_SIZE_PATTERN },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 18Ti}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs.volumeSize: Invalid value: \"18Ti\": "
+	  VOLUME_SIZE_PATTERN },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 1Gi, "
+	      "volumeType: gp4}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs.volumeType: Unsupported value: \"gp4\": supported "
+	  "values: \"standard\", \"io1\", \"io2\", \"gp2\", \"sc1\", \"st1\", \"gp3\"" },
+	{ EC2("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {encrypted: true}}]\n"),
+	  EP "spec.blockDeviceMappings[0].ebs: Invalid value: \"object\": snapshotID or volumeSize "
+	  "must be defined" },
+	{ EC2("  blockDeviceMappings: [{rootVolume: true, ebs: {volumeSize: 1Gi}}, "
+	      "{rootVolume: true, ebs: {volumeSize: 2Gi}}]\n"),
+	  EP "spec.blockDeviceMappings: Invalid value: \"array\": must have only one "
+	  "blockDeviceMappings with rootVolume" },
+	{ EC2("  tags: {karpenter.sh/nodepool: x}\n"),
+	  EP "spec.tags: Invalid value: \"object\": tag contains a restricted tag matching "
+	  "karpenter.sh/nodepool" },
+	{ EC2("  tags: {kubernetes.io/cluster/demo: owned}\n"),
+	  EP "spec.tags: Invalid value: \"object\": tag contains a restricted tag matching "
+	  "kubernetes.io/cluster/" },
+	{ EC2("  tags: {'': x}\n"),
+	  EP "spec.tags: Invalid value: \"object\": empty tag keys aren't supported" },
+	{ EC2("  kubelet: {imageGCHighThresholdPercent: 80, imageGCLowThresholdPercent: 85}\n"),
+	  EP "spec.kubelet: Invalid value: \"object\": imageGCHighThresholdPercent must be greater "
+	  "than imageGCLowThresholdPercent" },
+	{ EC2("  kubelet: {maxPods: -1}\n"),
+	  EP "spec.kubelet.maxPods: Invalid value: -1: should be greater than or equal to 0" },
+	{ EC2("  kubelet: {imageGCHighThresholdPercent: 101}\n"),
+	  EP "spec.kubelet.imageGCHighThresholdPercent: Invalid value: 101: should be less than or "
+	  "equal to 100" },
 };
 
 /* Load and validate one manifest; errors (decode and validation) in errs. */

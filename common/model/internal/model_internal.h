@@ -127,6 +127,11 @@ void model_e_duplicate(struct model_val *v, const char *value);
 void model_e_not_found(struct model_val *v, const char *value, const char *detail);
 void model_e_not_supported(struct model_val *v, const char *value,
 			   const char *const *supported);
+/* A CRD pattern not matched: `Invalid value: "v": should match 'PATTERN'`. */
+void model_e_pattern(struct model_val *v, const char *value, const char *pattern);
+/* A CRD's CEL rule that failed: `Invalid value: "TYPE": message`, TYPE the
+ * schema type of the value the rule is on ("object", "array", "string"). */
+#define model_e_rule(v, type, msg) model_e_invalid_str((v), (type), (msg))
 /* Push a map key, cut in the middle past max bytes (truncateIfTooLong). */
 size_t model_p_key_cut(struct model_val *v, const char *key, size_t max);
 
@@ -177,6 +182,7 @@ void model_v_node(struct model_val *v, const struct model_node *n);
 void model_v_node_pool(struct model_val *v, const struct model_node_pool *p);
 void model_v_node_claim(struct model_val *v, const struct model_node_claim *c);
 void model_v_node_overlay(struct model_val *v, const struct model_node_overlay *o);
+void model_v_ec2_node_class(struct model_val *v, const struct model_ec2_node_class *c);
 
 /* ---- Decoding (model_decode*.c) ----
  * One pass over one document: where it is (file, document, List item,
@@ -231,6 +237,9 @@ const struct doc_node *model_get_map(struct model_dec *d, const struct doc_node 
 const struct doc_node *model_get_seq(struct model_dec *d, const struct doc_node *m,
 				     const char *key);
 const char *model_get_str(struct model_dec *d, const struct doc_node *m, const char *key);
+/* A metav1.Time: a string that must be RFC 3339 as Go parses it (its
+ * message when not, the text still returned). */
+const char *model_get_time(struct model_dec *d, const struct doc_node *m, const char *key);
 /* Integers: JSON numbers without fraction that fit the field's Go type. */
 bool model_node_int(struct model_dec *d, const struct doc_node *n, int bits, int64_t *out);
 void model_get_int(struct model_dec *d, const struct doc_node *m, const char *key, int bits,
