@@ -10,6 +10,7 @@
 
 #include "cel_ast.h"
 #include "strbuf.h"
+#include "timestamp.h"
 
 #define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
 					      size_t n)
@@ -452,76 +453,21 @@ static bool tz_offset(const struct cel_value *tz, int64_t t, int64_t *off)
 
 /* ---- parsing and formatting ---- */
 
-static bool digits(const char *s, size_t n, int *out)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
+/* RFC 3339 as cel-go reads it: Go's time.Parse with time.RFC3339, the
+ * same reading as the API server's for metav1.Time (timestamp.h). */
 struct cel_value cel_timestamp_parse(struct cel_ctx *ctx, const char *s, size_t len)
 {
-	int y, mo, d, h, mi, sec, oh = 0, om = 0;
-	int64_t nsec = 0, t;
-	size_t i = 19;
+	struct dt_err err = { 0 };
+	struct timestamp ts;
+	int64_t t;
 
-	if (len < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
-	    s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
-	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
-	    !digits(s + 17, 2, &sec))
-		goto bad;
-	if (s[i] == '.') {
-		int nd = 0;
-
-		i++;
-		while (i < len && s[i] >= '0' && s[i] <= '9') {
-			if (nd < 9) {
-				nsec = nsec * 10 + (s[i] - '0');
-				nd++;
-			}
-			i++;
-		}
-		if (nd == 0)
-			goto bad;
-		while (nd++ < 9)
-			nsec *= 10;
-	}
-	if (i < len && (s[i] == 'Z' || s[i] == 'z') && i + 1 == len) {
-		i++;
-	} else if (i + 6 == len && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':' &&
-		   digits(s + i + 1, 2, &oh) && digits(s + i + 4, 2, &om)) {
-		if (s[i] == '-') {
-			oh = -oh;
-			om = -om;
-		}
-		i += 6;
-	} else {
-		goto bad;
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 ||
-	    oh > 23 || oh < -23 || om > 59 || om < -59)
-		goto bad;
-	{
-		int64_t dd = days_from_civil(y, (unsigned)mo, 1) + d - 1;
-		int64_t yy;
-		unsigned m2, d2;
-
-		civil_from_days(dd, &yy, &m2, &d2);
-		if ((int)m2 != mo)
-			goto bad;        /* day past the end of the month */
-		t = dd * 86400 + h * 3600 + mi * 60 + sec - (oh * 3600 + om * 60);
-	}
+	if (timestamp_parse(s, len, &ts, &err))
+		return cel_errorf(ctx, "invalid timestamp \"%.*s\"", (int)(len > 64 ? 64 : len), s);
+	t = days_from_civil(ts.year, (unsigned)ts.month, (unsigned)ts.day) * 86400 +
+	    ts.hour * 3600 + ts.minute * 60 + ts.second - ts.offset;
 	if (t < TS_MIN || t > TS_MAX)
 		return cel_errorf(ctx, "timestamp out of range");
-	return cel_timestamp(t, (int32_t)nsec);
-bad:
-	return cel_errorf(ctx, "invalid timestamp \"%.*s\"", (int)(len > 64 ? 64 : len), s);
+	return cel_timestamp(t, ts.nsec);
 }
 
 static void frac(struct strbuf *sb, int32_t nsec)

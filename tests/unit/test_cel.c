@@ -354,6 +354,13 @@ static void test_time(void)
 	DT_ASSERT_STR(eval("timestamp('2050-07-01T12:00:00Z').getHours('Asia/Kolkata')"), "17");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getDayOfWeek()"), "5");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30.5Z').getMilliseconds()"), "500");
+	/* Go's time.Parse(time.RFC3339), as cel-go and the API server read
+	 * timestamps: upper-case T and Z only, a one-digit hour, a ',' before
+	 * the fraction, the offset applied */
+	DT_ASSERT_STR(eval("timestamp('2009-02-13t23:31:30z')"),
+		      "error: invalid timestamp \"2009-02-13t23:31:30z\"");
+	DT_ASSERT_STR(eval("timestamp('2024-02-29T3:04:05,5+01:00')"),
+		      "timestamp(\"2024-02-29T02:04:05.5Z\")");
 	DT_ASSERT_STR(eval("duration('-1.5s')"), "duration(\"-1.5s\")");
 	DT_ASSERT_STR(eval("timestamp('9999-12-31T23:59:59Z') + duration('1s')"),
 		      "error: timestamp out of range");
