@@ -571,6 +571,44 @@ static struct hwdb_entry *learned_p5_2xlarge(void)
 	return e;
 }
 
+/* The small-h200 pod of learned-pool.yaml (with overlay, or NULL) planned
+ * on cat: it must stay unschedulable, its details for p5.2xlarge holding
+ * want and, when not NULL, not unwanted. */
+static void learned_rejected(struct hwdb_catalog *cat, const char *overlay, const char *want,
+			     const char *unwanted)
+{
+	struct loaded l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", overlay,
+					NULL);
+	const struct plan_unschedulable *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	u = find_uns(l.res, "default/small-h200");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_TRUE(details_have(u, "p5.2xlarge", want));
+	if (unwanted)
+		CU_ASSERT_FALSE(details_have(u, "p5.2xlarge", unwanted));
+	if (!overlay)
+		CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "1 learned by the fleet, without a "
+					      "price (p5.2xlarge: learned type, no price"));
+	loaded_free(&l);
+}
+
+/* The same pod launched on one p5.2xlarge at price (< 0: any). */
+static void learned_launched(struct hwdb_catalog *cat, const char *overlay, double price)
+{
+	struct loaded l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", overlay,
+					NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
+	if (price >= 0)
+		CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, price, 1e-9);
+	loaded_free(&l);
+}
+
 /* A learned type without a price is no launch candidate, and the reason
  * says so and how to give it one; a NodeOverlay's price, or an extra on
  * top, makes it one; an overlay that can only adjust names itself. */
@@ -578,52 +616,21 @@ static void test_catalog_learned_type(void)
 {
 	struct hwdb_entry *e = learned_p5_2xlarge();
 	struct hwdb_catalog *cat = NULL;
-	const struct plan_unschedulable *u;
 	struct dt_err err = { 0 };
-	struct loaded l;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &cat, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_add_learned(cat, hwdb_entry_type(e), &err), 0);
 	hwdb_entry_free(e);
-	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
-	u = find_uns(l.res, "default/small-h200");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-	CU_ASSERT_TRUE(details_have(u, "p5.2xlarge", "learned type, no price: give one with "
-				    "--hwdb-extra or a NodeOverlay"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(u->reason, "1 learned by the fleet, without a price "
-					      "(p5.2xlarge: learned type, no price"));
-	loaded_free(&l);
-	/* a NodeOverlay's price makes it a candidate */
-	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml",
-			  "tests/fixtures/plan/learned-overlay.yaml", NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
-	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
-	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
-	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 3.25, 1e-9);
-	loaded_free(&l);
-	/* an overlay that only adjusts has nothing to adjust, and says so */
-	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml",
-			  "tests/fixtures/plan/learned-adjust.yaml", NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
-	u = find_uns(l.res, "default/small-h200");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-	CU_ASSERT_TRUE(details_have(u, "p5.2xlarge", "learned type, no price: no on-demand "
-				    "offering: NodeOverlay p5-2xl-discount adjusts the price"));
-	CU_ASSERT_FALSE(details_have(u, "p5.2xlarge", "give one with"));
-	loaded_free(&l);
+	learned_rejected(cat, NULL, "learned type, no price: give one with --hwdb-extra or a "
+			 "NodeOverlay", NULL);
+	learned_launched(cat, "tests/fixtures/plan/learned-overlay.yaml", 3.25);
+	learned_rejected(cat, "tests/fixtures/plan/learned-adjust.yaml", "learned type, no "
+			 "price: no on-demand offering: NodeOverlay p5-2xl-discount adjusts the "
+			 "price", "give one with");
 	/* an extra of its name makes it a candidate */
 	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_load(cat, dt_fixture("plan/hwdb-extra.yaml"), &err), 0);
-	l = plan_files_in(cat, "tests/fixtures/plan/learned-pool.yaml", NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
-	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
-	DT_ASSERT_STR(l.res->node_claims[0].instance_type, "p5.2xlarge");
-	loaded_free(&l);
+	learned_launched(cat, NULL, -1);
 	hwdb_catalog_free(cat);
 }
 
