@@ -67,13 +67,14 @@ struct rpc_server {
 	atomic_bool stopping;
 
 	struct cq_tag shutdown_tag;
-	pthread_mutex_t lock;           /* shutdown_seen, held */
-	pthread_cond_t shutdown_cond;   /* either changed */
+	pthread_mutex_t lock;           /* shutdown_seen; the wait for held */
+	pthread_cond_t shutdown_cond;   /* shutdown_seen set, or held 0 while stopping */
 	bool shutdown_seen;
 	/* Calls a handler holds (running, or deferred and not yet finished):
 	 * gRPC's shutdown tag does not wait for them once their clients are
-	 * gone, but they still answer, and the server must outlive them. */
-	unsigned held;
+	 * gone, but they still answer, and the server must outlive them. An
+	 * atomic, not under the lock: it changes twice a call. */
+	atomic_uint held;
 	/* Taken shared around every batch, exclusive to shut the queue down:
 	 * after that a late answer is dropped, as starting a batch on a shut
 	 * queue is an assertion in gRPC. */
@@ -354,16 +355,17 @@ static bool start_batch(struct rpc_ctx *c, const grpc_op *ops, size_t n, struct 
 
 static void hold(struct rpc_server *s)
 {
-	pthread_mutex_lock(&s->lock);
-	s->held++;
-	pthread_mutex_unlock(&s->lock);
+	atomic_fetch_add(&s->held, 1);
 }
 
+/* The last one out wakes a shutdown waiting for it (the lock after the
+ * decrement: a waiter either saw the count or is waiting by then). */
 static void unhold(struct rpc_server *s)
 {
+	if (atomic_fetch_sub(&s->held, 1) != 1 || !atomic_load(&s->stopping))
+		return;
 	pthread_mutex_lock(&s->lock);
-	if (--s->held == 0)
-		pthread_cond_broadcast(&s->shutdown_cond);
+	pthread_cond_broadcast(&s->shutdown_cond);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -842,7 +844,7 @@ static bool tag_seen(const struct rpc_server *s)
 
 static bool none_held(const struct rpc_server *s)
 {
-	return s->held == 0;
+	return atomic_load(&s->held) == 0;
 }
 
 /* The order of the gRPC notes (docs/rpc.md): shutdown_and_notify, drain,
