@@ -188,8 +188,10 @@ static void planner_free(struct planner *pl)
 		for (size_t k = 0; k < pl->pn[i].cap; k++)
 			alloc_state_free(pl->pn[i].stack[k].st);
 		free(pl->pn[i].stack);
+		free(pl->pn[i].open_reqs);
 	}
 	free(pl->pn);
+	plan_narrow_free(pl);
 	for (size_t i = 0; i < pl->n_nodes; i++) {
 		alloc_state_free(pl->nodes[i].state);
 		alloc_ctx_free(pl->nodes[i].actx);

@@ -117,6 +117,11 @@ struct plan_node_claim {
 	size_t n_drivers;
 	const char *node_class;         /* the EC2NodeClass it launches with */
 	struct plan_res requests;       /* what its pods request, summed */
+	/* Its requirements on the keys a node gets at launch (zone, region,
+	 * zone id) as its pods and pool narrow them; these replace the
+	 * pool's requirements on those keys. */
+	const struct model_requirement *narrowed;
+	size_t n_narrowed;
 };
 
 struct plan_existing {

@@ -58,6 +58,7 @@ int plan_pack_open(void *ctx, size_t cand, size_t *node)
 	pn->open = true;
 	pn->cand = cand;
 	pn->depth = 0;
+	pn->n_open_reqs = 0;
 	memset(&pn->used, 0, sizeof(pn->used));
 	*node = i;
 	return 0;
@@ -76,9 +77,10 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 	struct pnode *pn = &pl->pn[node];
 	struct cand *c = &pl->cands[pn->cand];
 	struct alloc_outcome out = { 0 };
+	size_t ui = (size_t)(u - pl->pods.units);
 	int rc;
 
-	if (!plan_res_fits(&u->req, &pn->used, &c->alloc))
+	if (!plan_res_fits(&u->req, &pn->used, &c->alloc) || !plan_narrow_fits(pl, pn, ui))
 		return 0;
 	if (plan_grow((void **)&pn->stack, &pn->cap, pn->depth + 1, sizeof(*pn->stack)))
 		return -ENOMEM;
@@ -114,6 +116,11 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 		alloc_state_copy(pn->stack[pn->depth].st, pn->state);
 	}
 	pn->stack[pn->depth].used = pn->used;
+	pn->stack[pn->depth].n_open_reqs = pn->n_open_reqs;
+	if (plan_narrow_push(pl, pn, ui)) {
+		alloc_outcome_free(&out);
+		return -ENOMEM;
+	}
 	pn->depth++;
 	if (u->n_claims)
 		alloc_state_commit(pn->state, &out);
@@ -142,6 +149,7 @@ static void pack_undo(void *ctx, size_t node)
 	pn->depth--;
 	alloc_state_copy(pn->state, pn->stack[pn->depth].st);
 	pn->used = pn->stack[pn->depth].used;
+	pn->n_open_reqs = pn->stack[pn->depth].n_open_reqs;
 }
 
 static size_t per_dim(int64_t cap, int64_t need)
@@ -263,9 +271,9 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 			       : p->obj && p->obj->u.node_pool.node_class_ref.name
 				 ? p->obj->u.node_pool.node_class_ref.name : "default";
 	nc->requests = pl->pn[node].used;
-	pl->n_ncs++;
+	pl->n_ncs++;            /* its arrays are the planner's to free from here */
 	pl->res->total_price += nc->price;
-	return nc->name ? 0 : -ENOMEM;
+	return nc->name && !plan_narrow_claim(pl, &pl->pn[node], nc) ? 0 : -ENOMEM;
 }
 
 /* Place the chosen units on one node for real and record the claim. */
@@ -364,7 +372,7 @@ int plan_new_nodes(struct planner *pl)
 	struct plan_pack_solution sol = { 0 };
 	int rc = -ENOMEM;
 
-	if (!count || !queue || !qlen || !qpos || !allowed || !price)
+	if (!count || !queue || !qlen || !qpos || !allowed || !price || plan_narrow_setup(pl))
 		goto oom;
 	for (size_t c = 0; c < nc; c++)
 		price[c] = pl->cands[c].price.value;

@@ -37,7 +37,7 @@ static const char *const open_well_known[] = {
 #define HOSTNAME_KEY "kubernetes.io/hostname"
 #define NEW_NODE_HOSTNAME "<new node>"
 
-static bool is_open_well_known(const char *key)
+bool plan_is_open_key(const char *key)
 {
 	for (size_t i = 0; i < sizeof(open_well_known) / sizeof(open_well_known[0]); i++)
 		if (!strcmp(key, open_well_known[i]))
@@ -213,6 +213,9 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
 		return plan_vset_has(&want, v);
 	if (!strcmp(r->key, HOSTNAME_KEY))
 		return plan_vset_has(&want, NEW_NODE_HOSTNAME);
+	/* A key set at launch always gets a value: never absent. */
+	if (plan_is_open_key(r->key) && r->op == MODEL_OP_DOES_NOT_EXIST)
+		return false;
 	/* Open key on a future node: every pool requirement on it narrows it. */
 	for (size_t i = 0; i < node->n_reqs; i++) {
 		const struct model_requirement *pr = &node->reqs[i];
@@ -223,7 +226,7 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
 		if (plan_vset_from_req(pr, &have) || !plan_vset_intersects(&have, &want))
 			return false;
 	}
-	if (constrained || is_open_well_known(r->key))
+	if (constrained || plan_is_open_key(r->key))
 		return true;
 	/* Nobody sets the label: it stays absent. */
 	return want.absent_ok;

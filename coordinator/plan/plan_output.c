@@ -53,6 +53,52 @@ static struct doc_node *claims_json(struct doc_arena *a, const struct plan_claim
 	return seq;
 }
 
+static struct doc_node *requirement_node(struct doc_arena *a, const char *key, const char *op,
+					 const char *const *vals, size_t n)
+{
+	struct doc_node *m = doc_new_map(a);
+
+	if (!m || doc_map_set(a, m, "key", doc_new_string(a, key)) ||
+	    doc_map_set(a, m, "operator", doc_new_string(a, op)))
+		return NULL;
+	if (n && doc_map_set(a, m, "values", str_seq(a, vals, n)))
+		return NULL;
+	return m;
+}
+
+static bool narrowed_key(const struct plan_node_claim *nc, const char *key)
+{
+	for (size_t i = 0; i < nc->n_narrowed; i++)
+		if (!strcmp(nc->narrowed[i].key, key))
+			return true;
+	return false;
+}
+
+/* nc's narrowed requirements onto seq. 0 or -ENOMEM. */
+static int narrowed_reqs(struct doc_arena *a, const struct plan_node_claim *nc,
+			 struct doc_node *seq)
+{
+	for (size_t i = 0; i < nc->n_narrowed; i++) {
+		const struct model_requirement *r = &nc->narrowed[i];
+
+		if (doc_seq_push(a, seq, requirement_node(a, r->key, r->operator_text, r->values,
+							  r->n_values)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "requirements": the keys the pods narrowed (zone, ...), when any. */
+static int json_narrowed(struct doc_arena *a, const struct plan_node_claim *nc,
+			 struct doc_node *m)
+{
+	struct doc_node *seq = doc_new_seq(a);
+
+	if (!seq || narrowed_reqs(a, nc, seq))
+		return -ENOMEM;
+	return doc_map_set(a, m, "requirements", seq);
+}
+
 static struct doc_node *json_tree(const struct plan_result *r, struct doc_arena *a)
 {
 	struct doc_node *root = doc_new_map(a), *ncs = doc_new_seq(a), *ex = doc_new_seq(a);
@@ -74,7 +120,7 @@ static struct doc_node *json_tree(const struct plan_result *r, struct doc_arena 
 		    doc_map_set(a, m, "pods", str_seq(a, nc->pods, nc->n_pods)) ||
 		    doc_map_set(a, m, "claims", claims_json(a, nc->claims, nc->n_claims)) ||
 		    doc_map_set(a, m, "requestedDRADrivers", str_seq(a, nc->drivers, nc->n_drivers)) ||
-		    doc_seq_push(a, ncs, m))
+		    (nc->n_narrowed && json_narrowed(a, nc, m)) || doc_seq_push(a, ncs, m))
 			return NULL;
 	}
 	for (size_t i = 0; i < r->n_existing; i++) {
@@ -134,19 +180,6 @@ int plan_emit_json(const struct plan_result *r, struct strbuf *out)
 }
 
 /* ---- NodeClaims ---- */
-
-static struct doc_node *requirement_node(struct doc_arena *a, const char *key, const char *op,
-					 const char *const *vals, size_t n)
-{
-	struct doc_node *m = doc_new_map(a);
-
-	if (!m || doc_map_set(a, m, "key", doc_new_string(a, key)) ||
-	    doc_map_set(a, m, "operator", doc_new_string(a, op)))
-		return NULL;
-	if (n && doc_map_set(a, m, "values", str_seq(a, vals, n)))
-		return NULL;
-	return m;
-}
 
 static struct doc_node *taints_node(struct doc_arena *a, const struct model_taint *t, size_t n)
 {
@@ -217,12 +250,16 @@ static struct doc_node *node_claim_tree(const struct plan_result *plan,
 		const struct model_requirement *r = &np->requirements[i];
 
 		if (!strcmp(r->key, PLAN_LABEL_INSTANCE_TYPE) ||
-		    !strcmp(r->key, PLAN_LABEL_CAPACITY_TYPE) || !strcmp(r->key, PLAN_LABEL_NODEPOOL))
+		    !strcmp(r->key, PLAN_LABEL_CAPACITY_TYPE) || !strcmp(r->key, PLAN_LABEL_NODEPOOL) ||
+		    narrowed_key(nc, r->key))
 			continue;
 		if (doc_seq_push(a, reqs, requirement_node(a, r->key, r->operator_text,
 							   r->values, r->n_values)))
 			return NULL;
 	}
+	/* The zone (region, zone id) as the pods narrowed it. */
+	if (narrowed_reqs(a, nc, reqs))
+		return NULL;
 	if (doc_map_set(a, ref, "group", doc_new_string(a, np && np->node_class_ref.group
 							       ? np->node_class_ref.group
 							       : "karpenter.k8s.aws")) ||

@@ -484,6 +484,18 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-hostname.yaml"; then
 		test("a new node has a host name of its own")' true "hostname reason"
 fi
 
+# QA-37: a node lives in one zone; each NodeClaim names its pods' zone.
+if expect 0 "$BIN" plan -o json -f "$Q/plan-zones.yaml"; then
+	jqis '[.nodeClaims[] | [.pods[0], (.requirements[] |
+		select(.key == "topology.kubernetes.io/zone") | .operator, .values[0])]] | sort' \
+		'[["default/in-zone-a","In","us-east-1a"],["default/in-zone-b","In","us-east-1b"]]' \
+		"pods pinned to two zones, two NodeClaims in their zones"
+fi
+if expect 0 "$BIN" plan -o yaml -f "$Q/plan-zones.yaml"; then
+	[ "$(grep -c '^  - key: topology.kubernetes.io/zone$' "$TMP/out")" = 2 ] ||
+		fail "each NodeClaim's YAML carries its zone requirement"
+fi
+
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 
 COORD="${BIN%/dratopo}/dratopo-coordinator"

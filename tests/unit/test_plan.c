@@ -634,6 +634,121 @@ static void test_catalog_learned_type(void)
 	hwdb_catalog_free(cat);
 }
 
+/* ---- zones: a new node lives in one (QA-37) ---- */
+
+static struct loaded plan_yaml(const char *yaml)
+{
+	struct loaded l = { model_set_new(), NULL };
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL(model_set_load_buffer(l.set, yaml, strlen(yaml), "zones.yaml", &errs,
+					      &err), 0);
+	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
+	dt_diags_free(&errs);
+	if (plan_run(l.set, NULL, &l.res, &err))
+		fprintf(stderr, "\n  plan_run: %s\n", err.msg);
+	CU_ASSERT_PTR_NOT_NULL(l.res);
+	return l;
+}
+
+/* The node claims' narrowed requirements, "KEY OP V,V;" each, the claims
+ * separated by " | ", into buf. */
+static void narrowed_text(const struct plan_result *r, char *buf, size_t sz)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->n_node_claims; i++) {
+		const struct plan_node_claim *nc = &r->node_claims[i];
+
+		len += (size_t)snprintf(buf + len, sz - len, "%s", i ? " | " : "");
+		for (size_t k = 0; k < nc->n_narrowed; k++) {
+			const struct model_requirement *q = &nc->narrowed[k];
+
+			len += (size_t)snprintf(buf + len, sz - len, "%s %s ", q->key,
+						q->operator_text);
+			for (size_t v = 0; v < q->n_values; v++)
+				len += (size_t)snprintf(buf + len, sz - len, "%s%s", v ? "," : "",
+							q->values[v]);
+			len += (size_t)snprintf(buf + len, sz - len, ";");
+		}
+	}
+}
+
+#define ZPOD(name, sched) "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\n" \
+	"spec:\n" sched "  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]\n"
+#define ZSEL(z) "  nodeSelector: {topology.kubernetes.io/zone: " z "}\n"
+#define ZAFF(op, vals) "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuring" \
+	"Execution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, " \
+	"operator: " op vals "}]}]}}}\n"
+#define ZPOOL(reqs) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\n" \
+	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, " \
+	"kind: EC2NodeClass, name: default}\n      requirements:\n" \
+	"      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6f]}\n" reqs \
+	"---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\n" \
+	"spec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n" \
+	"  subnetSelectorTerms: [{tags: {k: v}}]\n  securityGroupSelectorTerms: [{tags: {k: v}}]\n"
+
+static void test_zones_narrow_node_claims(void)
+{
+	static const struct {
+		const char *what, *yaml;
+		size_t claims;
+		const char *narrowed;   /* narrowed_text; claims in the planner's order */
+	} cases[] = {
+		{ "two zones, two nodes", ZPOD("a", ZSEL("us-east-1a")) ZPOD("b", ZSEL("us-east-1b")),
+		  2, "topology.kubernetes.io/zone In us-east-1a; | "
+		     "topology.kubernetes.io/zone In us-east-1b;" },
+		{ "one zone, one node", ZPOD("a", ZSEL("us-east-1a")) ZPOD("b", ZSEL("us-east-1a")),
+		  1, "topology.kubernetes.io/zone In us-east-1a;" },
+		{ "overlapping In lists meet in their common zone",
+		  ZPOD("a", ZAFF("In", ", values: [us-east-1a, us-east-1b]"))
+		  ZPOD("b", ZAFF("In", ", values: [us-east-1b, us-east-1c]")),
+		  1, "topology.kubernetes.io/zone In us-east-1b;" },
+		{ "NotIn narrows the pool's In list",
+		  ZPOOL("      - {key: topology.kubernetes.io/zone, operator: In, values: "
+			"[us-east-1a, us-east-1b]}\n")
+		  ZPOD("a", ZAFF("NotIn", ", values: [us-east-1a]")),
+		  1, "topology.kubernetes.io/zone In us-east-1b;" },
+		{ "NotIn alone stays NotIn, the exclusions merged",
+		  ZPOD("a", ZAFF("NotIn", ", values: [us-east-1a]"))
+		  ZPOD("b", ZAFF("NotIn", ", values: [us-east-1b]")),
+		  1, "topology.kubernetes.io/zone NotIn us-east-1a,us-east-1b;" },
+		{ "Exists narrows nothing", ZPOD("a", ZAFF("Exists", "")), 1, "" },
+		{ "unpinned pods name no zone", ZPOD("a", "") ZPOD("b", ""), 1, "" },
+	};
+	char got[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct loaded l = plan_yaml(cases[i].yaml);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+		narrowed_text(l.res, got, sizeof(got));
+		if (l.res->n_node_claims != cases[i].claims || strcmp(got, cases[i].narrowed))
+			fprintf(stderr, "\n  %s: %zu claims \"%s\"", cases[i].what,
+				l.res->n_node_claims, got);
+		CU_ASSERT_EQUAL(l.res->n_node_claims, cases[i].claims);
+		DT_ASSERT_STR(got, cases[i].narrowed);
+		CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+		loaded_free(&l);
+	}
+}
+
+/* A new node always has a zone: a pod asking for none fits no new node. */
+static void test_zone_does_not_exist(void)
+{
+	struct loaded l = plan_yaml(ZPOD("a", ZAFF("DoesNotExist", "")));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason, "node affinity "
+				      "topology.kubernetes.io/zone DoesNotExist does not match"));
+	loaded_free(&l);
+}
+
 /* A NodeOverlay's spec.price makes p5e.48xlarge (no hwdb price) a
  * candidate, and the cheaper one for an H200: it is launched at the
  * overlay's price, which the output names. */
@@ -1028,4 +1143,6 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_hostname_pins_to_existing),
 	      DT_TEST(test_catalog_extra_type),
 	      DT_TEST(test_catalog_learned_type),
+	      DT_TEST(test_zones_narrow_node_claims),
+	      DT_TEST(test_zone_does_not_exist),
 	      DT_TEST(test_output_formats))

@@ -37,6 +37,10 @@ bool plan_vset_intersects(const struct plan_vset *a, const struct plan_vset *b);
 /* Whether the state (value, or absent when value is NULL) is in s. */
 bool plan_vset_has(const struct plan_vset *s, const char *value);
 
+/* The keys a new node gets its value for only at launch, whatever its pods
+ * ask: the zone, the region, the zone id. */
+bool plan_is_open_key(const char *key);
+
 /* Label lookup in a map written as model_kv pairs; NULL when absent. */
 const char *plan_label(const struct model_kv *kv, size_t n, const char *key);
 

@@ -104,8 +104,18 @@ struct pnode {
 	size_t cand;
 	struct alloc_state *state;
 	struct plan_res used;
-	struct { struct alloc_state *st; struct plan_res used; } *stack;
+	/* The requirements its units bring on the open keys (plan_narrow.c):
+	 * pointers into planner.unit_open. */
+	const struct model_requirement **open_reqs;
+	size_t n_open_reqs, cap_open_reqs;
+	struct { struct alloc_state *st; struct plan_res used; size_t n_open_reqs; } *stack;
 	size_t depth, cap;
+};
+
+/* A unit's requirements on the open keys (zone, region, zone id). */
+struct plan_open_reqs {
+	struct model_requirement *r;
+	size_t n;
 };
 
 struct planner {
@@ -155,6 +165,7 @@ struct planner {
 
 	struct pnode *pn;
 	size_t n_pn;
+	struct plan_open_reqs *unit_open;       /* per unit (plan_narrow_setup) */
 	int fatal;                              /* first fatal error of a callback */
 	/* Per shape: the allocator's error (CEL runtime error, unknown class,
 	 * step budget) that makes the scheduler fail such a pod; the units of
@@ -168,6 +179,19 @@ struct planner {
 	size_t n_uns, cap_uns;
 	bool settled;                           /* ncs arrays moved into the arena */
 };
+
+/* ---- New nodes' zones (plan_narrow.c) ---- */
+
+/* Each unit's requirements on the open keys, into pl->unit_open. -ENOMEM. */
+int plan_narrow_setup(struct planner *pl);
+void plan_narrow_free(struct planner *pl);
+/* Whether unit still leaves every open key it constrains a value on pn. */
+bool plan_narrow_fits(const struct planner *pl, const struct pnode *pn, size_t unit);
+/* unit's requirements onto pn (pack_undo pops them). -ENOMEM. */
+int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit);
+/* nc->narrowed: one requirement per open key pn's pool and units
+ * constrain, In what is left or NotIn what is excluded (arena). -ENOMEM. */
+int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_node_claim *nc);
 
 /* ---- Helpers (plan.c) ---- */
 

@@ -1,0 +1,303 @@
+/* plan_narrow.c - the keys a new node gets its value for only at launch
+ * (the zone, the region, the zone id: plan_is_open_key), narrowed by the
+ * pods placed on it.
+ *
+ * A node lives in one zone. Karpenter narrows a NodeClaim's requirements
+ * with every pod it adds and refuses a pod whose requirements on a key do
+ * not intersect them, so two pods pinned to different zones never share a
+ * node, and the NodeClaim says the zone it must launch in (QA-37). Here a
+ * new node keeps the requirements its units bring on those keys (a stack
+ * of pointers, undone with the optimizer's undo), a unit fits only when,
+ * key by key, the pool's, the node's and its own requirements still leave
+ * a value, and the NodeClaim gets one requirement per key: In the values
+ * left, or NotIn what was excluded.
+ *
+ * A unit's requirements on these keys come from its pods' nodeSelector and
+ * their required node affinity when it has a single term (a pod with
+ * several ORed terms asks for one of them, which narrows nothing for
+ * sure; Karpenter too relaxes such a pod term by term). Values are
+ * strings: Gt and Lt, meaningless on a zone, narrow nothing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_state.h"
+
+/* ---- a unit's requirements on the open keys ---- */
+
+static size_t count_open(const struct plan_pods *pods, const struct plan_unit *u)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->n_pods; i++) {
+		const struct model_pod_spec *s = pods->pods[u->pods[i]].spec;
+		const struct model_node_selector *aff = s->required_node_affinity;
+
+		for (size_t k = 0; k < s->n_node_selector; k++)
+			n += plan_is_open_key(s->node_selector[k].key);
+		if (aff && aff->n_terms == 1)
+			for (size_t k = 0; k < aff->terms[0].n_match_expressions; k++)
+				n += plan_is_open_key(aff->terms[0].match_expressions[k].key);
+	}
+	return n;
+}
+
+/* nodeSelector key: value as the requirement key In [value]; its value
+ * pointer is the model's, which outlives the plan. */
+static void selector_req(const struct model_kv *kv, struct model_requirement *r)
+{
+	*r = (struct model_requirement){ .key = kv->key, .operator_text = "In",
+					 .op = MODEL_OP_IN,
+					 .values = (const char **)&kv->value, .n_values = 1 };
+}
+
+static void fill_open(const struct plan_pods *pods, const struct plan_unit *u,
+		      struct model_requirement *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->n_pods; i++) {
+		const struct model_pod_spec *s = pods->pods[u->pods[i]].spec;
+		const struct model_node_selector *aff = s->required_node_affinity;
+
+		for (size_t k = 0; k < s->n_node_selector; k++)
+			if (plan_is_open_key(s->node_selector[k].key))
+				selector_req(&s->node_selector[k], &out[n++]);
+		if (aff && aff->n_terms == 1)
+			for (size_t k = 0; k < aff->terms[0].n_match_expressions; k++)
+				if (plan_is_open_key(aff->terms[0].match_expressions[k].key))
+					out[n++] = aff->terms[0].match_expressions[k];
+	}
+}
+
+int plan_narrow_setup(struct planner *pl)
+{
+	const struct plan_pods *pods = &pl->pods;
+
+	if (!(pl->unit_open = calloc(pods->n_units + 1, sizeof(*pl->unit_open))))
+		return -ENOMEM;
+	for (size_t i = 0; i < pods->n_units; i++) {
+		struct plan_open_reqs *o = &pl->unit_open[i];
+
+		if (!(o->n = count_open(pods, &pods->units[i])))
+			continue;
+		if (!(o->r = calloc(o->n, sizeof(*o->r))))
+			return -ENOMEM;
+		fill_open(pods, &pods->units[i], o->r);
+	}
+	return 0;
+}
+
+void plan_narrow_free(struct planner *pl)
+{
+	for (size_t i = 0; pl->unit_open && i < pl->pods.n_units; i++)
+		free(pl->unit_open[i].r);
+	free(pl->unit_open);
+	pl->unit_open = NULL;
+}
+
+/* ---- what a node's requirements on one key leave ---- */
+
+/* The requirements on the open keys that bind a new node: its pool's, the
+ * units' already on it, and (while one is tried) the new unit's. */
+struct narrowing {
+	const struct model_requirement *pool;
+	size_t n_pool;
+	const struct model_requirement *const *node;
+	size_t n_node;
+	const struct model_requirement *unit;
+	size_t n_unit;
+};
+
+static size_t total(const struct narrowing *w)
+{
+	return w->n_pool + w->n_node + w->n_unit;
+}
+
+static const struct model_requirement *req_at(const struct narrowing *w, size_t i)
+{
+	if (i < w->n_pool)
+		return &w->pool[i];
+	i -= w->n_pool;
+	if (i < w->n_node)
+		return w->node[i];
+	return &w->unit[i - w->n_node];
+}
+
+/* Whether every requirement on key holds for value. */
+static bool all_have(const struct narrowing *w, const char *key, const char *value)
+{
+	for (size_t i = 0; i < total(w); i++) {
+		const struct model_requirement *r = req_at(w, i);
+		struct plan_vset s;
+
+		if (strcmp(r->key, key) || r->op == MODEL_OP_GT || r->op == MODEL_OP_LT)
+			continue;
+		if (plan_vset_from_req(r, &s) || !plan_vset_has(&s, value))
+			return false;
+	}
+	return true;
+}
+
+/* The first In list on key (a finite set the node's value must be in), or
+ * NULL when none bounds it; *never: a DoesNotExist, which no new node
+ * meets (it always gets the label). */
+static const struct model_requirement *first_in(const struct narrowing *w, const char *key,
+						bool *never)
+{
+	const struct model_requirement *in = NULL;
+
+	*never = false;
+	for (size_t i = 0; i < total(w); i++) {
+		const struct model_requirement *r = req_at(w, i);
+
+		if (strcmp(r->key, key))
+			continue;
+		if (r->op == MODEL_OP_DOES_NOT_EXIST)
+			*never = true;
+		if (r->op == MODEL_OP_IN && !in)
+			in = r;
+	}
+	return in;
+}
+
+/* Whether some value meets every requirement on key. Without an In list
+ * only finitely many strings are excluded: infinitely many are left. */
+static bool satisfiable(const struct narrowing *w, const char *key)
+{
+	bool never;
+	const struct model_requirement *in = first_in(w, key, &never);
+
+	if (never)
+		return false;
+	if (!in)
+		return true;
+	for (size_t i = 0; i < in->n_values; i++)
+		if (all_have(w, key, in->values[i]))
+			return true;
+	return false;
+}
+
+static struct narrowing node_narrowing(const struct planner *pl, const struct pnode *pn)
+{
+	const struct pool *p = &pl->pools[pl->cands[pn->cand].pool];
+
+	return (struct narrowing){ .pool = p->reqs, .n_pool = p->n_reqs,
+				   .node = pn->open_reqs, .n_node = pn->n_open_reqs };
+}
+
+bool plan_narrow_fits(const struct planner *pl, const struct pnode *pn, size_t unit)
+{
+	const struct plan_open_reqs *o = &pl->unit_open[unit];
+	struct narrowing w = node_narrowing(pl, pn);
+
+	w.unit = o->r;
+	w.n_unit = o->n;
+	for (size_t i = 0; i < o->n; i++)
+		if (!satisfiable(&w, o->r[i].key))
+			return false;
+	return true;
+}
+
+int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit)
+{
+	const struct plan_open_reqs *o = &pl->unit_open[unit];
+
+	if (plan_grow((void **)&pn->open_reqs, &pn->cap_open_reqs, pn->n_open_reqs + o->n,
+		      sizeof(*pn->open_reqs)))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n; i++)
+		pn->open_reqs[pn->n_open_reqs++] = &o->r[i];
+	return 0;
+}
+
+/* ---- the NodeClaim's requirements on those keys ---- */
+
+static bool listed(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* key In [what is left], or key NotIn [what was excluded] (false when
+ * nothing is: the key stays open). Values go into vals (room for every
+ * value of every requirement on key). */
+static bool narrowed_req(const struct narrowing *w, const char *key, const char **vals,
+			 struct model_requirement *out)
+{
+	bool never;
+	const struct model_requirement *in = first_in(w, key, &never);
+	size_t n = 0;
+
+	if (in) {
+		for (size_t i = 0; i < in->n_values; i++)
+			if (!listed(vals, n, in->values[i]) && all_have(w, key, in->values[i]))
+				vals[n++] = in->values[i];
+	} else {
+		for (size_t i = 0; i < total(w); i++) {
+			const struct model_requirement *r = req_at(w, i);
+
+			if (strcmp(r->key, key) || r->op != MODEL_OP_NOT_IN)
+				continue;
+			for (size_t k = 0; k < r->n_values; k++)
+				if (!listed(vals, n, r->values[k]))
+					vals[n++] = r->values[k];
+		}
+		if (!n)
+			return false;
+	}
+	*out = (struct model_requirement){ .key = key, .operator_text = in ? "In" : "NotIn",
+					   .op = in ? MODEL_OP_IN : MODEL_OP_NOT_IN,
+					   .values = vals, .n_values = n };
+	return true;
+}
+
+/* Whether key comes first at position i of w (each key once). */
+static bool first_of_key(const struct narrowing *w, size_t i)
+{
+	const char *key = req_at(w, i)->key;
+
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(req_at(w, k)->key, key))
+			return false;
+	return plan_is_open_key(key);
+}
+
+static size_t value_room(const struct narrowing *w)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < total(w); i++)
+		n += req_at(w, i)->n_values;
+	return n;
+}
+
+int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_node_claim *nc)
+{
+	struct narrowing w = node_narrowing(pl, pn);
+	struct doc_arena *a = pl->res->arena;
+	struct model_requirement *reqs;
+	size_t n = 0;
+
+	nc->narrowed = NULL;
+	nc->n_narrowed = 0;
+	if (!w.n_node)
+		return 0;       /* the pool's requirements are written as they are */
+	reqs = doc_arena_alloc(a, total(&w) * sizeof(*reqs));
+	if (!reqs)
+		return -ENOMEM;
+	for (size_t i = 0; i < total(&w); i++) {
+		const char **vals;
+
+		if (!first_of_key(&w, i))
+			continue;
+		if (!(vals = doc_arena_alloc(a, (value_room(&w) + 1) * sizeof(*vals))))
+			return -ENOMEM;
+		n += narrowed_req(&w, req_at(&w, i)->key, vals, &reqs[n]);
+	}
+	nc->narrowed = reqs;
+	nc->n_narrowed = n;
+	return 0;
+}
