@@ -11,9 +11,10 @@
  * reads changes. Learned types have no price: their nodes serve pods as
  * existing capacity, and they become launch candidates only when an extra
  * (the coordinator's --hwdb-extra or the request's) or a NodeOverlay in the
- * manifests gives them one; until then the plan's reasons say so. A Node of the same name in the manifests
- * wins over the fleet's. The answer is the CLI's output in the requested
- * format and the exit code it would have. */
+ * manifests gives them one; until then the plan's reasons say so. A Node of
+ * the same name in the manifests wins over the fleet's. The answer is the
+ * CLI's output in the requested format and the exit code it would have.
+ * Plans run side by side, at most --max-plans at once (coord_plan). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
