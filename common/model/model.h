@@ -522,6 +522,7 @@ struct model_pod_spec {
 	int64_t priority;
 	const char *priority_class_name;
 	const char *scheduler_name;
+	const char *restart_policy;     /* defaulted to "Always" */
 };
 
 struct model_pod_status {

@@ -97,6 +97,7 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 	model_get_int(d, spec, "priority", 32, &p->has_priority, &p->priority);
 	p->priority_class_name = model_get_str(d, spec, "priorityClassName");
 	p->scheduler_name = model_get_str(d, spec, "schedulerName");
+	p->restart_policy = model_get_str(d, spec, "restartPolicy");
 }
 
 static void item_pod_claim_status(struct model_dec *d, const struct doc_node *it, void *slot,

@@ -96,6 +96,8 @@ static int default_pod_spec(struct model_set *s, struct model_pod_spec *p)
 			return -ENOMEM;
 	if (!p->scheduler_name)
 		p->scheduler_name = "default-scheduler";
+	if (!p->restart_policy || !*p->restart_policy)
+		p->restart_policy = "Always";
 	return 0;
 }
 

@@ -637,6 +637,7 @@ static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec 
 	put_str(e, spec, "priorityClassName", p->priority_class_name);
 	PUT_LIST(e, spec, "resourceClaims", p->resource_claims, p->n_resource_claims,
 		 enc_pod_claim);
+	put_str(e, spec, "restartPolicy", p->restart_policy);
 	put_str(e, spec, "schedulerName", p->scheduler_name);
 	PUT_LIST(e, spec, "tolerations", p->tolerations, p->n_tolerations, enc_toleration);
 	return spec;

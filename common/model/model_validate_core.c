@@ -161,6 +161,8 @@ static void v_container(struct model_val *v, const struct model_container *c,
 	P_POP(v, r);
 }
 
+static const char *const restart_policies[] = { "Always", "OnFailure", "Never", NULL };
+
 void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 {
 	struct model_name_index claims;
@@ -168,6 +170,11 @@ void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 
 	if (NAME_INDEX(v, &claims, p->resource_claims, p->n_resource_claims, name))
 		return;
+	if (p->restart_policy && !model_in_list(p->restart_policy, restart_policies)) {
+		f = P_FIELD(v, "restartPolicy");
+		model_e_not_supported(v, p->restart_policy, restart_policies);
+		P_POP(v, f);
+	}
 	f = P_FIELD(v, "containers");
 	if (p->n_containers == 0)
 		model_e_required(v, "");
@@ -271,6 +278,27 @@ static bool selector_matches_labels(struct model_val *v, const struct model_labe
 	return match;
 }
 
+/* What a workload's pods may do when they end (at template.spec): a Job's
+ * must say OnFailure or Never (the pod default Always is refused as
+ * missing); the apps/v1 controllers' restart them, Always. */
+static void v_template_restart(struct model_val *v, const char *policy)
+{
+	static const char *const job[] = { "OnFailure", "Never", NULL };
+	static const char *const apps[] = { "Always", NULL };
+	size_t f;
+
+	if (!policy || !model_in_list(policy, restart_policies))
+		return;         /* absent: not defaulted; unknown: told above */
+	f = P_FIELD(v, "restartPolicy");
+	if (v->o->kind == MODEL_JOB && !strcmp(policy, "Always"))
+		model_e_required(v, "valid values: \"OnFailure\", \"Never\"");
+	else if (v->o->kind != MODEL_JOB && strcmp(policy, "Always"))
+		model_e_not_supported(v, policy, apps);
+	else if (v->o->kind == MODEL_JOB && !model_in_list(policy, job))
+		model_e_not_supported(v, policy, job);
+	P_POP(v, f);
+}
+
 void model_v_workload(struct model_val *v, const struct model_workload *w)
 {
 	size_t sp = P_FIELD(v, "spec");
@@ -312,6 +340,7 @@ void model_v_workload(struct model_val *v, const struct model_workload *w)
 	P_POP(v, g);
 	g = P_FIELD(v, "spec");
 	model_v_pod_spec(v, &w->template_.spec);
+	v_template_restart(v, w->template_.spec.restart_policy);
 	P_POP(v, g);
 	P_POP(v, f);
 	P_POP(v, sp);

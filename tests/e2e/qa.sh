@@ -484,6 +484,11 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-hostname.yaml"; then
 		test("a new node has a host name of its own")' true "hostname reason"
 fi
 
+# QA-16: a Job's pods must say OnFailure or Never.
+expect 1 "$BIN" validate -f "$Q/job-restart-always.yaml" &&
+	[ "$(grep -c 'spec\.template\.spec\.restartPolicy: Required value: valid values: "OnFailure", "Never"' "$TMP/err")" = 2 ] ||
+	fail "both Jobs refused for their restartPolicy"
+
 # QA-37: a node lives in one zone; each NodeClaim names its pods' zone.
 if expect 0 "$BIN" plan -o json -f "$Q/plan-zones.yaml"; then
 	jqis '[.nodeClaims[] | [.pods[0], (.requirements[] |

@@ -594,12 +594,33 @@ static const struct vcase cases[] = {
 	  "nodeSelectorTerms[0].matchExpressions[0].values: Forbidden: may not be specified when "
 	  "`operator` is 'Exists' or 'DoesNotExist'" },
 	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: -2\n"
-	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}\n",
 	  "t.yaml: document 1 (Job default/j): spec.parallelism: Invalid value: -2: must be greater "
 	  "than or equal to 0" },
 	{ "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n"
 	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
 	  "t.yaml: document 1 (StatefulSet default/s): spec.selector: Required value" },
+	/* restartPolicy (QA-16): the pod's three values; a Job's pods OnFailure or
+	 * Never (the default Always counts as missing), apps/v1's Always */
+	{ POD("  restartPolicy: Sometimes\n  containers: [{name: c, image: i}]\n"),
+	  PP "spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", "
+	  "\"OnFailure\", \"Never\"" },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (Job default/j): spec.template.spec.restartPolicy: Required value: "
+	  "valid values: \"OnFailure\", \"Never\"" },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+	  "  template: {spec: {restartPolicy: Always, containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (Job default/j): spec.template.spec.restartPolicy: Required value: "
+	  "valid values: \"OnFailure\", \"Never\"" },
+	{ "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+	  "  template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: i}]}}\n",
+	  NULL },
+	{ "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+	  "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+	  "    spec: {restartPolicy: Never, containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Deployment default/d): spec.template.spec.restartPolicy: "
+	  "Unsupported value: \"Never\": supported values: \"Always\"" },
 
 	/* more Karpenter rules */
 	{ "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n  template:\n"
