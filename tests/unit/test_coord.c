@@ -437,9 +437,10 @@ static const char p7_pool[] =
 	"metadata: {name: eight}\nspec:\n  spec:\n    devices:\n      requests:\n"
 	"      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 8}}\n";
 
-/* Plan p7_pool with the extra (NULL: none) as the CLI sends it: the exit
+/* Plan manifest with the extra (NULL: none) as the CLI sends it: the exit
  * code; *out (may be NULL) gets the JSON and the diagnostics. */
-static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
+static int plan_with(struct coord *c, const char *manifest, const char *extra,
+		     struct strbuf *out)
 {
 	Dratopo__V1__PlanRequest q = DRATOPO__V1__PLAN_REQUEST__INIT;
 	Dratopo__V1__Manifest m = DRATOPO__V1__MANIFEST__INIT;
@@ -452,7 +453,7 @@ static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
 	int code = -1;
 
 	m.name = (char *)"p7.yaml";
-	m.content = (char *)p7_pool;
+	m.content = (char *)manifest;
 	x.name = (char *)"extra.yaml";
 	x.content = (char *)extra;
 	q.n_manifests = 1;
@@ -478,6 +479,11 @@ static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
 	rpc_invoke_result_free(&res);
 	free(buf);
 	return code;
+}
+
+static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
+{
+	return plan_with(c, p7_pool, extra, out);
 }
 
 /* The learned entry as `dratopo hwdb export --coordinator` gives it, with
@@ -594,6 +600,35 @@ static void test_plan_extras_concurrent(void)
 	coord_close(&c);
 }
 
+/* Two NodeOverlays of one weight pricing the learned type conflict: the
+ * plan over the fleet ignores the second, as Karpenter does, and its
+ * warning comes back among the diagnostics. */
+static void test_plan_overlay_conflict(void)
+{
+	static const char overlays[] =
+		"---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: b-price}\n"
+		"spec: {weight: 5, price: '40', requirements: [{key: node.kubernetes.io/instance-type, "
+		"operator: In, values: [p7.48xlarge]}]}\n"
+		"---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: a-price}\n"
+		"spec: {weight: 5, price: '30', requirements: [{key: node.kubernetes.io/instance-type, "
+		"operator: In, values: [p7.48xlarge]}]}\n";
+	struct strbuf manifest = STRBUF_INIT, out = STRBUF_INIT;
+	struct coord c;
+
+	open_coord(&c, true);
+	learn_p7(&c);
+	sb_puts(&manifest, p7_pool);
+	sb_puts(&manifest, overlays);
+	CU_ASSERT_EQUAL(plan_with(&c, sb_str(&manifest), NULL, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "\"priceOverlay\": \"b-price\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "warning: NodeOverlay a-price: conflicts with "
+				      "NodeOverlay b-price (both of weight 5 set the price of "
+				      "p7.48xlarge in NodePool p7)"));
+	sb_free(&manifest);
+	sb_free(&out);
+	coord_close(&c);
+}
+
 /* Past --max-plans running plans, a Plan is refused at once with
  * RESOURCE_EXHAUSTED (the handlers' threads stay free for reports), and
  * the refusal leaves the count as it found it. */
@@ -629,4 +664,5 @@ DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_restart_after_heartbeats),
 		   DT_TEST(test_plan_learned_type),
 		   DT_TEST(test_plan_extras_concurrent),
+		   DT_TEST(test_plan_overlay_conflict),
 		   DT_TEST(test_plan_limit))
