@@ -53,6 +53,37 @@ static void yaml_request(const struct gen_pclaim *c, const char *ind, struct str
 			  ind, models[c->model].product);
 }
 
+/* A zone constraint for a third of the pods. */
+static void gen_zone(struct gen_src *src, struct gen_ppod *p)
+{
+	p->zone_op = gen_bool(src, 33) ? GEN_ZONE_IN + (int)gen_pick(src, 2) : GEN_ZONE_ANY;
+	p->zones = 1 + (unsigned)gen_pick(src, 7);
+	p->zone_selector = p->zone_op == GEN_ZONE_IN && (p->zones & (p->zones - 1)) == 0 &&
+			   gen_bool(src, 50);
+}
+
+static void yaml_zone(const struct gen_ppod *p, struct strbuf *sb)
+{
+	bool first = true;
+
+	if (p->zone_op == GEN_ZONE_ANY)
+		return;
+	if (p->zone_selector) {
+		sb_printf(sb, "  nodeSelector: {topology.kubernetes.io/zone: z%d}\n",
+			  __builtin_ctz(p->zones));
+		return;
+	}
+	sb_printf(sb, "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+		  "{nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, "
+		  "operator: %s, values: [", p->zone_op == GEN_ZONE_IN ? "In" : "NotIn");
+	for (int z = 0; z < 3; z++)
+		if (p->zones & (1u << z)) {
+			sb_printf(sb, "%sz%d", first ? "" : ", ", z);
+			first = false;
+		}
+	sb_puts(sb, "]}]}]}}}\n");
+}
+
 int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 {
 	memset(g, 0, sizeof(*g));
@@ -76,6 +107,7 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 		p->mem_mib = 512 * gen_range(src, 1, 48);       /* up to 24 GiB */
 		gen_claim_req(src, &p->own);
 		p->shared = gen_bool(src, 20) ? (int)gen_pick(src, GEN_PLAN_MAX_SHARED) : -1;
+		gen_zone(src, p);
 	}
 	for (int k = 0; k < GEN_PLAN_MAX_SHARED; k++) {
 		gen_claim_req(src, &g->shared[k]);
@@ -133,6 +165,7 @@ int gen_plan_make(struct gen_src *src, struct gen_plan *g, bool may_exist)
 		}
 		sb_printf(&g->yaml, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p%d, "
 			  "namespace: default}\nspec:\n", i);
+		yaml_zone(p, &g->yaml);
 		if (c && shared)
 			sb_printf(&g->yaml, "  resourceClaims: [{name: gpu, "
 				  "resourceClaimName: shared-%d}]\n", p->shared);
@@ -192,6 +225,24 @@ static void allocatable(const struct gen_ptype *ty, struct plan_res *cap)
 	cap->pods = 110;
 }
 
+/* The zones the pods in mask leave a node, bits z0..z2 and 3 for any
+ * other zone (what only NotIn constraints leave). */
+#define GEN_ZONES_ALL 0xfu
+
+static unsigned zones_left(const struct gen_plan *g, unsigned mask)
+{
+	unsigned left = GEN_ZONES_ALL;
+
+	for (int i = 0; i < g->n_pods; i++) {
+		const struct gen_ppod *p = &g->pods[i];
+
+		if (!(mask & (1u << i)) || p->zone_op == GEN_ZONE_ANY)
+			continue;
+		left &= p->zone_op == GEN_ZONE_IN ? p->zones : ~p->zones;
+	}
+	return left;
+}
+
 /* Whether the pods in mask fit one node of type t. */
 static bool fits(const struct gen_plan *g, unsigned mask, int t)
 {
@@ -222,7 +273,25 @@ static bool fits(const struct gen_plan *g, unsigned mask, int t)
 		gpus += c->gpus;
 	}
 	return cpu <= cap.cpu_milli && mem <= cap.mem_bytes && pods <= cap.pods &&
-	       gpus <= ty->n_gpus;
+	       gpus <= ty->n_gpus && zones_left(g, mask);
+}
+
+/* The zones nc's narrowed zone requirement leaves (GEN_ZONES_ALL: none). */
+static unsigned claim_zones(const struct plan_node_claim *nc)
+{
+	for (size_t i = 0; i < nc->n_narrowed; i++) {
+		const struct model_requirement *r = &nc->narrowed[i];
+		unsigned listed = 0;
+		int z;
+
+		if (strcmp(r->key, "topology.kubernetes.io/zone"))
+			continue;
+		for (size_t k = 0; k < r->n_values; k++)
+			listed |= sscanf(r->values[k], "z%d", &z) == 1 && z >= 0 && z < 3
+					  ? 1u << z : 1u << 3;
+		return r->op == MODEL_OP_IN ? listed : GEN_ZONES_ALL & ~listed;
+	}
+	return GEN_ZONES_ALL;
 }
 
 /* The pods using shared claim k. */
@@ -408,6 +477,11 @@ static bool check_new_node(const struct gen_plan *g, const struct plan_node_clai
 	if (!fits(g, here, t)) {
 		sb_printf(why, "node claim %s (%s): its pods (mask %#x) do not fit it", nc->name,
 			  name, here);
+		return false;
+	}
+	if (claim_zones(nc) != zones_left(g, here)) {
+		sb_printf(why, "node claim %s: its zone requirement leaves zones %#x, its pods %#x",
+			  nc->name, claim_zones(nc), zones_left(g, here));
 		return false;
 	}
 	return check_claims(g, nc->claims, nc->n_claims, here, nc->name, nc->name, claimed, why);

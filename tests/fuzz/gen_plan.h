@@ -18,7 +18,10 @@
  * exactly those, 1-5 pods with CPU and memory requests and, for most, a
  * ResourceClaimTemplate asking for 1-2 GPUs (any model or one by
  * productName) or a named ResourceClaim shared with other pods (which
- * must then share a node: the oracle keeps them in one part); optionally an existing node with its own slice of GPUs
+ * must then share a node: the oracle keeps them in one part), some pinned
+ * to zones (In or NotIn z0..z2: the pods of one node must share a zone,
+ * and its NodeClaim must name exactly the zones they leave); optionally an
+ * existing node with its own slice of GPUs
  * whose first GPUs a claim already holds (then only the invariants are
  * checked, and that no pod gets a GPU in use: the existing-nodes-first
  * phase is greedy by design). Used by tests/unit/test_plan_diff.c and
@@ -51,11 +54,18 @@ struct gen_pclaim {
 
 #define GEN_PLAN_MAX_SHARED 2
 
+/* A pod's zone constraint: In or NotIn a set of the zones z0, z1, z2
+ * (bit i: zi), as a nodeSelector (In one zone) or a node affinity term. */
+enum gen_zone_op { GEN_ZONE_ANY, GEN_ZONE_IN, GEN_ZONE_NOT_IN };
+
 struct gen_ppod {
 	int cpu_m;              /* millicores */
 	int mem_mib;
 	struct gen_pclaim own;  /* its template's claim */
 	int shared;             /* -1, or the named claim shared-N it uses instead */
+	enum gen_zone_op zone_op;
+	unsigned zones;         /* non-empty subset of z0..z2 */
+	bool zone_selector;     /* In one zone, written as a nodeSelector */
 };
 
 struct gen_plan {
