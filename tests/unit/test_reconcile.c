@@ -208,6 +208,10 @@ static void test_bad_reports(void)
 	from_type("p5.48xlarge", &v);
 	r.node_name = "bad name";
 	CU_ASSERT_EQUAL(rec_report(f, &r, &o, &err), -EINVAL);
+	r.node_name = "Bad_Name";           /* printable, but no Node's name */
+	CU_ASSERT_EQUAL(rec_report(f, &r, &o, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "node name \"Bad_Name\": a lowercase RFC 1123 "
+				      "subdomain must consist of"));
 	r.node_name = "n1";
 	r.instance_type = "";
 	CU_ASSERT_EQUAL(rec_report(f, &r, &o, &err), -EINVAL);
