@@ -58,6 +58,7 @@ static const struct {
 	[MODEL_REPLICA_SET]             = { "apps/v1", "ReplicaSet", true },
 	[MODEL_STATEFUL_SET]            = { "apps/v1", "StatefulSet", true },
 	[MODEL_JOB]                     = { "batch/v1", "Job", true },
+	[MODEL_DAEMON_SET]              = { "apps/v1", "DaemonSet", true },
 	[MODEL_NODE_POOL]               = { "karpenter.sh/v1", "NodePool", false },
 	[MODEL_NODE_CLAIM]              = { "karpenter.sh/v1", "NodeClaim", false },
 	[MODEL_EC2_NODE_CLASS]          = { "karpenter.k8s.aws/v1", "EC2NodeClass", false },

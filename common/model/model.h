@@ -54,6 +54,7 @@ enum model_kind {
 	MODEL_REPLICA_SET,              /* apps/v1 */
 	MODEL_STATEFUL_SET,             /* apps/v1 */
 	MODEL_JOB,                      /* batch/v1 */
+	MODEL_DAEMON_SET,               /* apps/v1: a pod on every node it selects */
 	MODEL_NODE_POOL,                /* karpenter.sh/v1, cluster-scoped */
 	MODEL_NODE_CLAIM,               /* karpenter.sh/v1, cluster-scoped */
 	MODEL_EC2_NODE_CLASS,           /* karpenter.k8s.aws/v1, cluster-scoped */

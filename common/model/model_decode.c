@@ -102,6 +102,7 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	case MODEL_REPLICA_SET:
 	case MODEL_STATEFUL_SET:
 	case MODEL_JOB:
+	case MODEL_DAEMON_SET:
 		model_dec_workload(d, root, k, &o->u.workload);
 		break;
 	case MODEL_NODE_POOL:

@@ -145,7 +145,7 @@ void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum m
 	if (k == MODEL_JOB) {
 		model_get_int(d, spec, "parallelism", 32, &w->has_parallelism, &w->parallelism);
 		model_get_int(d, spec, "completions", 32, &w->has_completions, &w->completions);
-	} else {
+	} else if (k != MODEL_DAEMON_SET) {
 		model_get_int(d, spec, "replicas", 32, &w->has_replicas, &w->replicas);
 	}
 	sel = model_get_map(d, spec, "selector");

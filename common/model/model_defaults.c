@@ -125,6 +125,8 @@ int model_object_default(struct model_set *s, struct model_object *o)
 		}
 		/* The pods made from the template are defaulted as Pods are. */
 		return default_pod_spec(s, &w->template_.spec);
+	case MODEL_DAEMON_SET:
+		return default_pod_spec(s, &w->template_.spec);
 	case MODEL_JOB:
 		/* SetDefaults_Job: both unset is a single-pod job. */
 		if (!w->has_completions && !w->has_parallelism) {

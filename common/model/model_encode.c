@@ -972,6 +972,7 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 	case MODEL_REPLICA_SET:
 	case MODEL_STATEFUL_SET:
 	case MODEL_JOB:
+	case MODEL_DAEMON_SET:
 		put(&e, root, "spec", enc_workload(&e, o->kind, &o->u.workload));
 		break;
 	case MODEL_NODE_POOL:

@@ -52,6 +52,7 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	case MODEL_REPLICA_SET:
 	case MODEL_STATEFUL_SET:
 	case MODEL_JOB:
+	case MODEL_DAEMON_SET:
 		model_v_workload(&v, &o->u.workload);
 		break;
 	case MODEL_NODE_POOL:

@@ -315,7 +315,11 @@ void model_v_workload(struct model_val *v, const struct model_workload *w)
 			P_POP(v, f);
 		} else if (w->selector->n_match_labels + w->selector->n_match_expressions == 0) {
 			f = P_FIELD(v, "selector");
-			model_e_invalid_str(v, "", "empty selector is invalid for deployment");
+			model_e_invalid_str(v, "", v->o->kind == MODEL_STATEFUL_SET
+					    ? "empty selector is invalid for statefulset"
+					    : v->o->kind == MODEL_DAEMON_SET
+					    ? "empty selector is invalid for daemonset"
+					    : "empty selector is invalid for deployment");
 			P_POP(v, f);
 		} else if (!selector_matches_labels(v, w->selector, w->template_.meta.labels,
 						    w->template_.meta.n_labels)) {

@@ -116,7 +116,7 @@ struct plan_node_claim {
 	const char **drivers;           /* sorted, distinct: requested-dra-drivers */
 	size_t n_drivers;
 	const char *node_class;         /* the EC2NodeClass it launches with */
-	struct plan_res requests;       /* what its pods request, summed */
+	struct plan_res requests;       /* what its pods and DaemonSets request, summed */
 	/* Its requirements on the keys a node gets at launch (zone, region,
 	 * zone id) as its pods and pool narrow them; these replace the
 	 * pool's requirements on those keys. */

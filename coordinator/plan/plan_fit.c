@@ -56,6 +56,15 @@ void plan_res_add(struct plan_res *a, const struct plan_res *b)
 		a->ext[i] = sat_add(a->ext[i], b->ext[i]);
 }
 
+void plan_res_take(struct plan_res *a, const struct plan_res *b)
+{
+	a->cpu_milli = a->cpu_milli > b->cpu_milli ? a->cpu_milli - b->cpu_milli : 0;
+	a->mem_bytes = a->mem_bytes > b->mem_bytes ? a->mem_bytes - b->mem_bytes : 0;
+	a->pods = a->pods > b->pods ? a->pods - b->pods : 0;
+	for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
+		a->ext[i] = a->ext[i] > b->ext[i] ? a->ext[i] - b->ext[i] : 0;
+}
+
 /* A quantity in milli-units, rounded up (0.1 CPU -> 100), clamped. */
 static int64_t milli_ceil(const struct quantity *q)
 {

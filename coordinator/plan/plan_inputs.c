@@ -353,6 +353,52 @@ static void pool_limits(struct pool *p)
 		p->lim_nodes = -1;
 }
 
+/* Whether a DaemonSet's pods would run on the pool's nodes, as Karpenter
+ * decides it for a NodePool: its taints tolerated (PreferNoSchedule never
+ * counts), its requirements and template labels compatible with the
+ * pod's node selection. */
+static bool daemon_runs_on(const struct pool *p, const struct plan_node_spec *node,
+			   const struct model_pod_spec *pod)
+{
+	char why[256];
+
+	return !plan_untolerated(p->taints, p->n_taints, pod->tolerations, pod->n_tolerations) &&
+	       plan_pod_selects(node, pod, why, sizeof(why));
+}
+
+/* p->daemons: the summed requests of the DaemonSets whose pods its nodes
+ * would run (each pod takes a pod slot too). -ENOMEM. */
+static int pool_daemons(struct planner *pl, struct pool *p)
+{
+	const struct model_object *o = NULL;
+	struct plan_node_spec node = { .reqs = p->reqs, .n_reqs = p->n_reqs, .hypothetical = true };
+	struct model_kv *labels;
+
+	memset(&p->daemons, 0, sizeof(p->daemons));
+	p->n_daemons = 0;
+	if (!model_set_count(pl->set, MODEL_DAEMON_SET))
+		return 0;
+	if (!(labels = calloc(p->n_tlabels + 1, sizeof(*labels))))
+		return -ENOMEM;
+	plan_copy(labels, p->tlabels, p->n_tlabels * sizeof(*labels));
+	labels[p->n_tlabels] = (struct model_kv){ PLAN_LABEL_NODEPOOL, p->name };
+	node.labels = labels;
+	node.n_labels = p->n_tlabels + 1;
+	while ((o = model_set_next(pl->set, MODEL_DAEMON_SET, o))) {
+		const struct model_pod_spec *pod = &o->u.workload.template_.spec;
+		struct plan_res r = { 0 };
+
+		if (!daemon_runs_on(p, &node, pod))
+			continue;
+		plan_pod_requests(pod, &r);
+		plan_pod_node_ext(pod, pl->pods.ext_names, pl->pods.n_ext_names, &r);
+		plan_res_add(&p->daemons, &r);
+		p->n_daemons++;
+	}
+	free(labels);
+	return 0;
+}
+
 static int setup_pool(struct planner *pl, struct pool *p, const struct model_object *o)
 {
 	struct dt_err e;
@@ -376,6 +422,8 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 		p->nc = find_nodeclass(pl, NULL);
 	}
 	pool_limits(p);
+	if (pool_daemons(pl, p))
+		return -ENOMEM;
 	/* karpenter.sh/capacity-type: on-demand unless the pool says. */
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_vset r;
@@ -597,6 +645,7 @@ static int cand_admit(struct planner *pl, struct cand *c, size_t *cap_h, bool *o
 	plan_node_allocatable(t->vcpu, t->memory_mib, &pool->kubelet, &c->alloc);
 	plan_overlay_capacity(&pl->overlays, c->labels, c->n_labels, pl->pods.ext_names,
 			      pl->pods.n_ext_names, c->alloc.ext);
+	plan_res_take(&c->alloc, &pool->daemons);
 	return 0;
 }
 

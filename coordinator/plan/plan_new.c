@@ -270,7 +270,9 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 	nc->node_class = p->nc ? p->nc->meta.name
 			       : p->obj && p->obj->u.node_pool.node_class_ref.name
 				 ? p->obj->u.node_pool.node_class_ref.name : "default";
-	nc->requests = pl->pn[node].used;
+	/* As Karpenter's NodeClaims: the daemons' requests, then the pods'. */
+	nc->requests = p->daemons;
+	plan_res_add(&nc->requests, &pl->pn[node].used);
 	pl->n_ncs++;            /* its arrays are the planner's to free from here */
 	pl->res->total_price += nc->price;
 	return nc->name && !plan_narrow_claim(pl, &pl->pn[node], nc) ? 0 : -ENOMEM;

@@ -749,6 +749,39 @@ static void test_zone_does_not_exist(void)
 	loaded_free(&l);
 }
 
+/* ---- DaemonSets: what their pods take on every new node ---- */
+
+#define DS(name, sched, cpu) "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: " \
+	name "}\nspec:\n  selector: {matchLabels: {app: " name "}}\n  template:\n" \
+	"    metadata: {labels: {app: " name "}}\n    spec:\n" sched \
+	"      containers: [{name: c, image: x, resources: {requests: {cpu: '" cpu "'}}}]\n"
+#define CPU_POD "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" \
+	"  containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]\n"
+
+/* The cheapest type for a 1.5-CPU pod, and its NodeClaim's CPU request. */
+static void daemon_case(const char *yaml, const char *type, int64_t cpu_milli)
+{
+	struct loaded l = plan_yaml(yaml);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, type);
+	CU_ASSERT_EQUAL(l.res->node_claims[0].requests.cpu_milli, cpu_milli);
+	loaded_free(&l);
+}
+
+/* As Karpenter's daemon overhead: a DaemonSet whose pods would run on the
+ * pool's nodes takes its requests from every new node (the 1.5-CPU pod no
+ * longer fits the 2-vCPU type beside a 1-CPU daemon), and the NodeClaim
+ * requests both; one selecting a label the pool never sets takes nothing. */
+static void test_daemonset_overhead(void)
+{
+	daemon_case(CPU_POD, "g6f.large", 1500);
+	daemon_case(DS("logs", "", "1") CPU_POD, "g6f.xlarge", 2500);
+	daemon_case(DS("gfd", "      nodeSelector: {nvidia.com/gpu.present: 'true'}\n", "1")
+		    CPU_POD, "g6f.large", 1500);
+}
+
 /* A NodeOverlay's spec.price makes p5e.48xlarge (no hwdb price) a
  * candidate, and the cheaper one for an H200: it is launched at the
  * overlay's price, which the output names. */
@@ -1145,4 +1178,5 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_catalog_learned_type),
 	      DT_TEST(test_zones_narrow_node_claims),
 	      DT_TEST(test_zone_does_not_exist),
+	      DT_TEST(test_daemonset_overhead),
 	      DT_TEST(test_output_formats))

@@ -218,6 +218,8 @@ void plan_pod_node_ext(const struct model_pod_spec *spec, const char *const *nam
 #define PLAN_RES_MAX (INT64_C(1) << 60)
 /* a += b, saturating at PLAN_RES_MAX. */
 void plan_res_add(struct plan_res *a, const struct plan_res *b);
+/* a -= b, never below 0. */
+void plan_res_take(struct plan_res *a, const struct plan_res *b);
 bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 		   const struct plan_res *cap);
 /* "cpu", "memory", "pods" or "extended" (a node extended resource): the

@@ -61,6 +61,10 @@ struct pool {
 	size_t n_taints;
 	const struct model_kv *tlabels;
 	size_t n_tlabels;
+	/* What the DaemonSets that would run on its nodes request: taken
+	 * from every new node's allocatable (Karpenter's daemon overhead). */
+	struct plan_res daemons;
+	size_t n_daemons;
 	/* limits (-1: none) and what the plan launched so far */
 	int64_t lim_cpu, lim_mem, lim_gpu, lim_nodes;
 	int64_t use_cpu, use_mem, use_gpu, use_nodes;
