@@ -600,6 +600,17 @@ static const struct vcase cases[] = {
 	{ "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n"
 	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
 	  "t.yaml: document 1 (StatefulSet default/s): spec.selector: Required value" },
+	{ "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n  selector: {}\n"
+	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (DaemonSet default/d): spec.selector: Invalid value: \"\": empty "
+	  "selector is invalid for daemonset" },
+	{ "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n  selector: {}\n"
+	  "  template: {spec: {containers: [{name: c, image: i}]}}\n",
+	  "t.yaml: document 1 (StatefulSet default/s): spec.selector: Invalid value: \"\": empty "
+	  "selector is invalid for statefulset" },
+	{ "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n"
+	  "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+	  "    spec: {containers: [{name: c, image: i}]}\n", NULL },
 	/* restartPolicy (QA-16): the pod's three values; a Job's pods OnFailure or
 	 * Never (the default Always counts as missing), apps/v1's Always */
 	{ POD("  restartPolicy: Sometimes\n  containers: [{name: c, image: i}]\n"),
