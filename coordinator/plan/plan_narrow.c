@@ -13,9 +13,9 @@
  * left, or NotIn what was excluded.
  *
  * A unit's requirements on these keys come from its pods' nodeSelector and
- * their required node affinity when it has a single term (a pod with
- * several ORed terms asks for one of them, which narrows nothing for
- * sure; Karpenter too relaxes such a pod term by term). Values are
+ * their required node affinity: a single term's requirements as they are;
+ * for several ORed terms, on a key every term bounds with an In list, the
+ * union of those lists (the pod runs where one term holds). Values are
  * strings: Gt and Lt, meaningless on a zone, narrow nothing. */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,49 +25,103 @@
 
 /* ---- a unit's requirements on the open keys ---- */
 
-static size_t count_open(const struct plan_pods *pods, const struct plan_unit *u)
+/* Gathers a unit's requirements on the open keys; with r NULL it only
+ * counts them and the values that unions of ORed terms need. */
+struct gather {
+	struct model_requirement *r;
+	const char **vals;
+	size_t n, n_vals;
+};
+
+static void put_req(struct gather *g, const struct model_requirement *r)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < u->n_pods; i++) {
-		const struct model_pod_spec *s = pods->pods[u->pods[i]].spec;
-		const struct model_node_selector *aff = s->required_node_affinity;
-
-		for (size_t k = 0; k < s->n_node_selector; k++)
-			n += plan_is_open_key(s->node_selector[k].key);
-		if (aff && aff->n_terms == 1)
-			for (size_t k = 0; k < aff->terms[0].n_match_expressions; k++)
-				n += plan_is_open_key(aff->terms[0].match_expressions[k].key);
-	}
-	return n;
+	if (g->r)
+		g->r[g->n] = *r;
+	g->n++;
 }
 
 /* nodeSelector key: value as the requirement key In [value]; its value
  * pointer is the model's, which outlives the plan. */
-static void selector_req(const struct model_kv *kv, struct model_requirement *r)
+static void put_selector(struct gather *g, const struct model_kv *kv)
 {
-	*r = (struct model_requirement){ .key = kv->key, .operator_text = "In",
-					 .op = MODEL_OP_IN,
-					 .values = (const char **)&kv->value, .n_values = 1 };
+	put_req(g, &(struct model_requirement){ .key = kv->key, .operator_text = "In",
+						.op = MODEL_OP_IN,
+						.values = (const char **)&kv->value,
+						.n_values = 1 });
 }
 
-static void fill_open(const struct plan_pods *pods, const struct plan_unit *u,
-		      struct model_requirement *out)
+/* The first In list of a term on key, or NULL. */
+static const struct model_requirement *term_in(const struct model_node_selector_term *t,
+					       const char *key)
 {
-	size_t n = 0;
+	for (size_t i = 0; i < t->n_match_expressions; i++)
+		if (t->match_expressions[i].op == MODEL_OP_IN &&
+		    !strcmp(t->match_expressions[i].key, key))
+			return &t->match_expressions[i];
+	return NULL;
+}
 
-	for (size_t i = 0; i < u->n_pods; i++) {
-		const struct model_pod_spec *s = pods->pods[u->pods[i]].spec;
-		const struct model_node_selector *aff = s->required_node_affinity;
+/* A pod with several ORed terms runs where one of them holds: on a key
+ * every term bounds with an In list, the node's value must be in their
+ * union (other terms narrow nothing for sure). */
+static void put_union(struct gather *g, const struct model_node_selector *aff, const char *key)
+{
+	size_t first = g->n_vals, n = 0;
 
-		for (size_t k = 0; k < s->n_node_selector; k++)
-			if (plan_is_open_key(s->node_selector[k].key))
-				selector_req(&s->node_selector[k], &out[n++]);
-		if (aff && aff->n_terms == 1)
-			for (size_t k = 0; k < aff->terms[0].n_match_expressions; k++)
-				if (plan_is_open_key(aff->terms[0].match_expressions[k].key))
-					out[n++] = aff->terms[0].match_expressions[k];
+	for (size_t t = 0; t < aff->n_terms; t++)
+		if (!term_in(&aff->terms[t], key))
+			return;
+	for (size_t t = 0; t < aff->n_terms; t++) {
+		const struct model_requirement *in = term_in(&aff->terms[t], key);
+
+		for (size_t k = 0; k < in->n_values; k++) {
+			if (g->vals)
+				g->vals[first + n] = in->values[k];
+			n++;
+		}
 	}
+	g->n_vals += n;
+	put_req(g, &(struct model_requirement){ .key = key, .operator_text = "In",
+						.op = MODEL_OP_IN,
+						.values = g->vals ? &g->vals[first] : NULL,
+						.n_values = n });
+}
+
+/* Whether key comes first among the open keys of term 0 (each key once). */
+static bool first_open_key(const struct model_node_selector_term *t, size_t i)
+{
+	const char *key = t->match_expressions[i].key;
+
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(t->match_expressions[k].key, key))
+			return false;
+	return plan_is_open_key(key);
+}
+
+static void gather_pod(struct gather *g, const struct model_pod_spec *s)
+{
+	const struct model_node_selector *aff = s->required_node_affinity;
+
+	for (size_t k = 0; k < s->n_node_selector; k++)
+		if (plan_is_open_key(s->node_selector[k].key))
+			put_selector(g, &s->node_selector[k]);
+	if (!aff || !aff->n_terms)
+		return;
+	for (size_t k = 0; k < aff->terms[0].n_match_expressions; k++) {
+		const struct model_requirement *r = &aff->terms[0].match_expressions[k];
+
+		if (aff->n_terms == 1 && plan_is_open_key(r->key))
+			put_req(g, r);
+		else if (aff->n_terms > 1 && first_open_key(&aff->terms[0], k))
+			put_union(g, aff, r->key);
+	}
+}
+
+static void gather_unit(const struct plan_pods *pods, const struct plan_unit *u,
+			struct gather *g)
+{
+	for (size_t i = 0; i < u->n_pods; i++)
+		gather_pod(g, pods->pods[u->pods[i]].spec);
 }
 
 int plan_narrow_setup(struct planner *pl)
@@ -78,20 +132,29 @@ int plan_narrow_setup(struct planner *pl)
 		return -ENOMEM;
 	for (size_t i = 0; i < pods->n_units; i++) {
 		struct plan_open_reqs *o = &pl->unit_open[i];
+		struct gather count = { 0 }, fill = { 0 };
 
-		if (!(o->n = count_open(pods, &pods->units[i])))
+		gather_unit(pods, &pods->units[i], &count);
+		if (!count.n)
 			continue;
-		if (!(o->r = calloc(o->n, sizeof(*o->r))))
+		fill.r = calloc(count.n, sizeof(*fill.r));
+		fill.vals = calloc(count.n_vals + 1, sizeof(*fill.vals));
+		o->r = fill.r;
+		o->vals = fill.vals;
+		if (!fill.r || !fill.vals)
 			return -ENOMEM;
-		fill_open(pods, &pods->units[i], o->r);
+		gather_unit(pods, &pods->units[i], &fill);
+		o->n = fill.n;
 	}
 	return 0;
 }
 
 void plan_narrow_free(struct planner *pl)
 {
-	for (size_t i = 0; pl->unit_open && i < pl->pods.n_units; i++)
+	for (size_t i = 0; pl->unit_open && i < pl->pods.n_units; i++) {
 		free(pl->unit_open[i].r);
+		free(pl->unit_open[i].vals);
+	}
 	free(pl->unit_open);
 	pl->unit_open = NULL;
 }

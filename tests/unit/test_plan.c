@@ -683,6 +683,10 @@ static void narrowed_text(const struct plan_result *r, char *buf, size_t sz)
 #define ZAFF(op, vals) "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuring" \
 	"Execution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, " \
 	"operator: " op vals "}]}]}}}\n"
+#define ZAFF2(z1, z2) "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuring" \
+	"Execution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, " \
+	"operator: In, values: [" z1 "]}]}, {matchExpressions: [{key: topology.kubernetes.io/zone, " \
+	"operator: In, values: [" z2 "]}]}]}}}\n"
 #define ZPOOL(reqs) "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\n" \
 	"spec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, " \
 	"kind: EC2NodeClass, name: default}\n      requirements:\n" \
@@ -716,6 +720,13 @@ static void test_zones_narrow_node_claims(void)
 		  ZPOD("a", ZAFF("NotIn", ", values: [us-east-1a]"))
 		  ZPOD("b", ZAFF("NotIn", ", values: [us-east-1b]")),
 		  1, "topology.kubernetes.io/zone NotIn us-east-1a,us-east-1b;" },
+		{ "ORed terms allow the union of their zones: one is the other pod's",
+		  ZPOD("a", ZAFF2("us-east-1a", "us-east-1b")) ZPOD("b", ZSEL("us-east-1b")),
+		  1, "topology.kubernetes.io/zone In us-east-1b;" },
+		{ "ORed terms allow the union of their zones: none is the other pod's",
+		  ZPOD("a", ZAFF2("us-east-1a", "us-east-1b")) ZPOD("b", ZSEL("us-east-1c")),
+		  2, "topology.kubernetes.io/zone In us-east-1a,us-east-1b; | "
+		     "topology.kubernetes.io/zone In us-east-1c;" },
 		{ "Exists narrows nothing", ZPOD("a", ZAFF("Exists", "")), 1, "" },
 		{ "unpinned pods name no zone", ZPOD("a", "") ZPOD("b", ""), 1, "" },
 	};

@@ -116,10 +116,12 @@ struct pnode {
 	size_t depth, cap;
 };
 
-/* A unit's requirements on the open keys (zone, region, zone id). */
+/* A unit's requirements on the open keys (zone, region, zone id); vals
+ * holds the values of the ones made for ORed terms. */
 struct plan_open_reqs {
 	struct model_requirement *r;
 	size_t n;
+	const char **vals;
 };
 
 struct planner {
