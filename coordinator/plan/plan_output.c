@@ -341,6 +341,20 @@ int plan_emit_yaml(const struct plan_result *r, struct strbuf *out)
 
 /* ---- Table ---- */
 
+/* The narrowed keys in short: "zone=us-east-1a; ", "zone!=us-east-1a|us-east-1b; ". */
+static void table_narrowed(const struct plan_node_claim *nc, struct strbuf *out)
+{
+	for (size_t i = 0; i < nc->n_narrowed; i++) {
+		const struct model_requirement *r = &nc->narrowed[i];
+		const char *key = strrchr(r->key, '/');
+
+		sb_printf(out, "%s%s", key ? key + 1 : r->key, r->op == MODEL_OP_IN ? "=" : "!=");
+		for (size_t k = 0; k < r->n_values; k++)
+			sb_printf(out, "%s%s", k ? "|" : "", r->values[k]);
+		sb_puts(out, "; ");
+	}
+}
+
 int plan_emit_table(const struct plan_result *r, struct strbuf *out)
 {
 	size_t w_name = 4, w_pool = 8, w_type = 13;
@@ -365,6 +379,7 @@ int plan_emit_table(const struct plan_result *r, struct strbuf *out)
 		sb_printf(out, "%-13s %-*s %-*s %-*s %10.4f %5zu  ", "nodeclaim", (int)w_name,
 			  nc->name, (int)w_pool, nc->node_pool, (int)w_type, nc->instance_type,
 			  nc->price, nc->n_pods);
+		table_narrowed(nc, out);
 		for (size_t k = 0; k < nc->n_pods && k < 4; k++)
 			sb_printf(out, "%s%s", k ? ", " : "", nc->pods[k]);
 		sb_printf(out, "%s\n", nc->n_pods > 4 ? ", ..." : "");

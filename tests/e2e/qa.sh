@@ -496,6 +496,9 @@ if expect 0 "$BIN" plan -o json -f "$Q/plan-zones.yaml"; then
 		'[["default/in-zone-a","In","us-east-1a"],["default/in-zone-b","In","us-east-1b"]]' \
 		"pods pinned to two zones, two NodeClaims in their zones"
 fi
+if expect 0 "$BIN" plan -f "$Q/plan-zones.yaml"; then
+	has "$TMP/out" '^nodeclaim .*  zone=us-east-1a; default/in-zone-a$' "the table names the zone"
+fi
 if expect 0 "$BIN" plan -o yaml -f "$Q/plan-zones.yaml"; then
 	[ "$(grep -c '^  - key: topology.kubernetes.io/zone$' "$TMP/out")" = 2 ] ||
 		fail "each NodeClaim's YAML carries its zone requirement"
