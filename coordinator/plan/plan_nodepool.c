@@ -249,6 +249,38 @@ static void describe_req(const struct model_requirement *r, char *buf, size_t sz
 	snprintf(buf + len, sz - len, "%s]", r->n_values > 8 ? " ..." : "");
 }
 
+/* On a node to be, the pool's first requirement on key that leaves the
+ * pod's requirement r no value, or NULL. */
+static const struct model_requirement *pool_excludes(const struct plan_node_spec *node,
+						     const struct model_requirement *r)
+{
+	struct plan_vset want, have;
+
+	if (!node->hypothetical || plan_vset_from_req(r, &want))
+		return NULL;
+	for (size_t i = 0; i < node->n_reqs; i++)
+		if (!strcmp(node->reqs[i].key, r->key) &&
+		    !plan_vset_from_req(&node->reqs[i], &have) && !plan_vset_intersects(&have, &want))
+			return &node->reqs[i];
+	return NULL;
+}
+
+/* ", the NodePool requires KEY OP [...]" when its requirement is why r
+ * fails, into buf (else ""). */
+static const char *pool_clause(const struct plan_node_spec *node,
+			       const struct model_requirement *r, char *buf, size_t sz)
+{
+	const struct model_requirement *p = pool_excludes(node, r);
+	char d[256];
+
+	buf[0] = '\0';
+	if (p) {
+		describe_req(p, d, sizeof(d));
+		snprintf(buf, sz, ": the NodePool requires %s", d);
+	}
+	return buf;
+}
+
 bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
 		      char *why, size_t whysz)
 {
@@ -264,8 +296,11 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 
 		if (!plan_req_compatible(node, &r)) {
 			const char *have = plan_label(node->labels, node->n_labels, kv->key);
+			char clause[320];
 
-			if (have)
+			if (*pool_clause(node, &r, clause, sizeof(clause)))
+				snprintf(why, whysz, "nodeSelector %s=%s%s", kv->key, val, clause);
+			else if (have)
 				snprintf(why, whysz, "nodeSelector %s=%s: the node has %s=%s",
 					 kv->key, val, kv->key, have);
 			else if (node->hypothetical && !strcmp(kv->key, HOSTNAME_KEY))
@@ -303,10 +338,13 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 		for (size_t i = 0; i < term->n_match_expressions; i++) {
 			if (plan_req_compatible(node, &term->match_expressions[i]))
 				continue;
-			char d[256];
+			char d[256], clause[320];
 
 			describe_req(&term->match_expressions[i], d, sizeof(d));
-			snprintf(why, whysz, "node affinity %s does not match", d);
+			if (*pool_clause(node, &term->match_expressions[i], clause, sizeof(clause)))
+				snprintf(why, whysz, "node affinity %s%s", d, clause);
+			else
+				snprintf(why, whysz, "node affinity %s does not match", d);
 			return false;
 		}
 	}

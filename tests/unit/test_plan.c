@@ -760,6 +760,22 @@ static void test_zone_does_not_exist(void)
 	loaded_free(&l);
 }
 
+/* A pod asking for a zone the NodePool excludes: the reason names the
+ * pool's requirement, not a label "not set". */
+static void test_zone_pool_excludes(void)
+{
+	struct loaded l = plan_yaml(ZPOOL("      - {key: topology.kubernetes.io/zone, operator: NotIn, "
+					  "values: [us-east-1a]}\n")
+				    ZPOD("a", ZSEL("us-east-1a")));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason, "nodeSelector "
+				      "topology.kubernetes.io/zone=us-east-1a: the NodePool requires "
+				      "topology.kubernetes.io/zone NotIn [us-east-1a]"));
+	loaded_free(&l);
+}
+
 /* ---- DaemonSets: what their pods take on every new node ---- */
 
 #define DS(name, sched, cpu) "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: " \
@@ -1189,5 +1205,6 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_catalog_learned_type),
 	      DT_TEST(test_zones_narrow_node_claims),
 	      DT_TEST(test_zone_does_not_exist),
+	      DT_TEST(test_zone_pool_excludes),
 	      DT_TEST(test_daemonset_overhead),
 	      DT_TEST(test_output_formats))
