@@ -159,7 +159,7 @@ for c in validate "cel eval" "hwdb list" allocate plan nodes types; do
 		fail "$c --help: lines over 90 columns"
 done
 # QA-63: plan --help lists every kind plan reads.
-expect 0 "$BIN" plan --help && has "$TMP/out" "DaemonSet (node overhead), NodePool, EC2NodeClass, NodeOverlay" \
+expect 0 "$BIN" plan --help && has "$TMP/out" "DaemonSet \\(node overhead\\), NodePool, EC2NodeClass, NodeOverlay" \
 	"plan --help names DaemonSet and NodeOverlay"
 # QA-22: plan names the option without its value, and a stray argument
 expect 2 "$BIN" plan -f "$Q/claim.json" -o && has "$TMP/err" "^dratopo plan: option '-o' needs a value$" "plan -o"
