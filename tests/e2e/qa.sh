@@ -275,6 +275,10 @@ if expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-same-root.yaml" 
 	jqis '.claims' '[]' "same-root: no claims"
 	jqis '.unallocatable | length > 0' true "same-root: a reason"
 fi
+# QA-65: a whole GPU with too little memory; the reason gives asked and available.
+expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-capacity-over.yaml" --node node-1 &&
+	jqis '.unallocatable | test("8 without the capacity \\(memory: 100Gi asked, 81152Mi left\\)$")' true \
+		"memory over a whole GPU's"
 T=(-f "$Q/alloc-tainted.yaml" --node node-2)
 if expect 0 "${A[@]}" "${T[@]}" -f "$Q/alloc-taint-claims.yaml"; then
 	jqis '.claims[0].allocation.devices.results[0].device' '"gpu-0"' "tolerated taint"
