@@ -238,6 +238,10 @@ fi
 # ---- hwdb ----
 
 expect 1 "$BIN" hwdb show nope.xlarge && has "$TMP/err" "unknown instance type 'nope\.xlarge'" "unknown type"
+# QA-66: the suggestion ignores case; QA-67: "1 GPU", not "1 GPUs"
+expect 1 "$BIN" hwdb show P5.48XLARGE && has "$TMP/err" "(did you mean 'p5\.48xlarge'\?)" "upper-case type"
+expect 2 "$BIN" hwdb show p5.4xlarge --mig "disabled;3g.40gb" &&
+	has "$TMP/err" "2 GPU entries, p5\.4xlarge has 1 GPU \(give one" "MIG layout entries on one GPU"
 for mode in 0 -3 bogus 99999999999999999999; do
 	expect 2 "$BIN" hwdb show p5.48xlarge --consumable-capacity "$mode" &&
 		has "$TMP/err" "invalid consumable capacity mode" "mode $mode"
