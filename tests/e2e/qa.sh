@@ -283,6 +283,10 @@ fi
 expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-capacity-over.yaml" --node node-1 &&
 	jqis '.unallocatable | test("8 without the capacity \\(memory: 100Gi asked, 81152Mi left\\)$")' true \
 		"memory over a whole GPU's"
+# QA-68: templates and workloads alone: an empty result, and a warning that says why.
+expect 0 "${A[@]}" -f "$Q/alloc-templates-only.yaml" --node node-1 && jqis '.claims' '[]' "nothing to allocate" &&
+	has "$TMP/err" "^warning: nothing to allocate: no ResourceClaim in the input \(allocate makes no claims from ResourceClaimTemplates or pods: 'dratopo plan' does\)$" \
+		"nothing to allocate, said"
 T=(-f "$Q/alloc-tainted.yaml" --node node-2)
 if expect 0 "${A[@]}" "${T[@]}" -f "$Q/alloc-taint-claims.yaml"; then
 	jqis '.claims[0].allocation.devices.results[0].device' '"gpu-0"' "tolerated taint"
