@@ -202,6 +202,22 @@ static const struct model_object **collect(const struct model_set *set, enum mod
 	return v;
 }
 
+/* Nothing to allocate is no error (an empty result), but an input of
+ * templates or pods alone is a user expecting plan's expansion here. */
+static void warn_nothing_pending(const struct model_set *set, size_t n_claims)
+{
+	size_t t = model_set_count(set, MODEL_RESOURCE_CLAIM_TEMPLATE);
+	size_t p = model_set_count(set, MODEL_POD);
+
+	if (n_claims)
+		fprintf(stderr, "warning: nothing to allocate: the input's %zu ResourceClaim%s "
+			"already have status.allocation", n_claims, n_claims == 1 ? "" : "s");
+	else
+		fprintf(stderr, "warning: nothing to allocate: no ResourceClaim in the input");
+	fprintf(stderr, "%s\n", t || p ? " (allocate makes no claims from "
+		"ResourceClaimTemplates or pods: 'dratopo plan' does)" : "");
+}
+
 static void print_unallocatable(const char *reason)
 {
 	struct doc_arena *a = doc_arena_new();
@@ -393,6 +409,8 @@ int cli_allocate(int argc, char **argv)
 		else
 			pending[n_pending++] = claims[i];
 	}
+	if (!rc && !n_pending)
+		warn_nothing_pending(set, n_claims);
 	if (!rc)
 		rc = alloc_try(ctx, state, pending, n_pending, &out, &err);
 	if (rc) {

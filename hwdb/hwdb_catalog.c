@@ -7,6 +7,7 @@
  * the set of entries changes; lookups never allocate. */
 #include "hwdb_catalog.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,7 +381,8 @@ size_t hwdb_catalog_family(const struct hwdb_catalog *c, const char *family,
 	return n;
 }
 
-/* Levenshtein distance, bounded to names of sane length. */
+/* Levenshtein distance, bounded to names of sane length; letters compare
+ * without case, so "P5.48XLARGE" finds p5.48xlarge. */
 static size_t edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), row[65];
@@ -395,7 +397,8 @@ static size_t edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t cost = tolower((unsigned char)a[i - 1]) ==
+				      tolower((unsigned char)b[j - 1]) ? 0 : 1;
 			size_t best = diag + cost;
 
 			if (row[j] + 1 < best)

@@ -347,8 +347,8 @@ int hwdb_mig_resolve(const struct hwdb_mig_layout *l, const struct hwdb_type *t,
 
 	if (n_entries != 1 && n_entries != t->n_gpus)
 		return dt_err_set(err, -EINVAL, "MIG layout \"%s\": %zu GPU entries, %s has %zu "
-				  "GPUs (give one entry for all or one per GPU)", l->text,
-				  n_entries, t->name, t->n_gpus);
+				  "GPU%s (give one entry for all or one per GPU)", l->text,
+				  n_entries, t->name, t->n_gpus, t->n_gpus == 1 ? "" : "s");
 	for (size_t i = 0; i < t->n_gpus; i++) {
 		const char *end;
 		int rc;

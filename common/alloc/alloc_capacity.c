@@ -199,10 +199,13 @@ void alloc_capacity_explain(const struct alloc_state *s, uint32_t dev,
 			snprintf(buf, n, "%s: %s asked, no valid value", c->name, a);
 			return;
 		}
+		/* A device for one claim has all of its capacity left (it is
+		 * free, or "in use" would have said so). */
 		if (!d->allow_multi)
+			left = c->value;
+		else if (quantity_sub(&c->value, &s->cap_used[d->cap_first + i], &left))
 			continue;
-		if (quantity_sub(&c->value, &s->cap_used[d->cap_first + i], &left) ||
-		    quantity_cmp(&q, &left) <= 0)
+		if (quantity_cmp(&q, &left) <= 0)
 			continue;
 		/* Earlier shares may already exceed the capacity (an allocation
 		 * made before a driver shrank the device): nothing is left. */

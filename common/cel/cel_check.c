@@ -510,6 +510,42 @@ static void format_args(struct strbuf *sb, const struct cel_ctype **at, uint32_t
 	sb_putc(sb, ')');
 }
 
+/* cel-go's literal validators, which the Kubernetes environments enable:
+ * a constant first argument of duration(), timestamp() or matches() that
+ * the function would refuse at run time is a compile error at that
+ * argument. As in cel-go the argument is the call's first one, not counting
+ * a member call's receiver (for matches: the pattern), and the message is
+ * its own. The runtime overload decides, so both agree. */
+static void check_literal_arg(struct checker *c, const struct cel_node *n)
+{
+	static const char *const fns[] = { "duration", "timestamp", "matches" };
+	const struct cel_node *lit = n->u.call.nargs ? n->u.call.args[0] : NULL;
+	const struct cel_ovl *o = n->u.call.ncands ? n->u.call.cands[0] : NULL;
+	struct cel_value args[2], r;
+	char buf[512];
+	struct cel_arena a;
+	struct cel_ctx ctx = { .arena = &a, .cost_limit = UINT64_MAX };
+	size_t k, na = 0;
+
+	if (!c->env->literal_checks || !lit || lit->kind != N_CONST ||
+	    lit->u.lit.kind != CEL_STRING || !o || !o->decl->fn)
+		return;
+	for (k = 0; k < CEL_ARRAY_LEN(fns) && strcmp(fns[k], n->u.call.fn); k++)
+		;
+	if (k == CEL_ARRAY_LEN(fns))
+		return;
+	if (k == 2)                     /* matches(subject, pattern): any subject */
+		args[na++] = cel_string("", 0);
+	args[na++] = lit->u.lit;
+	if (o->nparams != na)
+		return;
+	cel_arena_init(&a, buf, sizeof(buf), 1 << 20);
+	r = o->decl->fn(&ctx, args, na);
+	if (cel_is_error(&r))
+		cerr(c, lit->pos, "invalid %s argument", fns[k]);
+	cel_arena_release(&a);
+}
+
 static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 {
 	const struct cel_ctype *at[CEL_MAX_PARAMS + 1];
@@ -686,6 +722,7 @@ static const struct cel_ctype *check_call(struct checker *c, struct cel_node *n)
 	}
 	n->u.call.cands = cands;
 	n->u.call.ncands = nc;
+	check_literal_arg(c, n);
 	return result ? result : &cel_t_dyn;
 }
 

@@ -749,6 +749,9 @@ struct cel_env *cel_env_new(enum cel_env_kind kind, struct dt_err *err)
 		 * HomogeneousAggregateLiterals; the conformance suite (the
 		 * standard environment) expects mixed literals to work. */
 		env->homogeneous = true;
+		/* ... and cel-go's literal validators for duration, timestamp
+		 * and matches (conformance wants those as runtime errors). */
+		env->literal_checks = true;
 	}
 	return env;
 fail:

@@ -201,10 +201,30 @@ static bool req_matches_value(const struct model_requirement *r, const char *val
 	return plan_vset_has(&s, value);
 }
 
+/* The pool requirement of a future node that leaves want no value on its
+ * key, or NULL; *constrained says whether any pool requirement bounds it. */
+static const struct model_requirement *pool_excludes(const struct plan_node_spec *node,
+						     const char *key, const struct plan_vset *want,
+						     bool *constrained)
+{
+	struct plan_vset have;
+
+	for (size_t i = 0; i < node->n_reqs; i++) {
+		const struct model_requirement *pr = &node->reqs[i];
+
+		if (strcmp(pr->key, key))
+			continue;
+		*constrained = true;
+		if (plan_vset_from_req(pr, &have) || !plan_vset_intersects(&have, want))
+			return pr;
+	}
+	return NULL;
+}
+
 bool plan_req_compatible(const struct plan_node_spec *node, const struct model_requirement *r)
 {
 	const char *v = plan_label(node->labels, node->n_labels, r->key);
-	struct plan_vset want, have;
+	struct plan_vset want;
 	bool constrained = false;
 
 	if (plan_vset_from_req(r, &want))
@@ -217,15 +237,8 @@ bool plan_req_compatible(const struct plan_node_spec *node, const struct model_r
 	if (plan_is_open_key(r->key) && r->op == MODEL_OP_DOES_NOT_EXIST)
 		return false;
 	/* Open key on a future node: every pool requirement on it narrows it. */
-	for (size_t i = 0; i < node->n_reqs; i++) {
-		const struct model_requirement *pr = &node->reqs[i];
-
-		if (strcmp(pr->key, r->key))
-			continue;
-		constrained = true;
-		if (plan_vset_from_req(pr, &have) || !plan_vset_intersects(&have, &want))
-			return false;
-	}
+	if (pool_excludes(node, r->key, &want, &constrained))
+		return false;
 	if (constrained || plan_is_open_key(r->key))
 		return true;
 	/* Nobody sets the label: it stays absent. */
@@ -249,36 +262,23 @@ static void describe_req(const struct model_requirement *r, char *buf, size_t sz
 	snprintf(buf + len, sz - len, "%s]", r->n_values > 8 ? " ..." : "");
 }
 
-/* On a node to be, the pool's first requirement on key that leaves the
- * pod's requirement r no value, or NULL. */
-static const struct model_requirement *pool_excludes(const struct plan_node_spec *node,
-						     const struct model_requirement *r)
+/* Why a future node cannot meet r when its pool's requirements are the
+ * cause (a pod pinned to a zone the pool leaves out), else "". */
+static void pool_exclusion(const struct plan_node_spec *node, const struct model_requirement *r,
+			   char *buf, size_t sz)
 {
-	struct plan_vset want, have;
-
-	if (!node->hypothetical || plan_vset_from_req(r, &want))
-		return NULL;
-	for (size_t i = 0; i < node->n_reqs; i++)
-		if (!strcmp(node->reqs[i].key, r->key) &&
-		    !plan_vset_from_req(&node->reqs[i], &have) && !plan_vset_intersects(&have, &want))
-			return &node->reqs[i];
-	return NULL;
-}
-
-/* ", the NodePool requires KEY OP [...]" when its requirement is why r
- * fails, into buf (else ""). */
-static const char *pool_clause(const struct plan_node_spec *node,
-			       const struct model_requirement *r, char *buf, size_t sz)
-{
-	const struct model_requirement *p = pool_excludes(node, r);
+	const struct model_requirement *pr = NULL;
+	struct plan_vset want;
+	bool constrained = false;
 	char d[256];
 
 	buf[0] = '\0';
-	if (p) {
-		describe_req(p, d, sizeof(d));
-		snprintf(buf, sz, ": the NodePool requires %s", d);
-	}
-	return buf;
+	if (node->hypothetical && !plan_vset_from_req(r, &want))
+		pr = pool_excludes(node, r->key, &want, &constrained);
+	if (!pr)
+		return;
+	describe_req(pr, d, sizeof(d));
+	snprintf(buf, sz, ": the NodePool requires %s", d);
 }
 
 bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_spec *pod,
@@ -296,16 +296,17 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 
 		if (!plan_req_compatible(node, &r)) {
 			const char *have = plan_label(node->labels, node->n_labels, kv->key);
-			char clause[320];
+			char pool[300];
 
-			if (*pool_clause(node, &r, clause, sizeof(clause)))
-				snprintf(why, whysz, "nodeSelector %s=%s%s", kv->key, val, clause);
-			else if (have)
+			pool_exclusion(node, &r, pool, sizeof(pool));
+			if (have)
 				snprintf(why, whysz, "nodeSelector %s=%s: the node has %s=%s",
 					 kv->key, val, kv->key, have);
 			else if (node->hypothetical && !strcmp(kv->key, HOSTNAME_KEY))
 				snprintf(why, whysz, "nodeSelector %s=%s: a new node has a host "
 					 "name of its own", kv->key, val);
+			else if (pool[0])
+				snprintf(why, whysz, "nodeSelector %s=%s%s", kv->key, val, pool);
 			else
 				snprintf(why, whysz, "nodeSelector %s=%s: label %s is not set",
 					 kv->key, val, kv->key);
@@ -338,13 +339,11 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 		for (size_t i = 0; i < term->n_match_expressions; i++) {
 			if (plan_req_compatible(node, &term->match_expressions[i]))
 				continue;
-			char d[256], clause[320];
+			char d[256], pool[300];
 
 			describe_req(&term->match_expressions[i], d, sizeof(d));
-			if (*pool_clause(node, &term->match_expressions[i], clause, sizeof(clause)))
-				snprintf(why, whysz, "node affinity %s%s", d, clause);
-			else
-				snprintf(why, whysz, "node affinity %s does not match", d);
+			pool_exclusion(node, &term->match_expressions[i], pool, sizeof(pool));
+			snprintf(why, whysz, "node affinity %s does not match%s", d, pool);
 			return false;
 		}
 	}

@@ -71,7 +71,10 @@ prints 'format.named("date").value().validate("2023-02-29")' 'optional.of(["inva
 run 1 '1 / 0' && stderr_has 'error: division by zero'
 run 1 'semver("v1.0")' && stderr_has 'error: No Major.Minor.Patch elements found'
 run 1 'format.dns1123LabelPrefix().validate("-")' && stderr_has 'slice bounds out of range [:-1]'
-run 1 '"ab".matches("(a)\\1")' && stderr_has 'error: error parsing regexp: invalid escape sequence'
+run 1 '"ab".matches("(a)\\1" + "")' && stderr_has 'error: error parsing regexp: invalid escape sequence'
+# A constant pattern, duration or timestamp is checked when compiling (QA-60).
+run 2 '"ab".matches("(a)\\1")' && stderr_has 'ERROR: <input>:1:14: invalid matches argument'
+run 2 'duration("1x") > duration("1s")' && stderr_has 'ERROR: <input>:1:10: invalid duration argument'
 run 1 '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(a, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(b, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(c, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(d, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(e, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(f, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(g, true)))))))' &&
 	stderr_has 'error: operation cancelled: actual cost limit exceeded'
 [ -s "$TMP/out" ] && fail "an evaluation error printed a result"

@@ -31,6 +31,16 @@ if expect 1 "$BIN" validate -f "$Q/selector-cost-nested.yaml"; then
 	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "three nested comprehensions over attributes refused"
 fi
 
+# QA-60: constant patterns, durations and timestamps are checked when compiling.
+if expect 1 "$BIN" validate -f "$Q/selector-bad-literals.yaml"; then
+	p="^$Q/selector-bad-literals.yaml: document 1 \(DeviceClass bad-literals.example.com\): spec\.selectors"
+	has "$TMP/err" "$p\[0\]\.cel\.expression: Invalid value: .*: compilation failed: ERROR: <input>:1:57: invalid matches argument$" \
+		"bad constant pattern"
+	has "$TMP/err" "$p\[1\]\.cel\.expression: .*ERROR: <input>:1:10: invalid duration argument$" "bad duration"
+	has "$TMP/err" "$p\[2\]\.cel\.expression: .*ERROR: <input>:1:11: invalid timestamp argument$" "bad timestamp"
+	grep -q 'selectors\[3\]' "$TMP/err" && fail "a good constant pattern refused"
+fi
+
 # QA-32: the label keys Karpenter's CRDs keep to themselves.
 if expect 1 "$BIN" validate -f "$Q/nodepool-restricted.yaml"; then
 	f="$Q/nodepool-restricted.yaml"
@@ -148,6 +158,9 @@ for c in validate "cel eval" "hwdb list" allocate plan nodes types; do
 	expect 0 "$BIN" $c --help && [ "$(awk 'length > 90' "$TMP/out" | wc -l)" = 0 ] ||
 		fail "$c --help: lines over 90 columns"
 done
+# QA-63: plan --help lists every kind plan reads.
+expect 0 "$BIN" plan --help && has "$TMP/out" "DaemonSet \\(node overhead\\), NodePool, EC2NodeClass, NodeOverlay" \
+	"plan --help names DaemonSet and NodeOverlay"
 # QA-22: plan names the option without its value, and a stray argument
 expect 2 "$BIN" plan -f "$Q/claim.json" -o && has "$TMP/err" "^dratopo plan: option '-o' needs a value$" "plan -o"
 expect 2 "$BIN" plan -o json "$Q/claim.json" &&
@@ -225,6 +238,10 @@ fi
 # ---- hwdb ----
 
 expect 1 "$BIN" hwdb show nope.xlarge && has "$TMP/err" "unknown instance type 'nope\.xlarge'" "unknown type"
+# QA-66: the suggestion ignores case; QA-67: "1 GPU", not "1 GPUs"
+expect 1 "$BIN" hwdb show P5.48XLARGE && has "$TMP/err" "(did you mean 'p5\.48xlarge'\?)" "upper-case type"
+expect 2 "$BIN" hwdb show p5.4xlarge --mig "disabled;3g.40gb" &&
+	has "$TMP/err" "2 GPU entries, p5\.4xlarge has 1 GPU \(give one" "MIG layout entries on one GPU"
 for mode in 0 -3 bogus 99999999999999999999; do
 	expect 2 "$BIN" hwdb show p5.48xlarge --consumable-capacity "$mode" &&
 		has "$TMP/err" "invalid consumable capacity mode" "mode $mode"
@@ -262,6 +279,14 @@ if expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-same-root.yaml" 
 	jqis '.claims' '[]' "same-root: no claims"
 	jqis '.unallocatable | length > 0' true "same-root: a reason"
 fi
+# QA-65: a whole GPU with too little memory; the reason gives asked and available.
+expect 3 "${A[@]}" -f "$Q/p5-node1-slices.yaml" -f "$Q/alloc-capacity-over.yaml" --node node-1 &&
+	jqis '.unallocatable | test("8 without the capacity \\(memory: 100Gi asked, 81152Mi left\\)$")' true \
+		"memory over a whole GPU's"
+# QA-68: templates and workloads alone: an empty result, and a warning that says why.
+expect 0 "${A[@]}" -f "$Q/alloc-templates-only.yaml" --node node-1 && jqis '.claims' '[]' "nothing to allocate" &&
+	has "$TMP/err" "^warning: nothing to allocate: no ResourceClaim in the input \(allocate makes no claims from ResourceClaimTemplates or pods: 'dratopo plan' does\)$" \
+		"nothing to allocate, said"
 T=(-f "$Q/alloc-tainted.yaml" --node node-2)
 if expect 0 "${A[@]}" "${T[@]}" -f "$Q/alloc-taint-claims.yaml"; then
 	jqis '.claims[0].allocation.devices.results[0].device' '"gpu-0"' "tolerated taint"
@@ -482,6 +507,17 @@ if expect 3 "$BIN" plan -o json -f "$Q/plan-hostname.yaml"; then
 		"NotIn and Exists on the host name fit a new node"
 	jqis '.unschedulable[] | select(.pod == "default/pinned-elsewhere") | .reason |
 		test("a new node has a host name of its own")' true "hostname reason"
+fi
+
+# QA-61: a pod pinned to a zone its NodePool leaves out; the reason names the pool's zones.
+if expect 3 "$BIN" plan -o json -f "$Q/plan-zone-excluded.yaml"; then
+	z='the NodePool requires topology.kubernetes.io/zone In \\[us-east-1a us-east-1b\\]'
+	jqis "[.unschedulable[] | [.pod, (.reason | test(\"nodeSelector topology.kubernetes.io/zone=us-east-1c: $z\"))]]" \
+		'[["default/in-c",true],["default/in-c-or-d",false]]' "nodeSelector outside the pool's zones"
+	jqis ".unschedulable[1].reason | test(\"zone In \\\\[us-east-1c us-east-1d\\\\] does not match: $z\")" true \
+		"node affinity outside the pool's zones"
+	jqis '[.nodeClaims[] | .pods[0], (.requirements[] | select(.key == "topology.kubernetes.io/zone") | .values)]' \
+		'["default/not-a",["us-east-1b"]]' "NotIn narrows to the pool's other zone"
 fi
 
 # QA-16: a Job's pods must say OnFailure or Never.

@@ -161,7 +161,12 @@ static void test_standard_matches(void)
 			       &dev), "true");
 	DT_ASSERT_STR(eval_dev("device.attributes['gpu.nvidia.com'].productName.matches('^H100')",
 			       &dev), "false");
-	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'a'.matches('(')"), "error: error parsing regexp: "));
+	/* A bad constant pattern is a compile error in Kubernetes (cel-go's
+	 * ValidateRegexLiterals, QA-60), a runtime one elsewhere. */
+	DT_ASSERT_STR(eval("'a'.matches('(')"), "compile: ERROR: <input>:1:13: invalid matches "
+		      "argument\n | 'a'.matches('(')\n | ............^");
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval("'a'.matches('(' + '')"), "error: error parsing regexp: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(eval_std("'a'.matches('(')"), "error: error parsing regexp: "));
 	DT_ASSERT_STR(eval("'a'.matches(1)"), "compile: ERROR: <input>:1:12: found no matching "
 		      "overload for 'matches' applied to 'string.(int)'\n | 'a'.matches(1)\n"
 		      " | ...........^");
@@ -357,15 +362,23 @@ static void test_time(void)
 	/* Go's time.Parse(time.RFC3339), as cel-go and the API server read
 	 * timestamps: upper-case T and Z only, a one-digit hour, a ',' before
 	 * the fraction, the offset applied */
-	DT_ASSERT_STR(eval("timestamp('2009-02-13t23:31:30z')"),
+	DT_ASSERT_STR(eval_std("timestamp('2009-02-13t23:31:30z')"),
 		      "error: invalid timestamp \"2009-02-13t23:31:30z\"");
 	DT_ASSERT_STR(eval("timestamp('2024-02-29T3:04:05,5+01:00')"),
 		      "timestamp(\"2024-02-29T02:04:05.5Z\")");
 	DT_ASSERT_STR(eval("duration('-1.5s')"), "duration(\"-1.5s\")");
 	DT_ASSERT_STR(eval("timestamp('9999-12-31T23:59:59Z') + duration('1s')"),
 		      "error: timestamp out of range");
-	DT_ASSERT_STR(eval("timestamp('2009-02-30T00:00:00Z')"),
+	DT_ASSERT_STR(eval_std("timestamp('2009-02-30T00:00:00Z')"),
 		      "error: invalid timestamp \"2009-02-30T00:00:00Z\"");
+	/* Kubernetes checks constant arguments when it compiles (QA-60). */
+	DT_ASSERT_STR(eval("timestamp('2009-02-30T00:00:00Z')"), "compile: ERROR: <input>:1:11: "
+		      "invalid timestamp argument\n | timestamp('2009-02-30T00:00:00Z')\n"
+		      " | ..........^");
+	DT_ASSERT_STR(eval("duration('1x') < duration('1s')"), "compile: ERROR: <input>:1:10: "
+		      "invalid duration argument\n | duration('1x') < duration('1s')\n | .........^");
+	DT_ASSERT_STR(eval("duration('1' + 'x')"), "error: invalid duration \"1x\"");
+	DT_ASSERT_STR(eval("timestamp(0) < timestamp('2009-02-13T23:31:30Z')"), "true");
 	DT_ASSERT_STR(eval("timestamp('2009-02-13T23:31:30Z').getHours('Nowhere/City')"),
 		      "error: unknown time zone \"Nowhere/City\"");
 }

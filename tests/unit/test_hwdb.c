@@ -270,6 +270,7 @@ static void test_lookup_unknown_and_suggest(void)
 	CU_ASSERT_PTR_NULL(hwdb_lookup(NULL));
 	DT_ASSERT_STR(hwdb_suggest("p5.48xlarg"), "p5.48xlarge");
 	DT_ASSERT_STR(hwdb_suggest("g6e.48xl"), "g6e.48xlarge");
+	DT_ASSERT_STR(hwdb_suggest("P5.48XLARGE"), "p5.48xlarge");     /* QA-66 */
 	CU_ASSERT_PTR_NULL(hwdb_suggest("completely-different-thing"));
 }
 

@@ -96,6 +96,7 @@ struct cel_env {
 	bool checking, macros, frozen;
 	bool result_bool;                        /* result must be bool or dyn */
 	bool homogeneous;                        /* aggregate literals of one type */
+	bool literal_checks;                     /* duration/timestamp/matches literals */
 };
 
 const struct cel_fn_group *cel_env_find_fn(const struct cel_env *env, const char *name);
