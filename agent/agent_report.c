@@ -8,7 +8,6 @@
 #include "agent_report.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "hwdb.h"
-#include "names.h"
 #include "slices.h"
 #include "strbuf.h"
 #include "verify.h"
@@ -147,11 +146,7 @@ static const char *node_name_from(const char *given, char *buf, size_t len, cons
 
 const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_err *err)
 {
-	struct names_msgs msgs;
 	const char *from, *name = node_name_from(given, buf, len, &from);
 
-	if (!names_dns1123_subdomain(name, strlen(name), &msgs))
-		return name;
-	dt_err_set(err, -EINVAL, "%s \"%s\": %s (a Node's name)", from, name, msgs.m[0]);
-	return NULL;
+	return probe_node_name_check(from, name, err) ? NULL : name;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hwdb.h"
+#include "names.h"
 
 const char *probe_kind_name(enum probe_kind k)
 {
@@ -305,4 +306,13 @@ out:
 	free(ids);
 	sb_free(&one);
 	return rc;
+}
+
+int probe_node_name_check(const char *what, const char *name, struct dt_err *err)
+{
+	struct names_msgs msgs;
+
+	if (!names_dns1123_subdomain(name, strlen(name), &msgs))
+		return 0;
+	return dt_err_set(err, -EINVAL, "%s \"%.64s\": %s (a Node's name)", what, name, msgs.m[0]);
 }

@@ -107,6 +107,11 @@ void probe_device_name(struct probe_device *d);
 int probe_shape_key(const struct probe_topology *t, struct strbuf *out);
 
 const char *probe_kind_name(enum probe_kind k);     /* "gpu", "efa" */
+/* 0 when name can be a Node's (a DNS-1123 subdomain), else -EINVAL with
+ * err `WHAT "NAME": <the API machinery's message> (a Node's name)`: the one
+ * rule the agent applies to the name it reports and the coordinator to
+ * the name it is sent. */
+int probe_node_name_check(const char *what, const char *name, struct dt_err *err);
 /* The root named name, or NULL. */
 const struct probe_root *probe_find_root(const struct probe_topology *t, const char *name);
 

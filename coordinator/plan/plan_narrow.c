@@ -276,14 +276,6 @@ int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit)
 
 /* ---- the NodeClaim's requirements on those keys ---- */
 
-static bool listed(const char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return true;
-	return false;
-}
-
 /* key In [what is left], or key NotIn [what was excluded] (false when
  * nothing is: the key stays open). Values go into vals (room for every
  * value of every requirement on key). */
@@ -296,7 +288,7 @@ static bool narrowed_req(const struct narrowing *w, const char *key, const char 
 
 	if (in) {
 		for (size_t i = 0; i < in->n_values; i++)
-			if (!listed(vals, n, in->values[i]) && all_have(w, key, in->values[i]))
+			if (!plan_in_list(vals, n, in->values[i]) && all_have(w, key, in->values[i]))
 				vals[n++] = in->values[i];
 	} else {
 		for (size_t i = 0; i < total(w); i++) {
@@ -305,7 +297,7 @@ static bool narrowed_req(const struct narrowing *w, const char *key, const char 
 			if (strcmp(r->key, key) || r->op != MODEL_OP_NOT_IN)
 				continue;
 			for (size_t k = 0; k < r->n_values; k++)
-				if (!listed(vals, n, r->values[k]))
+				if (!plan_in_list(vals, n, r->values[k]))
 					vals[n++] = r->values[k];
 		}
 		if (!n)
@@ -342,7 +334,7 @@ int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_no
 	struct narrowing w = node_narrowing(pl, pn);
 	struct doc_arena *a = pl->res->arena;
 	struct model_requirement *reqs;
-	size_t n = 0;
+	size_t n = 0, room;
 
 	nc->narrowed = NULL;
 	nc->n_narrowed = 0;
@@ -351,12 +343,13 @@ int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_no
 	reqs = doc_arena_alloc(a, total(&w) * sizeof(*reqs));
 	if (!reqs)
 		return -ENOMEM;
+	room = value_room(&w) + 1;
 	for (size_t i = 0; i < total(&w); i++) {
 		const char **vals;
 
 		if (!first_of_key(&w, i))
 			continue;
-		if (!(vals = doc_arena_alloc(a, (value_room(&w) + 1) * sizeof(*vals))))
+		if (!(vals = doc_arena_alloc(a, room * sizeof(*vals))))
 			return -ENOMEM;
 		n += narrowed_req(&w, req_at(&w, i)->key, vals, &reqs[n]);
 	}

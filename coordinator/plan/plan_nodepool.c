@@ -106,7 +106,7 @@ int plan_vset_from_req(const struct model_requirement *r, struct plan_vset *out)
 	}
 }
 
-static bool in_list(const char *const *vals, size_t n, const char *v)
+bool plan_in_list(const char *const *vals, size_t n, const char *v)
 {
 	for (size_t i = 0; i < n; i++)
 		if (vals[i] && !strcmp(vals[i], v))
@@ -131,8 +131,8 @@ bool plan_vset_has(const struct plan_vset *s, const char *value)
 		return s->absent_ok;
 	if (!in_bounds(s, value))
 		return false;
-	return s->complement ? !in_list(s->vals, s->n_vals, value)
-			     : in_list(s->vals, s->n_vals, value);
+	return s->complement ? !plan_in_list(s->vals, s->n_vals, value)
+			     : plan_in_list(s->vals, s->n_vals, value);
 }
 
 /* Whether two complemented sets share a value: the integers inside both
@@ -163,7 +163,7 @@ static bool complements_intersect(const struct plan_vset *a, const struct plan_v
 
 			if (parse_int(s->vals[i], &x) || x <= lo || x >= hi)
 				continue;
-			if (pass && in_list(a->vals, a->n_vals, s->vals[i]))
+			if (pass && plan_in_list(a->vals, a->n_vals, s->vals[i]))
 				continue;
 			excluded++;
 		}

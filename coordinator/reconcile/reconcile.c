@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
 #include "verify.h"
 
 static const char *const verdict_names[REC_N_VERDICTS] = {
@@ -244,18 +243,6 @@ static int check_report(const struct rec_report *r, struct dt_err *err)
 	return 0;
 }
 
-/* A live report must name a Node: a DNS-1123 subdomain. (Restoring from
- * the store keeps check_report's looser rule, so that a name an older
- * coordinator took never stops a restart.) */
-static int check_node_name(const struct rec_report *r, struct dt_err *err)
-{
-	struct names_msgs msgs;
-
-	if (!names_dns1123_subdomain(r->node_name, strlen(r->node_name), &msgs))
-		return 0;
-	return dt_err_set(err, -EINVAL, "node name \"%.64s\": %s (a Node's name)", r->node_name,
-			  msgs.m[0]);
-}
 
 /* ---- Verdicts ---- */
 
@@ -756,7 +743,11 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	int rc;
 
 	outcome_init(out);
-	if ((rc = check_report(r, err)) || (rc = check_node_name(r, err)))
+	/* A live report must name a Node (a restore keeps check_report's
+	 * looser rule, so that a name an older coordinator took never stops a
+	 * restart). */
+	if ((rc = check_report(r, err)) ||
+	    (rc = probe_node_name_check("node name", r->node_name, err)))
 		return rc;
 	/* Most reports are heartbeats: recognised against the node's packed
 	 * devices first, so that only a changed report pays for packing. */

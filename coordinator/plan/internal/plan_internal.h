@@ -36,6 +36,8 @@ int plan_vset_from_req(const struct model_requirement *r, struct plan_vset *out)
 bool plan_vset_intersects(const struct plan_vset *a, const struct plan_vset *b);
 /* Whether the state (value, or absent when value is NULL) is in s. */
 bool plan_vset_has(const struct plan_vset *s, const char *value);
+/* Whether v is one of the n values (NULL entries never match). */
+bool plan_in_list(const char *const *vals, size_t n, const char *v);
 
 /* The keys a new node gets its value for only at launch, whatever its pods
  * ask: the zone, the region, the zone id. */
