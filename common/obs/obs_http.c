@@ -5,6 +5,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ struct obs_http {
 	struct obs_registry *reg;
 	obs_ready_fn ready;
 	void *ready_arg;
+	pthread_mutex_t live_lock;      /* live, live_arg: set after the start */
+	obs_ready_fn live;
+	void *live_arg;
 	int port;
 };
 
@@ -177,12 +181,13 @@ static enum MHD_Result serve_metrics(struct obs_http *srv, struct MHD_Connection
 		     MHD_RESPMEM_MUST_FREE);
 }
 
-static enum MHD_Result serve_ready(struct obs_http *srv, struct MHD_Connection *conn)
+/* /readyz with the ready callback, /healthz with the live one. */
+static enum MHD_Result serve_check(struct MHD_Connection *conn, obs_ready_fn fn, void *arg)
 {
 	char why[512] = "not ready";
 	char body[sizeof(why) + 1];
 
-	if (!srv->ready || srv->ready(srv->ready_arg, why, sizeof(why)))
+	if (!fn || fn(arg, why, sizeof(why)))
 		return reply_text(conn, MHD_HTTP_OK, "ok\n");
 	why[sizeof(why) - 1] = '\0';
 	snprintf(body, sizeof(body), "%s\n", why);
@@ -206,10 +211,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (strcmp(url, "/metrics") == 0)
 		return serve_metrics(srv, conn);
-	if (strcmp(url, "/healthz") == 0)
-		return reply_text(conn, MHD_HTTP_OK, "ok\n");
+	if (strcmp(url, "/healthz") == 0) {
+		obs_ready_fn live;
+		void *arg;
+
+		pthread_mutex_lock(&srv->live_lock);
+		live = srv->live;
+		arg = srv->live_arg;
+		pthread_mutex_unlock(&srv->live_lock);
+		return serve_check(conn, live, arg);
+	}
 	if (strcmp(url, "/readyz") == 0)
-		return serve_ready(srv, conn);
+		return serve_check(conn, srv->ready, srv->ready_arg);
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -243,6 +256,7 @@ int obs_http_start(const char *addr, struct obs_registry *reg, obs_ready_fn read
 		close(fd);
 		return dt_err_set(err, -ENOMEM, "http: out of memory");
 	}
+	pthread_mutex_init(&srv->live_lock, NULL);
 	srv->reg = reg;
 	srv->ready = ready;
 	srv->ready_arg = ready_arg;
@@ -258,11 +272,20 @@ int obs_http_start(const char *addr, struct obs_registry *reg, obs_ready_fn read
 		MHD_OPTION_END);
 	if (!srv->daemon) {
 		close(fd);
+		pthread_mutex_destroy(&srv->live_lock);
 		free(srv);
 		return dt_err_set(err, -EIO, "http: %s: cannot start the server", addr);
 	}
 	*out = srv;
 	return 0;
+}
+
+void obs_http_set_live(struct obs_http *srv, obs_ready_fn live, void *arg)
+{
+	pthread_mutex_lock(&srv->live_lock);
+	srv->live = live;
+	srv->live_arg = arg;
+	pthread_mutex_unlock(&srv->live_lock);
 }
 
 int obs_http_port(const struct obs_http *srv)
@@ -275,5 +298,6 @@ void obs_http_stop(struct obs_http *srv)
 	if (!srv)
 		return;
 	MHD_stop_daemon(srv->daemon);   /* also closes the listening socket */
+	pthread_mutex_destroy(&srv->live_lock);
 	free(srv);
 }

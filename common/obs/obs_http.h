@@ -1,7 +1,8 @@
 /* obs_http.h - the daemons' operations endpoint on libmicrohttpd:
  *
  *   GET /metrics  the registry in the Prometheus text format 0.0.4
- *   GET /healthz  200 "ok" while the process serves at all
+ *   GET /healthz  200 "ok" while the process serves at all, or, with a live
+ *                 callback (obs_http_set_live), when it says so, else 503
  *   GET /readyz   200 "ok" when the ready callback says so, else 503 and
  *                 the reason it gave
  *   other paths 404; methods other than GET and HEAD 405.
@@ -31,6 +32,10 @@ typedef bool (*obs_ready_fn)(void *arg, char *why, size_t whylen);
  * server. */
 int obs_http_start(const char *addr, struct obs_registry *reg, obs_ready_fn ready,
 		   void *ready_arg, struct obs_http **out, struct dt_err *err);
+/* From now on /healthz asks live (same contract as ready): for a daemon
+ * whose liveness is more than "the process answers" (the agent: a report
+ * acknowledged recently). NULL goes back to always live. */
+void obs_http_set_live(struct obs_http *srv, obs_ready_fn live, void *arg);
 /* The port the server listens on. */
 int obs_http_port(const struct obs_http *srv);
 /* Close the listener and every connection, join the thread, free srv. */

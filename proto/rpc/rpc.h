@@ -21,6 +21,10 @@ struct rpc_tls {
 	const char *key;        /* PEM private key of that certificate */
 	const char *ca;         /* PEM bundle that verifies the other side */
 	bool insecure;          /* plaintext, only when explicitly asked for */
+	/* Client only: the name the server's certificate must carry (and the
+	 * SNI), when it is not the address's host (an IP, or a port-forward
+	 * to localhost). NULL: the host. */
+	const char *server_name;
 };
 
 /* "OK", "INVALID_ARGUMENT", ... ("STATUS_<n>" for a code gRPC does not name). */
@@ -29,6 +33,12 @@ const char *rpc_status_name(grpc_status_code code);
 /* 0 when tls is a complete mTLS set or an explicit insecure one; -EINVAL
  * naming what is missing or contradictory otherwise. */
 int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err);
+
+/* Read and check tls's files as a channel or a server would (the chain
+ * parses, the key is unencrypted and belongs to the first certificate, the
+ * CA bundle holds one): 0, or -errno with err naming the file. 0 for an
+ * insecure set. For a client that reconnects later with what it checked. */
+int rpc_tls_files_check(const struct rpc_tls *tls, struct dt_err *err);
 
 /* 0 when addr can name a gRPC endpoint; -EINVAL for an empty address or
  * a port over 65535 (gRPC would take 99999 as 99999 mod 65536 without a

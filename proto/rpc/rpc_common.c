@@ -33,6 +33,8 @@ int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err)
 	have = !!tls->cert + !!tls->key + !!tls->ca;
 	if (tls->insecure && have)
 		return dt_err_set(err, -EINVAL, "--insecure contradicts the TLS files given");
+	if (tls->insecure && tls->server_name)
+		return dt_err_set(err, -EINVAL, "--insecure contradicts --tls-server-name");
 	if (tls->insecure)
 		return 0;
 	if (have != 3)
