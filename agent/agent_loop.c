@@ -130,10 +130,13 @@ void agent_loop_free(struct agent_loop *l)
 	free(l);
 }
 
-/* Equal jitter: a delay in [b/2, b]. */
+/* Equal jitter: a delay in [b/2, b], the random value scaled onto the
+ * range (multiply and shift: no modulo bias). */
 static int64_t jittered(struct agent_loop *l, int64_t b)
 {
-	return b / 2 + (int64_t)(l->ops->random(l->env) % (uint64_t)(b / 2 + 1));
+	unsigned __int128 r = l->ops->random(l->env);
+
+	return b / 2 + (int64_t)((r * (uint64_t)(b / 2 + 1)) >> 64);
 }
 
 static void reconnect(struct agent_loop *l, const char *why)

@@ -11,6 +11,10 @@ dt_add_suite(test_agent SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_agent.c LIBS
              INTERNAL agent)
 set_tests_properties(test_agent PROPERTIES FIXTURES_REQUIRED agent_sysfs)
 
+# The report loop on a fake clock against a fake coordinator.
+dt_add_suite(test_agent_loop SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_agent_loop.c
+             LIBS dt_agent_run)
+
 # dt_add_script_test comes from a fragment that sorts after this one.
 add_test(NAME agent_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/agent.sh ${PROJECT_BINARY_DIR}
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

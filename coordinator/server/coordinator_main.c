@@ -1,7 +1,8 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
  * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
  * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files.
+ * store and exit 0; SIGHUP re-reads the TLS files, which are also watched
+ * (certwatch: reloaded when they change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "certwatch.h"
 #include "coord.h"
 #include "duration.h"
 #include "hwdb.h"
@@ -42,10 +45,12 @@ static const char usage_text[] =
 	"  --tls-cert FILE        server certificate (PEM)\n"
 	"  --tls-key FILE         its private key\n"
 	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
+	"                         (the three files are watched and reloaded when they change)\n"
 	"  --insecure             plaintext, no client certificates (tests, never production)\n"
 	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
 	"  --interval D           the agents' reporting interval (default 30s)\n"
-	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
+	"  --stale-after D        silence after which a node is stale (default 3 x interval;\n"
+	"                         not shorter than the interval)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
@@ -177,11 +182,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return rc;
 	if (optind < argc)
 		return usage_error("unexpected argument", argv[optind]);
+	if (rpc_listen_check(a->listen, &err))
+		return usage_error("--listen:", err.msg);
 	if (rpc_tls_check(&a->tls, &err))
 		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
 				   "plaintext needs --insecure)");
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
+	else if (a->stale_after_ns < a->interval_ns)
+		return usage_error("--stale-after must not be shorter than --interval",
+				   "(every node would be stale between two reports)");
 	if (a->max_plans >= a->workers)
 		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
@@ -207,11 +217,26 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* What the process holds beside the coordinator's state: readiness asks
+ * both. */
+struct proc {
+	struct coord c;
+	struct rpc_server *srv;
+	struct certwatch *certs;        /* NULL when --insecure */
+};
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
-	struct coord *c = arg;
+	struct proc *p = arg;
+	struct coord *c = &p->c;
 	struct dt_err err = { 0 };
+	struct timespec now;
 	bool stale;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (p->certs && certwatch_check(p->certs, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+					why, whylen))
+		return false;
 
 	pthread_rwlock_rdlock(&c->fleet_lock);
 	stale = c->fleet_stale;
@@ -254,12 +279,12 @@ static void log_start(const struct args *a, struct coord *c, struct rpc_server *
 	rec_type_list_free(&tl);
 }
 
-/* Wait for signals; returns on SIGTERM or SIGINT. */
-static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+/* Wait for signals; returns on SIGTERM or SIGINT. SIGHUP has the watcher
+ * reload the TLS files now (it logs the result). */
+static void signal_loop(const sigset_t *set, struct certwatch *certs)
 {
 	for (;;) {
 		siginfo_t si;
-		struct dt_err err = { 0 };
 		int sig = sigwaitinfo(set, &si);
 
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -268,21 +293,23 @@ static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecu
 		}
 		if (sig != SIGHUP)
 			continue;
-		if (insecure)
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
-		else if (rpc_server_reload_tls(srv, &err))
-			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
-				err.msg, NULL);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
 	}
+}
+
+static int reload_tls(void *srv, struct dt_err *err)
+{
+	return rpc_server_reload_tls(srv, err);
 }
 
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct coord c = { 0 };
-	struct rpc_server *srv = NULL;
+	static struct proc p;
+	struct coord *c = &p.c;
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
@@ -308,31 +335,38 @@ int main(int argc, char **argv)
 					 .max_plans = a.max_plans,
 					 .rec = { a.learn_quorum, a.stale_after_ns } };
 
-		rc = coord_open(&c, &co, &err);
+		rc = coord_open(c, &co, &err);
 	}
-	if (!rc && a.http)
-		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
-			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
-			.observe = coord_observe_rpc, .observe_user = &c,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
+			.observe = coord_observe_rpc, .observe_user = c,
 		};
 
-		rc = rpc_server_start(&o, &srv, &err);
+		rc = rpc_server_start(&o, &p.srv, &err);
 	}
+	if (!rc && !a.tls.insecure) {
+		struct certwatch_opts wo = { a.tls.cert, a.tls.key, a.tls.ca, "server", reload_tls,
+					     p.srv, c->m.reg, 0, 0 };
+
+		rc = certwatch_start(&wo, &p.certs, &err);
+	}
+	if (!rc && a.http)
+		rc = obs_http_start(a.http, c->m.reg, ready, &p, &http, &err);
 	if (rc) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
 	} else {
-		log_start(&a, &c, srv, http);
-		signal_loop(&sigs, srv, a.tls.insecure);
+		log_start(&a, c, p.srv, http);
+		signal_loop(&sigs, p.certs);
 	}
 	/* Drain the calls in flight (their reports commit), then the rest. */
-	rpc_server_shutdown(srv, DRAIN_MS);
-	obs_http_stop(http);
-	coord_close(&c);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
+	obs_http_stop(http);            /* before the watcher its metrics read */
+	certwatch_stop(p.certs);
+	coord_close(c);
 	hwdb_reset();
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);

@@ -50,6 +50,11 @@ int rpc_addr_check(const char *addr, struct dt_err *err);
  * of stderr, so a daemon can write them as logfmt; NULL gives them back to
  * gRPC's default. Which severities reach fn is GRPC_VERBOSITY's (default
  * ERROR). fn runs on any gRPC thread and must not call gRPC. */
+/* rpc_addr_check, and a port is required (a server binding "127.0.0.1"
+ * would get gRPC's default, 443, without a word): -EINVAL naming the
+ * address. unix: addresses need none. */
+int rpc_listen_check(const char *addr, struct dt_err *err);
+
 typedef void (*rpc_log_fn)(const char *severity, const char *file, int line, const char *message);
 void rpc_set_log(rpc_log_fn fn);
 

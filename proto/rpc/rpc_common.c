@@ -63,6 +63,23 @@ int rpc_addr_check(const char *addr, struct dt_err *err)
 	return 0;
 }
 
+int rpc_listen_check(const char *addr, struct dt_err *err)
+{
+	const char *colon;
+	bool v6;
+	int rc = rpc_addr_check(addr, err);
+
+	if (rc || !strncmp(addr, "unix:", 5) || !strncmp(addr, "unix-abstract:", 14))
+		return rc;
+	colon = strrchr(addr, ':');
+	v6 = addr[0] == '[';
+	if (!colon || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+	    (v6 ? colon[-1] != ']' : memchr(addr, ':', (size_t)(colon - addr)) != NULL))
+		return dt_err_set(err, -EINVAL, "address \"%s\" has no port (HOST:PORT or "
+				  "[IPV6]:PORT; port 0 picks a free one)", addr);
+	return 0;
+}
+
 static _Atomic(rpc_log_fn) log_sink;
 
 static void forward_log(gpr_log_func_args *a)
