@@ -3,6 +3,7 @@
  * dates read with OpenSSL, the metrics and the log lines. */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -28,6 +29,7 @@
 #define PEM_MAX_BYTES (1 << 20)
 #define CA_MAX 64
 #define N_FILES 3
+#define N_WATCH (2 * N_FILES)           /* each file's directory, and its target's */
 
 enum { F_CERT, F_KEY, F_CA };
 
@@ -49,8 +51,13 @@ struct validity {
 
 struct certwatch {
 	char *path[N_FILES];
-	char *dir[N_FILES];             /* distinct directories; NULL past the last */
-	int wd[N_FILES];                /* inotify watch of dir[i], -1 when none */
+	/* The watched directories (real paths, distinct): where each path is,
+	 * and where it leads now (..data/tls.crt leads into ..2026_..._1/,
+	 * and a copy over the file is written there). dir NULL: a free slot. */
+	struct {
+		char *dir;
+		int wd;                 /* -1: not watched (yet) */
+	} watch[N_WATCH];
 	char role[16];
 	certwatch_reload_fn reload;
 	void *user;
@@ -300,20 +307,77 @@ static bool files_changed(struct certwatch *w)
 	return false;
 }
 
-/* Watch the directories not watched yet (one may appear later). */
-static void add_watches(struct certwatch *w)
+/* The real directory of path (or of what it leads to) into out; false
+ * when it does not exist now. */
+static bool real_dir(const char *path, bool follow, char *out)
+{
+	char buf[PATH_MAX], *copy, *d;
+	bool ok;
+
+	if (follow && !realpath(path, buf))
+		return false;
+	if (!(copy = strdup(follow ? buf : path)))
+		return false;
+	d = dirname(copy);
+	ok = realpath(d, out) != NULL;
+	free(copy);
+	return ok;
+}
+
+static bool wanted(char want[][PATH_MAX], size_t n, const char *dir)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(want[i], dir))
+			return true;
+	return false;
+}
+
+/* Watch the directories the paths are in and lead into now, and no
+ * others: after a ..data swap the old target directory goes, the new one
+ * comes; a directory that does not exist yet is tried again at the next
+ * refresh. */
+static void refresh_watches(struct certwatch *w)
 {
 	const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
 			      IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF |
 			      IN_MOVE_SELF;
+	char want[N_WATCH][PATH_MAX];
+	size_t n = 0;
 
-	for (int i = 0; i < N_FILES && w->dir[i]; i++)
-		if (w->wd[i] < 0 && w->ino_fd >= 0)
-			w->wd[i] = inotify_add_watch(w->ino_fd, w->dir[i], mask);
+	if (w->ino_fd < 0)
+		return;
+	for (int i = 0; i < N_FILES; i++)
+		for (int follow = 0; follow < 2; follow++)
+			if (real_dir(w->path[i], follow, want[n]) && !wanted(want, n, want[n]))
+				n++;
+	for (int j = 0; j < N_WATCH; j++) {
+		if (!w->watch[j].dir || wanted(want, n, w->watch[j].dir))
+			continue;
+		if (w->watch[j].wd >= 0)
+			inotify_rm_watch(w->ino_fd, w->watch[j].wd);
+		free(w->watch[j].dir);
+		w->watch[j].dir = NULL;
+		w->watch[j].wd = -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int free_slot = -1, j;
+
+		for (j = 0; j < N_WATCH && !(w->watch[j].dir && !strcmp(w->watch[j].dir, want[i])); j++)
+			if (!w->watch[j].dir && free_slot < 0)
+				free_slot = j;
+		if (j == N_WATCH) {
+			if (free_slot < 0 || !(w->watch[free_slot].dir = strdup(want[i])))
+				continue;
+			j = free_slot;
+		}
+		if (w->watch[j].wd < 0)
+			w->watch[j].wd = inotify_add_watch(w->ino_fd, want[i], mask);
+	}
 }
 
 /* Read every queued event; only that something happened matters (the
- * fingerprints say what), except a directory that went away. */
+ * fingerprints say what), except a watch the kernel dropped (its
+ * directory went away). */
 static void drain_events(struct certwatch *w)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -324,9 +388,9 @@ static void drain_events(struct certwatch *w)
 			struct inotify_event *ev = (struct inotify_event *)p;
 
 			if (ev->mask & IN_IGNORED)
-				for (int i = 0; i < N_FILES; i++)
-					if (w->wd[i] == ev->wd)
-						w->wd[i] = -1;
+				for (int i = 0; i < N_WATCH; i++)
+					if (w->watch[i].wd == ev->wd)
+						w->watch[i].wd = -1;
 			p += sizeof(*ev) + ev->len;
 		}
 	}
@@ -352,6 +416,7 @@ static void *watch_main(void *arg)
 			break;
 		if (w->ino_fd >= 0 && p[1].revents & POLLIN) {
 			drain_events(w);
+			refresh_watches(w);
 			if (!settle_at)
 				settle_at = mono_ns() + w->settle_ns;
 		}
@@ -365,7 +430,7 @@ static void *watch_main(void *arg)
 		}
 		if (now >= next_poll) {
 			next_poll = now + w->poll_ns;
-			add_watches(w);
+			refresh_watches(w);
 			if (files_changed(w) || w->last_failed)
 				do_reload(w, "changed");
 			note_validity(w);
@@ -448,40 +513,16 @@ static int metrics_init(struct certwatch *w, struct obs_registry *reg, struct dt
 
 static void watch_free(struct certwatch *w)
 {
-	for (int i = 0; i < N_FILES; i++) {
+	for (int i = 0; i < N_FILES; i++)
 		free(w->path[i]);
-		free(w->dir[i]);
-	}
+	for (int i = 0; i < N_WATCH; i++)
+		free(w->watch[i].dir);
 	if (w->ino_fd >= 0)
 		close(w->ino_fd);
 	if (w->wake_fd >= 0)
 		close(w->wake_fd);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
-}
-
-/* The paths and their distinct directories. */
-static int set_paths(struct certwatch *w, const struct certwatch_opts *o)
-{
-	const char *given[N_FILES] = { o->cert, o->key, o->ca };
-	int nd = 0;
-
-	for (int i = 0; i < N_FILES; i++) {
-		char *copy, *d;
-		bool dup = false;
-
-		if (!(w->path[i] = strdup(given[i])) || !(copy = strdup(given[i])))
-			return -ENOMEM;
-		d = dirname(copy);
-		for (int j = 0; j < nd; j++)
-			dup = dup || !strcmp(w->dir[j], d);
-		if (!dup && !(w->dir[nd++] = strdup(d))) {
-			free(copy);
-			return -ENOMEM;
-		}
-		free(copy);
-	}
-	return 0;
 }
 
 int certwatch_start(const struct certwatch_opts *o, struct certwatch **out, struct dt_err *err)
@@ -496,15 +537,16 @@ int certwatch_start(const struct certwatch_opts *o, struct certwatch **out, stru
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	pthread_mutex_init(&w->lock, NULL);
 	w->ino_fd = w->wake_fd = -1;
-	for (int i = 0; i < N_FILES; i++)
-		w->wd[i] = -1;
+	for (int i = 0; i < N_WATCH; i++)
+		w->watch[i].wd = -1;
 	snprintf(w->role, sizeof(w->role), "%s", o->role ? o->role : "TLS");
 	w->reload = o->reload;
 	w->user = o->user;
 	w->poll_ns = o->poll_ns > 0 ? o->poll_ns : DEFAULT_POLL_NS;
 	w->settle_ns = o->settle_ns > 0 ? o->settle_ns : DEFAULT_SETTLE_NS;
-	if ((rc = set_paths(w, o))) {
-		dt_err_set(err, rc, "out of memory");
+	if (!(w->path[F_CERT] = strdup(o->cert)) || !(w->path[F_KEY] = strdup(o->key)) ||
+	    !(w->path[F_CA] = strdup(o->ca))) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	for (int i = 0; i < N_FILES; i++)
@@ -519,7 +561,7 @@ int certwatch_start(const struct certwatch_opts *o, struct certwatch **out, stru
 		rc = dt_err_set(err, -errno, "certwatch: eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	add_watches(w);
+	refresh_watches(w);
 	if ((rc = -pthread_create(&w->thread, NULL, watch_main, w))) {
 		dt_err_set(err, rc, "certwatch: cannot start its thread");
 		goto fail;
