@@ -11,7 +11,8 @@
 #     written pair is refused with the old files kept;
 #   - SIGHUP re-reads the files in both daemons (the agent lives on);
 #   - the agent's /healthz, /readyz and /metrics, and its run options;
-#   - SIGTERM of a coordinator with an agent connected.
+#   - SIGTERM of a coordinator with an agent connected;
+#   - --version on every program, the coordinator's refused options.
 NAME=rotate; DRIVES="$1/bin/dratopo-agent-run"; . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
@@ -118,6 +119,19 @@ volume "$AV" gen1 "$C/expired-client.pem" "$C/expired-client.key" "$C/ca.pem"
 PIDS+=($!) CPID=$!
 GRPC=$(port_of "$TMP/coord.log" grpc_port) && CHTTP=$(port_of "$TMP/coord.log" http_port) ||
 	{ fail "the coordinator did not start: $(cat "$TMP/coord.log")"; e2e_finish; }
+
+# ---- --version on every program ----
+for prog in dratopo dratopo-agent dratopo-coordinator; do
+	expect 0 "$1/bin/$prog" --version
+	grep -Eqx "$prog [0-9]+\.[0-9]+\.[0-9]+" "$TMP/out" || fail "$prog --version: $(cat "$TMP/out")"
+done
+# and the coordinator's --listen names its port
+expect 2 "$COORD" --listen 127.0.0.1 --insecure --db "$TMP/x.db"
+has "$TMP/err" '^dratopo-coordinator: --listen: address "127.0.0.1" has no port' "--listen without a port"
+expect 2 "$COORD" --listen 127.0.0.1:0 --insecure --db "$TMP/x.db" --interval 1m --stale-after 30s
+has "$TMP/err" '^dratopo-coordinator: --stale-after must not be shorter than --interval' \
+	"--stale-after shorter than --interval"
+[ ! -e "$TMP/x.db" ] || fail "a refused start wrote a database"
 
 # ---- the agent's options ----
 expect 2 "$AGENT" run --coordinator 127.0.0.1:1 --insecure --interval 30s --unhealthy-after 10s
