@@ -225,13 +225,16 @@ static void test_degraded_objects_valid(void)
 	"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
 
 /* Plan a pod that needs gpus GPUs, with the node's predicted slices and,
- * when with_rules, its remedies; no_launch: no new node can be made. */
-static struct plan_result *plan_on(struct node *n, int gpus, bool with_rules, bool no_launch,
-				   struct model_set **setp)
+ * when with_rules, its remedies; no_launch: no new node can be made. The
+ * set and its plan go to *setp and rep (the caller frees both, rep
+ * first); the plan is checked as `dratopo plan` checks its input. */
+static const struct plan_result *plan_on(struct node *n, int gpus, bool with_rules,
+					 bool no_launch, struct model_set **setp,
+					 struct plan_report *rep)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
 	struct model_set *set = model_set_new();
-	struct plan_result *res = NULL;
+	struct plan_request rq = { .set = set, .format = PLAN_FORMAT_NONE };
 	struct dt_diags warn, errs;
 	struct dt_err err = { 0 };
 	struct rem_objects o = { 0 };
@@ -250,20 +253,21 @@ static struct plan_result *plan_on(struct node *n, int gpus, bool with_rules, bo
 	if (with_rules)
 		CU_ASSERT_EQUAL_FATAL(rem_node_objects(NODE, &n->vr, &n->t, n->type, set, &o,
 						       &err), 0);
-	if (plan_run(set, NULL, &res, &err))
-		fprintf(stderr, "\n  plan: %s\n", err.msg);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	if (plan_execute(&rq, rep) == PLAN_EXIT_FAIL)
+		fprintf(stderr, "\n  plan: %s\n", rep->diags.n ? rep->diags.msgs[0] : "?");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep->result);
 	rem_objects_free(&o);
 	dt_diags_free(&warn);
 	dt_diags_free(&errs);
 	*setp = set;
-	return res;
+	return rep->result;
 }
 
 static void test_rules_keep_planning_off(void)
 {
 	struct model_set *set;
-	struct plan_result *res;
+	struct plan_report rep;
+	const struct plan_result *res;
 	struct node n;
 	char tainted[PROBE_LEARNED_NAME] = "", rule[REM_NAME_MAX];
 	struct rem_assessment a;
@@ -277,26 +281,26 @@ static void test_rules_keep_planning_off(void)
 	rem_rule_name(NODE, tainted, rule, sizeof(rule));
 
 	/* Without the rules the node's 7 live GPUs hold a 7-GPU pod. */
-	res = plan_on(&n, 7, false, false, &set);
+	res = plan_on(&n, 7, false, false, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 0);
 	CU_ASSERT_EQUAL(res->n_existing, 1);
 	CU_ASSERT_EQUAL(res->n_node_claims, 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* With them the tainted GPU is off limits, and the pod, pinned to
 	 * this node's host name, cannot go to a new node either (a new node
 	 * has a host name of its own, QA-31)... */
-	res = plan_on(&n, 7, true, false, &set);
+	res = plan_on(&n, 7, true, false, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 1);
 	CU_ASSERT_EQUAL(res->n_existing, 0);
 	CU_ASSERT_EQUAL(res->n_node_claims, 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* ...or, with nowhere else to go, is unschedulable, and the reason
 	 * for the node names the taint and the rule. */
-	res = plan_on(&n, 7, true, true, &set);
+	res = plan_on(&n, 7, true, true, &set, &rep);
 	CU_ASSERT_EQUAL_FATAL(res->n_unschedulable, 1);
 	{
 		const struct plan_unschedulable *u = &res->unschedulable[0];
@@ -310,18 +314,18 @@ static void test_rules_keep_planning_off(void)
 			fprintf(stderr, "\n  reason: %s\n", u->reason);
 		CU_ASSERT(named);
 	}
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* Six GPUs fit, none of them the tainted one. */
-	res = plan_on(&n, 6, true, true, &set);
+	res = plan_on(&n, 6, true, true, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 0);
 	CU_ASSERT_EQUAL_FATAL(res->n_existing, 1);
 	CU_ASSERT_EQUAL_FATAL(res->existing[0].n_claims, 1);
 	CU_ASSERT_EQUAL(res->existing[0].claims[0].n_results, 6);
 	for (size_t i = 0; i < res->existing[0].claims[0].n_results; i++)
 		CU_ASSERT(strcmp(res->existing[0].claims[0].results[i].device, tainted) != 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 	node_free(&n);
 }
