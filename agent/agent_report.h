@@ -12,7 +12,7 @@
 
 #include "diag.h"
 #include "err.h"
-#include "topology.h"
+#include "topo.h"
 
 struct agent_report_info {
 	const char *node_name;
@@ -32,7 +32,7 @@ const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_
 /* The packed report for t. *out is malloc'd; warnings (slices that could not
  * be predicted) go to warnings. 0, -EINVAL (a node name hwdb's slice builder
  * refuses is only a warning; no node name is -EINVAL), -ENOMEM. */
-int agent_report_pack(const struct probe_topology *t, const struct agent_report_info *info,
+int agent_report_pack(const struct topo *t, const struct agent_report_info *info,
 		      uint8_t **out, size_t *len, struct dt_diags *warnings, struct dt_err *err);
 
 #endif

@@ -34,7 +34,7 @@ static int device_from_pb(const Dratopo__V1__Device *d, size_t i, struct rec_dev
 				  d->bdf);
 	*out = (struct rec_device){
 		.bdf = d->bdf,
-		.kind = d->kind == DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU ? PROBE_GPU : PROBE_EFA,
+		.kind = d->kind == DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU ? TOPO_GPU : TOPO_EFA,
 		.vendor = d->vendor,
 		.device = d->device,
 		.subsystem_vendor = d->subsystem_vendor,

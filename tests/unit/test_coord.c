@@ -119,7 +119,7 @@ static uint8_t *report_of(const char *fixture, const char *node, const char *run
 			  size_t *len)
 {
 	struct agent_report_info info = { node, run, seq, 1700000000000000000LL, "test" };
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	uint8_t *buf = NULL;
@@ -129,7 +129,7 @@ static uint8_t *report_of(const char *fixture, const char *node, const char *run
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_run(root, NULL, &t, &err), 0);
 	CU_ASSERT_EQUAL(agent_report_pack(&t, &info, &buf, len, &w, &err), 0);
-	probe_topology_free(&t);
+	topo_free(&t);
 	dt_diags_free(&w);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	return buf;
