@@ -8,7 +8,6 @@
 #include "agent_report.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "hwdb.h"
-#include "topo_slices.h"
 #include "strbuf.h"
 #include "topo_verify.h"
 
@@ -77,8 +76,7 @@ int agent_report_pack(const struct topo *t, const struct agent_report_info *info
 	Dratopo__V1__Device *devs = calloc(t->n_devices + 1, sizeof(*devs));
 	Dratopo__V1__Device **ptrs = calloc(t->n_devices + 1, sizeof(*ptrs));
 	struct topo_verify_result vr = { 0 };
-	struct strbuf slices = STRBUF_INIT, entry = STRBUF_INIT;
-	struct dt_err serr = { 0 };
+	struct strbuf entry = STRBUF_INIT;
 	int rc = 0;
 
 	dt_diags_init(&vr.differences);
@@ -105,10 +103,6 @@ int agent_report_pack(const struct topo *t, const struct agent_report_info *info
 	m.host_cpus = t->cpus;
 	m.host_memory_mib = t->memory_mib;
 	own_verdict(t, &m, &vr, &entry, warnings);
-	if (topo_slices_emit(t, NULL, info->node_name, DOC_FORMAT_YAML, &slices, warnings, &serr))
-		dt_diags_add(warnings, "no predicted slices: %s", serr.msg);
-	else if (!sb_error(&slices))
-		m.resource_slices = (char *)sb_str(&slices);
 	*len = protobuf_c_message_get_packed_size(&m.base);
 	if (!(*out = malloc(*len ? *len : 1)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
@@ -116,7 +110,6 @@ int agent_report_pack(const struct topo *t, const struct agent_report_info *info
 		protobuf_c_message_pack(&m.base, *out);
 out:
 	topo_verify_result_free(&vr);
-	sb_free(&slices);
 	sb_free(&entry);
 	free(ptrs);
 	free(devs);

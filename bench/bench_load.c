@@ -5,7 +5,7 @@
  *
  * Every agent has its own channel, on its own connection (rpc_async), with
  * mTLS; it reports a realistic TopologyReport (the devices of an hwdb type,
- * the slices the real agent would predict: agent_report_pack) every
+ * packed as the real agent packs them: agent_report_pack) every
  * interval, sequence incrementing, at most one report in flight as the
  * real agent. A few threads drive all the channels through completion
  * queues. Prints calls, failures by status, report latency p50/p99/max, the

@@ -83,7 +83,11 @@ int coord_report_pack(const Dratopo__V1__TopologyReport *msg, uint8_t **out, siz
 {
 	Dratopo__V1__TopologyReport copy = *msg;
 
-	copy.resource_slices = (char *)"";
+	/* Only the fields this coordinator knows: an older agent's field 12
+	 * (its predicted slices, ~15 KB) or a newer one's additions would
+	 * otherwise be stored and carried in memory with every node. */
+	copy.base.n_unknown_fields = 0;
+	copy.base.unknown_fields = NULL;
 	*len = protobuf_c_message_get_packed_size(&copy.base);
 	*out = malloc(*len ? *len : 1);
 	if (!*out)
