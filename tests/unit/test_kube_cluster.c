@@ -337,7 +337,7 @@ static void test_nodeclaim_apply(void)
 	/* a delete for another object of that name is refused */
 	CU_ASSERT_EQUAL(kube_delete(admin, &ref, "00000000-0000-0000-0000-000000000000", NULL, &err),
 			KUBE_ECONFLICT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Precondition failed"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the UID in the precondition"));
 	CU_ASSERT_EQUAL(kube_delete(admin, &ref, uidbuf, "Background", &err), 0);
 	CU_ASSERT_EQUAL(kube_get(admin, &ref, NULL, &err), KUBE_ENOTFOUND);
 	model_set_free(set);
@@ -434,10 +434,107 @@ static void test_in_cluster_token(void)
 	kube_delete(admin, &cr, NULL, NULL, NULL);
 }
 
+/* What the API server adds to every pod on its own: its bookkeeping,
+ * kubectl's annotation, the Priority admission plugin's priority 0 and
+ * DefaultTolerationSeconds' two NoExecute tolerations, and the status. */
+static json_object *without_server_additions(const char *json)
+{
+	json_object *o = json_tokener_parse(json), *meta = kube_json_get(o, "metadata", NULL);
+	json_object *spec = kube_json_get(o, "spec", NULL), *tol, *kept;
+
+	json_object_object_del(o, "status");
+	json_object_object_del(meta, "annotations");
+	json_object_object_del(meta, "creationTimestamp");
+	json_object_object_del(meta, "resourceVersion");
+	json_object_object_del(meta, "uid");
+	json_object_object_del(spec, "priority");
+	tol = kube_json_get(spec, "tolerations", NULL);
+	kept = json_object_new_array();
+	for (size_t i = 0; tol && i < json_object_array_length(tol); i++) {
+		json_object *t = json_object_array_get_idx(tol, i);
+		const char *key = kube_json_str(t, "key", NULL);
+
+		if (key && (!strcmp(key, "node.kubernetes.io/not-ready") ||
+			    !strcmp(key, "node.kubernetes.io/unreachable")))
+			continue;
+		json_object_array_add(kept, json_object_get(t));
+	}
+	json_object_object_add(spec, "tolerations", kept);
+	return o;
+}
+
+/* The pod kubectl applied, read back by an informer, is the object the
+ * planner gets from the YAML file, but for what the API server adds. */
+static void test_pod_same_as_yaml(void)
+{
+	struct kube_informer_opts opts = { .ns = ns };
+	struct kube_informer *inf = NULL;
+	struct model_set *file = model_set_new(), *api = model_set_new();
+	struct model_object *want, *got = NULL;
+	struct dt_diags d;
+	struct dt_err err = { 0 };
+	char cmd[1200], *json = NULL;
+
+	dt_diags_init(&d);
+	/* the ServiceAccount admission plugin wants the namespace's default
+	 * service account, which kube-controller-manager creates */
+	for (int i = 0; i < 600; i++) {
+		struct kube_ref sa = { &kube_res_serviceaccounts, ns, "default", NULL };
+
+		if (kube_get(admin, &sa, NULL, NULL) == 0)
+			break;
+		usleep(100000);
+	}
+	snprintf(cmd, sizeof(cmd), "'%s/bin/kubectl' --kubeconfig '%s/kubeconfig' -n %s apply "
+		 "-f tests/fixtures/kube/pod-gpu.yaml >/dev/null", kube_dir, kube_dir, ns);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(kube_informer_new(admin, &kube_res_pods, &opts, &inf, &err), 0);
+	CU_ASSERT_EQUAL(kube_informer_start(inf, &err), 0);
+	CU_ASSERT_TRUE(kube_informer_wait_synced(inf, 30000));
+	json = kube_informer_get(inf, ns, "trainer");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	/* as the server sent it, status and all, the model accepts it */
+	CU_ASSERT_EQUAL(kube_informer_snapshot(inf, api, &err), 1);
+	model_set_free(api);
+	api = model_set_new();
+	{
+		json_object *plain = without_server_additions(json);
+		const char *text = json_object_to_json_string(plain);
+
+		CU_ASSERT_EQUAL(kube_decode(api, text, strlen(text), "kube-apiserver", NULL, &got,
+					    &d), 0);
+		json_object_put(plain);
+	}
+	CU_ASSERT_EQUAL(model_set_load_file(file, dt_fixture("kube/pod-gpu.yaml"), &d, NULL), 0);
+	want = model_set_next(file, MODEL_POD, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	want->meta.ns = ns;
+	if (!model_object_equal(want, got)) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		model_emit(want, DOC_FORMAT_YAML, &a);
+		model_emit(got, DOC_FORMAT_YAML, &b);
+		fprintf(stderr, "\n--- file\n%s\n--- API server\n%s\n", sb_str(&a), sb_str(&b));
+		sb_free(&a);
+		sb_free(&b);
+		CU_FAIL("the API server's pod differs from the file's");
+	}
+	for (size_t i = 0; i < d.n; i++)
+		fprintf(stderr, "\n  %s\n", d.msgs[i]);
+	CU_ASSERT_EQUAL(d.n, 0);
+	free(json);
+	kube_informer_free(inf);
+	model_set_free(file);
+	model_set_free(api);
+	dt_diags_free(&d);
+}
+
 DT_SUITE_MAIN_WITH("kube_cluster", suite_init, suite_cleanup,
 	DT_TEST(test_list_watch),
 	DT_TEST(test_410_after_compaction),
 	DT_TEST(test_conflict_on_stale_update),
 	DT_TEST(test_nodeclaim_apply),
 	DT_TEST(test_in_cluster_token),
+	DT_TEST(test_pod_same_as_yaml),
 	DT_TEST(test_apiserver_restart))
