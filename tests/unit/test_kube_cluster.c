@@ -210,13 +210,15 @@ static void test_410_after_compaction(void)
 	struct kube_informer *inf;
 	struct kube_informer_stats st;
 	struct dt_err err = { 0 };
-	char cmd[400];
+	char cmd[400], *doomed;
 	long rev;
 
 	CU_ASSERT_EQUAL(create_cm(admin, "keep", "1", &err), 0);
 	CU_ASSERT_EQUAL(create_cm(admin, "doomed", "1", &err), 0);
 	inf = cm_informer(admin, &s);
-	CU_ASSERT_PTR_NOT_NULL(kube_informer_get(inf, ns, "doomed"));
+	doomed = kube_informer_get(inf, ns, "doomed");
+	CU_ASSERT_PTR_NOT_NULL(doomed);
+	free(doomed);
 	kube_informer_stop(inf);
 	/* while nobody watches: changes, then etcd forgets their history
 	 * (configmaps bypass the watch cache in cluster.sh's API server) */
