@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "agent_node.h"
-#include "topology.h"
+#include "topo.h"
 
 /* The name and where it came from, unchecked. */
 static const char *node_name_from(const char *given, char *buf, size_t len, const char **from)
@@ -33,5 +33,5 @@ const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_
 {
 	const char *from, *name = node_name_from(given, buf, len, &from);
 
-	return probe_node_name_check(from, name, err) ? NULL : name;
+	return topo_node_name_check(from, name, err) ? NULL : name;
 }

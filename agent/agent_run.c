@@ -252,7 +252,7 @@ static int op_probe(void *envp, uint64_t sequence, uint8_t **buf, size_t *len)
 {
 	struct run_env *env = envp;
 	struct probe_options po = { env->a->instance_type };
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	struct agent_report_info info = { env->node, env->run_id, sequence,
@@ -270,7 +270,7 @@ static int op_probe(void *envp, uint64_t sequence, uint8_t **buf, size_t *len)
 	for (size_t i = 0; i < w.n; i++)
 		obs_log(OBS_WARN, "report_warning", "warning", w.msgs[i], NULL);
 	dt_diags_free(&w);
-	probe_topology_free(&t);
+	topo_free(&t);
 	if (rc) {
 		obs_log(OBS_ERROR, "probe_failed", "error", err.msg, NULL);
 		return -1;

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 	struct timed lspci = { "lspci -vmm -nn", lspci_argv, 0, 0 };
 
 	for (int i = 0; i < rounds; i++) {
-		struct probe_topology t;
+		struct topo t;
 		struct dt_err err = { 0 };
 		double t0 = now_ms();
 
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 		}
 		t_lib += now_ms() - t0;
 		devices = t.n_devices;
-		probe_topology_free(&t);
+		topo_free(&t);
 		if (run_timed(&probe) || run_timed(&verify) || run_timed(&lspci))
 			return 1;
 	}
