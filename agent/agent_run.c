@@ -203,7 +203,7 @@ struct run_env {
 	char run_id[33];
 	struct rpc_channel *ch;
 	struct agent_loop *loop;
-	struct certwatch *certs;
+	struct certwatch *certs;                /* set once; the signal thread loads it */
 	Dratopo__V1__ReportAck *last_ack;       /* --once: the answer to print */
 
 	/* Wakes the loop's thread early (a TLS change). */
@@ -412,14 +412,17 @@ static void *signal_main(void *arg)
 	int sig;
 
 	while (sigwait(&run_sigs, &sig) == 0) {
+		struct certwatch *certs = __atomic_load_n(&env->certs, __ATOMIC_ACQUIRE);
+
 		if (sig != SIGHUP) {
 			obs_log(OBS_INFO, "stop", "signal", strsignal(sig), NULL);
 			_exit(0);
 		}
-		if (env->certs)
-			certwatch_poke(env->certs);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", env->a->tls.insecure ?
+				"skipped: --insecure" : "skipped: not started yet", NULL);
 	}
 	return NULL;
 }
@@ -504,7 +507,10 @@ static int start_parts(struct run_env *env, struct obs_registry *reg, struct obs
 		struct certwatch_opts co = { env->a->tls.cert, env->a->tls.key, env->a->tls.ca,
 					     "client", tls_reload, env, reg, 0, 0 };
 
-		rc = certwatch_start(&co, &env->certs, err);
+		struct certwatch *w = NULL;
+
+		rc = certwatch_start(&co, &w, err);
+		__atomic_store_n(&env->certs, w, __ATOMIC_RELEASE);
 	}
 	if (!rc && env->a->http) {
 		rc = obs_http_start(env->a->http, reg, ready, env, http, err);

@@ -77,23 +77,17 @@ metric() {
 	http "$1" /metrics
 	grep -qxF -- "$2" "$TMP/body" || fail "$3: no line '$2' in /metrics"
 }
-# wait_metric PORT LINE WHAT: until /metrics has it (up to 20 s)
+# wait_metric PORT LINE WHAT: until /metrics has the exact line (up to 20 s);
+# wait_metric -E PORT REGEX WHAT: until a line matches REGEX whole
 wait_metric() {
+	local how=-F
+	[ "$1" != -E ] || { how=-E; shift; }
 	for _ in $(seq 200); do
 		http "$1" /metrics
-		grep -qxF -- "$2" "$TMP/body" && return 0
+		grep -qx "$how" -- "$2" "$TMP/body" && return 0
 		sleep 0.1
 	done
-	fail "$3: /metrics never had '$2'"
-}
-# wait_metric_re PORT REGEX WHAT: until a line of /metrics matches REGEX whole
-wait_metric_re() {
-	for _ in $(seq 200); do
-		http "$1" /metrics
-		grep -Eqx -- "$2" "$TMP/body" && return 0
-		sleep 0.1
-	done
-	fail "$3: no line of /metrics matched /$2/"
+	fail "$3: no line of /metrics matched '$2'"
 }
 # port_of LOG KEY: KEY=N from the start line of LOG (waits up to 10 s)
 port_of() {
@@ -163,7 +157,7 @@ metric "$AHTTP" 'dratopo_tls_reloads_total{result="failed"} 0' "failure counters
 # it keeps trying, backing off (at least 2 s between tries by now)
 wait_log "$TMP/agent.log" 'event=backoff retry_in=(([2-9][0-9]{3}|[1-9][0-9]{4,})ms|[0-9]+s)$' \
 	"the agent backs off"
-wait_metric_re "$AHTTP" 'dratopo_agent_consecutive_failures [3-9][0-9]*' "failures counted"
+wait_metric -E "$AHTTP" 'dratopo_agent_consecutive_failures [3-9][0-9]*' "failures counted"
 metric "$AHTTP" "dratopo_agent_reports_total 0" "nothing acknowledged"
 
 # ---- renewed in place: reported at once, healthy, no restart ----
