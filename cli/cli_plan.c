@@ -30,8 +30,8 @@ enum output { OUT_TABLE, OUT_YAML, OUT_JSON };
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--coordinator ADDR]\n"
-		"                    [-o table|yaml|json]\n\n"
+		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--region REGION]\n"
+		"                    [--coordinator ADDR] [-o table|yaml|json]\n\n"
 		"Plan pending pods: existing nodes first (their ResourceSlices minus what is\n"
 		"allocated), then the lowest-priced set of new nodes the NodePools allow, with\n"
 		"the devices hwdb predicts for each instance type.\n\n"
@@ -44,6 +44,12 @@ static void usage(FILE *out)
 		"  -f, --filename FILE...  manifests (repeatable; FILEs may follow one -f)\n"
 		"      --hwdb-extra FILE   more instance types, in hwdb's source format\n"
 		"                          (repeatable)\n"
+		"      --region REGION     the region the cluster runs in: new nodes are priced\n"
+		"                          there, and a NodePool whose\n"
+		"                          topology.kubernetes.io/region excludes it launches\n"
+		"                          nothing (default: each NodePool's region requirement,\n"
+		"                          else us-east-1; `dratopo hwdb list --region` shows\n"
+		"                          the regions hwdb prices)\n"
 		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
 		"  -h, --help              this help\n\n"
 		"With --coordinator the plan is made by a running coordinator, over its live\n"
@@ -249,6 +255,23 @@ int cli_plan(int argc, char **argv)
 			after_f = false;
 			continue;
 		}
+		if (!strcmp(a, "--region") || !strncmp(a, "--region=", 9)) {
+			if (!a[8] && ++i >= argc) {
+				opt = a;
+				goto no_value;
+			}
+			opts.region = a[8] ? a + 9 : argv[i];
+			if (!hwdb_region_known(opts.region)) {
+				fprintf(stderr, "dratopo plan: --region: hwdb has no prices for '%s'; "
+					"it has:", opts.region);
+				for (size_t k = 0; hwdb_regions[k]; k++)
+					fprintf(stderr, "%s %s", k ? "," : "", hwdb_regions[k]);
+				fputc('\n', stderr);
+				return CLI_EXIT_USAGE;
+			}
+			after_f = false;
+			continue;
+		}
 		if (!strcmp(a, "--hwdb-extra")) {
 			if (++i >= argc) {
 				opt = a;
@@ -285,6 +308,11 @@ int cli_plan(int argc, char **argv)
 	if (!n_files) {
 		fprintf(stderr, "dratopo plan: no input: give manifests with -f FILE\n\n");
 		goto usage;
+	}
+	if (remote.addr && opts.region) {
+		fprintf(stderr, "dratopo plan: --region plans locally only; a coordinator prices in "
+			"each NodePool's region requirement, else us-east-1\n");
+		return CLI_EXIT_USAGE;
 	}
 	if (remote.addr) {
 		dt_diags_free(&errs);
