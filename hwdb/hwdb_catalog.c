@@ -311,6 +311,14 @@ static struct hwdb_type *copy_type(struct doc_arena *a, const struct hwdb_type *
 	out->gpu_architecture = dup_str(a, t->gpu_architecture, &oom);
 	out->gpus = copy_devices(a, t->gpus, t->n_gpus, &oom);
 	out->efas = copy_devices(a, t->efas, t->n_efas, &oom);
+	out->accel_kind = dup_str(a, t->accel_kind, &oom);
+	if (t->n_prices) {
+		struct hwdb_price *p = dup_mem(a, t->prices, t->n_prices * sizeof(*p), &oom);
+
+		for (size_t i = 0; p && i < t->n_prices; i++)
+			p[i].region = dup_str(a, t->prices[i].region, &oom);
+		out->prices = p;
+	}
 	notes = dup_mem(a, t->notes, t->n_notes * sizeof(*notes), &oom);
 	for (size_t i = 0; notes && i < t->n_notes; i++)
 		notes[i] = dup_str(a, t->notes[i], &oom);

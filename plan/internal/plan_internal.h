@@ -149,6 +149,7 @@ const struct model_taint *plan_untolerated(const struct model_taint *taints, siz
 #define PLAN_LABEL_GPU_MANUFACTURER "karpenter.k8s.aws/instance-gpu-manufacturer"
 #define PLAN_LABEL_GPU_MEMORY      "karpenter.k8s.aws/instance-gpu-memory"
 #define PLAN_LABEL_EFA_COUNT       "karpenter.k8s.aws/instance-efa-count"
+#define PLAN_LABEL_REGION          "topology.kubernetes.io/region"
 
 #define PLAN_MAX_TYPE_LABELS 20
 #define PLAN_LABEL_VALUE_MAX 64

@@ -153,6 +153,39 @@ if expect 3 "$BIN" plan -f "$TMP/fuse-pods.yaml" -o json; then
 		"fuse without overlay"
 fi
 
+# EFA only (32 vCPUs, 64Gi, one EFA): a type without GPUs, cheaper than every GPU type
+# with an EFA that holds the pod (issue 24).
+if expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" -o json; then
+	type=$(sed -n 's/^ *"instanceType": "\(.*\)",$/\1/p' "$TMP/out")
+	price=$(sed -n 's/^ *"pricePerHour": \(.*\),$/\1/p' "$TMP/out")
+	has "$TMP/out" '"region": "us-east-1"' "efa-only region"
+	"$BIN" hwdb list --gpu --efa >"$TMP/gpus" || fail "hwdb list --gpu --efa"
+	"$BIN" hwdb show "$type" -o json | grep -q '"gpus": \[\]' || fail "efa-only: $type has GPUs"
+	# every GPU type that holds 32 vCPUs and 64Gi costs more
+	awk -v p="$price" 'NR > 1 && $3 + 0 >= 36 && $4 + 0 >= 72 && $NF != "-" && $NF + 0 <= p {
+		print; bad = 1 } END { exit bad }' "$TMP/gpus" ||
+		fail "efa-only: $type at $price is not cheaper than every GPU type that fits"
+fi
+
+# A NodePool pinned to eu-west-1 is priced there; --region must agree with it.
+if expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" -o json; then
+	has "$TMP/out" '"region": "eu-west-1"' "eu-west-1 pool region"
+	type=$(sed -n 's/^ *"instanceType": "\(.*\)",$/\1/p' "$TMP/out")
+	price=$(sed -n 's/^ *"pricePerHour": \(.*\),$/\1/p' "$TMP/out")
+	"$BIN" hwdb list --region eu-west-1 --family "${type%%.*}" >"$TMP/eu" || fail "hwdb list eu"
+	grep -q "^$type .* $(printf '%.4f' "$price")\$" "$TMP/eu" ||
+		fail "eu-west-1: $type at $price is not hwdb's eu-west-1 price"
+fi
+expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" &&
+	has "$TMP/out" '^total [0-9.]+ per hour in eu-west-1, 1 node claim' "table names the region"
+expect 3 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" --region us-east-1 &&
+	has "$TMP/out" 'requires topology.kubernetes.io/region eu-west-1, and the cluster runs in us-east-1' \
+		"pool outside --region"
+expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" --region ap-south-1 -o json &&
+	has "$TMP/out" '"region": "ap-south-1"' "--region prices there"
+expect 2 "$BIN" plan -f "$FIX/efa-only.yaml" --region mars-north-1 &&
+	has "$TMP/err" "no prices for 'mars-north-1'; it has: us-east-1, " "bad --region"
+
 # Usage and input errors.
 expect 2 "$BIN" plan
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml
