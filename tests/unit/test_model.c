@@ -887,6 +887,53 @@ static void test_malformed_corpus(void)
 /* A DeviceTaintRule's selector: absent selects nothing (NULL), {} every
  * device (all fields NULL), and the alpha fields 1.35 removed are noted
  * (validation refuses them) without an unknown-field warning. */
+/* metadata.generateName without a name: named as the API server names it
+ * (the prefix cut to 58 bytes, five characters of its alphabet), every
+ * object its own name, the same names on every load; a name given wins. */
+static void test_generate_name(void)
+{
+	static const char yaml[] =
+		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: test-dra}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: test-dra}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: given, generateName: x-}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+		"metadata: {generateName: "
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-}\n"
+		"spec: {}\n";
+	struct dt_diags errs;
+	struct model_set *a = load_str(yaml, &errs), *b;
+	const struct model_object *p0, *p1, *given, *claim;
+	const char *alphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+	CU_ASSERT_EQUAL_FATAL(errs.n, 0);
+	p0 = model_set_next(a, MODEL_POD, NULL);
+	p1 = model_set_next(a, MODEL_POD, p0);
+	given = model_set_next(a, MODEL_POD, p1);
+	claim = model_set_next(a, MODEL_RESOURCE_CLAIM, NULL);
+	CU_ASSERT_FATAL(p0 && p1 && given && claim);
+	CU_ASSERT_EQUAL(strlen(p0->meta.name), strlen("test-dra") + 5);
+	CU_ASSERT_EQUAL(strncmp(p0->meta.name, "test-dra", 8), 0);
+	CU_ASSERT_EQUAL(strspn(p0->meta.name + 8, alphabet), 5);
+	CU_ASSERT_STRING_NOT_EQUAL(p0->meta.name, p1->meta.name);
+	DT_ASSERT_STR(p0->meta.generate_name, "test-dra");
+	DT_ASSERT_STR(given->meta.name, "given");
+	CU_ASSERT_EQUAL(strlen(claim->meta.name), 63);
+	CU_ASSERT_EQUAL(strspn(claim->meta.name + 58, alphabet), 5);
+	CU_ASSERT_PTR_EQUAL(model_set_find(a, MODEL_POD, "default", p1->meta.name), p1);
+	dt_diags_free(&errs);
+
+	b = load_str(yaml, &errs);
+	CU_ASSERT_EQUAL_FATAL(errs.n, 0);
+	p1 = model_set_next(b, MODEL_POD, model_set_next(b, MODEL_POD, NULL));
+	DT_ASSERT_STR(p1->meta.name, model_set_next(a, MODEL_POD, p0)->meta.name);
+	dt_diags_free(&errs);
+	model_set_free(a);
+	model_set_free(b);
+}
+
 static void test_taint_rule_selectors(void)
 {
 	struct dt_diags errs;
@@ -925,6 +972,7 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_overlay_formats),
 	      DT_TEST(test_every_kind_decoded),
 	      DT_TEST(test_taint_rule_selectors),
+	      DT_TEST(test_generate_name),
 	      DT_TEST(test_defaults),
 	      DT_TEST(test_lists_json_and_sources),
 	      DT_TEST(test_built_in_code),

@@ -30,6 +30,14 @@ void model_path_pop(struct model_path *p, size_t mark);
 /* Arena for deep copies of free-form trees (created on first use). */
 struct doc_arena *model_set_doc_arena(struct model_set *s);
 
+/* Name o, which has metadata.generateName and no name, as the API server
+ * does before it validates a create: the prefix cut to 58 bytes and five
+ * characters of its alphabet (names_suffix), unique among the set's
+ * objects of o's kind and namespace. The characters come from a hash of
+ * kind, namespace, prefix and how many names the prefix was given before,
+ * so a run is reproducible. 0 or -ENOMEM. */
+int model_set_generate_name(struct model_set *s, struct model_object *o);
+
 /* ---- Name lookups over arrays of structs, in O(log n) ----
  * Lists the API does not bound (pod claims, resource maps, labels) are
  * searched through a sorted index so that hostile sizes stay fast. */
