@@ -339,7 +339,8 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 			"requests the extended resource %s%s: dratopo plans DRA ResourceClaims, "
 			"not device-plugin resources (no DeviceClass has extendedResourceName %s, "
 			"and no NodeOverlay gives nodes capacity of it)",
-			ext, !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
+			ext, p->dra ? " besides its ResourceClaims"
+			: !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
 	else if (rc)
 		p->problem = fmt_problem(c->set, "extended resource %s: %s", ext, why);
 	p->dra = p->dra || p->ext;
