@@ -27,6 +27,29 @@ size_t model_path_index(struct model_path *p, size_t i);
 size_t model_path_key(struct model_path *p, const char *key);
 void model_path_pop(struct model_path *p, size_t mark);
 
+/* ---- What the API serves (served-kinds.txt, model_kinds.c) ---- */
+
+/* One version of a group and its kinds (space-separated). */
+struct model_served {
+	const char *group;              /* "" for the core group */
+	const char *version;
+	const char *kinds;
+};
+
+extern const struct model_served model_served_table[];
+extern const size_t model_n_served;
+
+/* Whether api_version's group is one dratopo reads (it is in the table):
+ * its unknown kinds and versions are errors, other groups' warnings. */
+bool model_group_read(const char *api_version);
+/* Whether the API serves kind at api_version. */
+bool model_kind_served(const char *api_version, const char *kind);
+/* kubectl's `no matches for kind "K" in version "G/V"`, followed by what
+ * the group serves: the versions that serve K, or the kinds of G/V (or of
+ * every version of G) and the closest kind. */
+struct strbuf;
+void model_kind_no_match(const char *api_version, const char *kind, struct strbuf *sb);
+
 /* Arena for deep copies of free-form trees (created on first use). */
 struct doc_arena *model_set_doc_arena(struct model_set *s);
 
