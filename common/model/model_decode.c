@@ -117,6 +117,9 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	case MODEL_NODE_OVERLAY:
 		model_dec_node_overlay(d, root, &o->u.node_overlay);
 		break;
+	case MODEL_POD_GROUP:
+		model_dec_pod_group(d, root, &o->u.pod_group);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}
@@ -130,15 +133,21 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 #define DRA_GROUP "resource.k8s.io/"
 #define DRA_V1 "resource.k8s.io/v1"
 
+#define SCHEDULING_GROUP "scheduling.k8s.io/"
+
 /* The apiVersion a served version is read as: the DRA beta versions and
  * v1alpha3's DeviceTaintRule have v1's shape (v1beta1 is converted while
- * decoding: requests without `exactly`, devices under `basic`). Only
- * called for what model_kind_served says the API serves. */
+ * decoding: requests without `exactly`, devices under `basic`); the
+ * PodGroups of v1alpha2 (1.36) and v1alpha3 have v1beta1's (the fields
+ * dratopo reads). Only called for what model_kind_served says the API
+ * serves. */
 static const char *read_as(const char *api_version, bool *v1beta1)
 {
 	*v1beta1 = !strcmp(api_version, DRA_GROUP "v1beta1");
 	if (!strncmp(api_version, DRA_GROUP, strlen(DRA_GROUP)))
 		return DRA_V1;
+	if (!strncmp(api_version, SCHEDULING_GROUP "v1alpha", strlen(SCHEDULING_GROUP "v1alpha")))
+		return SCHEDULING_GROUP "v1beta1";
 	return api_version;
 }
 
