@@ -111,6 +111,20 @@ static void test_every_kind_decoded(void)
 		CU_ASSERT(model_set_count(s, (enum model_kind)k) >= 1);
 	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_SLICE), 3);
 
+	o = model_set_find(s, MODEL_POD, "team-a", "worker");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	DT_ASSERT_STR(o->u.pod.spec.pod_group_name, "trainers");
+	o = model_set_find(s, MODEL_POD_GROUP, "team-a", "trainers");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.pod_group.gang && !o->u.pod_group.basic);
+	CU_ASSERT_EQUAL(o->u.pod_group.min_count, 2);
+	CU_ASSERT_EQUAL_FATAL(o->u.pod_group.n_resource_claims, 2);
+	DT_ASSERT_STR(o->u.pod_group.resource_claims[0].resource_claim_template_name, "gpus");
+	DT_ASSERT_STR(o->u.pod_group.resource_claims[1].resource_claim_name, "fabric");
+	CU_ASSERT_EQUAL_FATAL(o->u.pod_group.n_resource_claim_statuses, 1);
+	DT_ASSERT_STR(o->u.pod_group.resource_claim_statuses[0].resource_claim_name,
+		      "trainers-shared-gpus-x7k9m");
+
 	o = model_set_find(s, MODEL_DEVICE_CLASS, NULL, "gpu.example.com");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL(o->u.device_class.n_selectors, 1);
