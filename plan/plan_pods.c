@@ -173,7 +173,7 @@ struct collect {
 	 * a power-of-two table (group_claims). */
 	const struct model_object *group;
 	const struct group_made {
-		const struct model_pod_group_claim *entry;
+		const struct model_pod_claim *entry;
 		const struct model_object *claim;
 	} *made;
 	size_t n_made, cap_made;
@@ -264,13 +264,13 @@ static const struct model_object *find_group(struct collect *c, const char *ns,
 
 /* The group's claim that pc matches: every field equal, as
  * DRAWorkloadResourceClaims matches a pod's claim to its PodGroup's. */
-static const struct model_pod_group_claim *group_claim_of(const struct model_object *group,
+static const struct model_pod_claim *group_claim_of(const struct model_object *group,
 							  const struct model_pod_claim *pc)
 {
 	const struct model_pod_group *g = &group->u.pod_group;
 
 	for (size_t i = 0; i < g->n_resource_claims; i++) {
-		const struct model_pod_group_claim *gc = &g->resource_claims[i];
+		const struct model_pod_claim *gc = &g->resource_claims[i];
 
 		if (str_eq_null(gc->name, pc->name) &&
 		    str_eq_null(gc->resource_claim_name, pc->resource_claim_name) &&
@@ -284,7 +284,7 @@ static const struct model_pod_group_claim *group_claim_of(const struct model_obj
  * its status names when it exists, else generated from the template. */
 static const struct model_object *group_claim(struct collect *c,
 					      const struct model_object *group,
-					      const struct model_pod_group_claim *gc,
+					      const struct model_pod_claim *gc,
 					      const struct model_object *tmpl)
 {
 	size_t at;

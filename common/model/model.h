@@ -545,18 +545,12 @@ struct model_pod {
  * alpha in 1.36 as v1alpha2, beta in 1.37 as v1beta1): pods naming it in
  * spec.schedulingGroup share the claims of spec.resourceClaims that their
  * own spec.resourceClaims match field for field. */
-struct model_pod_group_claim {
-	const char *name;
-	const char *resource_claim_name;
-	const char *resource_claim_template_name;
-};
-
 struct model_pod_group {
 	/* spec.schedulingPolicy: exactly one of basic ({}) and gang. */
 	bool basic, gang;
 	bool has_min_count;
 	int64_t min_count;              /* gang.minCount */
-	struct model_pod_group_claim *resource_claims;
+	struct model_pod_claim *resource_claims;    /* the pod's claim struct */
 	size_t n_resource_claims;
 	/* status.resourceClaimStatuses: the claims made from templates. */
 	struct model_pod_claim_status *resource_claim_statuses;

@@ -216,18 +216,6 @@ void model_dec_node(struct model_dec *d, const struct doc_node *root, struct mod
 	}
 }
 
-static void item_pod_group_claim(struct model_dec *d, const struct doc_node *it, void *slot,
-				 const void *ctx)
-{
-	struct model_pod_group_claim *c = slot;
-
-	model_closed_fields(d, it, f_pod_claim, NULL);
-	c->name = model_get_str(d, it, "name");
-	c->resource_claim_name = model_get_str(d, it, "resourceClaimName");
-	c->resource_claim_template_name = model_get_str(d, it, "resourceClaimTemplateName");
-	(void)ctx;
-}
-
 /* scheduling.k8s.io PodGroup: the scheduling policy and the shared claims
  * (the rest of the spec does not change where pods fit). */
 void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
@@ -257,7 +245,7 @@ void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
 			model_path_pop(&d->path, pm);
 		}
 		LIST_ITEMS(d, rc, "resourceClaims", g->resource_claims, g->n_resource_claims,
-			   item_pod_group_claim, NULL);
+			   item_pod_claim, NULL);
 		model_path_pop(&d->path, mark);
 	}
 	if (status) {

@@ -669,17 +669,6 @@ static struct doc_node *enc_pod_status(struct enc *e, const struct model_pod_sta
 	return m;
 }
 
-static struct doc_node *enc_pod_group_claim(struct enc *e, const void *item)
-{
-	const struct model_pod_group_claim *c = item;
-	struct doc_node *m = new_map(e);
-
-	put_str(e, m, "name", c->name);
-	put_str(e, m, "resourceClaimName", c->resource_claim_name);
-	put_str(e, m, "resourceClaimTemplateName", c->resource_claim_template_name);
-	return m;
-}
-
 static void enc_pod_group(struct enc *e, struct doc_node *root, const struct model_pod_group *g)
 {
 	struct doc_node *spec = new_map(e), *pol = new_map(e), *status = new_map(e);
@@ -695,7 +684,7 @@ static void enc_pod_group(struct enc *e, struct doc_node *root, const struct mod
 	}
 	put_nonempty(e, spec, "schedulingPolicy", pol);
 	PUT_LIST(e, spec, "resourceClaims", g->resource_claims, g->n_resource_claims,
-		 enc_pod_group_claim);
+		 enc_pod_claim);
 	put(e, root, "spec", spec);
 	PUT_LIST(e, status, "resourceClaimStatuses", g->resource_claim_statuses,
 		 g->n_resource_claim_statuses, enc_pod_claim_status);

@@ -372,7 +372,7 @@ void model_v_node(struct model_val *v, const struct model_node *n)
 
 #define MAX_POD_GROUP_CLAIMS 4
 
-static void v_pod_group_claim(struct model_val *v, const struct model_pod_group_claim *c)
+static void v_pod_group_claim(struct model_val *v, const struct model_pod_claim *c)
 {
 	size_t f = P_FIELD(v, "name");
 	bool by_name = !model_empty(c->resource_claim_name);

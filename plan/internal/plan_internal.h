@@ -290,7 +290,7 @@ struct plan_pod {
 	/* Per claim, when it is its PodGroup's (spec.schedulingGroup, the
 	 * claim equal to one of the group's): that entry, whose claim every
 	 * pod of the group shares; NULL otherwise. NULL array: none. */
-	const struct model_pod_group_claim **group_claim;
+	const struct model_pod_claim **group_claim;
 	size_t n_claims;
 	/* Set when the pod cannot be planned at all (a claim or template
 	 * that does not exist, an extended resource): the reason. */
