@@ -553,14 +553,15 @@ int certwatch_start(const struct certwatch_opts *o, struct certwatch **out, stru
 		fingerprint(w->path[i], &w->seen[i]);
 	if ((rc = read_validity(w, &w->v, err)))
 		goto fail;
-	if (o->reg && (rc = metrics_init(w, o->reg, err)))
-		goto fail;
 	w->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);   /* -1: the poll alone */
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0) {
 		rc = dt_err_set(err, -errno, "certwatch: eventfd: %s", strerror(errno));
 		goto fail;
 	}
+	/* Last of what can fail: the registry keeps the gauges' pointer to w. */
+	if (o->reg && (rc = metrics_init(w, o->reg, err)))
+		goto fail;
 	refresh_watches(w);
 	if ((rc = -pthread_create(&w->thread, NULL, watch_main, w))) {
 		dt_err_set(err, rc, "certwatch: cannot start its thread");

@@ -51,7 +51,11 @@ struct certwatch_opts {
 	const char *role;               /* "server" or "client", for messages */
 	certwatch_reload_fn reload;
 	void *user;
-	struct obs_registry *reg;       /* NULL: no metrics */
+	/* NULL: no metrics. Its gauges read the watcher: stop whatever
+	 * scrapes reg before certwatch_stop (and, after a failed start, which
+	 * may have registered some, do not scrape it: give up, as a daemon
+	 * that cannot start does). */
+	struct obs_registry *reg;
 	int64_t poll_ns;                /* 0: 10 s */
 	int64_t settle_ns;              /* after a change, before reading: 0: 100 ms */
 };
@@ -63,7 +67,8 @@ struct certwatch;
  * when one cannot be read. */
 int certwatch_start(const struct certwatch_opts *o, struct certwatch **out,
 		    struct dt_err *err);
-/* Stop the thread and free w. NULL is a no-op. */
+/* Stop the thread and free w (no reload runs after it returns). NULL is a
+ * no-op. */
 void certwatch_stop(struct certwatch *w);
 /* Reload now, changed or not (SIGHUP); the watcher's thread does it. */
 void certwatch_poke(struct certwatch *w);

@@ -362,10 +362,12 @@ int main(int argc, char **argv)
 		log_start(&a, c, p.srv, http);
 		signal_loop(&sigs, p.certs);
 	}
-	/* Drain the calls in flight (their reports commit), then the rest. */
-	rpc_server_shutdown(p.srv, DRAIN_MS);
-	obs_http_stop(http);            /* before the watcher its metrics read */
+	/* The HTTP server before the watcher its gauges read, the watcher
+	 * before the server it reloads; then drain the calls in flight (their
+	 * reports commit), then the rest. */
+	obs_http_stop(http);
 	certwatch_stop(p.certs);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
 	coord_close(c);
 	hwdb_reset();
 	if (!rc)
