@@ -114,6 +114,13 @@ PIDS+=($!) CPID=$!
 GRPC=$(port_of "$TMP/coord.log" grpc_port) && CHTTP=$(port_of "$TMP/coord.log" http_port) ||
 	{ fail "the coordinator did not start: $(cat "$TMP/coord.log")"; e2e_finish; }
 
+# ---- failure counters have their series before any failure ----
+metric "$CHTTP" 'dratopo_rpc_failed_total{method="Report",code="UNAVAILABLE"} 0' "rpc failures from the start"
+metric "$CHTTP" 'dratopo_rpc_failed_total{method="ListNodes",code="PERMISSION_DENIED"} 0' "every method"
+metric "$CHTTP" 'dratopo_store_errors_total{op="commit"} 0' "store errors from the start"
+metric "$CHTTP" 'dratopo_tls_reloads_total{result="failed"} 0' "TLS reload failures from the start"
+metric "$CHTTP" "dratopo_tls_certificate_valid 1" "the coordinator's certificate is valid"
+
 # ---- --version on every program ----
 for prog in dratopo dratopo-agent dratopo-coordinator; do
 	expect 0 "$1/bin/$prog" --version
