@@ -115,6 +115,9 @@ int probe_node_name_check(const char *what, const char *name, struct dt_err *err
 /* The root named name, or NULL. */
 const struct probe_root *probe_find_root(const struct probe_topology *t, const char *name);
 
+/* The NUMA node all of r's devices share; -1 when unknown or mixed. */
+int probe_root_numa(const struct probe_topology *t, const struct probe_root *r);
+
 /* ---- Output ---- */
 
 /* The tree of roots, for people. */
