@@ -167,17 +167,19 @@ static void node_row(struct strbuf *out, const struct rec_node *n, int64_t now)
 {
 	sb_printf(out, "<tr class=\"%s\" data-node=\"", rec_verdict_name(n->verdict));
 	page_text(out, n->name);
-	sb_printf(out, "\" data-verdict=\"%s\" data-plannable=\"%s\"><td>",
+	sb_printf(out, "\" data-verdict=\"%s\" data-plannable=\"%s\"><td class=\"nowrap\">",
 		  rec_verdict_name(n->verdict), plannable_words[n->plannable]);
 	page_node_link(out, n->name);
-	sb_puts(out, "</td><td>");
+	sb_puts(out, "</td><td class=\"nowrap\">");
 	page_type_link(out, n->instance_type);
 	sb_puts(out, "</td><td>");
 	page_verdict(out, n->verdict);
 	sb_printf(out, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td%s>%s</td><td>",
 		  n->gpus, n->efas, n->plannable ? "" : " class=\"no\"",
 		  plannable_words[n->plannable]);
+	sb_puts(out, "<span class=\"nowrap\">");
 	page_time(out, n->received_ns, now);
+	sb_puts(out, "</span>");
 	sb_puts(out, "</td><td>");
 	page_text(out, n->plannable ? "" : n->why);
 	sb_puts(out, "</td></tr>\n");
