@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "root_pair.h"
+#include "topo_root_pair.h"
 
 const char *draw_mark_name(enum draw_mark m)
 {
@@ -107,7 +107,7 @@ static struct draw_root *add_root(struct build *b, const char *name, int numa,
 }
 
 /* A device of the root added last. */
-static struct draw_device *add_device(struct build *b, enum probe_kind kind,
+static struct draw_device *add_device(struct build *b, enum topo_kind kind,
 				      enum draw_mark mark, const char *label, const char *model)
 {
 	struct draw_picture *p = b->p;
@@ -246,7 +246,7 @@ static void type_devices(struct build *b, const struct hwdb_type *e, const char 
 		bool here = root ? d->pcie_root && !strcmp(d->pcie_root, root) : !d->pcie_root;
 
 		if (here)
-			add_device(b, gpu ? PROBE_GPU : PROBE_EFA, DRAW_OK, d->name,
+			add_device(b, gpu ? TOPO_GPU : TOPO_EFA, DRAW_OK, d->name,
 				   gpu ? gpu_model(e) : efa_model(e->efa_device));
 	}
 }
@@ -282,11 +282,11 @@ int draw_type(const struct hwdb_type *e, struct draw_picture *out, struct dt_err
 
 /* ---- a node ---- */
 
-enum { GPU = PROBE_GPU, EFA = PROBE_EFA };
+enum { GPU = TOPO_GPU, EFA = TOPO_EFA };
 
 struct node_build {
 	struct build b;
-	const struct probe_topology *t;
+	const struct topo *t;
 	const struct hwdb_type *e;      /* NULL: drawn as it is */
 	struct topo_root_pairing pair;
 	size_t live[2], dead[2], want[2];
@@ -305,7 +305,7 @@ static size_t sub(size_t a, size_t b)
 }
 
 /* Live and dead devices of kind k on root r. */
-static void root_kind(const struct probe_topology *t, const struct probe_root *r, int k,
+static void root_kind(const struct topo *t, const struct topo_root *r, int k,
 		      size_t *live, size_t *dead)
 {
 	const size_t *idx = k == GPU ? r->gpus : r->efas;
@@ -341,7 +341,7 @@ static size_t root_ghosts(const struct node_build *nb, size_t i, int k)
  * with more than its hwdb root, one hwdb lacks, or no root at all. */
 static void find_elsewhere(struct node_build *nb, int k)
 {
-	const struct probe_topology *t = nb->t;
+	const struct topo *t = nb->t;
 
 	for (size_t i = 0; i < t->n_roots; i++) {
 		long x = nb->pair.of_root[i];
@@ -361,10 +361,10 @@ static void find_elsewhere(struct node_build *nb, int k)
  * what the node lacks in all. */
 static void node_totals(struct node_build *nb)
 {
-	const struct probe_topology *t = nb->t;
+	const struct topo *t = nb->t;
 
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 
 		if (d->fell_off_bus)
 			nb->dead[d->kind]++;
@@ -393,7 +393,7 @@ static void node_totals(struct node_build *nb)
 	}
 }
 
-static const char *device_model(const struct probe_device *d, char *buf, size_t len)
+static const char *device_model(const struct topo_device *d, char *buf, size_t len)
 {
 	if (d->model)
 		return d->model;
@@ -402,13 +402,13 @@ static const char *device_model(const struct probe_device *d, char *buf, size_t 
 }
 
 /* The node's device d: its mark and the words for it. */
-static void node_device(struct node_build *nb, const struct probe_device *d, bool unexpected)
+static void node_device(struct node_build *nb, const struct topo_device *d, bool unexpected)
 {
 	const struct hwdb_type *e = nb->e;
 	enum draw_mark mark = DRAW_OK;
 	struct draw_device *dd;
 	char model[DRAW_TEXT];
-	bool wrong = e && (d->kind == PROBE_GPU
+	bool wrong = e && (d->kind == TOPO_GPU
 			   ? e->gpu_device && (d->vendor != e->gpu_vendor || d->device != e->gpu_device)
 			   : e->efa_device && d->device != e->efa_device);
 
@@ -432,7 +432,7 @@ static void node_device(struct node_build *nb, const struct probe_device *d, boo
 		note(dd->note, sizeof(dd->note), "its sysfs path leads to no PCIe root");
 		break;
 	case DRAW_WRONG_MODEL:
-		if (d->kind == PROBE_GPU)
+		if (d->kind == TOPO_GPU)
 			note(dd->note, sizeof(dd->note), "model %04x:%04x; hwdb has %04x:%04x (%s)",
 			     d->vendor, d->device, e->gpu_vendor, e->gpu_device, gpu_model(e));
 		else
@@ -454,7 +454,7 @@ static void ghosts(struct node_build *nb, int k, size_t n, size_t want)
 
 	for (size_t j = 0; j < n; j++) {
 		bool left = nb->left[k] > 0;
-		struct draw_device *dd = add_device(&nb->b, (enum probe_kind)k,
+		struct draw_device *dd = add_device(&nb->b, (enum topo_kind)k,
 						    left ? DRAW_LEFT : DRAW_MISSING, "",
 						    k == GPU ? gpu_model(e) : efa_model(e->efa_device));
 
@@ -486,15 +486,15 @@ static void root_note(struct draw_root *r, const struct hwdb_root *x, size_t lg,
 
 static void node_root(struct node_build *nb, size_t i)
 {
-	const struct probe_topology *t = nb->t;
-	const struct probe_root *r = &t->roots[i];
+	const struct topo *t = nb->t;
+	const struct topo_root *r = &t->roots[i];
 	long x = nb->pair.of_root[i];
 	const struct hwdb_root *xr = x >= 0 ? &nb->pair.expected[x] : NULL;
 	bool unexpected = nb->pair.n_expected && !xr;
 	enum draw_root_mark mark = unexpected ? DRAW_ROOT_UNEXPECTED : DRAW_ROOT_OK;
 	size_t live[2], dead[2];
 	struct draw_root *dr;
-	int numa = probe_root_numa(t, r);
+	int numa = topo_root_numa(t, r);
 
 	for (int k = GPU; k <= EFA; k++) {
 		root_kind(t, r, k, &live[k], &dead[k]);
@@ -547,7 +547,7 @@ static void missing_roots(struct node_build *nb)
 
 static void rootless(struct node_build *nb)
 {
-	const struct probe_topology *t = nb->t;
+	const struct topo *t = nb->t;
 	struct draw_root *dr = NULL;
 
 	for (size_t i = 0; i < t->n_devices && !nb->b.oom; i++) {
@@ -578,7 +578,7 @@ static void unplaced(struct node_build *nb)
 	ghosts(nb, EFA, f, nb->want[EFA]);
 }
 
-int draw_node(const struct probe_topology *t, const struct hwdb_type *expected,
+int draw_node(const struct topo *t, const struct hwdb_type *expected,
 	      const char *title, struct draw_picture *out, struct dt_err *err)
 {
 	struct node_build nb = { .b = { .p = out }, .t = t, .e = expected };

@@ -32,7 +32,7 @@
 #include "err.h"
 #include "hwdb.h"
 #include "strbuf.h"
-#include "topology.h"
+#include "topo.h"
 
 /* What is wrong with a device, as drawn. */
 enum draw_mark {
@@ -65,7 +65,7 @@ const char *draw_root_mark_name(enum draw_root_mark m);
 #define DRAW_TEXT 96
 
 struct draw_device {
-	enum probe_kind kind;
+	enum topo_kind kind;
 	enum draw_mark mark;
 	char label[DRAW_TEXT];          /* a BDF, hwdb's device name, or "" (ghost) */
 	char model[DRAW_TEXT];          /* "" when unknown */
@@ -94,7 +94,7 @@ struct draw_picture {
 /* Node t (its title: the node's name, or NULL for t's instance type),
  * drawn against expected (NULL: as it is, with only what the node shows by
  * itself marked: devices off the bus or without a root). 0, -ENOMEM. */
-int draw_node(const struct probe_topology *t, const struct hwdb_type *expected,
+int draw_node(const struct topo *t, const struct hwdb_type *expected,
 	      const char *title, struct draw_picture *out, struct dt_err *err);
 /* What hwdb's (or a learned) entry says a node of the type has. */
 int draw_type(const struct hwdb_type *e, struct draw_picture *out, struct dt_err *err);

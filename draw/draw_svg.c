@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html_escape.h"
+#include "escape.h"
+#include "utf8.h"
 
 #define MARGIN 16
 #define TITLE_H 56              /* title and subtitle */
@@ -76,7 +77,7 @@ static const char *const mark_short[DRAW_N_MARKS] = {
 
 static const struct look *device_look(const struct draw_device *d)
 {
-	return d->mark == DRAW_OK ? &dev_ok[d->kind == PROBE_EFA] : &dev_marked[d->mark];
+	return d->mark == DRAW_OK ? &dev_ok[d->kind == TOPO_EFA] : &dev_marked[d->mark];
 }
 
 static struct look root_look(enum draw_root_mark m)
@@ -101,7 +102,8 @@ static void fit(struct strbuf *out, const char *s, size_t max)
 	size_t n = strlen(s), i = 0, chars = 0, cut = 0;
 
 	while (i < n) {
-		size_t len = utf8_seq_len(s + i, n - i);
+		uint32_t cp;
+		size_t len = utf8_decode(s + i, n - i, &cp);
 
 		if (chars == max - 1)
 			cut = i;
@@ -109,11 +111,18 @@ static void fit(struct strbuf *out, const char *s, size_t max)
 		chars++;
 	}
 	if (chars <= max) {
-		sb_put_html_n(out, s, n);
+		sb_html(out, s, n);
 		return;
 	}
-	sb_put_html_n(out, s, cut);
+	sb_html(out, s, cut);
 	sb_puts(out, "\xe2\x80\xa6");     /* ... */
+}
+
+/* s escaped whole. */
+static void esc(struct strbuf *out, const char *s)
+{
+	if (s)
+		sb_html(out, s, strlen(s));
 }
 
 static void text(struct strbuf *out, int x, int y, const char *attrs, const char *s, size_t max)
@@ -201,24 +210,24 @@ static void band_layout(const struct draw_picture *p, struct band *b, int *xs, i
 static void device_svg(struct strbuf *out, const struct draw_device *d, int x, int y)
 {
 	const struct look *l = device_look(d);
-	const char *kind = d->kind == PROBE_GPU ? "GPU" : "EFA";
+	const char *kind = d->kind == TOPO_GPU ? "GPU" : "EFA";
 	char line2[2 * DRAW_TEXT];
 
 	sb_printf(out, "<g class=\"dev %s %s\" data-kind=\"%s\" data-mark=\"%s\"",
-		  d->kind == PROBE_GPU ? "gpu" : "efa", draw_mark_name(d->mark),
-		  d->kind == PROBE_GPU ? "gpu" : "efa", draw_mark_name(d->mark));
+		  d->kind == TOPO_GPU ? "gpu" : "efa", draw_mark_name(d->mark),
+		  d->kind == TOPO_GPU ? "gpu" : "efa", draw_mark_name(d->mark));
 	if (d->label[0]) {
 		sb_puts(out, " data-label=\"");
-		sb_put_html(out, d->label);
+		esc(out, d->label);
 		sb_putc(out, '"');
 	}
 	sb_printf(out, " transform=\"translate(%d,%d)\"><title>%s ", x, y, kind);
-	sb_put_html(out, d->label[0] ? d->label : "(not on the node)");
+	esc(out, d->label[0] ? d->label : "(not on the node)");
 	sb_puts(out, ": ");
-	sb_put_html(out, d->model[0] ? d->model : "unknown model");
+	esc(out, d->model[0] ? d->model : "unknown model");
 	if (d->note[0]) {
 		sb_puts(out, " \xe2\x80\x94 ");
-		sb_put_html(out, d->note);
+		esc(out, d->note);
 	}
 	sb_puts(out, "</title>");
 	rect(out, 0, 0, DEV_W, DEV_H, 4, l);
@@ -248,8 +257,8 @@ static void root_status(const struct draw_picture *p, const struct draw_root *r,
 
 		if (d->mark == DRAW_MISSING || d->mark == DRAW_LEFT || d->mark == DRAW_OFF_BUS)
 			continue;
-		g += d->kind == PROBE_GPU;
-		e += d->kind == PROBE_EFA;
+		g += d->kind == TOPO_GPU;
+		e += d->kind == TOPO_EFA;
 	}
 	switch (r->mark) {
 	case DRAW_ROOT_MISSING:
@@ -281,14 +290,14 @@ static void root_svg(struct strbuf *out, const struct draw_picture *p, const str
 		  draw_root_mark_name(r->mark));
 	if (r->name[0]) {
 		sb_puts(out, " data-root=\"");
-		sb_put_html(out, r->name);
+		esc(out, r->name);
 		sb_putc(out, '"');
 	}
 	sb_printf(out, " transform=\"translate(%d,%d)\"><title>", x, y);
-	sb_put_html(out, name);
+	esc(out, name);
 	if (r->note[0]) {
 		sb_puts(out, ": ");
-		sb_put_html(out, r->note);
+		esc(out, r->note);
 	}
 	sb_puts(out, "</title>");
 	rect(out, 0, 0, root_w(r), root_h(r), 6, &l);
@@ -397,9 +406,9 @@ int draw_svg(const struct draw_picture *p, const struct draw_svg_opts *o, struct
 		  "width=\"%d\" height=\"", w);
 	sb_printf(out, "%d\" viewBox=\"0 0 %d %d\" role=\"img\" font-family=\"DejaVu Sans, "
 		  "Verdana, Arial, sans-serif\" font-size=\"11\"><title>", h, w, h);
-	sb_put_html(out, p->title);
+	esc(out, p->title);
 	sb_puts(out, ": ");
-	sb_put_html(out, p->subtitle);
+	esc(out, p->subtitle);
 	sb_printf(out, "</title><rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>", w, h);
 	text(out, MARGIN, MARGIN + 14, " class=\"title\" font-size=\"16\" font-weight=\"bold\" "
 	     "fill=\"#1f2328\"", p->title, 80);

@@ -1,5 +1,3 @@
 # Suites of the base module (errors, diagnostics, string buffers).
 dt_add_suite(test_base SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_base.c LIBS dt_base)
 
-# HTML/XML escaping (the coordinator's pages, the topology drawing).
-dt_add_suite(test_html_escape SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_html_escape.c LIBS dt_base)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "html_escape.h"
+#include "escape.h"
 
 /* The whole style: no external asset, no script. */
 static const char style[] =
@@ -52,7 +52,8 @@ static const char style[] =
 
 void page_text(struct strbuf *out, const char *s)
 {
-	sb_put_html(out, s);
+	if (s)
+		sb_html(out, s, strlen(s));
 }
 
 void page_textf(struct strbuf *out, const char *fmt, ...)
@@ -63,7 +64,7 @@ void page_textf(struct strbuf *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	sb_put_html(out, buf);
+	page_text(out, buf);
 }
 
 void page_url(struct strbuf *out, const char *s)

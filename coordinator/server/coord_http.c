@@ -23,7 +23,7 @@
 #include "obs_http.h"
 #include "obs_log.h"
 #include "page.h"
-#include "verify.h"
+#include "topo_verify.h"
 
 #define JSON_TYPE "application/json"
 #define SVG_TYPE "image/svg+xml; charset=utf-8"
@@ -246,8 +246,8 @@ static int node_snapshot(struct rec_fleet *f, const struct rec_node *n, struct d
 			 struct rem_assessment *rem, enum rec_entry_source *source,
 			 struct dt_err *err)
 {
-	struct probe_topology t;
-	struct probe_verify_result vr = { 0 };
+	struct topo t;
+	struct topo_verify_result vr = { 0 };
 	const struct hwdb_type *entry = NULL;
 	int rc = rec_node_topology(f, n->name, &t, &entry, err);
 
@@ -255,10 +255,10 @@ static int node_snapshot(struct rec_fleet *f, const struct rec_node *n, struct d
 		return rc;
 	*source = source_of(n->instance_type, entry);
 	rc = draw_node(&t, entry, n->name, pic, err);
-	if (!rc && n->verdict == REC_DRIFT && entry && !(rc = probe_verify_entry(&t, entry, &vr, err)))
+	if (!rc && n->verdict == REC_DRIFT && entry && !(rc = topo_verify_entry(&t, entry, &vr, err)))
 		rc = rem_assess(n->name, &vr, &t, entry, rem, err);
-	probe_verify_result_free(&vr);
-	probe_topology_free(&t);
+	topo_verify_result_free(&vr);
+	topo_free(&t);
 	return rc;
 }
 
@@ -334,7 +334,7 @@ static int common_shape(struct rec_fleet *f, const struct rec_type_summary *t,
 	flt.instance_type = t->type;
 	rc = rec_fleet_nodes(f, &flt, now, &list, err);
 	for (size_t i = 0; !rc && i < list.n; i++) {
-		struct probe_topology topo;
+		struct topo topo;
 		const struct hwdb_type *e;
 
 		if (!t->common_shape || strcmp(list.nodes[i].shape_key, t->common_shape))
@@ -342,7 +342,7 @@ static int common_shape(struct rec_fleet *f, const struct rec_type_summary *t,
 		rc = rec_node_topology(f, list.nodes[i].name, &topo, &e, err);
 		if (!rc) {
 			rc = draw_node(&topo, entry, list.nodes[i].name, pic, err);
-			probe_topology_free(&topo);
+			topo_free(&topo);
 		}
 		if (!rc && !(*node = strdup(list.nodes[i].name)))
 			rc = dt_err_set(err, -ENOMEM, "out of memory");

@@ -116,7 +116,7 @@ static int silent(struct rpc_channel *ch, struct rpc_channel *other)
 
 static int stream(struct rpc_channel *ch, long n, const char *root)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 	int rc = 0;
 
@@ -145,7 +145,7 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 			fflush(stdout);
 		}
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 	if (rc)
 		fprintf(stderr, "coord_client: %s\n", err.msg);
 	return rc ? 1 : 0;
@@ -159,7 +159,7 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
 		   const char *root)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct agent_report_info info = { node, "hostile", 1, (int64_t)time(NULL) * 1000000000,
 					  HOSTILE("version") };
 	struct dt_diags w;
@@ -174,7 +174,7 @@ static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
 		return 1;
 	}
 	for (size_t i = 0; i < t.n_devices; i++) {
-		struct probe_device *d = &t.devices[i];
+		struct topo_device *d = &t.devices[i];
 
 		if (t.n_roots && !strcmp(d->pcie_root, t.roots[0].name))
 			snprintf(d->pcie_root, sizeof(d->pcie_root), "%s", root);
@@ -189,7 +189,7 @@ static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
 	if (!rc)
 		rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, &st, &err);
 	free(buf);
-	probe_topology_free(&t);
+	topo_free(&t);
 	if (rc)
 		fprintf(stderr, "coord_client: %s\n", err.msg);
 	printf("status=%s\n", rpc_status_name(st.code));
