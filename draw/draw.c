@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "topo_root_pair.h"
 
 const char *draw_mark_name(enum draw_mark m)
@@ -67,35 +68,16 @@ struct build {
 	bool oom;
 };
 
-static void *grow(void *arr, size_t *cap, size_t need, size_t size, bool *oom)
-{
-	size_t n = *cap ? *cap : 8;
-	void *bigger;
-
-	if (need <= *cap)
-		return arr;
-	while (n < need)
-		n *= 2;
-	bigger = realloc(arr, n * size);
-	if (!bigger) {
-		*oom = true;
-		return NULL;
-	}
-	*cap = n;
-	return bigger;
-}
-
 static struct draw_root *add_root(struct build *b, const char *name, int numa,
 				  enum draw_root_mark mark)
 {
 	struct draw_picture *p = b->p;
-	struct draw_root *roots = grow(p->roots, &b->cap_roots, p->n_roots + 1, sizeof(*roots),
-				       &b->oom);
 	struct draw_root *r;
 
-	if (!roots)
+	if (DT_GROW(p->roots, b->cap_roots, p->n_roots + 1)) {
+		b->oom = true;
 		return NULL;
-	p->roots = roots;
+	}
 	r = &p->roots[p->n_roots++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name ? name : "");
@@ -111,13 +93,12 @@ static struct draw_device *add_device(struct build *b, enum topo_kind kind,
 				      enum draw_mark mark, const char *label, const char *model)
 {
 	struct draw_picture *p = b->p;
-	struct draw_device *devs = grow(p->devices, &b->cap_devices, p->n_devices + 1,
-					sizeof(*devs), &b->oom);
 	struct draw_device *d;
 
-	if (!devs)
+	if (DT_GROW(p->devices, b->cap_devices, p->n_devices + 1)) {
+		b->oom = true;
 		return NULL;
-	p->devices = devs;
+	}
 	d = &p->devices[p->n_devices++];
 	memset(d, 0, sizeof(*d));
 	d->kind = kind;

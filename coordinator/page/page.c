@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "escape.h"
 
 /* The whole style: no external asset, no script. */
@@ -210,19 +211,6 @@ static char *dup(const char *s, bool *oom)
 	return d;
 }
 
-static int grow(void **arr, size_t n, size_t size)
-{
-	void *bigger;
-
-	if (n & (n - 1) && n)           /* room until the next power of two */
-		return 0;
-	bigger = realloc(*arr, (n ? 2 * n : 8) * size);
-	if (!bigger)
-		return -ENOMEM;
-	*arr = bigger;
-	return 0;
-}
-
 int page_inflight_add_pod(struct page_inflight *f, const char *ns, const char *name,
 			  const char *reason, int64_t since_ns)
 {
@@ -233,7 +221,7 @@ int page_inflight_add_pod(struct page_inflight *f, const char *ns, const char *n
 		f->more_pods++;
 		return 0;
 	}
-	if (grow((void **)&f->pods, f->n_pods, sizeof(*f->pods)))
+	if (DT_GROW(f->pods, f->cap_pods, f->n_pods + 1))
 		return -ENOMEM;
 	p = &f->pods[f->n_pods];
 	*p = (struct page_pending_pod){ dup(ns, &oom), dup(name, &oom), dup(reason, &oom),
@@ -252,7 +240,7 @@ int page_inflight_add_claim(struct page_inflight *f, const char *name, const cha
 		f->more_claims++;
 		return 0;
 	}
-	if (grow((void **)&f->claims, f->n_claims, sizeof(*f->claims)))
+	if (DT_GROW(f->claims, f->cap_claims, f->n_claims + 1))
 		return -ENOMEM;
 	c = &f->claims[f->n_claims];
 	*c = (struct page_nodeclaim){ dup(name, &oom), dup(nodepool, &oom),

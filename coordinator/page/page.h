@@ -59,6 +59,7 @@ struct page_inflight {
 	size_t n_pods, more_pods;       /* listed; beyond PAGE_INFLIGHT_MAX */
 	struct page_nodeclaim *claims;
 	size_t n_claims, more_claims;
+	size_t cap_pods, cap_claims;
 };
 
 /* Copy one pending pod / NodeClaim in (strings may be NULL). Past
