@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"Options:\n"
 	"  --sysfs-root DIR          read DIR/sys instead of /sys\n"
 	"  --instance-type T         assume type T instead of the DMI product name\n"
-	"  --hwdb-extra FILE         add or override hwdb entries (verify, slices)\n"
+	"  --hwdb-extra FILE         add or override hwdb entries (verify, slices, probe -o svg)\n"
 	"  --node-name N             node name for the slices (default $NODE_NAME, hostname)\n"
 	"  --consumable-capacity M   disabled, N, memory or unlimited (slices)\n"
 	"  -o FORMAT                 probe: text|json|yaml|svg (a picture, drift drawn against\n"

@@ -321,34 +321,46 @@ out:
 
 /* ---- a type ---- */
 
-/* A node of t's most common shape, drawn against entry; none when no node
- * of the type has reported. */
+/* The first node (by name) of t's most common shape, drawn against entry;
+ * none when no node of the type has reported. The type's nodes are looked
+ * at a page at a time: the shape is the most common, so the first pages
+ * usually hold one. */
 static int common_shape(struct rec_fleet *f, const struct rec_type_summary *t,
 			const struct hwdb_type *entry, int64_t now, struct draw_picture *pic,
 			char **node, struct dt_err *err)
 {
-	struct rec_filter flt = REC_FILTER_ALL;
-	struct rec_node_list list = { 0 };
-	int rc;
+	struct rec_filter flt = { .instance_type = t->type, .verdict = -1, .plannable = -1,
+				  .limit = 64 };
+	struct rec_node_list list = { .more = true };
+	char *after = NULL;
+	int rc = 0;
 
-	flt.instance_type = t->type;
-	rc = rec_fleet_nodes(f, &flt, now, &list, err);
-	for (size_t i = 0; !rc && i < list.n; i++) {
-		struct topo topo;
-		const struct hwdb_type *e;
+	while (!rc && !*node && list.more && t->common_shape) {
+		rc = rec_fleet_nodes(f, &flt, now, &list, err);
+		for (size_t i = 0; !rc && !*node && i < list.n; i++) {
+			struct topo topo;
+			const struct hwdb_type *e;
 
-		if (!t->common_shape || strcmp(list.nodes[i].shape_key, t->common_shape))
-			continue;
-		rc = rec_node_topology(f, list.nodes[i].name, &topo, &e, err);
-		if (!rc) {
-			rc = draw_node(&topo, entry, list.nodes[i].name, pic, err);
-			topo_free(&topo);
+			if (strcmp(list.nodes[i].shape_key, t->common_shape))
+				continue;
+			rc = rec_node_topology(f, list.nodes[i].name, &topo, &e, err);
+			if (!rc) {
+				rc = draw_node(&topo, entry, list.nodes[i].name, pic, err);
+				topo_free(&topo);
+			}
+			if (!rc && !(*node = strdup(list.nodes[i].name)))
+				rc = dt_err_set(err, -ENOMEM, "out of memory");
 		}
-		if (!rc && !(*node = strdup(list.nodes[i].name)))
+		free(after);
+		after = list.n ? strdup(list.nodes[list.n - 1].name) : NULL;
+		if (!rc && list.n && !after)
 			rc = dt_err_set(err, -ENOMEM, "out of memory");
-		break;
+		flt.after = after;
+		if (!list.n)
+			list.more = false;
+		rec_node_list_free(&list);
 	}
-	rec_node_list_free(&list);
+	free(after);
 	return rc;
 }
 

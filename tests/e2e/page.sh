@@ -285,6 +285,27 @@ inert "x9.48xlarge's page"
 js 'return Array.from(document.querySelectorAll("section.entry g.dev text")).some(t => t.textContent.includes("<script>document.body"))' |
 	grep -qx true || fail "x9.48xlarge: the extra's product name is not drawn as text"
 
+# ---- the same drawing from the command line ----
+expect 4 "$AGENT" verify --sysfs-root "$FX/p5.48xlarge-degraded" >/dev/null
+expect 0 "$AGENT" probe --sysfs-root "$FX/p5.48xlarge-degraded" -o svg && cp "$TMP/out" "$TMP/node.svg"
+[ "$(grep -o 'data-mark="missing"' "$TMP/node.svg" | wc -l)" = 3 ] || fail "probe -o svg: 3 missing devices"
+has "$TMP/node.svg" '^<\?xml version="1.0"' "probe -o svg: a file of its own"
+has "$TMP/node.svg" 'GPU count: hwdb has 8 for p5.48xlarge, this node has 7</text>' "probe -o svg: verify's differences"
+expect 0 "$AGENT" probe --sysfs-root "$FX/p5.48xlarge" --instance-type x9.48xlarge \
+	--hwdb-extra "$TMP/x9.yaml" -o svg &&
+	[ "$(grep -o 'data-mark="wrong-model"' "$TMP/out" | wc -l)" = 8 ] || fail "probe -o svg --hwdb-extra: 8 GPUs of another model"
+expect 2 "$AGENT" probe -o png && has "$TMP/err" 'text, json, yaml, svg' "probe: the formats named"
+expect 0 "$BIN" hwdb show p5.48xlarge -o svg && cp "$TMP/out" "$TMP/p5.svg"
+[ "$(grep -o 'class="dev ' "$TMP/p5.svg" | wc -l)" = 40 ] || fail "hwdb show -o svg: 40 devices"
+expect 0 "$BIN" hwdb show x9.48xlarge --hwdb-extra "$TMP/x9.yaml" -o svg && cp "$TMP/out" "$TMP/x9.svg"
+expect 1 "$BIN" hwdb show p9.nope -o svg
+for f in node p5 x9; do
+	go "file://$TMP/$f.svg"
+	got=$(js 'return [document.documentElement.localName, document.getElementsByTagName("parsererror").length,
+	  document.querySelectorAll("script, [onload], [onerror]").length]')
+	[ "$got" = '["svg",0,0]' ] || fail "$f.svg in the browser: $got"
+done
+
 # ---- sizes, JSON, plain HTTP ----
 curl -s --noproxy '*' -o "$TMP/p5.html" "$BASE/nodes/gpu-b"
 bytes=$(wc -c <"$TMP/p5.html")
