@@ -16,11 +16,9 @@
  * ListNodes'. Not a test (no timed assertion): numbers go to docs/page.md. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +28,7 @@
 #include <unistd.h>
 
 #include "agent_report.h"
+#include "bench_spawn.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "probe.h"
 #include "rpc_client.h"
@@ -38,8 +37,6 @@
 #define LIST "/dratopo.v1.Fleet/ListNodes"
 #define THREADS 16
 #define MAX_ROUNDS 1000
-
-extern char **environ;
 
 static const char *const fixtures[] = {
 	"p5.48xlarge", "p5.48xlarge-degraded", "g6e.48xlarge", "p4d.24xlarge", "unknown",
@@ -64,45 +61,6 @@ static int cmp_d(const void *x, const void *y)
 }
 
 /* ---- the coordinator and its fleet ---- */
-
-static pid_t coord_pid;
-
-static int start_coordinator(const char *build, const char *dir, char *addr, size_t len,
-			     int *http)
-{
-	char bin[4096], db[4096], log[4096], line[1024];
-	char insecure[] = "--insecure", listen[] = "--listen", any[] = "127.0.0.1:0",
-	     dbopt[] = "--db", httpopt[] = "--http", any2[] = "127.0.0.1:0";
-	char *argv[] = { bin, insecure, listen, any, dbopt, db, httpopt, any2, NULL };
-	posix_spawn_file_actions_t fa;
-	FILE *f;
-
-	snprintf(bin, sizeof(bin), "%s/bin/dratopo-coordinator", build);
-	snprintf(db, sizeof(db), "%s/bench.db", dir);
-	snprintf(log, sizeof(log), "%s/coord.log", dir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (posix_spawn(&coord_pid, bin, &fa, NULL, argv, environ))
-		return -1;
-	posix_spawn_file_actions_destroy(&fa);
-	for (int i = 0; i < 100; i++) {
-		usleep(100000);
-		if (!(f = fopen(log, "r")))
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "grpc_port="), *h = strstr(line, "http_port=");
-
-			if (p && h) {
-				snprintf(addr, len, "127.0.0.1:%d", atoi(p + 10));
-				*http = atoi(h + 10);
-				fclose(f);
-				return 0;
-			}
-		}
-		fclose(f);
-	}
-	return -1;
-}
 
 struct part {
 	pthread_t thread;
@@ -218,8 +176,9 @@ int main(int argc, char **argv)
 {
 	const char *build = argc > 1 ? argv[1] : "build";
 	long fleet_n = 10000;
-	int rounds = 20, http = 0;
-	char dir[] = "/tmp/bench_page.XXXXXX", root[4096], addr[64];
+	int rounds = 20;
+	char dir[] = "/tmp/bench_page.XXXXXX", root[4096];
+	struct bench_coord coord;
 	struct rpc_tls tls = { .insecure = true };
 	struct rpc_channel *ch = NULL;
 	struct dt_err err = { 0 };
@@ -255,8 +214,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (!mkdtemp(dir) || start_coordinator(build, dir, addr, sizeof(addr), &http) ||
-	    rpc_channel_open(addr, &tls, &ch, &err)) {
+	if (!mkdtemp(dir) || bench_coord_start(build, dir, NULL, &coord) ||
+	    rpc_channel_open(coord.addr, &tls, &ch, &err)) {
 		fprintf(stderr, "bench_page: cannot start %s/bin/dratopo-coordinator\n", build);
 		return 1;
 	}
@@ -269,7 +228,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n_targets; i++) {
 			struct target *tg = &targets[i];
 
-			tg->t[r] = tg->path ? http_get(http, tg->path, &tg->status, &tg->bytes)
+			tg->t[r] = tg->path ? http_get(coord.http_port, tg->path, &tg->status,
+						       &tg->bytes)
 					    : list_nodes(ch, &tg->status, &tg->bytes);
 		}
 	}
@@ -284,8 +244,8 @@ int main(int argc, char **argv)
 		       tg->status);
 	}
 	rpc_channel_close(ch);
-	kill(coord_pid, SIGTERM);
-	waitpid(coord_pid, NULL, 0);
+	kill(coord.pid, SIGTERM);
+	waitpid(coord.pid, NULL, 0);
 	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++)
 		topo_free(&topos[f]);
 	snprintf(root, sizeof(root), "rm -rf %s", dir);

@@ -139,6 +139,16 @@ void page_time(struct strbuf *out, int64_t ns, int64_t now_ns)
 		sb_printf(out, " <span class=\"muted\">(%lldh ago)</span>", (long long)ago / 3600);
 }
 
+void page_type_flags(struct strbuf *out, const struct rec_type_summary *t)
+{
+	if (t->conflicted)
+		sb_puts(out, "<span class=\"flag\" data-flag=\"conflict\">conflict: its nodes "
+			"disagree on the shape</span> ");
+	if (t->hwdb_suspect)
+		sb_puts(out, "<span class=\"flag\" data-flag=\"hwdb-suspect\">hwdb looks wrong: "
+			"most nodes drift the same way</span>");
+}
+
 const char *page_source_words(enum rec_entry_source s)
 {
 	switch (s) {

@@ -62,16 +62,6 @@ static void summary(struct strbuf *out, const struct rec_type_list *types)
 	sb_puts(out, ".</p>");
 }
 
-static void type_flags(struct strbuf *out, const struct rec_type_summary *t)
-{
-	if (t->conflicted)
-		sb_puts(out, "<span class=\"flag\" data-flag=\"conflict\">conflict: its nodes "
-			"disagree on the shape</span> ");
-	if (t->hwdb_suspect)
-		sb_puts(out, "<span class=\"flag\" data-flag=\"hwdb-suspect\">hwdb looks wrong: "
-			"most nodes drift the same way</span>");
-}
-
 static void types_table(struct strbuf *out, const struct rec_type_list *types)
 {
 	sb_puts(out, "<h2 id=\"types\">Instance types</h2>");
@@ -99,7 +89,7 @@ static void types_table(struct strbuf *out, const struct rec_type_list *types)
 		page_text(out, t->common_shape ? t->common_shape : "");
 		sb_printf(out, "</span> <span class=\"muted\">(%zu of %zu)</span></td><td>",
 			  t->common_count, t->nodes);
-		type_flags(out, t);
+		page_type_flags(out, t);
 		sb_puts(out, "</td></tr>\n");
 	}
 	sb_puts(out, "</tbody></table>");

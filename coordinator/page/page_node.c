@@ -164,12 +164,7 @@ static void type_facts(struct strbuf *out, const struct page_type *v)
 		  s->by_verdict[REC_DRIFT], s->by_verdict[REC_UNKNOWN], s->stale, s->plannable);
 	if (s->conflicted || s->hwdb_suspect) {
 		fact(out, "Flags");
-		if (s->conflicted)
-			sb_puts(out, "<span class=\"flag\" data-flag=\"conflict\">conflict: its nodes "
-				"disagree on the shape</span> ");
-		if (s->hwdb_suspect)
-			sb_puts(out, "<span class=\"flag\" data-flag=\"hwdb-suspect\">hwdb looks "
-				"wrong: most nodes drift the same way</span>");
+		page_type_flags(out, s);
 		sb_puts(out, "</dd>");
 	}
 	sb_puts(out, "</dl>");

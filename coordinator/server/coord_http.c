@@ -171,8 +171,8 @@ static int nodes_json(struct coord *c, const struct obs_http_request *req,
 	struct page_query q;
 	struct rec_filter flt;
 	struct dt_err err = { 0 };
-	Dratopo__V1__Node *msgs = NULL, **ptrs = NULL;
-	struct doc_arena *a = NULL;
+	Dratopo__V1__Node *msgs, **ptrs;
+	struct doc_arena *a;
 	char why[160];
 	int rc;
 
@@ -182,21 +182,13 @@ static int nodes_json(struct coord *c, const struct obs_http_request *req,
 	flt.count = false;
 	rc = rec_fleet_nodes(coord_fleet_get(c), &flt, coord_now_ns(), &list, &err);
 	coord_fleet_put(c);
-	msgs = rc ? NULL : calloc(list.n + 1, sizeof(*msgs));
-	ptrs = rc ? NULL : calloc(list.n + 1, sizeof(*ptrs));
-	a = doc_arena_new();
-	if (!rc && msgs && ptrs && a) {
-		for (size_t i = 0; i < list.n; i++) {
-			coord_node_pb(&list.nodes[i], &msgs[i]);
-			ptrs[i] = &msgs[i];
-		}
-		rc = json_page(page, a, fleet_doc_nodes(a, ptrs, list.n));
-	} else {
-		doc_arena_free(a);
-		rc = -ENOMEM;
-	}
-	free(msgs);
-	free(ptrs);
+	a = rc ? NULL : doc_arena_new();
+	msgs = a ? doc_arena_alloc(a, (list.n + 1) * sizeof(*msgs)) : NULL;
+	ptrs = msgs ? doc_arena_alloc(a, (list.n + 1) * sizeof(*ptrs)) : NULL;
+	for (size_t i = 0; ptrs && i < list.n; i++)
+		coord_node_pb(&list.nodes[i], ptrs[i] = &msgs[i]);
+	rc = ptrs ? json_page(page, a, fleet_doc_nodes(a, ptrs, list.n))
+		  : (doc_arena_free(a), -ENOMEM);
 	rec_node_list_free(&list);
 	return rc;
 }
@@ -205,26 +197,17 @@ static int types_json(struct coord *c, struct obs_http_page *page)
 {
 	struct rec_type_list list = { 0 };
 	struct dt_err err = { 0 };
-	Dratopo__V1__TypeSummary *msgs = NULL, **ptrs = NULL;
-	struct doc_arena *a = NULL;
 	int rc = rec_fleet_types(coord_fleet_get(c), coord_now_ns(), &list, &err);
+	struct doc_arena *a = rc ? NULL : doc_arena_new();
+	Dratopo__V1__TypeSummary *msgs = a ? doc_arena_alloc(a, (list.n + 1) * sizeof(*msgs)) : NULL;
+	Dratopo__V1__TypeSummary **ptrs = msgs ? doc_arena_alloc(a, (list.n + 1) * sizeof(*ptrs))
+					       : NULL;
 
 	coord_fleet_put(c);
-	msgs = rc ? NULL : calloc(list.n + 1, sizeof(*msgs));
-	ptrs = rc ? NULL : calloc(list.n + 1, sizeof(*ptrs));
-	a = doc_arena_new();
-	if (!rc && msgs && ptrs && a) {
-		for (size_t i = 0; i < list.n; i++) {
-			coord_type_pb(&list.types[i], &msgs[i]);
-			ptrs[i] = &msgs[i];
-		}
-		rc = json_page(page, a, fleet_doc_types(a, ptrs, list.n));
-	} else {
-		doc_arena_free(a);
-		rc = -ENOMEM;
-	}
-	free(msgs);
-	free(ptrs);
+	for (size_t i = 0; ptrs && i < list.n; i++)
+		coord_type_pb(&list.types[i], ptrs[i] = &msgs[i]);
+	rc = ptrs ? json_page(page, a, fleet_doc_types(a, ptrs, list.n))
+		  : (doc_arena_free(a), -ENOMEM);
 	rec_type_list_free(&list);
 	return rc;
 }

@@ -114,6 +114,25 @@ static int silent(struct rpc_channel *ch, struct rpc_channel *other)
 	return 0;
 }
 
+/* Report t as node (the run's sequence 1): 0, or the call's error. */
+static int send_report(struct rpc_channel *ch, const struct topo *t,
+		       const struct agent_report_info *info, struct rpc_status *st,
+		       struct dt_err *err)
+{
+	struct dt_diags w;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	dt_diags_init(&w);
+	rc = agent_report_pack(t, info, &buf, &len, &w, err);
+	dt_diags_free(&w);
+	if (!rc)
+		rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, st, err);
+	free(buf);
+	return rc;
+}
+
 static int stream(struct rpc_channel *ch, long n, const char *root)
 {
 	struct topo t;
@@ -128,18 +147,10 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 		char name[32];
 		struct agent_report_info info = { name, "stream", 1, (int64_t)time(NULL) * 1000000000,
 						  "test" };
-		struct dt_diags w;
 		struct rpc_status st = { 0 };
-		uint8_t *buf = NULL;
-		size_t len = 0;
 
 		snprintf(name, sizeof(name), "sim-%05ld", i);
-		dt_diags_init(&w);
-		rc = agent_report_pack(&t, &info, &buf, &len, &w, &err);
-		dt_diags_free(&w);
-		if (!rc)
-			rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, &st, &err);
-		free(buf);
+		rc = send_report(ch, &t, &info, &st, &err);
 		if (!rc) {
 			printf("%s\n", name);
 			fflush(stdout);
@@ -162,11 +173,8 @@ static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
 	struct topo t;
 	struct agent_report_info info = { node, "hostile", 1, (int64_t)time(NULL) * 1000000000,
 					  HOSTILE("version") };
-	struct dt_diags w;
 	struct rpc_status st = { 0 };
 	struct dt_err err = { 0 };
-	uint8_t *buf = NULL;
-	size_t len = 0;
 	int rc;
 
 	if (probe_run(sysfs, NULL, &t, &err)) {
@@ -183,12 +191,7 @@ static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
 		snprintf(t.devices[i].rdma_device, sizeof(t.devices[i].rdma_device), "%s",
 			 HOSTILE("rdma"));
 	}
-	dt_diags_init(&w);
-	rc = agent_report_pack(&t, &info, &buf, &len, &w, &err);
-	dt_diags_free(&w);
-	if (!rc)
-		rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, &st, &err);
-	free(buf);
+	rc = send_report(ch, &t, &info, &st, &err);
 	topo_free(&t);
 	if (rc)
 		fprintf(stderr, "coord_client: %s\n", err.msg);

@@ -9,26 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "draw.h"
 #include "dt_test.h"
 #include "probe.h"
 #include "topo.h"
 
-#define FIXTURES DT_BINARY_DIR "/fixtures/agent"
-
-static int suite_init(void)
-{
-	struct stat st;
-	char cmd[8192];
-
-	if (stat(FIXTURES "/p5.48xlarge-degraded/sys", &st) == 0)
-		return 0;
-	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/agent/mksysfs.sh' '%s' >/dev/null",
-		 DT_SOURCE_DIR, FIXTURES);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#define FIXTURES DT_AGENT_FIXTURES
 
 static void probe_fixture(const char *fixture, struct topo *t)
 {
@@ -456,7 +443,7 @@ static void test_long_names_are_cut(void)
 	sb_free(&sb);
 }
 
-DT_SUITE_MAIN_WITH("draw", suite_init, NULL,
+DT_SUITE_MAIN_WITH("draw", dt_agent_fixtures, NULL,
 		   DT_TEST(test_match_draws_nothing_wrong),
 		   DT_TEST(test_degraded_draws_its_ghosts),
 		   DT_TEST(test_broken_host),

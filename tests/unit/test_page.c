@@ -7,30 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dt_test.h"
 #include "page.h"
 #include "probe.h"
 #include "topo_verify.h"
 
-#define FIXTURES DT_BINARY_DIR "/fixtures/agent"
+#define FIXTURES DT_AGENT_FIXTURES
 #define EVIL "\"'><script>alert(1)</script>&"
 #define EVIL_HTML "&quot;&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&amp;"
 
 static const struct page_meta meta = { .version = "9.9.9", .now_ns = 1800000000000000000LL };
-
-static int suite_init(void)
-{
-	struct stat st;
-	char cmd[8192];
-
-	if (stat(FIXTURES "/p5.48xlarge-degraded/sys", &st) == 0)
-		return 0;
-	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/agent/mksysfs.sh' '%s' >/dev/null",
-		 DT_SOURCE_DIR, FIXTURES);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* No markup of a hostile string anywhere in html. */
 static void assert_inert(const char *html)
@@ -247,7 +234,7 @@ static void test_error_page(void)
 	sb_free(&out);
 }
 
-DT_SUITE_MAIN_WITH("page", suite_init, NULL,
+DT_SUITE_MAIN_WITH("page", dt_agent_fixtures, NULL,
 		   DT_TEST(test_fleet_escapes_everything),
 		   DT_TEST(test_fleet_paging),
 		   DT_TEST(test_inflight),

@@ -28,6 +28,8 @@ void page_type_link(struct strbuf *out, const char *name);
 void page_verdict(struct strbuf *out, enum rec_verdict v);
 /* "2026-12-03 05:59:01Z (12s ago)"; "never". */
 void page_time(struct strbuf *out, int64_t ns, int64_t now_ns);
+/* A type's flags (conflict, hwdb looks wrong) as badges; nothing when none. */
+void page_type_flags(struct strbuf *out, const struct rec_type_summary *t);
 /* "hwdb", "--hwdb-extra", "learned", "none": where an entry comes from. */
 const char *page_source_words(enum rec_entry_source s);
 /* An inline SVG of picture, or a note when NULL. */
