@@ -84,7 +84,9 @@ static struct draw_root *add_root(struct build *b, const char *name, int numa,
 	r->numa = numa < 0 ? -1 : numa;
 	r->mark = mark;
 	r->first = p->n_devices;
-	p->n_marked += mark != DRAW_ROOT_OK;
+	/* the boxes outside the roots are no finding by themselves: their
+	 * devices are marked */
+	p->n_marked += mark != DRAW_ROOT_OK && mark != DRAW_ROOT_NONE && mark != DRAW_ROOT_UNPLACED;
 	return r;
 }
 
@@ -252,8 +254,6 @@ int draw_type(const struct hwdb_type *e, struct draw_picture *out, struct dt_err
 		     "hwdb has no PCIe roots for %s: its device list was not scraped from a live "
 		     "node", e->name);
 		type_devices(&b, e, NULL);
-		/* counted as a fact, not as drift */
-		b.p->n_marked--;
 	}
 	free(roots);
 	if (!b.oom)

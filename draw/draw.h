@@ -87,7 +87,8 @@ struct draw_picture {
 	size_t n_roots;
 	struct draw_device *devices;    /* grouped by root, GPUs first */
 	size_t n_devices;
-	size_t n_marked;                /* devices and roots not OK */
+	size_t n_marked;                /* devices and roots (but the boxes outside
+					 * the roots) not OK */
 	bool compared;                  /* drawn against an expected entry */
 };
 
