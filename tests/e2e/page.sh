@@ -60,8 +60,10 @@ printf '%s\n' "$EVIL_TYPE" >"$TMP/hostile/sys/devices/virtual/dmi/id/product_nam
 grep -q "pwned='extra'" "$TMP/x9.yaml" || fail "the hostile extra was not written"
 
 # ---- the coordinator and its fleet ----
+# (--stale-after 1h: no node goes stale while the browser looks, slowly
+# under the sanitizers, so that two reads of the fleet agree)
 "$COORD" --listen 127.0.0.1:0 --http 127.0.0.1:0 --insecure --db "$TMP/fleet.db" \
-	--hwdb-extra "$TMP/x9.yaml" 2>"$TMP/coord.log" &
+	--hwdb-extra "$TMP/x9.yaml" --stale-after 1h 2>"$TMP/coord.log" &
 COORD_PID=$!
 for _ in $(seq 100); do
 	grep -q 'event=start ' "$TMP/coord.log" && break
