@@ -513,9 +513,10 @@ static int start_parts(struct run_env *env, struct obs_registry *reg, struct obs
 		__atomic_store_n(&env->certs, w, __ATOMIC_RELEASE);
 	}
 	if (!rc && env->a->http) {
-		rc = obs_http_start(env->a->http, reg, ready, env, http, err);
-		if (!rc)
-			obs_http_set_live(*http, healthy, env);
+		struct obs_http_opts ho = { .addr = env->a->http, .reg = reg, .ready = ready,
+					    .ready_arg = env, .live = healthy, .live_arg = env };
+
+		rc = obs_http_start_opts(&ho, http, err);
 	}
 	return rc;
 }
