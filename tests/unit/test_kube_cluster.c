@@ -408,6 +408,88 @@ static void remove_dir(const char *dir)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* The kubeconfig forms people have, against the real server: files
+ * named relative to the kubeconfig, tls-server-name (right and wrong),
+ * insecure-skip-tls-verify, and an exec plugin that hands out a client
+ * certificate. */
+static int get_ns(const char *kubeconfig, struct dt_err *err)
+{
+	struct kube_config cfg;
+	struct kube_client *c = NULL;
+	struct kube_ref ref = { &kube_res_namespaces, NULL, "default", NULL };
+	int rc = kube_config_from_kubeconfig(kubeconfig, NULL, &cfg, err);
+
+	if (rc)
+		return rc;
+	rc = kube_client_new(&cfg, NULL, &c, err);
+	kube_config_free(&cfg);
+	if (!rc)
+		rc = kube_get(c, &ref, NULL, err);
+	kube_client_free(c);
+	return rc;
+}
+
+static void write_kubeconfig(const char *dir, const char *cluster, const char *user)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+		 "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+		 "clusters:\n- name: c\n  cluster:\n    server: %s\n%s"
+		 "users:\n- name: u\n  user:\n%s"
+		 "contexts:\n- name: t\n  context: {cluster: c, user: u}\n", server, cluster, user);
+	CU_ASSERT_EQUAL(mkfile(dir, "config", text), 0);
+}
+
+static void test_kubeconfig_forms(void)
+{
+	char dir[600], cfg[700], cmd[1400], plugin[4096];
+	struct dt_err err = { 0 };
+
+	snprintf(dir, sizeof(dir), "%s/kc-%d", kube_dir, (int)getpid());
+	snprintf(cfg, sizeof(cfg), "%s/config", dir);
+	mkdir(dir, 0700);
+	snprintf(cmd, sizeof(cmd), "cp '%s/ca.crt' '%s/admin.crt' '%s/admin.key' '%s/'", pki, pki,
+		 pki, dir);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+
+	/* files relative to the kubeconfig; the certificate names localhost */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n    tls-server-name: localhost\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	/* a name the certificate does not carry is refused */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n    tls-server-name: api.example\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EUNAVAILABLE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "get namespaces default: "));
+	/* no CA at all: refused, unless verification is off */
+	write_kubeconfig(dir, "", "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EUNAVAILABLE);
+	write_kubeconfig(dir, "    insecure-skip-tls-verify: true\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	/* no credentials: the API server says who we are to it */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n", "    {}\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EFORBIDDEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "system:anonymous"));
+
+	/* an exec plugin handing out the admin certificate (as EKS's hands out
+	 * tokens), found relative to the kubeconfig */
+	snprintf(plugin, sizeof(plugin),
+		 "#!/bin/sh\ncd \"$(dirname \"$0\")\"\n"
+		 "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":"
+		 "\"ExecCredential\",\"status\":{\"clientCertificateData\":\"%%s\",\"clientKeyData\":"
+		 "\"%%s\"}}' \"$(sed -z 's/\\n/\\\\n/g' admin.crt)\" \"$(sed -z 's/\\n/\\\\n/g' admin.key)\"\n");
+	CU_ASSERT_EQUAL(mkfile(dir, "creds.sh", plugin), 0);
+	snprintf(cmd, sizeof(cmd), "%s/creds.sh", dir);
+	chmod(cmd, 0700);
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n",
+			 "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
+			 "      command: ./creds.sh\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	remove_dir(dir);
+}
+
 static void test_in_cluster_token(void)
 {
 	char role[96], dir[600];
@@ -681,6 +763,7 @@ DT_SUITE_MAIN_WITH("kube_cluster", suite_init, suite_cleanup,
 	DT_TEST(test_410_after_compaction),
 	DT_TEST(test_conflict_on_stale_update),
 	DT_TEST(test_nodeclaim_apply),
+	DT_TEST(test_kubeconfig_forms),
 	DT_TEST(test_in_cluster_token),
 	DT_TEST(test_pod_same_as_yaml),
 	DT_TEST(test_deploy_rbac_suffices),
