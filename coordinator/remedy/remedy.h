@@ -18,7 +18,7 @@
  * rem_node_objects could have made for a node (they are deterministic per
  * node and device), so that lifting needs no memory of what was sent.
  *
- * Device names follow topo's slice prediction (probe_learn): the live
+ * Device names follow topo's slice prediction (topo_learn): the live
  * GPUs and EFAs in address order, gpu-N (driver gpu.nvidia.com) and efa-N
  * (dra.net); a device that fell off the bus is in no slice and has no
  * name, so the taint goes to the devices it leaves behind on its root.
@@ -35,8 +35,8 @@
 #include "err.h"
 #include "hwdb.h"
 #include "strbuf.h"
-#include "topology.h"
-#include "verify.h"
+#include "topo.h"
+#include "topo_verify.h"
 
 struct model_object;
 struct model_set;
@@ -69,16 +69,16 @@ const char *rem_cause_value(enum rem_cause c);
 /* One device to taint. */
 struct rem_device {
 	const char *driver;             /* HWDB_DRIVER_GPU or HWDB_DRIVER_EFA */
-	char device[PROBE_LEARNED_NAME];        /* "gpu-3", as the slices name it */
-	char bdf[PROBE_NAME_MAX];
-	char root[PROBE_NAME_MAX];      /* "" when it has none */
+	char device[TOPO_LEARNED_NAME];        /* "gpu-3", as the slices name it */
+	char bdf[TOPO_NAME_MAX];
+	char root[TOPO_NAME_MAX];      /* "" when it has none */
 	enum rem_cause cause;
 	char difference[256];           /* for REM_ANNOTATION_DIFF */
 };
 
 struct rem_assessment {
 	char *node;                     /* owned */
-	enum probe_verdict verdict;
+	enum topo_verdict verdict;
 	struct rem_device *devices;     /* GPUs then EFAs, by name; owned */
 	size_t n_devices;
 	size_t expected_devices;        /* GPUs + EFAs the node should have */
@@ -93,8 +93,8 @@ struct rem_assessment {
  * the node shows by itself (devices off the bus, without a root) counts.
  * A match assesses to nothing. -EINVAL when node is not a DNS subdomain.
  * Free with rem_assessment_free (also after an error). */
-int rem_assess(const char *node, const struct probe_verify_result *vr,
-	       const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_assess(const char *node, const struct topo_verify_result *vr,
+	       const struct topo *t, const struct hwdb_type *expected,
 	       struct rem_assessment *out, struct dt_err *err);
 void rem_assessment_free(struct rem_assessment *a);
 
@@ -113,8 +113,8 @@ struct rem_objects {
 int rem_objects_build(const struct rem_assessment *a, struct model_set *set,
 		      struct rem_objects *out, struct dt_err *err);
 /* rem_assess + rem_objects_build. */
-int rem_node_objects(const char *node, const struct probe_verify_result *vr,
-		     const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_node_objects(const char *node, const struct topo_verify_result *vr,
+		     const struct topo *t, const struct hwdb_type *expected,
 		     struct model_set *set, struct rem_objects *out, struct dt_err *err);
 void rem_objects_free(struct rem_objects *o);
 
@@ -133,7 +133,7 @@ struct rem_lift {
 
 /* Names for gpu-0.. and efa-0.. up to the larger of expected's counts and
  * t's (either may be NULL). */
-int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
+int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err);
 void rem_lift_free(struct rem_lift *l);
 

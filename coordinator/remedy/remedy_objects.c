@@ -116,8 +116,8 @@ oom:
 	return dt_err_set(err, -ENOMEM, "remedy: out of memory");
 }
 
-int rem_node_objects(const char *node, const struct probe_verify_result *vr,
-		     const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_node_objects(const char *node, const struct topo_verify_result *vr,
+		     const struct topo *t, const struct hwdb_type *expected,
 		     struct model_set *set, struct rem_objects *out, struct dt_err *err)
 {
 	struct rem_assessment a;
@@ -149,7 +149,7 @@ static size_t max_size(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
-int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
+int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err)
 {
 	size_t gpus = max_size(expected ? expected->n_gpus : 0, t ? t->n_gpus : 0);
@@ -163,7 +163,7 @@ int rem_lift(const char *node, const struct hwdb_type *expected, const struct pr
 	if (!out->node || !out->rule_names)
 		goto oom;
 	for (size_t i = 0; i < gpus + efas; i++) {
-		char dev[PROBE_LEARNED_NAME], name[REM_NAME_MAX];
+		char dev[TOPO_LEARNED_NAME], name[REM_NAME_MAX];
 
 		snprintf(dev, sizeof(dev), "%s-%zu", i < gpus ? "gpu" : "efa",
 			 i < gpus ? i : i - gpus);
