@@ -16,6 +16,10 @@
 #include "obs_metrics.h"
 
 #define KIND_COUNT 12
+#define AVOID_MAX  64
+/* How long an instance type whose launch failed is avoided: Karpenter's
+ * unavailable-offerings cache keeps an offering 3 minutes. */
+#define AVOID_MS   (3 * 60 * 1000)
 
 /* What is watched, in the order objects join the planner's set. */
 static const struct kube_resource *const watched[KIND_COUNT] = {
@@ -39,6 +43,10 @@ struct ctrl {
 	bool dirty, stop;
 	int64_t first_dirty_ms, last_event_ms;
 	struct ctrl_stats stats;
+	/* Instance types a NodeClaim of ours failed to launch (deleted before
+	 * it became a node), and until when they are avoided. Under lock. */
+	struct { char type[64]; int64_t until_ms; } avoid[AVOID_MAX];
+	size_t n_avoid;
 	struct obs_metric *m_dry;               /* by verb and resource */
 	struct obs_series *s_cycles, *s_written, *s_errors, *s_unsched;   /* NULL: no registry */
 };
@@ -51,13 +59,49 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static bool ours(const struct model_object *o)
+{
+	for (size_t i = 0; i < o->meta.n_labels; i++)
+		if (!strcmp(o->meta.labels[i].key, CTRL_MANAGED_BY_KEY) &&
+		    !strcmp(o->meta.labels[i].value, CTRL_MANAGED_BY))
+			return true;
+	return false;
+}
+
+static const char *claim_type(const struct model_node_claim *nc);
+
+/* A NodeClaim of ours deleted before it became a node: Karpenter gave up
+ * on it (insufficient capacity, a node class not ready, no registration
+ * within its TTL). Its type is avoided for a while, so that the next plan
+ * takes another offering for its pods. Under c->lock. */
+static void note_failed_launch(struct ctrl *c, const struct model_object *o)
+{
+	const char *type = claim_type(&o->u.node_claim);
+	size_t i, slot = c->n_avoid;
+	int64_t now = now_ms();
+
+	if (!type || o->u.node_claim.node_name || !ours(o))
+		return;
+	for (i = 0; i < c->n_avoid; i++)
+		if (!strcmp(c->avoid[i].type, type) || c->avoid[i].until_ms <= now)
+			slot = i;
+	if (slot == AVOID_MAX)
+		slot = 0;               /* full: the oldest entries go first */
+	else if (slot == c->n_avoid)
+		c->n_avoid++;
+	snprintf(c->avoid[slot].type, sizeof(c->avoid[slot].type), "%s", type);
+	c->avoid[slot].until_ms = now + AVOID_MS;
+	obs_log(OBS_WARN, "offering_unavailable", "nodeclaim", o->meta.name, "instance_type", type,
+		"avoided_for", "3m", NULL);
+}
+
 static void on_event(void *arg, enum kube_event_type type, const struct kube_object *obj)
 {
 	struct ctrl *c = arg;
 
-	(void)type;
-	(void)obj;
 	pthread_mutex_lock(&c->lock);
+	if (type == KUBE_DELETED && obj && obj->model && obj->model->kind == MODEL_NODE_CLAIM)
+		note_failed_launch(c, obj->model);
 	if (!c->dirty)
 		c->first_dirty_ms = now_ms();
 	c->dirty = true;
@@ -200,6 +244,38 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	return hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
 }
 
+/* Every NodePool of the plan leaves the avoided types out, as if its
+ * requirements said so (instance-type NotIn [...]). */
+static int avoid_types(struct ctrl *c, struct model_set *set, struct dt_err *err)
+{
+	const char *types[AVOID_MAX];
+	size_t n = 0;
+	int64_t now = now_ms();
+	struct model_object *o;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n_avoid; i++)
+		if (c->avoid[i].until_ms > now)
+			types[n++] = model_set_strdup(set, c->avoid[i].type);
+	pthread_mutex_unlock(&c->lock);
+	for (o = NULL; n && (o = model_set_next(set, MODEL_NODE_POOL, o));) {
+		struct model_node_pool *p = &o->u.node_pool;
+		struct model_requirement *r = model_set_calloc(set, p->n_requirements + 1, sizeof(*r));
+		const char **vals = model_set_calloc(set, n, sizeof(*vals));
+
+		if (!r || !vals)
+			return dt_err_set(err, -ENOMEM, "out of memory");
+		memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
+		memcpy(vals, types, n * sizeof(*vals));
+		r[p->n_requirements] = (struct model_requirement){
+			.key = "node.kubernetes.io/instance-type", .operator_text = "NotIn",
+			.op = MODEL_OP_NOT_IN, .values = vals, .n_values = n };
+		p->requirements = r;
+		p->n_requirements++;
+	}
+	return 0;
+}
+
 static int snapshot(struct ctrl *c, struct model_set *set, struct dt_err *err)
 {
 	struct model_object *o;
@@ -212,7 +288,7 @@ static int snapshot(struct ctrl *c, struct model_set *set, struct dt_err *err)
 	}
 	for (o = NULL; !rc && (o = model_set_next(set, MODEL_NODE_CLAIM, o));)
 		rc = add_in_flight(set, o, err);
-	return rc;
+	return rc ? rc : avoid_types(c, set, err);
 }
 
 /* ---- writing the plan ---- */

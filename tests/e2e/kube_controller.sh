@@ -91,6 +91,16 @@ wait_log "$TMP/coord2.log" 'event=kube_plan ' 60
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "a restarted coordinator created NodeClaims"
 has "$TMP/coord2.log" 'event=kube_plan .*written=0' "no write after restart"
 
+# Karpenter deletes a NodeClaim it cannot launch (insufficient capacity):
+# that type is avoided for a while and the pods get another offering.
+first=$(ours | jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | .metadata.name + \" \" + .metadata.labels[\"node.kubernetes.io/instance-type\"]")
+expect 0 "$K" delete nodeclaim "${first% *}"
+wait_log "$TMP/coord2.log" "event=offering_unavailable nodeclaim=${first% *} instance_type=${first#* }" 30
+wait_log "$TMP/coord2.log" 'event=nodeclaim_created ' 30
+ours >"$TMP/out"
+jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))] | length" 1 "one NodeClaim for the pods again"
+jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\")) | .metadata.labels[\"node.kubernetes.io/instance-type\"] != \"${first#* }\"] | .[0]" true "another instance type"
+
 # A pod no node can take: a Warning Event with the reason.
 cat >"$TMP/huge.yaml" <<'EOF'
 apiVersion: resource.k8s.io/v1
