@@ -10,16 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctrl.h"
+#include "ctrl_internal.h"
 #include "hwdb.h"
 #include "obs_log.h"
 #include "obs_metrics.h"
-
-#define KIND_COUNT 12
-#define AVOID_MAX  64
-/* How long an instance type whose launch failed is avoided: Karpenter's
- * unavailable-offerings cache keeps an offering 3 minutes. */
-#define AVOID_MS   (3 * 60 * 1000)
 
 /* What is watched, in the order objects join the planner's set. */
 static const struct kube_resource *const watched[KIND_COUNT] = {
@@ -27,28 +21,6 @@ static const struct kube_resource *const watched[KIND_COUNT] = {
 	&kube_res_nodeoverlays, &kube_res_nodes, &kube_res_resourceslices,
 	&kube_res_devicetaintrules, &kube_res_daemonsets, &kube_res_resourceclaimtemplates,
 	&kube_res_resourceclaims, &kube_res_pods, &kube_res_nodeclaims,
-};
-enum { W_NODES = 4, W_PODS = 10, W_NODECLAIMS = 11 };
-
-struct ctrl {
-	struct ctrl_opts o;
-	char instance[128];
-	struct kube_client *kc;
-	struct kube_recorder *rec;
-	struct kube_informer *inf[KIND_COUNT];
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool dirty, stop;
-	int64_t first_dirty_ms, last_event_ms;
-	struct ctrl_stats stats;
-	/* Instance types a NodeClaim of ours failed to launch (deleted before
-	 * it became a node), and until when they are avoided. Under lock. */
-	struct { char type[64]; int64_t until_ms; } avoid[AVOID_MAX];
-	size_t n_avoid;
-	struct obs_metric *m_dry;               /* by verb and resource */
-	struct obs_series *s_cycles, *s_written, *s_errors, *s_unsched;   /* NULL: no registry */
 };
 
 static int64_t now_ms(void)
@@ -326,7 +298,7 @@ static void claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
 	snprintf(buf, size, "%.40s-%010" PRIx64, nc->node_pool, (uint64_t)(h & 0xffffffffffULL));
 }
 
-static int add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
+int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
 		  const char *value)
 {
 	struct model_kv *kv = model_set_calloc(set, *n + 1, sizeof(*kv));
@@ -366,9 +338,9 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	pods_list(nc, &pods);
 	o->meta.name = model_set_strdup(ncs, name);
 	if (!o->meta.name || sb_error(&pods) ||
-	    add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY, CTRL_MANAGED_BY) ||
-	    add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_PLAN_LABEL, plan_id) ||
-	    add_kv(ncs, &o->meta.annotations, &o->meta.n_annotations, CTRL_PODS_ANNOTATION,
+	    ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY, CTRL_MANAGED_BY) ||
+	    ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_PLAN_LABEL, plan_id) ||
+	    ctrl_add_kv(ncs, &o->meta.annotations, &o->meta.n_annotations, CTRL_PODS_ANNOTATION,
 		   sb_str(&pods))) {
 		sb_free(&pods);
 		return;
@@ -489,24 +461,36 @@ static void *run(void *arg)
 {
 	struct ctrl *c = arg;
 	int64_t idle = (int64_t)(c->o.batch_idle_s * 1000), max = (int64_t)(c->o.batch_max_s * 1000);
+	int64_t period = (int64_t)(c->o.remedy_period_s * 1000), next_remedy = now_ms() + period;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
-		int64_t now = now_ms(), due;
+		int64_t now = now_ms(), due = INT64_MAX;
 		struct timespec until;
 
-		if (!c->dirty) {
-			pthread_cond_wait(&c->cond, &c->lock);
+		if (c->o.remedies && now >= next_remedy) {
+			pthread_mutex_unlock(&c->lock);
+			ctrl_remedies(c);
+			pthread_mutex_lock(&c->lock);
+			next_remedy = now_ms() + period;
 			continue;
 		}
 		/* a batch ends after a quiet second, or at the latest after 10 */
-		due = c->last_event_ms + idle;
-		if (c->first_dirty_ms + max < due)
-			due = c->first_dirty_ms + max;
-		if (now < due || !ctrl_synced(c)) {
+		if (c->dirty) {
+			due = c->last_event_ms + idle;
+			if (c->first_dirty_ms + max < due)
+				due = c->first_dirty_ms + max;
+		}
+		if (!c->dirty || now < due || !ctrl_synced(c)) {
 			clock_gettime(CLOCK_REALTIME, &until);
-			if (now >= due)
+			if (c->dirty && now >= due)
 				due = now + 100;        /* not synced yet: look again soon */
+			if (c->o.remedies && next_remedy < due)
+				due = next_remedy;
+			if (due == INT64_MAX) {
+				pthread_cond_wait(&c->cond, &c->lock);
+				continue;
+			}
 			until.tv_sec += (due - now) / 1000;
 			until.tv_nsec += ((due - now) % 1000) * 1000000L;
 			if (until.tv_nsec >= 1000000000L) {
@@ -572,6 +556,8 @@ int ctrl_start(const struct ctrl_opts *o, struct ctrl **out, struct dt_err *err)
 		c->o.batch_idle_s = 1;
 	if (c->o.batch_max_s <= 0)
 		c->o.batch_max_s = 10;
+	if (c->o.remedy_period_s <= 0)
+		c->o.remedy_period_s = 10;
 	snprintf(c->instance, sizeof(c->instance), "%s",
 		 o->instance ? o->instance : host ? host : "dratopo-coordinator");
 	ro.instance = c->instance;

@@ -30,6 +30,7 @@
 #include "err.h"
 #include "kube.h"
 #include "plan.h"
+#include "strbuf.h"
 
 struct obs_registry;
 struct ctrl;
@@ -39,6 +40,8 @@ struct ctrl;
 #define CTRL_MANAGED_BY       "dratopo"
 #define CTRL_PLAN_LABEL       "dratopo.io/plan"     /* the plan that made it */
 #define CTRL_PODS_ANNOTATION  "dratopo.io/pods"     /* "ns/name,ns/name" */
+#define CTRL_DRIFT_TAINT      "dratopo.io/drift"    /* the Node taint of remedies */
+#define CTRL_RULE_PREFIX      "dratopo-drift."      /* remedy DeviceTaintRules */
 
 struct ctrl_opts {
 	const char *kubeconfig;         /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
@@ -57,6 +60,15 @@ struct ctrl_opts {
 	/* A Node to leave out of planning (a node in drift); NULL: none. */
 	bool (*node_excluded)(void *arg, const char *node);
 	void *node_arg;
+	/* The remedies of the fleet's nodes in drift, as `dratopo nodes -o yaml`
+	 * gives them: DeviceTaintRules to apply and, for an unfit node, a Node
+	 * carrying the taint to add. The controller applies them (rules by
+	 * server-side apply, the Node taint by a read-modify-write of the
+	 * Node's atomic taint list) and takes back what it applied once a node
+	 * is no longer in the YAML. NULL: no remedies. */
+	int (*remedies)(void *arg, struct strbuf *yaml, struct dt_err *err);
+	void *remedies_arg;
+	double remedy_period_s;         /* how often they are compared; 0: 10 s */
 	/* The min watch timeout (tests shorten it); 0: 300 s. */
 	unsigned min_watch_timeout_s;
 };
@@ -74,6 +86,7 @@ struct ctrl_stats {
 	unsigned long long nodeclaims_written;  /* applied (or logged, dry run) */
 	unsigned long long unschedulable;       /* pods of the last plan */
 	unsigned long long write_errors;
+	unsigned long long remedy_writes;       /* rules applied or deleted, taints set or lifted */
 };
 void ctrl_stats(struct ctrl *c, struct ctrl_stats *out);
 

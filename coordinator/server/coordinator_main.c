@@ -19,6 +19,7 @@
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "remedy.h"
 #include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
@@ -233,6 +234,25 @@ static bool node_excluded(void *arg, const char *node)
 	return plannable == 0;
 }
 
+/* The fleet's remedies for the controller to make real in the cluster. */
+static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
+{
+	struct coord_remedies r;
+	int rc = coord_remedies(arg, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	sb_append(yaml, r.yaml.buf ? r.yaml.buf : "", r.yaml.len);
+	/* an unfit node: the taint to add, as a Node the controller merges
+	 * into the node's own taints (never applied whole) */
+	for (size_t i = 0; i < r.n_unfit; i++)
+		sb_printf(yaml, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: \"%s\"\nspec:\n"
+			  "  taints:\n  - {key: " REM_TAINT_KEY ", value: " REM_NODE_TAINT_VALUE
+			  ", effect: NoSchedule}\n", r.unfit[i]);
+	coord_remedies_free(&r);
+	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
  * own event with the reason and what it usually means. */
 static void grpc_log(const char *severity, const char *file, int line, const char *message)
@@ -358,7 +378,8 @@ int main(int argc, char **argv)
 	if (!rc && kube_wanted(&a)) {
 		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
 					.dry_run = a.dry_run, .registry = c.m.reg,
-					.node_excluded = node_excluded, .node_arg = &c };
+					.node_excluded = node_excluded, .node_arg = &c,
+					.remedies = fleet_remedies, .remedies_arg = &c };
 
 		if ((rc = ctrl_start(&ko, &kube, &err)))
 			dt_err_prefix(&err, "kube: ");
