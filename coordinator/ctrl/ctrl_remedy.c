@@ -93,14 +93,15 @@ static void delete_stale_rules(struct ctrl *c, const struct model_set *want)
 		struct dt_err err = { 0 };
 		int rc = 0;
 
-		if (c->o.dry_run)
+		if (c->o.dry_run) {
 			obs_log(OBS_INFO, "kube_dry_run", "verb", "delete", "resource",
 				"devicetaintrules.resource.k8s.io", "name", s.names[i], NULL);
-		else
-			rc = kube_delete(c->kc, &ref, s.uids[i], NULL, &err);
+			continue;
+		}
+		rc = kube_delete(c->kc, &ref, s.uids[i], NULL, &err);
 		if (rc && rc != KUBE_ENOTFOUND)
 			obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
-		else if (!c->o.dry_run)
+		else
 			obs_log(OBS_INFO, "device_taint_lifted", "name", s.names[i], NULL);
 		count_write(c);
 	}
