@@ -101,6 +101,45 @@ ours >"$TMP/out"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))] | length" 1 "one NodeClaim for the pods again"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\")) | .metadata.labels[\"node.kubernetes.io/instance-type\"] != \"${first#* }\"] | .[0]" true "another instance type"
 
+# Karpenter launched it: the NodeClaim registered as a Node, whose drivers
+# published their slices (hwdb's prediction for the type). The pods fit
+# there, so no further NodeClaim appears.
+claim=$(ours | jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | .metadata.name + \" \" + .metadata.labels[\"node.kubernetes.io/instance-type\"]")
+NODE=ip-10-0-0-$$.ec2.internal
+expect 0 "$K" patch nodeclaim "${claim% *}" --subresource=status --type=merge \
+	-p "{\"status\":{\"nodeName\":\"$NODE\",\"providerID\":\"aws:///us-east-1a/i-0$$\"}}"
+cat >"$TMP/node.yaml" <<EON
+apiVersion: v1
+kind: Node
+metadata:
+  name: $NODE
+  labels: {kubernetes.io/hostname: $NODE, node.kubernetes.io/instance-type: ${claim#* },
+           karpenter.sh/nodepool: gpu-dra, karpenter.sh/capacity-type: on-demand,
+           topology.kubernetes.io/zone: us-east-1a}
+spec:
+  providerID: aws:///us-east-1a/i-0$$
+  taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "190", memory: 1800Gi, pods: "110"}
+  capacity: {cpu: "192", memory: 2000Gi, pods: "110"}
+EON
+expect 0 "$K" apply -f "$TMP/node.yaml"
+# Ready: the node lifecycle controller (not run here) lifts the API
+# server's not-ready taint
+expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-
+expect 0 "$BIN" hwdb show "${claim#* }" --node "$NODE" -o yaml
+cp "$TMP/out" "$TMP/slices.yaml"
+expect 0 "$K" apply -f "$TMP/slices.yaml"
+lines=$(wc -l <"$TMP/coord2.log")
+expect 0 "$K" -n "$NS" label pod rdma-worker touched=1
+for _ in $(seq 1 300); do
+	tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan ' && break
+	sleep 0.1
+done
+tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan .*nodeclaims=0 written=0' ||
+	fail "a registered node's pods got another NodeClaim: $(tail -n +$((lines + 1)) "$TMP/coord2.log" | grep kube_plan)"
+[ "$(ours | jq '.items | length')" = "$before" ] || fail "NodeClaims after registration"
+
 # A pod no node can take: a Warning Event with the reason.
 cat >"$TMP/huge.yaml" <<'EOF'
 apiVersion: resource.k8s.io/v1
@@ -136,8 +175,10 @@ jqis "[.items[] | .type] | unique" '["Warning"]' "Event type"
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "an unplaceable pod got a NodeClaim"
 stop_coord
 
-# --dry-run: with the NodeClaims gone, the pods are planned again, logged,
-# and nothing is written.
+# --dry-run: with the NodeClaims and the node gone, the pods are planned
+# again, logged, and nothing is written.
+"$K" delete node "$NODE" >/dev/null || fail "delete node"
+"$K" delete resourceslices --field-selector "spec.nodeName=$NODE" >/dev/null || fail "delete slices"
 ours | jq -r ".items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/\")) | .metadata.name" |
 	while read -r n; do "$K" delete nodeclaim "$n" >/dev/null; done
 before=$(ours | jq '.items | length')
