@@ -79,6 +79,12 @@ cmp -s "$TMP/offline" "$TMP/online" ||
 # what Karpenter needs: the pool's node class, the type, the capacity type, the pool label
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | [.spec.nodeClassRef.kind, .metadata.labels[\"karpenter.sh/nodepool\"], ([.spec.requirements[] | select(.key == \"karpenter.sh/capacity-type\") | .values[0]] | .[0])]" \
 	'["EC2NodeClass","gpu-dra","on-demand"]' "NodeClaim fields"
+# the pods use dra.net's EFAs: Karpenter attaches EFA interfaces only when
+# asked (its DRA support off), so the NodeClaim asks for every EFA of its type
+ours >"$TMP/out"
+t=$(jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].metadata.labels[\"node.kubernetes.io/instance-type\"]" "$TMP/out")
+efas=$("$BIN" hwdb show "$t" -o json | jq '[.resourceSlices[].spec.devices[]? | select(.name | startswith("efa-"))] | length')
+jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].spec.resources.requests[\"vpc.amazonaws.com/efa\"]" "\"$efas\"" "EFA request"
 before=$(ours | jq '.items | length')
 
 # A second batch of changes: the pods are held by the in-flight NodeClaim.
