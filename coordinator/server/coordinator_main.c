@@ -271,6 +271,10 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* The controller, when it runs: /readyz waits for its first lists. Set
+ * before the HTTP server starts, cleared after it stopped. */
+static struct ctrl *kube_ctrl;
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
 	struct coord *c = arg;
@@ -286,6 +290,10 @@ static bool ready(void *arg, char *why, size_t whylen)
 	}
 	if (store_ready(c->store, &err)) {
 		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	if (kube_ctrl && !ctrl_synced(kube_ctrl)) {
+		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
 	return true;
@@ -383,6 +391,7 @@ int main(int argc, char **argv)
 
 		if ((rc = ctrl_start(&ko, &kube, &err)))
 			dt_err_prefix(&err, "kube: ");
+		kube_ctrl = kube;
 	}
 	if (!rc && a.http)
 		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
@@ -405,8 +414,9 @@ int main(int argc, char **argv)
 	}
 	/* Drain the calls in flight (their reports commit), then the rest. */
 	rpc_server_shutdown(srv, DRAIN_MS);
-	ctrl_stop(kube);
 	obs_http_stop(http);
+	kube_ctrl = NULL;
+	ctrl_stop(kube);
 	coord_close(&c);
 	hwdb_reset();
 	if (!rc)
