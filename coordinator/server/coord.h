@@ -186,6 +186,8 @@ struct coord_remedies {
 	size_t device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted;
+	char **unfit;                   /* nodes in drift that get the node taint */
+	size_t n_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with
