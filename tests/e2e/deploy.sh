@@ -38,16 +38,28 @@ grep -A2 -- "- key: $taint\$" "$D/agent.yaml" | grep -q 'effect:' &&
 grep -q -- '- --http=:9465' "$D/agent.yaml" || fail "agent: --http"
 grep -q 'httpGet: {path: /healthz, port: metrics}' "$D/agent.yaml" || fail "agent: liveness /healthz"
 grep -q 'httpGet: {path: /readyz, port: metrics}' "$D/agent.yaml" || fail "agent: readiness /readyz"
-# nodes by a label every kubelet sets, the types being hwdb's (generated)
-sed -n '/# BEGIN generated/,/# END generated/p' "$D/agent.yaml" | sed -n 's/^ *- //p' >"$TMP/types"
+# nodes by a label every kubelet sets, the types being hwdb's (generated),
+# in both DaemonSets that read /sys; both tolerate dratopo's taint
 "$BIN" hwdb list -o json | jq -r '.instanceTypes[].name' | LC_ALL=C sort >"$TMP/hwdb-types"
-if ! cmp -s "$TMP/types" "$TMP/hwdb-types"; then
-	fail "deploy/agent.yaml's instance types are not hwdb's: run tools/gen-agent-affinity $1"
-	diff "$TMP/types" "$TMP/hwdb-types" | head -5 >&2
-fi
-[ -s "$TMP/types" ] || fail "agent: no instance types"
-grep -B3 -A3 'key: dratopo.io/agent$' "$D/agent.yaml" | grep -q 'values: \["true"\]' ||
-	fail "agent: nodes labelled dratopo.io/agent=true too"
+[ -s "$TMP/hwdb-types" ] || fail "hwdb lists no instance type"
+for f in agent.yaml dratopo-agent-verify.yaml; do
+	sed -n '/# BEGIN generated/,/# END generated/p' "$D/$f" | sed -n 's/^ *- //p' >"$TMP/types"
+	if ! cmp -s "$TMP/types" "$TMP/hwdb-types"; then
+		fail "deploy/$f's instance types are not hwdb's: run tools/gen-agent-affinity $1"
+		diff "$TMP/types" "$TMP/hwdb-types" | head -5 >&2
+	fi
+	grep -B3 -A3 'key: dratopo.io/agent$' "$D/$f" | grep -q 'values: \["true"\]' ||
+		fail "$f: nodes labelled dratopo.io/agent=true too"
+	grep -A1 -- "- key: $taint\$" "$D/$f" | grep -q 'operator: Exists' ||
+		fail "$f: tolerates $taint"
+	# a file that applies the Namespace too keeps its labels (an apply
+	# without them would drop them)
+	if grep -q '^kind: Namespace$' "$D/$f"; then
+		grep -q 'pod-security.kubernetes.io/enforce: privileged' "$D/$f" ||
+			fail "$f: its Namespace without the Pod Security label"
+	fi
+done
+grep -q 'nvidia.com/gpu.present' "$D"/*.yaml && fail "a label only GPU Feature Discovery sets"
 # the namespace's Pod Security level (hostPath needs privileged), said in the docs
 grep -q 'pod-security.kubernetes.io/enforce: privileged' "$D/namespace.yaml" ||
 	fail "namespace: Pod Security privileged for the hostPath /sys"

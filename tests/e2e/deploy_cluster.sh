@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# deploy_cluster.sh BUILD_DIR - deploy/namespace.yaml and deploy/agent.yaml
-# applied to a real kube-apiserver (tools/kube/cluster.sh up $DT_KUBE_DIR):
+# deploy_cluster.sh BUILD_DIR - deploy/namespace.yaml, deploy/agent.yaml and
+# deploy/dratopo-agent-verify.yaml applied to a real kube-apiserver (tools/kube/cluster.sh up $DT_KUBE_DIR):
 #   - every object is accepted with strict field validation (the DaemonSet's
 #     node affinity and tolerations, the CronJob, the RBAC);
 #   - Pod Security, as docs/agent.md says: under "restricted" the one thing
@@ -36,6 +36,14 @@ has "$TMP/out" "^cronjob.batch/dratopo-agent-refresh created" "the CronJob is ac
 grep -q 'Warning' "$TMP/err" && fail "warnings applying the agent: $(grep Warning "$TMP/err")"
 expect 0 "$K" get namespace "$NS" -o jsonpath='{.metadata.labels.pod-security\.kubernetes\.io/enforce}'
 [ "$(cat "$TMP/out")" = privileged ] || fail "the namespace enforces $(cat "$TMP/out")"
+# the offline verify DaemonSet beside it: accepted, and its Namespace keeps
+# the Pod Security labels
+in_ns "$NS" "$D/dratopo-agent-verify.yaml" >"$TMP/verify.yaml"
+expect 0 "$K" apply --validate=strict -f "$TMP/verify.yaml"
+has "$TMP/out" "^daemonset.apps/dratopo-agent-verify created" "the verify DaemonSet is accepted"
+grep -q 'Warning' "$TMP/err" && fail "warnings applying the verify DaemonSet: $(grep Warning "$TMP/err")"
+expect 0 "$K" get namespace "$NS" -o jsonpath='{.metadata.labels.pod-security\.kubernetes\.io/enforce}'
+[ "$(cat "$TMP/out")" = privileged ] || fail "after the verify file the namespace enforces $(cat "$TMP/out")"
 
 # ---- Pod Security: restricted flags only the hostPath, baseline too ----
 for level in restricted baseline; do
