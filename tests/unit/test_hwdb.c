@@ -36,6 +36,7 @@ static size_t n_expects;
 /* A line of efa-types.txt; 0 / "" / -1 where the sources have nothing. */
 struct efa_expect {
 	char name[64], arch[16];
+	char device[16];            /* "efa3", "" unknown */
 	size_t efas;
 	int vcpu, cards;
 	long long mem_mib;
@@ -64,9 +65,11 @@ static int load_efa_expectations(void)
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%63s %zu %15s %31s %15s %31s %31s %d", e.name, &e.efas, vcpu, mem,
-			   e.arch, price, eu, &e.cards) != 8)
+		if (sscanf(line, "%63s %zu %15s %31s %15s %31s %31s %d %15s", e.name, &e.efas, vcpu,
+			   mem, e.arch, price, eu, &e.cards, e.device) != 9)
 			continue;
+		if (!strcmp(e.device, "-"))
+			e.device[0] = '\0';
 		e.vcpu = strcmp(vcpu, "-") ? atoi(vcpu) : 0;
 		e.mem_mib = strcmp(mem, "-") ? atoll(mem) : 0;
 		if (!strcmp(e.arch, "-"))
@@ -212,13 +215,20 @@ static void test_efa_types_match_facts(void)
 		CU_ASSERT_EQUAL(hwdb_type_price(t, "eu-west-1", &p), e->eu_price >= 0);
 		if (e->eu_price >= 0)
 			CU_ASSERT_DOUBLE_EQUAL(p, e->eu_price, 1e-9);
-		/* Not scraped: no PCI id, no root, and the slices say so. */
+		/* Roots not scraped: none claimed. The PCI id where AWS names the
+		 * EFA version, and DRANET's pciSubsystem with it. */
 		CU_ASSERT_FALSE(t->dra_metadata);
-		CU_ASSERT_EQUAL(t->efa_device, 0);
+		CU_ASSERT_EQUAL(t->efa_device,
+				e->device[0] ? (unsigned)strtoul(e->device, NULL, 16) : 0u);
 		for (size_t k = 0; k < t->n_efas; k++) {
+			const struct hwdb_attr *sub =
+				hwdb_device_attr(&t->efas[k], "dra.net/pciSubsystem");
+
 			CU_ASSERT_PTR_NULL(t->efas[k].pcie_root);
 			CU_ASSERT_PTR_NOT_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciDevice"));
-			CU_ASSERT_PTR_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciSubsystem"));
+			CU_ASSERT_EQUAL(sub != NULL, e->device[0] != '\0');
+			if (sub && e->device[0])
+				DT_ASSERT_STR(sub->str, e->device);
 		}
 	}
 	for (size_t i = 0; i < hwdb_count(); i++)
