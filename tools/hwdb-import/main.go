@@ -474,15 +474,19 @@ func attrNamed(attrs []attr, name string) *attr {
 // ---- The hand-kept GPU file ----
 
 // Names and us-east-1 prices of hwdb/instance-types.yaml's entries, and the
-// EFA PCI ids (vendor:device) of those that have one.
+// EFA PCI ids (vendor:device) of those scraped from live nodes
+// (draMetadata: true).
 func readGPUFile(file string) (map[string]float64, map[string]string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	prices, efaIDs := map[string]float64{}, map[string]string{}
+	prices, efaIDs, scraped := map[string]float64{}, map[string]string{}, map[string]bool{}
 	name, inEFA := "", false
 	for _, l := range strings.Split(string(b), "\n") {
+		if l == "  draMetadata: true" {
+			scraped[name] = true
+		}
 		if strings.HasPrefix(l, "- name: ") {
 			name, inEFA = strings.TrimSpace(l[8:]), false
 			prices[name] = math.NaN()
@@ -496,6 +500,11 @@ func readGPUFile(file string) (map[string]float64, map[string]string, error) {
 			if id, err := strconv.Unquote(strings.TrimSpace(v)); err == nil {
 				efaIDs[name] = id
 			}
+		}
+	}
+	for n := range efaIDs {
+		if !scraped[n] {
+			delete(efaIDs, n)
 		}
 	}
 	return prices, efaIDs, nil
