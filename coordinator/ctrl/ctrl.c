@@ -201,7 +201,8 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 				  sizeof(*labels));
 	if (!labels)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
+	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
+		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
 	for (size_t i = 0; i < claim->meta.n_labels; i++) {
 		bool dup = false;
 
@@ -237,7 +238,8 @@ static int avoid_types(struct ctrl *c, struct model_set *set, struct dt_err *err
 
 		if (!r || !vals)
 			return dt_err_set(err, -ENOMEM, "out of memory");
-		memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
+		if (p->n_requirements)
+			memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
 		memcpy(vals, types, n * sizeof(*vals));
 		r[p->n_requirements] = (struct model_requirement){
 			.key = "node.kubernetes.io/instance-type", .operator_text = "NotIn",
@@ -289,7 +291,8 @@ static void claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
 		for (size_t j = 0; j < nc->narrowed[i].n_values; j++)
 			h = fnv(fnv(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
 	if (pods) {
-		memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
+		if (nc->n_pods)
+			memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
 		qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
 		for (size_t i = 0; i < nc->n_pods; i++)
 			h = fnv(h, pods[i]);
@@ -305,7 +308,8 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 
 	if (!kv)
 		return -ENOMEM;
-	memcpy(kv, *items, *n * sizeof(*kv));
+	if (*n)
+		memcpy(kv, *items, *n * sizeof(*kv));
 	kv[*n].key = model_set_strdup(set, key);
 	kv[*n].value = model_set_strdup(set, value);
 	*items = kv;
@@ -334,7 +338,8 @@ static int efa_request(struct model_set *set, struct model_object *o,
 	items = model_set_calloc(set, req->n_items + 1, sizeof(*items));
 	if (!items)
 		return -ENOMEM;
-	memcpy(items, req->items, req->n_items * sizeof(*items));
+	if (req->n_items)
+		memcpy(items, req->items, req->n_items * sizeof(*items));
 	items[req->n_items].name = "vpc.amazonaws.com/efa";
 	items[req->n_items].value = quantity_from_int((int64_t)t->n_efas, QUANTITY_DECIMAL_SI);
 	req->items = items;
