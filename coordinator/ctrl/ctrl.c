@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ctrl_internal.h"
+#include "hash.h"
 #include "hwdb.h"
 #include "obs_log.h"
 #include "obs_metrics.h"
@@ -267,13 +268,6 @@ static int snapshot(struct ctrl *c, struct model_set *set, struct dt_err *err)
 
 /* ---- writing the plan ---- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ 0xff) * 1099511628211ULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -281,24 +275,25 @@ static int cmp_str(const void *a, const void *b)
 
 /* "<pool>-<10 hex>": what the NodeClaim holds decides its name, so the
  * same plan applied twice is one object. */
-static void claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
+static int claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
 {
 	const char **pods = malloc((nc->n_pods + 1) * sizeof(*pods));
-	uint64_t h = fnv(fnv(fnv(1469598103934665603ULL, nc->node_pool), nc->instance_type),
-			 nc->capacity_type);
+	uint64_t h = hash_field(hash_field(hash_field(HASH_FNV_OFFSET, nc->node_pool),
+					       nc->instance_type), nc->capacity_type);
 
 	for (size_t i = 0; i < nc->n_narrowed; i++)
 		for (size_t j = 0; j < nc->narrowed[i].n_values; j++)
-			h = fnv(fnv(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
-	if (pods) {
-		if (nc->n_pods)
-			memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
-		qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
-		for (size_t i = 0; i < nc->n_pods; i++)
-			h = fnv(h, pods[i]);
-		free(pods);
-	}
+			h = hash_field(hash_field(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
+	if (!pods)
+		return -ENOMEM;
+	if (nc->n_pods)
+		memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
+	qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
+	for (size_t i = 0; i < nc->n_pods; i++)
+		h = hash_field(h, pods[i]);
+	free(pods);
 	snprintf(buf, size, "%.40s-%010" PRIx64, nc->node_pool, (uint64_t)(h & 0xffffffffffULL));
+	return 0;
 }
 
 int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
@@ -362,9 +357,8 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	char name[64], *have;
 	int rc;
 
-	if (!o)
+	if (!o || claim_name(nc, name, sizeof(name)))
 		return;
-	claim_name(nc, name, sizeof(name));
 	have = kube_informer_get(c->inf[W_NODECLAIMS], NULL, name);
 	free(have);
 	if (have)
