@@ -32,7 +32,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool ours(const struct model_object *o)
+bool ctrl_ours(const struct model_object *o)
 {
 	for (size_t i = 0; i < o->meta.n_labels; i++)
 		if (!strcmp(o->meta.labels[i].key, CTRL_MANAGED_BY_KEY) &&
@@ -41,7 +41,6 @@ static bool ours(const struct model_object *o)
 	return false;
 }
 
-static const char *claim_type(const struct model_node_claim *nc);
 
 /* A NodeClaim of ours deleted before it became a node: Karpenter gave up
  * on it (insufficient capacity, a node class not ready, no registration
@@ -49,11 +48,11 @@ static const char *claim_type(const struct model_node_claim *nc);
  * takes another offering for its pods. Under c->lock. */
 static void note_failed_launch(struct ctrl *c, const struct model_object *o)
 {
-	const char *type = claim_type(&o->u.node_claim);
+	const char *type = ctrl_claim_type(&o->u.node_claim);
 	size_t i, slot = c->n_avoid;
 	int64_t now = now_ms();
 
-	if (!type || o->u.node_claim.node_name || !ours(o))
+	if (!type || o->u.node_claim.node_name || !ctrl_ours(o))
 		return;
 	for (i = 0; i < c->n_avoid; i++)
 		if (!strcmp(c->avoid[i].type, type) || c->avoid[i].until_ms <= now)
@@ -157,7 +156,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 }
 
 /* The instance type a NodeClaim asks for (its one In value), or NULL. */
-static const char *claim_type(const struct model_node_claim *nc)
+const char *ctrl_claim_type(const struct model_node_claim *nc)
 {
 	for (size_t i = 0; i < nc->n_requirements; i++) {
 		const struct model_requirement *r = &nc->requirements[i];
@@ -176,7 +175,7 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 			 struct dt_err *err)
 {
 	const struct model_node_claim *nc = &claim->u.node_claim;
-	const char *type = claim_type(nc);
+	const char *type = ctrl_claim_type(nc);
 	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
 	struct model_object *slices[HWDB_MAX_SLICES], *node;
 	struct strbuf sb = STRBUF_INIT;
@@ -451,6 +450,7 @@ static void cycle(struct ctrl *c)
 			NULL);
 		goto out;
 	}
+	ctrl_verify_registered(c, set);
 	snprintf(plan_id, sizeof(plan_id), "%" PRId64, (int64_t)time(NULL));
 	plan_execute(&rq, &rep);
 	for (size_t i = 0; i < rep.diags.n && i < 20; i++)
@@ -545,7 +545,7 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 {
 	static const char *const by_verb[] = { "verb", "resource", NULL };
 	struct obs_registry *r = c->o.registry;
-	struct obs_metric *cycles, *written, *errors, *unsched;
+	struct obs_metric *cycles, *written, *errors, *unsched, *mismatch;
 	int rc;
 
 	if (!r)
@@ -563,8 +563,12 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 				  &errors, err)) ||
 	    (rc = obs_gauge_new(r, "dratopo_kube_unschedulable_pods",
 				"Pending pods the last plan found no place for.", NULL,
-				&unsched, err)))
+				&unsched, err)) ||
+	    (rc = obs_counter_new(r, "dratopo_kube_slice_mismatches_total",
+				  "Registered nodes whose published slices differ from the plan's.",
+				  NULL, &mismatch, err)))
 		return rc;
+	c->s_mismatch = obs_series(mismatch, NULL);
 	c->s_cycles = obs_series(cycles, NULL);
 	c->s_written = obs_series(written, NULL);
 	c->s_errors = obs_series(errors, NULL);

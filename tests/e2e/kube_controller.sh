@@ -137,9 +137,13 @@ expect 0 "$K" apply -f "$TMP/node.yaml"
 # Ready: the node lifecycle controller (not run here) lifts the API
 # server's not-ready taint
 expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-
-expect 0 "$BIN" hwdb show "${claim#* }" --node "$NODE" -o yaml
-cp "$TMP/out" "$TMP/slices.yaml"
-expect 0 "$K" apply -f "$TMP/slices.yaml"
+# the GPU driver published one GPU fewer than the plan counted on
+expect 0 "$BIN" hwdb show "${claim#* }" --node "$NODE" -o json
+jq '{apiVersion: "v1", kind: "List", items: [.resourceSlices[] |
+	if .spec.driver == "gpu.nvidia.com" then .spec.devices |= .[1:] else . end]}' \
+	"$TMP/out" >"$TMP/slices.json"
+gpus=$(jq '[.items[] | select(.spec.driver == "gpu.nvidia.com") | .spec.devices[]] | length' "$TMP/slices.json")
+expect 0 "$K" apply -f "$TMP/slices.json"
 lines=$(wc -l <"$TMP/coord2.log")
 expect 0 "$K" -n "$NS" label pod rdma-worker touched=1
 for _ in $(seq 1 300); do
@@ -149,6 +153,15 @@ done
 tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan .*nodeclaims=0 written=0' ||
 	fail "a registered node's pods got another NodeClaim: $(tail -n +$((lines + 1)) "$TMP/coord2.log" | grep kube_plan)"
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "NodeClaims after registration"
+# ...which is a Warning on the Node and a log line
+wait_log "$TMP/coord2.log" "event=slices_differ node=$NODE" 30
+has "$TMP/coord2.log" "event=slices_differ .*gpu.nvidia.com: $gpus devices on [0-9]+ PCIe roots, the plan counted $((gpus + 1)) on [0-9]+" "the difference in words"
+for _ in $(seq 1 50); do
+	"$K" get events -A --field-selector reason=SlicesDiffer -o json | jq -e '.items | length > 0' >/dev/null && break
+	sleep 0.2
+done
+expect 0 "$K" get events -A --field-selector reason=SlicesDiffer -o json
+jqis "[.items[] | select(.involvedObject.name == \"$NODE\") | .type] | unique" '["Warning"]' "SlicesDiffer Event on the Node"
 
 # A pod no node can take: a Warning Event with the reason.
 cat >"$TMP/huge.yaml" <<'EOF'
