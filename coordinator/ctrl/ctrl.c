@@ -168,6 +168,22 @@ const char *ctrl_claim_type(const struct model_node_claim *nc)
 	return NULL;
 }
 
+/* The consumable-capacity mode of the EC2NodeClass a NodeClaim launches
+ * with (its karpenter.k8s.aws/nvidia-consumable-capacity annotation);
+ * false when it has none (or one the planner already refused). */
+static bool class_cc(struct model_set *set, const struct model_node_claim *nc,
+		     struct hwdb_cc_mode *out)
+{
+	const struct model_object *cls = nc->node_class_ref.name ?
+		model_set_find(set, MODEL_EC2_NODE_CLASS, NULL, nc->node_class_ref.name) : NULL;
+
+	for (size_t i = 0; cls && i < cls->meta.n_annotations; i++)
+		if (!strcmp(cls->meta.annotations[i].key,
+			    "karpenter.k8s.aws/nvidia-consumable-capacity"))
+			return hwdb_cc_parse(cls->meta.annotations[i].value, out, NULL) == 0;
+	return false;
+}
+
 /* A NodeClaim launched but not yet a Node: a node of its type with its
  * labels and taints, and the slices hwdb predicts, so that the pods it was
  * made for find their place on it instead of a second node. */
@@ -180,6 +196,7 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	struct model_object *slices[HWDB_MAX_SLICES], *node;
 	struct strbuf sb = STRBUF_INIT;
 	struct model_kv *labels;
+	struct hwdb_cc_mode cc;
 	size_t n = 0;
 	int rc;
 
@@ -214,7 +231,10 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	node->meta.labels = labels;
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;
-	return hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
+	/* the slices as its node class's consumable-capacity mode makes them:
+	 * shared GPUs hold as many pods in flight as they will live */
+	return hwdb_slices(t, class_cc(set, nc, &cc) ? &cc : NULL, claim->meta.name, set, slices,
+			   &n, err);
 }
 
 /* Every NodePool of the plan leaves the avoided types out, as if its

@@ -52,12 +52,17 @@ ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 expect 0 "$K" create namespace "$NS"
 for _ in $(seq 1 100); do "$K" -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.1; done
 expect 0 "$K" apply -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml"
-expect 0 "$K" -n "$NS" apply -f "$SEED/large-gpu.yaml" -f "$SEED/gpu-efa-aligned.yaml"
-# kube-controller-manager makes each pod's ResourceClaim from its template
-for _ in $(seq 1 100); do
-	[ "$("$K" -n "$NS" get resourceclaims --no-headers 2>/dev/null | wc -l)" = 2 ] && break
+# the seed's time-sliced Deployment too: its EC2NodeClass (the same name,
+# GPUs shared four ways) replaces the one above
+expect 0 "$K" -n "$NS" apply -f "$SEED/large-gpu.yaml" -f "$SEED/gpu-efa-aligned.yaml" \
+	-f "$SEED/timesliced.yaml"
+# kube-controller-manager makes the Deployment's 8 pods and each pod's
+# ResourceClaim from its template
+for _ in $(seq 1 300); do
+	[ "$("$K" -n "$NS" get resourceclaims --no-headers 2>/dev/null | wc -l)" = 10 ] && break
 	sleep 0.1
 done
+[ "$("$K" -n "$NS" get pods --no-headers | wc -l)" = 10 ] || fail "10 pods (2 + the Deployment's 8)"
 expect 0 "$K" -n "$NS" get resourceclaims --no-headers && has "$TMP/out" '^inference-gpu-' "claim from template"
 
 # The offline plan of the same objects, as the API server has them.
@@ -110,6 +115,8 @@ wait_log "$TMP/coord2.log" 'event=nodeclaim_created ' 30
 ours >"$TMP/out"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))] | length" 1 "one NodeClaim for the pods again"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\")) | .metadata.labels[\"node.kubernetes.io/instance-type\"] != \"${first#* }\"] | .[0]" true "another instance type"
+sleep 2         # the rest of that plan's writes
+before=$(ours | jq '.items | length')
 
 # Karpenter launched it: the NodeClaim registered as a Node, whose drivers
 # published their slices (hwdb's prediction for the type). The pods fit
