@@ -8,6 +8,7 @@
 # last pod created to the last NodeClaim written, the coordinator's peak
 # RSS, and `dratopo plan` on the same objects dumped from the API server
 # (the offline plan: the limit). Defaults: 5000 pods, 500 nodes. Not in CI.
+# DRATOPO_BENCH_KEEP=DIR keeps the coordinator's log and the dump there.
 set -euo pipefail
 B=$(cd "$1" && pwd)
 PODS=${2:-5000}
@@ -16,6 +17,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$(mktemp -d /tmp/dratopo-bench-kube.XXXXXX)
 PID=
 cleanup() {
+	if [ -n "${DRATOPO_BENCH_KEEP:-}" ]; then
+		mkdir -p "$DRATOPO_BENCH_KEEP"
+		cp "$DIR"/coord.log "$DIR"/dump.yaml "$DRATOPO_BENCH_KEEP"/ 2>/dev/null || true
+	fi
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	bash "$ROOT/tools/kube/cluster.sh" down "$DIR/k8s" >/dev/null 2>&1 || true
 	rm -rf "$DIR"

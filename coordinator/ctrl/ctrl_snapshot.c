@@ -1,0 +1,182 @@
+/* ctrl_snapshot.c - the cluster as the planner's input, taken from the
+ * informers' caches: every object the model accepted, but pending pods
+ * that ask for neither claims nor extended resources (Karpenter's), pods
+ * still waiting for what their plan needs (ctrl_batch.c), Nodes the fleet
+ * keeps out (in drift, stale, in conflict); then each NodeClaim in flight
+ * (launched, not yet a Node) as a node of its type with the slices its
+ * node class makes hwdb predict, so the pods it was made for find their
+ * place there instead of on a second one; then the offerings that failed
+ * to launch lately, for the planner to avoid. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_internal.h"
+#include "hash.h"
+#include "hwdb.h"
+
+struct load_ctx {
+	struct ctrl *c;
+	size_t which;
+	struct model_set *set;
+	const struct u64map *prints;    /* a copy of the batch's: pods' classes */
+	const struct u64map *waiting;   /* pods left out */
+	struct dt_err *err;
+};
+
+/* A pod's class as the batch saw it last; one it has not seen yet (its
+ * event still on the way) is decoded here. */
+static int pod_class_of(struct load_ctx *l, const struct kube_object *obj, uint64_t key)
+{
+	struct model_set *s;
+	struct model_object *m = NULL;
+	uint64_t v;
+	int cls = 0;
+
+	if (u64map_get(l->prints, key, &v))
+		return (int)(v & 3);
+	if (!(s = model_set_new()))
+		return 0;
+	if (kube_decode(s, obj->json, obj->json_len, "kube-apiserver", NULL, &m, NULL) >= 0 && m)
+		cls = ctrl_pod_class(m);
+	model_set_free(s);
+	return cls;
+}
+
+static int load_one(void *arg, const struct kube_object *obj)
+{
+	struct load_ctx *l = arg;
+
+	if (obj->problems[0])
+		return 0;               /* refused by the model: logged by the informer */
+	if (l->which == W_PODS) {
+		uint64_t key = ctrl_object_key(W_PODS, obj->ns, obj->name);
+
+		if (u64map_get(l->waiting, key, NULL) || pod_class_of(l, obj, key) == POD_OTHER)
+			return 0;
+	}
+	if (l->which == W_NODES && l->c->o.node_excluded &&
+	    l->c->o.node_excluded(l->c->o.node_arg, obj->name))
+		return 0;
+	return model_set_load_buffer(l->set, obj->json, obj->json_len, "kube-apiserver", NULL,
+				     l->err) < 0 ? -ENOMEM : 0;
+}
+
+/* The EC2NodeClass a NodeClaim launches with, in set; NULL for another
+ * kind of node class (KWOKNodeClass) or none. */
+static const struct model_object *claim_class(const struct model_set *set,
+					      const struct model_node_claim *nc)
+{
+	const struct model_node_class_ref *r = &nc->node_class_ref;
+
+	if (!r->name || (r->kind && strcmp(r->kind, "EC2NodeClass")))
+		return NULL;
+	return model_set_find(set, MODEL_EC2_NODE_CLASS, NULL, r->name);
+}
+
+int ctrl_predict(const struct model_set *classes, struct model_set *into,
+		 const struct model_object *claim, const char *node, struct model_object **out,
+		 size_t *n, struct dt_err *err)
+{
+	const char *type = ctrl_claim_type(&claim->u.node_claim);
+	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
+
+	*n = 0;
+	if (!t)
+		return dt_err_set(err, -ENOENT, "NodeClaim %s: no instance type hwdb knows",
+				  claim->meta.name);
+	return plan_node_slices(t, claim_class(classes, &claim->u.node_claim), node, into, out, n,
+				err);
+}
+
+/* The claim's labels (its pool, capacity type) are the node's too. */
+static int merge_labels(struct model_set *set, struct model_object *node,
+			const struct model_object *claim)
+{
+	struct model_kv *labels = model_set_calloc(set, node->meta.n_labels +
+						   claim->meta.n_labels + 1, sizeof(*labels));
+
+	if (!labels)
+		return -ENOMEM;
+	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
+		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
+	for (size_t i = 0; i < claim->meta.n_labels; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < node->meta.n_labels; j++)
+			dup |= !strcmp(labels[j].key, claim->meta.labels[i].key);
+		if (!dup)
+			labels[node->meta.n_labels++] = claim->meta.labels[i];
+	}
+	node->meta.labels = labels;
+	return 0;
+}
+
+/* A NodeClaim launched but not yet a Node: a node of its type with its
+ * labels and taints, and the slices its drivers will publish. */
+static int add_in_flight(struct ctrl_cycle *cy, const struct model_object *claim,
+			 struct dt_err *err)
+{
+	struct model_set *set = cy->set;
+	const struct model_node_claim *nc = &claim->u.node_claim;
+	const char *type = ctrl_claim_type(nc);
+	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
+	struct model_object *slices[HWDB_MAX_SLICES], *node;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t h = hash_field(HASH_FNV_OFFSET, claim->meta.name);
+	size_t n = 0;
+	int rc;
+
+	if (!t || nc->node_name || claim->meta.deletion_timestamp ||
+	    model_set_find(set, MODEL_NODE, NULL, claim->meta.name))
+		return 0;
+	plan_node_yaml(claim->meta.name, type, t, &sb);
+	if (sb_error(&sb)) {
+		sb_free(&sb);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	rc = model_set_load_buffer(set, sb_str(&sb), sb.len, "(in-flight NodeClaims)", NULL, err);
+	sb_free(&sb);
+	node = model_set_find(set, MODEL_NODE, NULL, claim->meta.name);
+	if (rc < 0 || !node)
+		return rc < 0 ? rc : 0;
+	if (merge_labels(set, node, claim) || u64map_put(&cy->in_flight, h ? h : 1, 1))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	node->u.node.taints = nc->taints;
+	node->u.node.n_taints = nc->n_taints;
+	rc = ctrl_predict(set, set, claim, claim->meta.name, slices, &n, err);
+	/* a class the planner refuses (a bad annotation) is its Warning, not
+	 * a failed plan: the node counts with hwdb's whole GPUs */
+	if (rc == -EINVAL)
+		rc = hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
+	return rc;
+}
+
+int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err)
+{
+	struct u64map prints = U64MAP_INIT, waiting = U64MAP_INIT;
+	struct model_object *o;
+	int rc = 0;
+
+	if (!(cy->set = model_set_new()))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	pthread_mutex_lock(&c->lock);
+	rc = u64map_copy(&prints, &c->batch.prints);
+	for (size_t i = 0; !rc && i < c->batch.n_waiting; i++)
+		rc = u64map_put(&waiting, c->batch.waiting[i].key, 1);
+	pthread_mutex_unlock(&c->lock);
+	for (size_t i = 0; i < KIND_COUNT && !rc; i++) {
+		struct load_ctx l = { c, i, cy->set, &prints, &waiting, err };
+
+		rc = kube_informer_foreach(c->inf[i], load_one, &l);
+	}
+	for (o = NULL; !rc && (o = model_set_next(cy->set, MODEL_NODE_CLAIM, o));)
+		rc = add_in_flight(cy, o, err);
+	if (!rc)
+		rc = ctrl_offers_list(c, cy->set, &cy->unavailable, &cy->n_unavailable);
+	u64map_free(&prints);
+	u64map_free(&waiting);
+	if (rc == -ENOMEM && !err->code)
+		dt_err_set(err, rc, "out of memory");
+	return rc;
+}
