@@ -10,7 +10,9 @@
 #   - a coordinator restarted creates no duplicate (in-flight NodeClaims are
 #     capacity; names follow their content);
 #   - a pod no node can take gets a Warning Event with the planner's reason;
-#   - --dry-run writes nothing and logs what it would write.
+#   - the status page lists the pending pods with where the plan puts them
+#     and the NodeClaims in flight;
+#   - --dry-run writes nothing and logs what it would write, once.
 NAME=kube_controller
 DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
@@ -76,7 +78,7 @@ no_sanitizer_report "$TMP/err" "dratopo plan"
 jq -c "[.nodeClaims[] | select(.pods | any(startswith(\"$NS/\"))) | {t: .instanceType, p: (.pods | sort)}] | sort" \
 	"$TMP/out" >"$TMP/offline"
 
-start_coord "$TMP/coord.log"
+start_coord "$TMP/coord.log" --http 127.0.0.1:0
 wait_log "$TMP/coord.log" 'event=kube_plan .*written=' 60
 wait_log "$TMP/coord.log" 'event=nodeclaim_created' 30
 ours >"$TMP/out" || fail "list NodeClaims"
@@ -95,6 +97,19 @@ t=$(jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | conta
 efas=$("$BIN" hwdb show "$t" -o json | jq '[.resourceSlices[].spec.devices[]? | select(.name | startswith("efa-"))] | length')
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].spec.resources.requests[\"vpc.amazonaws.com/efa\"]" "\"$efas\"" "EFA request"
 before=$(ours | jq '.items | length')
+
+# The status page: the pods waiting for the NodeClaims written for them,
+# and those NodeClaims, launching (nothing launches them here).
+HTTP=$(grep -o 'http_port=[0-9]*' "$TMP/coord.log" | head -1 | cut -d= -f2)
+inference=$(ours | jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0].metadata.name")
+expect 0 "$K" -n "$NS" label pod rdma-worker page=1     # a plan that counts them in flight
+wait_log "$TMP/coord.log" 'event=kube_plan .*nodeclaims=0 written=0' 30
+expect 0 curl -sf --noproxy '*' "http://127.0.0.1:$HTTP/"
+has "$TMP/out" 'data-watching="true"' "the page's in-flight section is fed"
+has "$TMP/out" "<td class=\"mono\">$NS/inference</td>.*waiting for NodeClaim $inference to launch" \
+	"the pending pod and where the plan puts it"
+has "$TMP/out" "<td class=\"mono\">$inference</td><td>gpu-dra</td>.*<td>launching</td>" \
+	"the NodeClaim in flight"
 
 # A second batch of changes: the pods are held by the in-flight NodeClaim.
 expect 0 "$K" -n "$NS" label pod inference touched=1
@@ -218,6 +233,16 @@ sed -e 's/name: inference/name: inference-two/' "$SEED/large-gpu.yaml" |
 start_coord "$TMP/coord3.log" --dry-run
 wait_log "$TMP/coord3.log" 'event=kube_dry_run verb=apply resource=nodeclaims.karpenter.sh' 60
 has "$TMP/coord3.log" "event=kube_dry_run .*pods=[^ ]*$NS/inference-two" "dry run names the pod"
+# another plan of the same pods: the same would-be write is not logged again
+n=$(grep -c 'event=kube_plan ' "$TMP/coord3.log")
+expect 0 "$K" -n "$NS" label pod inference-two again=1
+for _ in $(seq 1 300); do
+	[ "$(grep -c 'event=kube_plan ' "$TMP/coord3.log")" -gt "$n" ] && break
+	sleep 0.1
+done
+[ "$(grep -c 'event=kube_plan ' "$TMP/coord3.log")" -gt "$n" ] || fail "no second dry-run plan"
+[ "$(grep -c "event=kube_dry_run .*pods=[^ ]*$NS/inference-two" "$TMP/coord3.log")" = 1 ] ||
+	fail "the dry run logged the same NodeClaim twice"
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "--dry-run wrote a NodeClaim"
 stop_coord
 for f in "$TMP"/coord*.log; do no_sanitizer_report "$f" "$(basename "$f")"; done
