@@ -5,8 +5,11 @@
  * keeps out (in drift, stale, in conflict); then each NodeClaim in flight
  * (launched, not yet a Node) as a node of its type with the slices its
  * node class makes hwdb predict, so the pods it was made for find their
- * place there instead of on a second one; then the offerings that failed
- * to launch lately, for the planner to avoid. */
+ * place there instead of on a second one; a NodeClaim's Node as Karpenter's
+ * scheduler models it until it is initialized (the taints a node loses as
+ * it comes up left out) and, until its drivers publish, with the same
+ * predicted slices; then the offerings that failed to launch lately, for
+ * the planner to avoid. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +115,22 @@ static int merge_labels(struct model_set *set, struct model_object *node,
 	return 0;
 }
 
+/* The slices of a node launched for claim, named for node, into the set
+ * (a class the planner refuses, a bad annotation, is its Warning, not a
+ * failed plan: the node counts with hwdb's whole GPUs). */
+static int predict(struct model_set *set, const struct model_object *claim, const char *node,
+		   struct dt_err *err)
+{
+	struct model_object *slices[HWDB_MAX_SLICES];
+	const char *type = ctrl_claim_type(&claim->u.node_claim);
+	size_t n = 0;
+	int rc = ctrl_predict(set, set, claim, node, slices, &n, err);
+
+	if (rc == -EINVAL)
+		rc = hwdb_slices(hwdb_lookup(type), NULL, node, set, slices, &n, err);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 /* A NodeClaim launched but not yet a Node: a node of its type with its
  * labels and taints, and the slices its drivers will publish. */
 static int add_in_flight(struct ctrl_cycle *cy, const struct model_object *claim,
@@ -121,10 +140,9 @@ static int add_in_flight(struct ctrl_cycle *cy, const struct model_object *claim
 	const struct model_node_claim *nc = &claim->u.node_claim;
 	const char *type = ctrl_claim_type(nc);
 	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
-	struct model_object *slices[HWDB_MAX_SLICES], *node;
+	struct model_object *node;
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t h = hash_field(HASH_FNV_OFFSET, claim->meta.name);
-	size_t n = 0;
 	int rc;
 
 	if (!t || nc->node_name || claim->meta.deletion_timestamp ||
@@ -144,18 +162,95 @@ static int add_in_flight(struct ctrl_cycle *cy, const struct model_object *claim
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;
-	rc = ctrl_predict(set, set, claim, claim->meta.name, slices, &n, err);
-	/* a class the planner refuses (a bad annotation) is its Warning, not
-	 * a failed plan: the node counts with hwdb's whole GPUs */
-	if (rc == -EINVAL)
-		rc = hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
-	return rc;
+	return predict(set, claim, claim->meta.name, err);
+}
+
+static bool has_label(const struct model_meta *m, const char *key, const char *value)
+{
+	for (size_t i = 0; i < m->n_labels; i++)
+		if (!strcmp(m->labels[i].key, key) && !strcmp(m->labels[i].value, value))
+			return true;
+	return false;
+}
+
+/* Taints a node loses as it comes up: the node lifecycle's, the cloud
+ * provider's, Karpenter's until registration (scheduling.KnownEphemeralTaints),
+ * and the NodeClaim's startup taints. */
+static bool passing_taint(const struct model_taint *t, const struct model_node_claim *nc)
+{
+	static const char *const keys[] = {
+		"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
+		"node.cloudprovider.kubernetes.io/uninitialized", "karpenter.sh/unregistered",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(t->key, keys[i]))
+			return true;
+	for (size_t i = 0; i < nc->n_startup_taints; i++)
+		if (!strcmp(t->key, nc->startup_taints[i].key) &&
+		    !strcmp(t->effect ? t->effect : "", nc->startup_taints[i].effect ?
+			    nc->startup_taints[i].effect : ""))
+			return true;
+	return false;
+}
+
+/* A NodeClaim registered as a Node: until Karpenter says the node is
+ * initialized (its karpenter.sh/initialized label) the taints it loses as
+ * it comes up do not count, as in Karpenter's scheduler; until its drivers
+ * publish a slice, it counts with the slices predicted for it (Karpenter
+ * models uninitialized nodes by their type's templates), so that the pods
+ * it was launched for are not given a second node meanwhile. */
+static int add_registered(struct ctrl_cycle *cy, const struct model_object *claim,
+			  const struct u64map *published, struct dt_err *err)
+{
+	const struct model_node_claim *nc = &claim->u.node_claim;
+	struct model_object *node = model_set_find(cy->set, MODEL_NODE, NULL, nc->node_name);
+	struct model_taint *keep;
+	uint64_t h = hash_field(HASH_FNV_OFFSET, nc->node_name);
+	size_t n = 0;
+
+	if (!node || claim->meta.deletion_timestamp)
+		return 0;
+	if (!has_label(&node->meta, "karpenter.sh/initialized", "true") && node->u.node.n_taints) {
+		keep = model_set_calloc(cy->set, node->u.node.n_taints, sizeof(*keep));
+		if (!keep)
+			return dt_err_set(err, -ENOMEM, "out of memory");
+		for (size_t i = 0; i < node->u.node.n_taints; i++)
+			if (!passing_taint(&node->u.node.taints[i], nc))
+				keep[n++] = node->u.node.taints[i];
+		node->u.node.taints = keep;
+		node->u.node.n_taints = n;
+	}
+	if (u64map_get(published, h ? h : 1, NULL) || !ctrl_claim_type(nc))
+		return 0;
+	return predict(cy->set, claim, nc->node_name, err);
+}
+
+/* The NodeClaims: in flight, or registered. */
+static int add_claims(struct ctrl_cycle *cy, struct dt_err *err)
+{
+	struct u64map published = U64MAP_INIT;
+	struct model_object *o;
+	int rc = 0;
+
+	for (o = NULL; !rc && (o = model_set_next(cy->set, MODEL_RESOURCE_SLICE, o));) {
+		uint64_t h;
+
+		if (!o->u.slice.node_name)
+			continue;
+		h = hash_field(HASH_FNV_OFFSET, o->u.slice.node_name);
+		rc = u64map_put(&published, h ? h : 1, 1);
+	}
+	for (o = NULL; !rc && (o = model_set_next(cy->set, MODEL_NODE_CLAIM, o));)
+		rc = o->u.node_claim.node_name ? add_registered(cy, o, &published, err)
+					       : add_in_flight(cy, o, err);
+	u64map_free(&published);
+	return rc == -ENOMEM && !err->code ? dt_err_set(err, rc, "out of memory") : rc;
 }
 
 int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err)
 {
 	struct u64map prints = U64MAP_INIT, waiting = U64MAP_INIT;
-	struct model_object *o;
 	int rc = 0;
 
 	if (!(cy->set = model_set_new()))
@@ -170,8 +265,8 @@ int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err)
 
 		rc = kube_informer_foreach(c->inf[i], load_one, &l);
 	}
-	for (o = NULL; !rc && (o = model_set_next(cy->set, MODEL_NODE_CLAIM, o));)
-		rc = add_in_flight(cy, o, err);
+	if (!rc)
+		rc = add_claims(cy, err);
 	if (!rc)
 		rc = ctrl_offers_list(c, cy->set, &cy->unavailable, &cy->n_unavailable);
 	u64map_free(&prints);

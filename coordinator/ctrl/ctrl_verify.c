@@ -105,8 +105,10 @@ static void verify_node(struct ctrl *c, struct model_set *set, const struct mode
 
 	if (judged(c, node, false))
 		return;
+	/* the slices read from the API server (not those predicted for a
+	 * node whose drivers have not published: they are built in code) */
 	for (o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
-		if (o->u.slice.node_name && !strcmp(o->u.slice.node_name, node))
+		if (o->src.file && o->u.slice.node_name && !strcmp(o->u.slice.node_name, node))
 			count_slice(live, &n_live, &o->u.slice);
 	if (!n_live)
 		return;                 /* the drivers have not published yet */
