@@ -123,3 +123,4 @@ t0=$(now)
 "$B/bin/dratopo" plan -f "$DIR/dump.yaml" -o json >"$DIR/offline.json" || true
 offline=$(awk "BEGIN{printf \"%.1f\", $(now) - $t0}")
 echo "offline: dratopo plan on the dump: $(jq '.nodeClaims | length' "$DIR/offline.json") NodeClaims in $offline s (wall)"
+echo "ratio: $(awk "BEGIN{printf \"%.2f\", ($last_claim_s - $last_pod) / $offline}")x the offline plan; load average $(cut -d' ' -f1-3 /proc/loadavg)"
