@@ -7,3 +7,8 @@ set_target_properties(deploy_check PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT
 add_test(NAME deploy_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/deploy.sh ${PROJECT_BINARY_DIR}
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(deploy_e2e PROPERTIES TIMEOUT 120)
+# deploy/Dockerfile and tools/dev agree on the one package list (the
+# debootstrap run of the Dockerfile is `tools/dev image-check`, by hand).
+add_test(NAME image_packages COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/image.sh ${PROJECT_BINARY_DIR}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(image_packages PROPERTIES TIMEOUT 60)

@@ -18,6 +18,7 @@ static int learn_slices(const struct probe_topology *t, const struct hwdb_cc_mod
 
 	if (rc)
 		return rc;
+	probe_learned_use_node_names(learned, t);
 	rc = hwdb_slices(&learned->type, mode, node_name, set, out, n_out, err);
 	if (rc)
 		probe_learned_free(learned);

@@ -316,3 +316,27 @@ int probe_node_name_check(const char *what, const char *name, struct dt_err *err
 		return 0;
 	return dt_err_set(err, -EINVAL, "%s \"%.64s\": %s (a Node's name)", what, name, msgs.m[0]);
 }
+
+const char *probe_dranet_pci_name(const char *bdf, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "pci-%s", bdf);
+
+	for (size_t i = 4; i < n && i < len; i++)
+		if (buf[i] == ':' || buf[i] == '.')
+			buf[i] = '-';
+	return buf;
+}
+
+const char *probe_device_dra_name(const struct probe_topology *t, size_t i, char *buf,
+				  size_t len)
+{
+	const struct probe_device *d = &t->devices[i];
+	size_t minor = 0;
+
+	if (d->kind == PROBE_EFA)
+		return probe_dranet_pci_name(d->bdf_str, buf, len);
+	for (size_t j = 0; j < i; j++)
+		minor += t->devices[j].kind == PROBE_GPU;
+	snprintf(buf, len, "gpu-%zu", minor);
+	return buf;
+}

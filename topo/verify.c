@@ -439,6 +439,23 @@ static void fill_devices(const struct probe_topology *t, struct probe_learned *l
 	}
 }
 
+void probe_learned_use_node_names(struct probe_learned *l, const struct probe_topology *t)
+{
+	size_t gi = 0, ei = 0, n_gpus = l->type.n_gpus;
+
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct probe_device *d = &t->devices[i];
+		size_t slot;
+
+		if (d->fell_off_bus)
+			continue;       /* in no slice: fill_devices skipped it too */
+		slot = d->kind == PROBE_GPU ? gi++ : n_gpus + ei++;
+		probe_device_dra_name(t, i, l->names + slot * PROBE_LEARNED_NAME,
+				      PROBE_LEARNED_NAME);
+	}
+	l->type.node_names = true;
+}
+
 int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *l,
 		struct dt_diags *warnings, struct dt_err *err)
 {

@@ -52,7 +52,7 @@ int probe_verify_entry(const struct probe_topology *t, const struct hwdb_type *e
 void probe_verify_result_free(struct probe_verify_result *r);
 const char *probe_verdict_name(enum probe_verdict v);   /* "match", "drift", "unknown" */
 
-#define PROBE_LEARNED_NAME 24      /* "gpu-12" */
+#define PROBE_LEARNED_NAME PROBE_DEVICE_NAME_MAX      /* "gpu-12", "pci-0000-4f-00-0" */
 
 struct probe_learned {
 	struct hwdb_type type;
@@ -67,12 +67,17 @@ struct probe_learned {
 
 /* An hwdb entry named name (NULL: t's instance type, else "unknown")
  * describing t: its live GPUs and EFAs in address order named gpu-N and
- * efa-N, with pcieRoot and NUMA from the probe, attributes from the
+ * efa-N (placeholders: an entry describes nodes to come), with pcieRoot and NUMA from the probe, attributes from the
  * cheapest known type with the same GPU (or EFA) model, or built from
  * hwdb's PCI tables when no type has it. Warnings (mixed GPU models) go to
  * warnings. */
 int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *out,
 		struct dt_diags *warnings, struct dt_err *err);
 void probe_learned_free(struct probe_learned *l);
+/* Rename l's devices (learned from t by probe_learn) as the drivers name
+ * them on that node (probe_device_dra_name) instead of the placeholders
+ * gpu-N / efa-N an entry for nodes to come carries; and mark the entry's
+ * names as the node's own (hwdb_type.node_names). */
+void probe_learned_use_node_names(struct probe_learned *l, const struct probe_topology *t);
 
 #endif

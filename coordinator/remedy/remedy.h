@@ -18,10 +18,11 @@
  * rem_node_objects could have made for a node (they are deterministic per
  * node and device), so that lifting needs no memory of what was sent.
  *
- * Device names follow topo's slice prediction (probe_learn): the live
- * GPUs and EFAs in address order, gpu-N (driver gpu.nvidia.com) and efa-N
- * (dra.net); a device that fell off the bus is in no slice and has no
- * name, so the taint goes to the devices it leaves behind on its root.
+ * Device names are the drivers' own on that node, as topo's slice
+ * prediction for a live node writes them (probe_device_dra_name):
+ * gpu-<minor> (gpu.nvidia.com) and pci-<address> (dra.net); a device
+ * that fell off the bus is in no slice, so the taint goes to the devices
+ * it leaves behind on its root.
  *
  * Pure functions: nothing here talks to a cluster, a store or the network.
  * Errors: 0 or a negative errno code with err filled. */
@@ -69,7 +70,7 @@ const char *rem_cause_value(enum rem_cause c);
 /* One device to taint. */
 struct rem_device {
 	const char *driver;             /* HWDB_DRIVER_GPU or HWDB_DRIVER_EFA */
-	char device[PROBE_LEARNED_NAME];        /* "gpu-3", as the slices name it */
+	char device[PROBE_DEVICE_NAME_MAX];     /* "gpu-3", "pci-0000-4f-00-0": the driver's */
 	char bdf[PROBE_NAME_MAX];
 	char root[PROBE_NAME_MAX];      /* "" when it has none */
 	enum rem_cause cause;
@@ -131,8 +132,10 @@ struct rem_lift {
 	size_t n_rule_names;
 };
 
-/* Names for gpu-0.. and efa-0.. up to the larger of expected's counts and
- * t's (either may be NULL). */
+/* Names for gpu-0.. up to the larger of expected's GPU count and t's, for
+ * t's EFAs by address (pci-...), and for the efa-0.. placeholders of
+ * coordinators before driver names (either of expected and t may be
+ * NULL). */
 int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
 	     struct rem_lift *out, struct dt_err *err);
 void rem_lift_free(struct rem_lift *l);

@@ -149,29 +149,54 @@ static size_t max_size(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
+static int lift_add(struct rem_lift *l, size_t cap, const char *node, const char *dev)
+{
+	char name[REM_NAME_MAX];
+
+	rem_rule_name(node, dev, name, sizeof(name));
+	for (size_t i = 0; i < l->n_rule_names; i++)
+		if (!strcmp(l->rule_names[i], name))
+			return 0;
+	if (l->n_rule_names == cap)
+		return 0;
+	l->rule_names[l->n_rule_names] = strdup(name);
+	if (!l->rule_names[l->n_rule_names])
+		return -ENOMEM;
+	l->n_rule_names++;
+	return 0;
+}
+
 int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
 	     struct rem_lift *out, struct dt_err *err)
 {
 	size_t gpus = max_size(expected ? expected->n_gpus : 0, t ? t->n_gpus : 0);
 	size_t efas = max_size(expected ? expected->n_efas : 0, t ? t->n_efas : 0);
+	size_t n_dev = t ? t->n_devices : 0, cap = gpus + efas + n_dev;
+	char dev[PROBE_DEVICE_NAME_MAX];
 
 	memset(out, 0, sizeof(*out));
 	if (!node || !*node)
 		return dt_err_set(err, -EINVAL, "remedy: the node needs a name");
 	out->node = strdup(node);
-	out->rule_names = calloc(gpus + efas + 1, sizeof(*out->rule_names));
+	out->rule_names = calloc(cap + 1, sizeof(*out->rule_names));
 	if (!out->node || !out->rule_names)
 		goto oom;
-	for (size_t i = 0; i < gpus + efas; i++) {
-		char dev[PROBE_LEARNED_NAME], name[REM_NAME_MAX];
-
-		snprintf(dev, sizeof(dev), "%s-%zu", i < gpus ? "gpu" : "efa",
-			 i < gpus ? i : i - gpus);
-		rem_rule_name(node, dev, name, sizeof(name));
-		out->rule_names[i] = strdup(name);
-		if (!out->rule_names[i])
+	/* GPU minors up to the type's count (a GPU gone at drift time shifted
+	 * the names after it), then the node's EFAs by address. */
+	for (size_t i = 0; i < gpus; i++) {
+		snprintf(dev, sizeof(dev), "gpu-%zu", i);
+		if (lift_add(out, cap, node, dev))
 			goto oom;
-		out->n_rule_names++;
+	}
+	for (size_t i = 0; i < n_dev; i++)
+		if (t->devices[i].kind == PROBE_EFA &&
+		    lift_add(out, cap, node, probe_device_dra_name(t, i, dev, sizeof(dev))))
+			goto oom;
+	/* Rules of coordinators before driver names (efa-N): lifted too. */
+	for (size_t i = 0; i < efas; i++) {
+		snprintf(dev, sizeof(dev), "efa-%zu", i);
+		if (lift_add(out, cap, node, dev))
+			goto oom;
 	}
 	return 0;
 oom:
