@@ -149,9 +149,11 @@ void rem_lift_free(struct rem_lift *l);
  * null}. Appends to out; 0 or -ENOMEM. */
 int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 	     struct strbuf *out);
-/* The commands that lift: `kubectl delete devicetaintrule NAME...
- * --ignore-not-found` and `kubectl taint nodes NODE dratopo.io/drift:NoSchedule-`,
- * one per line. Appends to out; 0 or -ENOMEM. */
+/* What lifts, as objects for `kubectl delete --ignore-not-found -f -`: a
+ * comment naming the node with `kubectl taint nodes NODE
+ * dratopo.io/drift:NoSchedule-` (a Node taint is no object to delete),
+ * then one DeviceTaintRule document (apiVersion, kind, metadata.name) per
+ * name. Appends to out; 0 or -ENOMEM. */
 int rem_lift_emit(const struct rem_lift *l, struct strbuf *out);
 
 #endif

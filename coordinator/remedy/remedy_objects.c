@@ -274,13 +274,12 @@ int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 
 int rem_lift_emit(const struct rem_lift *l, struct strbuf *out)
 {
-	if (l->n_rule_names) {
-		sb_puts(out, "kubectl delete devicetaintrule --ignore-not-found");
-		for (size_t i = 0; i < l->n_rule_names; i++)
-			sb_printf(out, " %s", l->rule_names[i]);
-		sb_putc(out, '\n');
-	}
+	sb_printf(out, "# node %s matches again: its DeviceTaintRules, for kubectl delete "
+		  "--ignore-not-found -f -\n# and its Node taint: ", l->node);
 	node_taint_command(out, l->node, false);
 	sb_putc(out, '\n');
+	for (size_t i = 0; i < l->n_rule_names; i++)
+		sb_printf(out, "---\napiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\n"
+			  "metadata:\n  name: %s\n", l->rule_names[i]);
 	return sb_error(out);
 }

@@ -66,6 +66,13 @@ struct coord {
 	atomic_uint plans_running;
 	unsigned max_plans;
 	struct coord_metrics m;
+	/* --forget-after: the sweeper (coord_forget.c) forgets nodes silent
+	 * that long; 0: never. */
+	int64_t forget_after_ns;
+	pthread_t sweep_thread;
+	pthread_mutex_t sweep_lock;
+	pthread_cond_t sweep_cond;
+	bool sweep_inited, sweep_running, sweep_stop;
 };
 
 /* ---- the state as a whole (coord_state.c) ---- */
@@ -76,6 +83,7 @@ struct coord_opts {
 	struct rec_options rec;
 	bool insecure;                  /* no client identities to check */
 	unsigned max_plans;             /* plans at once; 0: COORD_DEFAULT_MAX_PLANS */
+	int64_t forget_after_ns;        /* forget nodes silent that long; 0: never */
 };
 
 #define COORD_DEFAULT_MAX_PLANS 4
@@ -131,6 +139,22 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);
+/* Forget node in the fleet (rec_fleet_forget: *changes, its type's
+ * conflict) and delete its record with those changes in one durable
+ * transaction; returns once it is durable or failed. */
+int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
+			 struct dt_err *err);
+
+/* ---- Nodes that left (coord_forget.c) ---- */
+
+/* Forget node: out of the fleet, its record deleted, durable before it
+ * returns. -ENOENT: no such node. The hook for whatever learns that a node
+ * left (the Kubernetes controller on a Node's deletion; Fleet.Forget). */
+int coord_forget(struct coord *c, const char *node, struct dt_err *err);
+/* The --forget-after sweeper: started by coord_open when
+ * forget_after_ns > 0, stopped (and joined) by coord_close. */
+int coord_sweeper_start(struct coord *c, struct dt_err *err);
+void coord_sweeper_stop(struct coord *c);
 
 /* ---- conversions (coord_convert.c) ---- */
 
@@ -165,7 +189,8 @@ int64_t coord_now_ns(void);
 /* ---- remedies (coord_remedy.c) ---- */
 
 struct coord_remedies {
-	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
+	struct strbuf yaml;             /* for kubectl apply */
+	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
 	size_t device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted;

@@ -2,8 +2,10 @@
  * drift, the DeviceTaintRules (and the Node taint when it is unfit) that
  * dt_remedy makes from its last report, verified again against its
  * type's effective entry; for every node that matches again after a drift,
- * the kubectl commands that lift them. One YAML stream for `kubectl apply
- * -f -`: the rules as documents, the commands as comments. */
+ * the DeviceTaintRules to delete as objects (Fleet.Remedies' lifts_yaml,
+ * `dratopo nodes --lifts` for `kubectl delete --ignore-not-found -f -`).
+ * The apply stream holds the rules as documents, the Node taint's
+ * command as a comment. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +14,6 @@
 #include "model.h"
 #include "remedy.h"
 #include "verify.h"
-
-/* Append text with every line commented out. */
-static void comment_lines(struct strbuf *out, const char *text)
-{
-	while (*text) {
-		const char *nl = strchr(text, '\n');
-		size_t len = nl ? (size_t)(nl - text) : strlen(text);
-
-		sb_printf(out, "# %.*s\n", (int)len, text);
-		text += len + (nl ? 1 : 0);
-	}
-}
 
 static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
 			 struct coord_remedies *out, struct dt_err *err)
@@ -57,7 +47,6 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 {
 	struct probe_topology t;
 	struct rem_lift l = { 0 };
-	struct strbuf cmds = STRBUF_INIT;
 	const struct hwdb_type *entry;
 	char **grown;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
@@ -65,10 +54,10 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	if (rc)
 		return rc;
 	rc = rem_lift(name, entry, &t, &l, err);
-	if (!rc && !rem_lift_emit(&l, &cmds)) {
-		sb_printf(&out->yaml, "%s# node %s matches again: lift its remedies\n",
+	if (!rc && !rem_lift_emit(&l, &out->lifts)) {
+		sb_printf(&out->yaml, "%s# node %s matches again: its remedies are lifted by "
+			  "dratopo nodes --lifts (kubectl delete --ignore-not-found -f -)\n",
 			  out->yaml.len ? "---\n" : "", name);
-		comment_lines(&out->yaml, sb_str(&cmds));
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -81,7 +70,6 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 		out->lifted = grown;
 		out->n_lifted++;
 	}
-	sb_free(&cmds);
 	rem_lift_free(&l);
 	probe_topology_free(&t);
 	return rc;
@@ -99,6 +87,7 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 
 	memset(out, 0, sizeof(*out));
 	sb_init(&out->yaml);
+	sb_init(&out->lifts);
 	for (size_t i = 0; !rc && i < list.n; i++) {
 		const struct rec_node *n = &list.nodes[i];
 
@@ -112,7 +101,7 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 	coord_fleet_put(c);
 	rec_node_list_free(&list);
 	model_set_free(set);
-	if (!rc && sb_error(&out->yaml))
+	if (!rc && (sb_error(&out->yaml) || sb_error(&out->lifts)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	if (rc)
 		coord_remedies_free(out);
@@ -122,6 +111,7 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 void coord_remedies_free(struct coord_remedies *r)
 {
 	sb_free(&r->yaml);
+	sb_free(&r->lifts);
 	for (size_t i = 0; i < r->n_lifted; i++)
 		free(r->lifted[i]);
 	free(r->lifted);

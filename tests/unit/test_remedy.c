@@ -461,10 +461,19 @@ static void test_match_and_lift(void)
 		CU_ASSERT(found);
 	}
 	CU_ASSERT_EQUAL(rem_lift_emit(&l, &sb), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "kubectl delete devicetaintrule "
-				      "--ignore-not-found dratopo-drift." NODE ".gpu-0 "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "kubectl taint nodes " NODE
-				      " dratopo.io/drift:NoSchedule-\n"));
+	/* Objects for kubectl delete -f -, the Node taint's removal a comment. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "---\napiVersion: resource.k8s.io/v1\n"
+				      "kind: DeviceTaintRule\nmetadata:\n  name: dratopo-drift."
+				      NODE ".gpu-0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "# and its Node taint: kubectl taint nodes "
+				      NODE " dratopo.io/drift:NoSchedule-\n"));
+	{
+		size_t docs = 0;
+
+		for (const char *p = sb_str(&sb); (p = strstr(p, "kind: DeviceTaintRule\n")); p++)
+			docs++;
+		CU_ASSERT_EQUAL(docs, l.n_rule_names);
+	}
 	sb_free(&sb);
 	rem_lift_free(&l);
 	rem_objects_free(&o);
