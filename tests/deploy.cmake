@@ -12,3 +12,8 @@ set_tests_properties(deploy_e2e PROPERTIES TIMEOUT 120)
 add_test(NAME image_packages COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/image.sh ${PROJECT_BINARY_DIR}
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(image_packages PROPERTIES TIMEOUT 60)
+# The docs' shell examples run (README.md, docs/*.md), and the example files
+# they name exist (tests/e2e/docs.sh says what is left out and why).
+add_test(NAME docs_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/docs.sh ${PROJECT_BINARY_DIR}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_e2e PROPERTIES TIMEOUT 300)
