@@ -157,7 +157,7 @@ expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
 cp "$TMP/out" "$TMP/remedies.yaml"
 [ "$(grep -c '^  name: dratopo-drift\.gpu-b\.' "$TMP/remedies.yaml")" = 5 ] ||
 	fail "5 DeviceTaintRules for gpu-b: $(grep 'name: dratopo-drift' "$TMP/remedies.yaml")"
-has "$TMP/remedies.yaml" '^  name: dratopo-drift\.gpu-b\.efa-18$' "the EFAs left without their GPU"
+has "$TMP/remedies.yaml" '^  name: dratopo-drift\.gpu-b\.pci-0000-[0-9a-f]{2}-00-0$' "the EFAs left without their GPU (DRANET's names)"
 has "$TMP/remedies.yaml" 'value: efa-missing' "the GPU left short of EFAs"
 has "$TMP/remedies.yaml" '^  name: dratopo-drift\.new-3\.' "the node in drift against the learned entry"
 grep -q 'dratopo-drift\.gpu-a\.' "$TMP/remedies.yaml" && fail "no rules for the healthy node"
@@ -244,9 +244,11 @@ agent gpu-a p5.48xlarge && jqis .verdict '"match"' "still serving after the refu
 # ---- the drifted node repaired: the lift ----
 agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired"
 expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
-has "$TMP/out" '^# kubectl delete devicetaintrule --ignore-not-found dratopo-drift\.gpu-b\.gpu-0 ' "the lift of gpu-b's rules"
-has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of its node taint"
+has "$TMP/out" '^# node gpu-b matches again: its remedies are lifted by dratopo nodes --lifts' "-o yaml points to the lift"
 grep -q '^  name: dratopo-drift\.gpu-b\.' "$TMP/out" && fail "no rules left for gpu-b"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --lifts
+has "$TMP/out" '^  name: dratopo-drift\.gpu-b\.gpu-0$' "the lift of gpu-b's rules, as objects"
+has "$TMP/out" '^# and its Node taint: kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of its node taint"
 agent gpu-b p5.48xlarge-degraded && jqis .verdict '"drift"' "gpu-b degraded again (the state the restart checks)"
 
 # ---- SIGTERM, restart: the state is back ----
@@ -263,8 +265,8 @@ agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired after the res
 stop_coord TERM
 start_coord "$TMP/coord3.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem" \
 	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem"
-expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
-has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of a node repaired before a restart"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --lifts
+has "$TMP/out" '^# and its Node taint: kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of a node repaired before a restart"
 stop_coord TERM
 
 # ---- SIGKILL in the middle of a stream of acknowledged reports ----
