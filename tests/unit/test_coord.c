@@ -409,9 +409,12 @@ static void test_remedies(void)
 	CU_ASSERT_EQUAL(r->device_taint_rules, 0);
 	CU_ASSERT_EQUAL_FATAL(r->n_lifted, 1);
 	DT_ASSERT_STR(r->lifted[0], "bad");
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl delete devicetaintrule --ignore-not-found "
-				      "dratopo-drift.bad.gpu-0"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl taint nodes bad dratopo.io/drift:NoSchedule-"));
+	/* The lift: objects for kubectl delete, apart from what to apply. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->lifts_yaml, "kind: DeviceTaintRule\nmetadata:\n"
+				      "  name: dratopo-drift.bad.gpu-0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->lifts_yaml, "# and its Node taint: kubectl taint nodes bad "
+				      "dratopo.io/drift:NoSchedule-"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# node bad matches again"));
 	CU_ASSERT_PTR_NULL(strstr(r->yaml, "\nkind:"));     /* nothing to apply */
 	dratopo__v1__remedies_response__free_unpacked(r, NULL);
 	coord_close(&c);
