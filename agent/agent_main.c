@@ -23,10 +23,10 @@
 #include "doc.h"
 #include "hwdb.h"
 #include "probe.h"
-#include "slices.h"
+#include "topo_slices.h"
 #include "strbuf.h"
-#include "topology.h"
-#include "verify.h"
+#include "topo.h"
+#include "topo_verify.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DRIFT 4
@@ -186,7 +186,7 @@ static int load_extra(const struct args *a)
 	return 0;
 }
 
-static int probe_or_fail(const struct args *a, struct probe_topology *t)
+static int probe_or_fail(const struct args *a, struct topo *t)
 {
 	struct probe_options po = { a->instance_type };
 	struct dt_err err = { 0 };
@@ -202,7 +202,7 @@ static int probe_or_fail(const struct args *a, struct probe_topology *t)
 static int cmd_probe(const struct args *a)
 {
 	static const char *const formats[] = { "text", "json", "yaml", NULL };
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *arena = NULL;
 	int fmt = pick_format(a->output, formats), rc;
@@ -213,30 +213,30 @@ static int cmd_probe(const struct args *a)
 	if (probe_or_fail(a, &t))
 		return 1;
 	if (fmt == 0) {
-		rc = probe_emit_text(&t, &sb);
+		rc = topo_emit_text(&t, &sb);
 	} else {
 		arena = doc_arena_new();
-		rc = arena ? emit_doc(probe_to_doc(&t, arena), fmt == 1, &sb) : -ENOMEM;
+		rc = arena ? emit_doc(topo_to_doc(&t, arena), fmt == 1, &sb) : -ENOMEM;
 	}
 	rc = rc ? (fprintf(stderr, "dratopo-agent: cannot print the topology\n"), 1)
 		: write_out(&sb);
 	doc_arena_free(arena);
 	sb_free(&sb);
-	probe_topology_free(&t);
+	topo_free(&t);
 	return rc;
 }
 
-static int verify_unknown(const struct probe_topology *t, const char *type_name,
+static int verify_unknown(const struct topo *t, const char *type_name,
 			  struct strbuf *sb)
 {
-	struct probe_learned learned;
+	struct topo_learned learned;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	const struct hwdb_type *one;
 	int rc;
 
 	dt_diags_init(&w);
-	rc = probe_learn(t, type_name, &learned, &w, &err);
+	rc = topo_learn(t, type_name, &learned, &w, &err);
 	print_warnings(&w);
 	dt_diags_free(&w);
 	if (rc) {
@@ -247,7 +247,7 @@ static int verify_unknown(const struct probe_topology *t, const char *type_name,
 	fprintf(stderr, "%s: unknown to hwdb; a proposed entry learned from this node is on "
 		"stdout (save it and pass it with --hwdb-extra)\n", type_name);
 	rc = hwdb_file_write_yaml(&one, 1, sb);
-	probe_learned_free(&learned);
+	topo_learned_free(&learned);
 	if (rc) {
 		fprintf(stderr, "dratopo-agent: cannot write the proposed entry\n");
 		return 1;
@@ -256,7 +256,7 @@ static int verify_unknown(const struct probe_topology *t, const char *type_name,
 	return rc ? rc : EXIT_UNKNOWN_TYPE;
 }
 
-static int verify_report(const struct probe_topology *t, const struct probe_verify_result *r,
+static int verify_report(const struct topo *t, const struct topo_verify_result *r,
 			 int json, struct strbuf *sb)
 {
 	const struct dt_diags *d = &r->differences;
@@ -273,7 +273,7 @@ static int verify_report(const struct probe_topology *t, const struct probe_veri
 			rc = doc_map_set(arena, top, "instanceType",
 					 doc_new_string(arena, r->instance_type)) ||
 			     doc_map_set(arena, top, "verdict",
-					 doc_new_string(arena, probe_verdict_name(r->verdict))) ||
+					 doc_new_string(arena, topo_verdict_name(r->verdict))) ||
 			     doc_map_set(arena, top, "gpus", doc_new_int(arena, (int64_t)t->n_gpus)) ||
 			     doc_map_set(arena, top, "efas", doc_new_int(arena, (int64_t)t->n_efas)) ||
 			     doc_map_set(arena, top, "differences", seq);
@@ -284,7 +284,7 @@ static int verify_report(const struct probe_topology *t, const struct probe_veri
 			fprintf(stderr, "dratopo-agent: cannot print the verdict\n");
 			return 1;
 		}
-	} else if (r->verdict == PROBE_MATCH) {
+	} else if (r->verdict == TOPO_MATCH) {
 		sb_printf(sb, "%s: match: %zu GPUs, %zu EFAs on %zu PCIe roots, as hwdb says\n",
 			  r->instance_type, t->n_gpus, t->n_efas, t->n_roots);
 	} else {
@@ -295,14 +295,14 @@ static int verify_report(const struct probe_topology *t, const struct probe_veri
 	}
 	if (write_out(sb))
 		return 1;
-	return r->verdict == PROBE_MATCH ? 0 : EXIT_DRIFT;
+	return r->verdict == TOPO_MATCH ? 0 : EXIT_DRIFT;
 }
 
 static int cmd_verify(const struct args *a)
 {
 	static const char *const formats[] = { "text", "json", NULL };
-	struct probe_verify_result r;
-	struct probe_topology t;
+	struct topo_verify_result r;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct dt_err err = { 0 };
 	int fmt = pick_format(a->output, formats), rc;
@@ -311,17 +311,17 @@ static int cmd_verify(const struct args *a)
 		return usage_error("verify: unknown output format %s (text, json)", a->output);
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
-	if (probe_verify(&t, a->instance_type, &r, &err)) {
+	if (topo_verify(&t, a->instance_type, &r, &err)) {
 		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
-		probe_topology_free(&t);
+		topo_free(&t);
 		return 1;
 	}
-	if (r.verdict == PROBE_UNKNOWN_TYPE)
+	if (r.verdict == TOPO_UNKNOWN_TYPE)
 		rc = verify_unknown(&t, r.instance_type, &sb);
 	else
 		rc = verify_report(&t, &r, fmt == 1, &sb);
-	probe_verify_result_free(&r);
-	probe_topology_free(&t);
+	topo_verify_result_free(&r);
+	topo_free(&t);
 	sb_free(&sb);
 	return rc;
 }
@@ -330,7 +330,7 @@ static int cmd_slices(const struct args *a)
 {
 	static const char *const formats[] = { "yaml", "json", NULL };
 	struct hwdb_cc_mode mode = { HWDB_CC_DISABLED, 0 };
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
@@ -351,7 +351,7 @@ static int cmd_slices(const struct args *a)
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	dt_diags_init(&w);
-	rc = probe_slices_emit(&t, &mode, node, fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb,
+	rc = topo_slices_emit(&t, &mode, node, fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb,
 			       &w, &err);
 	print_warnings(&w);
 	if (rc)
@@ -360,7 +360,7 @@ static int cmd_slices(const struct args *a)
 		rc = write_out(&sb);
 	dt_diags_free(&w);
 	sb_free(&sb);
-	probe_topology_free(&t);
+	topo_free(&t);
 	return rc ? 1 : 0;
 }
 

@@ -8,15 +8,14 @@
 #include "agent_report.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "hwdb.h"
-#include "slices.h"
 #include "strbuf.h"
-#include "verify.h"
+#include "topo_verify.h"
 
-static void device_pb(const struct probe_device *d, Dratopo__V1__Device *out)
+static void device_pb(const struct topo_device *d, Dratopo__V1__Device *out)
 {
 	dratopo__v1__device__init(out);
 	out->bdf = (char *)d->bdf_str;
-	out->kind = d->kind == PROBE_GPU ? DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU
+	out->kind = d->kind == TOPO_GPU ? DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU
 					 : DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_EFA;
 	out->vendor = d->vendor;
 	out->device = d->device;
@@ -36,12 +35,12 @@ static void device_pb(const struct probe_device *d, Dratopo__V1__Device *out)
 	out->fell_off_bus = d->fell_off_bus;
 }
 
-static Dratopo__V1__Verdict verdict_pb(enum probe_verdict v)
+static Dratopo__V1__Verdict verdict_pb(enum topo_verdict v)
 {
 	switch (v) {
-	case PROBE_MATCH:
+	case TOPO_MATCH:
 		return DRATOPO__V1__VERDICT__VERDICT_MATCH;
-	case PROBE_DRIFT:
+	case TOPO_DRIFT:
 		return DRATOPO__V1__VERDICT__VERDICT_DRIFT;
 	default:
 		return DRATOPO__V1__VERDICT__VERDICT_UNKNOWN_TYPE;
@@ -50,35 +49,34 @@ static Dratopo__V1__Verdict verdict_pb(enum probe_verdict v)
 
 /* The agent's own view: verdict, differences, a proposed entry when hwdb
  * lacks the type. */
-static void own_verdict(const struct probe_topology *t, Dratopo__V1__TopologyReport *m,
-			struct probe_verify_result *vr, struct strbuf *entry,
+static void own_verdict(const struct topo *t, Dratopo__V1__TopologyReport *m,
+			struct topo_verify_result *vr, struct strbuf *entry,
 			struct dt_diags *warnings)
 {
-	struct probe_learned learned;
+	struct topo_learned learned;
 	const struct hwdb_type *one;
 
-	if (!t->instance_type || probe_verify(t, NULL, vr, NULL))
+	if (!t->instance_type || topo_verify(t, NULL, vr, NULL))
 		return;
 	m->verdict = verdict_pb(vr->verdict);
 	m->n_differences = vr->differences.n;
 	m->differences = vr->differences.msgs;
-	if (vr->verdict != PROBE_UNKNOWN_TYPE || probe_learn(t, NULL, &learned, warnings, NULL))
+	if (vr->verdict != TOPO_UNKNOWN_TYPE || topo_learn(t, NULL, &learned, warnings, NULL))
 		return;
 	one = &learned.type;
 	if (!hwdb_file_write_yaml(&one, 1, entry) && !sb_error(entry))
 		m->learned_entry = (char *)sb_str(entry);
-	probe_learned_free(&learned);
+	topo_learned_free(&learned);
 }
 
-int agent_report_pack(const struct probe_topology *t, const struct agent_report_info *info,
+int agent_report_pack(const struct topo *t, const struct agent_report_info *info,
 		      uint8_t **out, size_t *len, struct dt_diags *warnings, struct dt_err *err)
 {
 	Dratopo__V1__TopologyReport m = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
 	Dratopo__V1__Device *devs = calloc(t->n_devices + 1, sizeof(*devs));
 	Dratopo__V1__Device **ptrs = calloc(t->n_devices + 1, sizeof(*ptrs));
-	struct probe_verify_result vr = { 0 };
-	struct strbuf slices = STRBUF_INIT, entry = STRBUF_INIT;
-	struct dt_err serr = { 0 };
+	struct topo_verify_result vr = { 0 };
+	struct strbuf entry = STRBUF_INIT;
 	int rc = 0;
 
 	dt_diags_init(&vr.differences);
@@ -105,18 +103,13 @@ int agent_report_pack(const struct probe_topology *t, const struct agent_report_
 	m.host_cpus = t->cpus;
 	m.host_memory_mib = t->memory_mib;
 	own_verdict(t, &m, &vr, &entry, warnings);
-	if (probe_slices_emit(t, NULL, info->node_name, DOC_FORMAT_YAML, &slices, warnings, &serr))
-		dt_diags_add(warnings, "no predicted slices: %s", serr.msg);
-	else if (!sb_error(&slices))
-		m.resource_slices = (char *)sb_str(&slices);
 	*len = protobuf_c_message_get_packed_size(&m.base);
 	if (!(*out = malloc(*len ? *len : 1)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	else
 		protobuf_c_message_pack(&m.base, *out);
 out:
-	probe_verify_result_free(&vr);
-	sb_free(&slices);
+	topo_verify_result_free(&vr);
 	sb_free(&entry);
 	free(ptrs);
 	free(devs);
@@ -148,5 +141,5 @@ const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_
 {
 	const char *from, *name = node_name_from(given, buf, len, &from);
 
-	return probe_node_name_check(from, name, err) ? NULL : name;
+	return topo_node_name_check(from, name, err) ? NULL : name;
 }

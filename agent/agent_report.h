@@ -1,8 +1,8 @@
 /* agent_report.h - a probed node as the dratopo.v1.TopologyReport the agent
  * sends: its devices, its own verdict against the agent's hwdb (the
- * coordinator re-verifies with its own), the ResourceSlices the drivers
- * would publish (as `dratopo-agent slices -o yaml` prints them) and the host
- * facts a learned entry needs. Packed to bytes, so that the one report an
+ * coordinator re-verifies with its own) and the host facts a learned entry
+ * needs. Not the ResourceSlices: the coordinator predicts those itself from
+ * the devices (agent.proto, field 12). Packed to bytes, so that the one report an
  * agent keeps while the coordinator is away is one flat buffer. */
 #ifndef DT_AGENT_REPORT_H
 #define DT_AGENT_REPORT_H
@@ -12,7 +12,7 @@
 
 #include "diag.h"
 #include "err.h"
-#include "topology.h"
+#include "topo.h"
 
 struct agent_report_info {
 	const char *node_name;
@@ -29,10 +29,10 @@ struct agent_report_info {
  * and why: "--node-name \"Bad_Name\": a lowercase RFC 1123 subdomain ...". */
 const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_err *err);
 
-/* The packed report for t. *out is malloc'd; warnings (slices that could not
- * be predicted) go to warnings. 0, -EINVAL (a node name hwdb's slice builder
- * refuses is only a warning; no node name is -EINVAL), -ENOMEM. */
-int agent_report_pack(const struct probe_topology *t, const struct agent_report_info *info,
+/* The packed report for t. *out is malloc'd; what learning the entry of an
+ * unknown type noticed goes to warnings. 0, -EINVAL (no node name),
+ * -ENOMEM. */
+int agent_report_pack(const struct topo *t, const struct agent_report_info *info,
 		      uint8_t **out, size_t *len, struct dt_diags *warnings, struct dt_err *err);
 
 #endif

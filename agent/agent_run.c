@@ -236,7 +236,7 @@ static void make_run_id(char out[33])
 static int probe_once(struct run_state *s)
 {
 	struct probe_options po = { s->a->instance_type };
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	struct agent_report_info info = { s->node, s->run_id, s->sequence + 1,
@@ -256,7 +256,7 @@ static int probe_once(struct run_state *s)
 	for (size_t i = 0; i < w.n; i++)
 		obs_log(OBS_WARN, "report_warning", "warning", w.msgs[i], NULL);
 	dt_diags_free(&w);
-	probe_topology_free(&t);
+	topo_free(&t);
 	if (rc) {
 		obs_log(OBS_ERROR, "probe_failed", "error", err.msg, NULL);
 		return -1;

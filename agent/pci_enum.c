@@ -137,7 +137,7 @@ static int guarded_read_word(struct pci_dev *d, int pos, uint16_t *out, struct d
 	return guard_done(&g, prev, 1, err);
 }
 
-static int guarded_get_dev(struct pci_access *a, const struct probe_bdf *b,
+static int guarded_get_dev(struct pci_access *a, const struct topo_bdf *b,
 			   struct pci_dev **out, struct dt_err *err)
 {
 	struct guard g, *prev = guard_active;
@@ -153,13 +153,13 @@ static int guarded_get_dev(struct pci_access *a, const struct probe_bdf *b,
 /* ---- Checking the entries before libpci sees them ---- */
 
 struct entry {
-	struct probe_bdf bdf;
-	char name[PROBE_NAME_MAX];
+	struct topo_bdf bdf;
+	char name[TOPO_NAME_MAX];
 };
 
 static int entry_cmp(const void *a, const void *b)
 {
-	return probe_bdf_cmp(&((const struct entry *)a)->bdf, &((const struct entry *)b)->bdf);
+	return topo_bdf_cmp(&((const struct entry *)a)->bdf, &((const struct entry *)b)->bdf);
 }
 
 /* The files libpci opens for a device: the ids and class of every device,
@@ -211,7 +211,7 @@ static int list_entries(const char *sys, struct entry **out, size_t *n, int *cle
 		return dt_err_set(err, rc, "%s: %s", dir, strerror(-rc));
 	}
 	while ((e = readdir(d)) != NULL) {
-		struct probe_bdf b;
+		struct topo_bdf b;
 
 		if (e->d_name[0] == '.')
 			continue;
@@ -221,7 +221,7 @@ static int list_entries(const char *sys, struct entry **out, size_t *n, int *cle
 			*clean = 0;
 			break;
 		}
-		if (probe_bdf_parse(e->d_name, &b) != 0) {
+		if (topo_bdf_parse(e->d_name, &b) != 0) {
 			dt_diags_add(warnings, "%s/%s: not a PCI address; skipped", dir,
 				     e->d_name);
 			*clean = 0;
@@ -370,8 +370,8 @@ static int enumerate(const char *sys, struct pci_access *a, const struct entry *
 
 	if (clean && guarded_scan(a, &e) == 0) {
 		for (struct pci_dev *d = a->devices; d; d = d->next) {
-			struct probe_bdf b;
-			char name[PROBE_NAME_MAX];
+			struct topo_bdf b;
+			char name[TOPO_NAME_MAX];
 			struct entry key;
 			const struct entry *ent;
 
@@ -383,7 +383,7 @@ static int enumerate(const char *sys, struct pci_access *a, const struct entry *
 			b.func = d->func;
 			key.bdf = b;
 			ent = bsearch(&key, ents, n_ents, sizeof(*ents), entry_cmp);
-			probe_bdf_format(&b, name, sizeof(name));
+			topo_bdf_format(&b, name, sizeof(name));
 			if (!ent) {
 				dt_diags_add(warnings, "%s: seen by libpci but not in the listing; "
 					     "skipped", name);
@@ -422,7 +422,7 @@ static int enumerate(const char *sys, struct pci_access *a, const struct entry *
 
 static int rec_cmp(const void *a, const void *b)
 {
-	return probe_bdf_cmp(&((const struct probe_pci_dev *)a)->bdf,
+	return topo_bdf_cmp(&((const struct probe_pci_dev *)a)->bdf,
 			     &((const struct probe_pci_dev *)b)->bdf);
 }
 

@@ -48,7 +48,7 @@ static int dev_attr(const char *sys, const char *bdf, const char *attr, char *bu
 	return rc;
 }
 
-static void read_numa(const char *sys, struct probe_device *d, struct dt_diags *w)
+static void read_numa(const char *sys, struct topo_device *d, struct dt_diags *w)
 {
 	char buf[PROBE_ATTR_MAX];
 	long v;
@@ -66,7 +66,7 @@ static void read_numa(const char *sys, struct probe_device *d, struct dt_diags *
 	d->numa_node = (int)v;
 }
 
-static void read_link(const char *sys, struct probe_device *d, struct dt_diags *w)
+static void read_link(const char *sys, struct topo_device *d, struct dt_diags *w)
 {
 	char buf[PROBE_ATTR_MAX];
 	long v;
@@ -88,7 +88,7 @@ static void read_link(const char *sys, struct probe_device *d, struct dt_diags *
 	}
 }
 
-static void read_driver(const char *sys, struct probe_device *d)
+static void read_driver(const char *sys, struct topo_device *d)
 {
 	char path[PROBE_PATH_MAX], target[PROBE_PATH_MAX];
 	const char *base;
@@ -108,25 +108,25 @@ static void read_driver(const char *sys, struct probe_device *d)
 
 /* Whether rec is a GPU or an EFA (d->kind says which); 0 when it is
  * neither. */
-static int classify(const struct probe_pci_dev *rec, struct probe_device *d)
+static int classify(const struct probe_pci_dev *rec, struct topo_device *d)
 {
 	uint32_t base = rec->class_code >> 8;   /* class and subclass */
 
 	if (hwdb_pci_ignored(rec->vendor, rec->device, rec->class_code))
 		return 0;
 	if (hwdb_pci_efa(rec->vendor, rec->device))
-		d->kind = PROBE_EFA;
+		d->kind = TOPO_EFA;
 	/* The NVIDIA driver and aws-ofi-nccl take any NVIDIA display
 	 * controller (VGA 0300 or 3D 0302) as a GPU, known to hwdb or not. */
 	else if (rec->vendor == HWDB_PCI_VENDOR_NVIDIA && (base == 0x0300 || base == 0x0302))
-		d->kind = PROBE_GPU;
+		d->kind = TOPO_GPU;
 	else
 		return 0;
 	return 1;
 }
 
 static void fill_device(const char *sys, const struct probe_pci_dev *rec,
-			struct probe_device *d, struct dt_diags *w)
+			struct topo_device *d, struct dt_diags *w)
 {
 	struct dt_err e = { 0 };
 
@@ -138,16 +138,16 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 	d->has_subsys = rec->has_subsys;
 	d->subsys_vendor = rec->subsys_vendor;
 	d->subsys_device = rec->subsys_device;
-	probe_device_name(d);
+	topo_device_name(d);
 	if (!d->model)
 		dt_diags_add(w, "%s: %s %04x:%04x is not in hwdb's PCI tables; model unknown",
-			     d->bdf_str, probe_kind_name(d->kind), d->vendor, d->device);
+			     d->bdf_str, topo_kind_name(d->kind), d->vendor, d->device);
 	if (probe_pcie_root(sys, d->bdf_str, d->pcie_root, sizeof(d->pcie_root), &e))
 		dt_diags_add(w, "%s: pcieRoot unknown: %s", d->bdf_str, e.msg);
 	read_numa(sys, d, w);
 	read_link(sys, d, w);
 	read_driver(sys, d);
-	if (d->kind == PROBE_EFA &&
+	if (d->kind == TOPO_EFA &&
 	    probe_rdma_name(sys, d->bdf_str, d->rdma_device, sizeof(d->rdma_device), &e))
 		dt_diags_add(w, "%s: EFA without an RDMA device (is the efa driver bound?)",
 			     d->bdf_str);
@@ -155,7 +155,7 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 		d->fell_off_bus = true;
 		dt_diags_add(w, "%s: config space reads 0xffff: the %s fell off the bus "
 			     "(the kernel still lists it)", d->bdf_str,
-			     d->kind == PROBE_GPU ? "GPU" : "EFA");
+			     d->kind == TOPO_GPU ? "GPU" : "EFA");
 	}
 }
 
@@ -171,7 +171,7 @@ static int valid_type_name(const char *s)
 	return 1;
 }
 
-static void read_instance_type(const char *sys, struct probe_topology *t)
+static void read_instance_type(const char *sys, struct topo *t)
 {
 	char path[PROBE_PATH_MAX], buf[PROBE_ATTR_MAX];
 	struct dt_err e = { 0 };
@@ -221,7 +221,7 @@ static int count_cpu_list(const char *s)
 	return (int)total;
 }
 
-static void read_host_facts(const char *sys, struct probe_topology *t)
+static void read_host_facts(const char *sys, struct topo *t)
 {
 	char path[PROBE_PATH_MAX], buf[PROBE_ATTR_MAX];
 	int64_t kib = 0;
@@ -259,7 +259,7 @@ static void read_host_facts(const char *sys, struct probe_topology *t)
 /* ---- probe_run ---- */
 
 int probe_run(const char *root, const struct probe_options *opts,
-	      struct probe_topology *t, struct dt_err *err)
+	      struct topo *t, struct dt_err *err)
 {
 	char sys[PROBE_PATH_MAX];
 	struct probe_pci_dev *recs = NULL;
@@ -286,7 +286,7 @@ int probe_run(const char *root, const struct probe_options *opts,
 		goto out;
 	}
 	for (size_t i = 0; i < n_recs; i++) {
-		struct probe_device *d = &t->devices[t->n_devices];
+		struct topo_device *d = &t->devices[t->n_devices];
 
 		memset(d, 0, sizeof(*d));
 		if (!classify(&recs[i], d)) {
@@ -296,13 +296,13 @@ int probe_run(const char *root, const struct probe_options *opts,
 		fill_device(sys, &recs[i], d, &t->warnings);
 		t->n_devices++;
 	}
-	if (probe_topology_index(t)) {
+	if (topo_index(t)) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 out:
 	free(recs);
 	if (rc)
-		probe_topology_free(t);
+		topo_free(t);
 	return rc;
 }

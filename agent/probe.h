@@ -5,14 +5,14 @@
  * hwdb's PCI tables tell GPUs and EFAs from the noise (NVSwitches, ENA,
  * NVMe, bridges, the VGA device) and name their models. Anything odd is
  * reported in the topology's warnings and the probe carries on. The result
- * is the shared model of topo/topology.h. */
+ * is the shared model of topo/topo.h. */
 #ifndef DT_PROBE_H
 #define DT_PROBE_H
 
 #include <stddef.h>
 
 #include "err.h"
-#include "topology.h"
+#include "topo.h"
 
 struct probe_options {
 	/* The instance type to assume instead of the DMI product name; NULL
@@ -23,9 +23,9 @@ struct probe_options {
 /* Probe the tree under root (a directory holding sys/, "/" on a live
  * host). Fails only when there is no PCI tree to read (-ENOENT) or memory
  * ran out; everything else becomes a warning. Free *out with
- * probe_topology_free(). */
+ * topo_free(). */
 int probe_run(const char *root, const struct probe_options *opts,
-	      struct probe_topology *out, struct dt_err *err);
+	      struct topo *out, struct dt_err *err);
 
 /* The sysfs directory of a root: "/sys" for "/", "DIR/sys" otherwise. */
 void probe_sys_dir(const char *root, char *buf, size_t len);

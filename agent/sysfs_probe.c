@@ -105,7 +105,7 @@ int probe_parse_hex(const char *s, uint32_t max, uint32_t *out)
 	if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
 		return -EINVAL;
 	for (i = 2; s[i]; i++) {
-		int d = probe_hex_digit((char)tolower((unsigned char)s[i]));
+		int d = topo_hex_digit((char)tolower((unsigned char)s[i]));
 
 		if (d < 0 || i > 10)
 			return -EINVAL;
@@ -184,9 +184,9 @@ int probe_pcie_root(const char *sys, const char *bdf, char *root, size_t len,
 	if (!bdf || !*bdf)
 		return dt_err_set(err, -EINVAL, "PCI Bus ID cannot be empty");
 	{
-		struct probe_bdf b;
+		struct topo_bdf b;
 
-		if (probe_bdf_parse(bdf, &b))
+		if (topo_bdf_parse(bdf, &b))
 			return dt_err_set(err, -EINVAL, "invalid PCI Bus ID format: %s", bdf);
 	}
 	if ((size_t)snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", sys, bdf) >=

@@ -62,7 +62,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct probe_topology topo;
+static struct topo topo;
 
 static uint8_t *pack_for(const char *node, const char *run, size_t *len)
 {
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 	time_nodes(build, addr);
 	kill(coord_pid, SIGTERM);
 	waitpid(coord_pid, NULL, 0);
-	probe_topology_free(&topo);
+	topo_free(&topo);
 	snprintf(root, sizeof(root), "rm -rf %s", dir);
 	return system(root) ? 1 : 0;
 }

@@ -5,7 +5,7 @@
  *
  * Every agent has its own channel, on its own connection (rpc_async), with
  * mTLS; it reports a realistic TopologyReport (the devices of an hwdb type,
- * the slices the real agent would predict: agent_report_pack) every
+ * packed as the real agent packs them: agent_report_pack) every
  * interval, sequence incrementing, at most one report in flight as the
  * real agent. A few threads drive all the channels through completion
  * queues. Prints calls, failures by status, report latency p50/p99/max, the
@@ -150,9 +150,9 @@ static int fail(const char *fmt, ...)
 
 /* The devices hwdb lists for type t, with PCI addresses made up under each
  * root (the coordinator checks roots and ids, not bus numbers). */
-static int hwdb_devices(const struct hwdb_type *t, struct probe_device **out, size_t *n)
+static int hwdb_devices(const struct hwdb_type *t, struct topo_device **out, size_t *n)
 {
-	struct probe_device *d = calloc(t->n_gpus + t->n_efas + 1, sizeof(*d));
+	struct topo_device *d = calloc(t->n_gpus + t->n_efas + 1, sizeof(*d));
 	unsigned next_bus[256] = { 0 };
 
 	if (!d)
@@ -161,13 +161,13 @@ static int hwdb_devices(const struct hwdb_type *t, struct probe_device **out, si
 	for (size_t i = 0; i < t->n_gpus + t->n_efas; i++) {
 		bool gpu = i < t->n_gpus;
 		const struct hwdb_device *h = gpu ? &t->gpus[i] : &t->efas[i - t->n_gpus];
-		struct probe_device *p = &d[(*n)++];
+		struct topo_device *p = &d[(*n)++];
 		unsigned root = 0;
 
 		if (h->pcie_root)
 			sscanf(h->pcie_root, "pci%*4x:%2x", &root);
 		root &= 0xff;
-		p->kind = gpu ? PROBE_GPU : PROBE_EFA;
+		p->kind = gpu ? TOPO_GPU : TOPO_EFA;
 		snprintf(p->bdf_str, sizeof(p->bdf_str), "0000:%02x:00.0",
 			 (root + 1 + next_bus[root]++) & 0xff);
 		p->vendor = gpu ? t->gpu_vendor : 0x1d0f;
@@ -187,8 +187,8 @@ static int hwdb_devices(const struct hwdb_type *t, struct probe_device **out, si
 static int build_reports(void)
 {
 	const struct hwdb_type *t = hwdb_lookup(B.o.type);
-	struct probe_topology topo = { 0 };
-	struct probe_device *devs = NULL;
+	struct topo topo = { 0 };
+	struct topo_device *devs = NULL;
 	struct dt_err err = { 0 };
 	char run_id[64];
 	size_t n = 0;
@@ -197,7 +197,7 @@ static int build_reports(void)
 	if (!t)
 		return fail("--type %s: not in hwdb", B.o.type);
 	if (hwdb_devices(t, &devs, &n) ||
-	    probe_topology_from_devices(t->name, devs, n, &topo, &err)) {
+	    topo_from_devices(t->name, devs, n, &topo, &err)) {
 		free(devs);
 		return fail("cannot build the devices of %s: %s", t->name, err.msg);
 	}
@@ -225,7 +225,7 @@ static int build_reports(void)
 	if (!rc)
 		printf("report: %s, %zu devices, %zu bytes packed\n", t->name, topo.n_devices,
 		       protobuf_c_message_get_packed_size(&B.agents[0].msg->base));
-	probe_topology_free(&topo);
+	topo_free(&topo);
 	return rc;
 }
 

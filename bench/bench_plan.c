@@ -24,9 +24,9 @@
  *       existing node. gen-sched-claims (and the runner's second table):
  *       each pod names a ResourceClaim of its own, made up front.
  *   bench_plan cli FILE...                      what `dratopo plan -f FILE...
- *       -o json` does, in-process and phase by phase: parse (load the
- *       files), validate (plan_input_check), plan (plan_run) and write the
- *       JSON (plan_emit_json); prints the CPU seconds of each.
+ *       -o json` does, in-process and phase by phase (plan_execute times
+ *       them): parse (load the files), validate, plan and write the JSON;
+ *       prints the CPU seconds of each.
  *
  * Every figure is the median of RUNS (3) runs, each on a freshly loaded
  * set: the machine is shared, and one run in three may be slowed down by
@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hwdb.h"
 #include "model.h"
@@ -221,16 +220,6 @@ static int generate(struct strbuf *out, unsigned pods, unsigned nodes)
 	return rc ? rc : sb_error(out);
 }
 
-/* CPU time of this process: the machine the bench runs on is shared, and
- * wall-clock time would measure the neighbours. */
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef int (*gen_fn)(struct strbuf *out, unsigned pods, unsigned nodes);
 
 #define RUNS 3
@@ -248,42 +237,33 @@ static double median(double *v, size_t n)
 	return v[n / 2];
 }
 
+/* Generate a cluster and plan it as `dratopo plan` would (plan_execute:
+ * load, check, plan); the plan and its set in *rep (the caller frees it),
+ * the load and plan phases' CPU seconds in *load_s and *plan_s. */
 static int run_one(gen_fn gen, unsigned pods, unsigned nodes, double *load_s, double *plan_s,
-		   struct plan_result **res, struct model_set **setp)
+		   struct plan_report *rep)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct dt_diags errs;
-	struct dt_err err = { 0 };
-	struct model_set *set;
-	double t0;
+	struct plan_manifest m = { "cluster.yaml", NULL, 0 };
+	struct plan_request rq = { .manifests = &m, .n_manifests = 1, .format = PLAN_FORMAT_NONE,
+				   .who = "bench_plan" };
 	int rc;
 
-	dt_diags_init(&errs);
 	if ((rc = gen(&sb, pods, nodes))) {
 		fprintf(stderr, "bench_plan: generating the cluster failed (%d)\n", rc);
+		memset(rep, 0, sizeof(*rep));
 		goto out;
 	}
-	t0 = now();
-	set = model_set_new();
-	if (!set || model_set_load_buffer(set, sb.buf, sb.len, "cluster.yaml", &errs, &err) ||
-	    errs.n) {
-		fprintf(stderr, "bench_plan: load: %s\n", errs.n ? errs.msgs[0] : err.msg);
-		model_set_free(set);
+	m.content = sb.buf;
+	m.len = sb.len;
+	if (plan_execute(&rq, rep) == PLAN_EXIT_FAIL) {
+		fprintf(stderr, "bench_plan: %s\n", rep->diags.n ? rep->diags.msgs[0] : "failed");
 		rc = -EINVAL;
 		goto out;
 	}
-	*load_s = now() - t0;
-	t0 = now();
-	rc = plan_run(set, NULL, res, &err);
-	*plan_s = now() - t0;
-	if (rc) {
-		fprintf(stderr, "bench_plan: plan: %s\n", err.msg);
-		model_set_free(set);
-		goto out;
-	}
-	*setp = set;
+	*load_s = rep->cpu_s[PLAN_PHASE_LOAD];
+	*plan_s = rep->cpu_s[PLAN_PHASE_RUN];
 out:
-	dt_diags_free(&errs);
 	sb_free(&sb);
 	return rc;
 }
@@ -299,20 +279,20 @@ static void print_header(const char *title, bool first)
  * time of the row before (0: none). */
 static int print_row(gen_fn gen, unsigned p, unsigned n, double *prev)
 {
-	struct plan_result *res = NULL;
-	struct model_set *set = NULL;
+	struct plan_report rep = { 0 };
+	const struct plan_result *res;
 	double load[RUNS], plan[RUNS], load_s, plan_s;
 	size_t on_nodes = 0;
 	char growth[16] = "-";
 
 	for (int k = 0; k < RUNS; k++) {
-		plan_result_free(res);
-		model_set_free(set);
-		res = NULL;
-		set = NULL;
-		if (run_one(gen, p, n, &load[k], &plan[k], &res, &set))
+		plan_report_free(&rep);
+		if (run_one(gen, p, n, &load[k], &plan[k], &rep)) {
+			plan_report_free(&rep);
 			return 1;
+		}
 	}
+	res = rep.result;
 	load_s = median(load, RUNS);
 	plan_s = median(plan, RUNS);
 	for (size_t i = 0; i < res->n_existing; i++)
@@ -324,8 +304,7 @@ static int print_row(gen_fn gen, unsigned p, unsigned n, double *prev)
 	       res->n_unschedulable);
 	fflush(stdout);
 	*prev = plan_s;
-	plan_result_free(res);
-	model_set_free(set);
+	plan_report_free(&rep);
 	return 0;
 }
 
@@ -346,59 +325,38 @@ static int gen_main(gen_fn gen, int argc, char **argv)
 	return 0;
 }
 
-/* One pass of the CLI's path over files: CPU seconds per phase in t[]
- * (parse, validate, plan, json) and the plan's pod count. */
-static int cli_once(char **files, int n_files, double t[4], size_t *pods)
+/* One pass of the CLI's path over files (plan_execute, as `dratopo plan
+ * -f FILE... -o json`): CPU seconds per phase in t[] (parse, validate,
+ * plan, json) and the plan's pod count. */
+static int cli_once(char **files, int n_files, double t[PLAN_PHASE_COUNT], size_t *pods)
 {
-	struct model_set *set = model_set_new();
-	struct plan_result *res = NULL;
-	struct strbuf out = STRBUF_INIT;
-	struct dt_diags errs;
-	struct dt_err err = { 0 };
-	double t0 = now();
+	struct plan_manifest *m = calloc((size_t)n_files, sizeof(*m));
+	struct plan_request rq = { .manifests = m, .n_manifests = (size_t)n_files,
+				   .format = PLAN_FORMAT_JSON, .who = "bench_plan" };
+	struct plan_report rep = { 0 };
 	int rc = 1;
 
-	dt_diags_init(&errs);
-	if (!set)
-		goto out;
+	if (!m)
+		return 1;
 	for (int i = 0; i < n_files; i++)
-		if (model_set_load_file(set, files[i], &errs, &err) < 0 && !errs.n) {
-			fprintf(stderr, "bench_plan: %s\n", err.msg);
-			goto out;
-		}
-	t[0] = now() - t0;
-	t0 = now();
-	if (plan_input_check(set, &errs)) {
-		fprintf(stderr, "bench_plan: %s: %s\n", files[0], errs.n ? errs.msgs[0] : "invalid");
+		m[i].name = files[i];
+	if (plan_execute(&rq, &rep) == PLAN_EXIT_FAIL) {
+		fprintf(stderr, "bench_plan: %s\n", rep.diags.n ? rep.diags.msgs[0] : "failed");
 		goto out;
 	}
-	t[1] = now() - t0;
-	t0 = now();
-	if (plan_run(set, NULL, &res, &err)) {
-		fprintf(stderr, "bench_plan: plan: %s\n", err.msg);
-		goto out;
-	}
-	t[2] = now() - t0;
-	t0 = now();
-	if (plan_emit_json(res, &out)) {
-		fprintf(stderr, "bench_plan: out of memory\n");
-		goto out;
-	}
-	t[3] = now() - t0;
-	*pods = res->n_pods;
+	memcpy(t, rep.cpu_s, sizeof(rep.cpu_s));
+	*pods = rep.result->n_pods;
 	rc = 0;
 out:
-	sb_free(&out);
-	plan_result_free(res);
-	model_set_free(set);
-	dt_diags_free(&errs);
+	plan_report_free(&rep);
+	free(m);
 	return rc;
 }
 
 /* `dratopo plan -f FILE... -o json` phase by phase, medians of RUNS. */
 static int cli_main(int argc, char **argv)
 {
-	double t[4][RUNS];
+	double t[PLAN_PHASE_COUNT][RUNS];
 	size_t pods = 0;
 
 	if (argc < 3) {
@@ -406,14 +364,14 @@ static int cli_main(int argc, char **argv)
 		return 2;
 	}
 	for (int k = 0; k < RUNS; k++) {
-		double one[4];
+		double one[PLAN_PHASE_COUNT];
 
 		if (cli_once(argv + 2, argc - 2, one, &pods))
 			return 1;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < PLAN_PHASE_COUNT; i++)
 			t[i][k] = one[i];
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < PLAN_PHASE_COUNT; i++)
 		t[i][0] = median(t[i], RUNS);
 	printf("%zu pods: parse %.3f s, validate %.3f s, plan %.3f s, json %.3f s "
 	       "(plan %.0f pods/s)\n", pods, t[0][0], t[1][0], t[2][0], t[3][0],

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	size_t devices = 0;
 
 	for (int i = 0; i < rounds; i++) {
-		struct probe_topology t;
+		struct topo t;
 		struct dt_err err = { 0 };
 		double t0 = now_ms(), a, l;
 
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		}
 		t_lib += now_ms() - t0;
 		devices = t.n_devices;
-		probe_topology_free(&t);
+		topo_free(&t);
 		a = run_child(agent_argv, &rss);
 		l = run_child(lspci_argv, NULL);
 		if (a < 0 || l < 0) {

@@ -1,10 +1,13 @@
 /* cli_plan.c - `dratopo plan -f FILE... [--hwdb-extra FILE]
  * [--coordinator ADDR] [-o table|yaml|json]`: where pending DRA pods run,
- * and the cheapest nodes to launch for the rest.
+ * and the cheapest nodes to launch for the rest. The options and the
+ * printing are here; the plan is plan_execute's (plan.h), or the
+ * coordinator's, which runs the same.
  *
- * exit 0: every pod has a place; 3: some pod is unschedulable (the plan is
- * still printed, with a reason per pod); 1: invalid input or failure
- * (messages on stderr); 2: usage error. */
+ * exit PLAN_EXIT_OK (0): every pod has a place; PLAN_EXIT_UNSCHEDULABLE
+ * (3): some pod is unschedulable (the plan is still printed, with a reason
+ * per pod); 1: invalid input or failure (messages on stderr); 2: usage
+ * error. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,7 +15,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_diags.h"
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/plan.pb-c.h"
@@ -21,11 +23,8 @@
 #include "plan.h"
 #include "strbuf.h"
 
-#define CLI_EXIT_UNSCHEDULABLE 3
 #define MAX_FILES 4096
 #define MAX_EXTRAS 16
-
-enum output { OUT_TABLE, OUT_YAML, OUT_JSON };
 
 static void usage(FILE *out)
 {
@@ -56,27 +55,55 @@ static void usage(FILE *out)
 		"3 some pod is unschedulable.\n", cli_remote_help);
 }
 
-static void print_diags(const struct dt_diags *d)
+static void print_diags(const char *prefix, const struct dt_diags *d)
 {
 	for (size_t i = 0; i < d->n; i++)
-		fprintf(stderr, "%s\n", d->msgs[i]);
+		fprintf(stderr, "%s%s\n", prefix, d->msgs[i]);
 	if (d->dropped)
 		fprintf(stderr, "... and %zu more\n", d->dropped);
 }
 
-/* plan_input_check, printing every problem it finds, as validate orders
- * them (by file and document: load problems and validation interleave). */
-static int check_input(const struct model_set *set, struct dt_diags *errs,
-		       const char *const *files, size_t n_files)
+/* The offline plan: plan_execute over the files, with hwdb and the
+ * extras. */
+static int plan_local(const char **files, size_t n_files, const char **extras, size_t n_extras,
+		      enum plan_format fmt)
 {
-	int rc = plan_input_check(set, errs);
+	struct plan_manifest *m = calloc(n_files, sizeof(*m));
+	struct plan_request rq = { .manifests = m, .n_manifests = n_files, .format = fmt,
+				   .who = "dratopo plan" };
+	struct plan_report rep = { 0 };
+	struct hwdb_catalog *cat = NULL;
+	struct dt_err err = { 0 };
+	int rc = CLI_EXIT_FAIL;
 
-	if (!rc)
-		return 0;
-	if (rc == -ENOMEM)
+	if (!m) {
 		fprintf(stderr, "dratopo plan: out of memory\n");
-	cli_diags_sort(errs, files, n_files);
-	print_diags(errs);
+		return CLI_EXIT_FAIL;
+	}
+	if (hwdb_catalog_new(NULL, &cat, &err)) {
+		fprintf(stderr, "dratopo plan: %s\n", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < n_extras; i++)
+		if (hwdb_catalog_load(cat, extras[i], &err)) {
+			fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
+			goto out;
+		}
+	for (size_t i = 0; i < n_files; i++)
+		m[i].name = files[i];
+	rq.opts.catalog = cat;
+	rc = plan_execute(&rq, &rep);
+	print_diags("warning: ", &rep.warnings);
+	print_diags("", &rep.diags);
+	fputs(sb_str(&rep.output), stdout);
+	if (fflush(stdout)) {
+		perror("dratopo plan: stdout");
+		rc = CLI_EXIT_FAIL;
+	}
+out:
+	plan_report_free(&rep);
+	hwdb_catalog_free(cat);         /* after what borrows from it */
+	free(m);
 	return rc;
 }
 
@@ -136,12 +163,12 @@ static void free_manifests(Dratopo__V1__Manifest *m, size_t n)
  * plan only) go as they are, the answer is printed as an offline plan
  * would be. */
 static int plan_remote(const struct cli_remote *remote, const char **files, size_t n_files,
-		       const char **extras, size_t n_extras, enum output fmt)
+		       const char **extras, size_t n_extras, enum plan_format fmt)
 {
 	static const Dratopo__V1__PlanFormat formats[] = {
-		[OUT_TABLE] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE,
-		[OUT_YAML] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_YAML,
-		[OUT_JSON] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON,
+		[PLAN_FORMAT_TABLE] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE,
+		[PLAN_FORMAT_YAML] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_YAML,
+		[PLAN_FORMAT_JSON] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON,
 	};
 	Dratopo__V1__PlanRequest req = DRATOPO__V1__PLAN_REQUEST__INIT;
 	Dratopo__V1__Manifest *m = calloc(n_files, sizeof(*m));
@@ -191,19 +218,10 @@ int cli_plan(int argc, char **argv)
 	size_t n_extras = 0;
 	struct cli_remote remote = { 0 };
 	size_t n_files = 0;
-	enum output fmt = OUT_TABLE;
+	enum plan_format fmt = PLAN_FORMAT_TABLE;
 	bool after_f = false;
-	struct model_set *set = NULL;
-	struct dt_diags errs;
-	struct dt_err err = { 0 };
-	struct plan_result *res = NULL;
-	struct plan_options opts = { 0 };
-	struct hwdb_catalog *cat = NULL;
-	struct strbuf out = STRBUF_INIT;
 	const char *opt = NULL; /* the option whose value is missing */
-	int rc = CLI_EXIT_FAIL;
 
-	dt_diags_init(&errs);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r;
@@ -236,11 +254,11 @@ int cli_plan(int argc, char **argv)
 			}
 			v = v ? v : argv[i];
 			if (!strcmp(v, "table"))
-				fmt = OUT_TABLE;
+				fmt = PLAN_FORMAT_TABLE;
 			else if (!strcmp(v, "yaml"))
-				fmt = OUT_YAML;
+				fmt = PLAN_FORMAT_YAML;
 			else if (!strcmp(v, "json"))
-				fmt = OUT_JSON;
+				fmt = PLAN_FORMAT_JSON;
 			else {
 				fprintf(stderr, "dratopo plan: unknown output format '%s' "
 					"(table, yaml or json)\n", v);
@@ -286,66 +304,9 @@ int cli_plan(int argc, char **argv)
 		fprintf(stderr, "dratopo plan: no input: give manifests with -f FILE\n\n");
 		goto usage;
 	}
-	if (remote.addr) {
-		dt_diags_free(&errs);
+	if (remote.addr)
 		return plan_remote(&remote, files, n_files, extras, n_extras, fmt);
-	}
-	if (hwdb_catalog_new(NULL, &cat, &err)) {
-		fprintf(stderr, "dratopo plan: %s\n", err.msg);
-		goto out;
-	}
-	for (size_t i = 0; i < n_extras; i++)
-		if (hwdb_catalog_load(cat, extras[i], &err)) {
-			fprintf(stderr, "dratopo plan: --hwdb-extra: %s\n", err.msg);
-			goto out;
-		}
-	opts.catalog = cat;
-	if (!(set = model_set_new())) {
-		fprintf(stderr, "dratopo plan: out of memory\n");
-		goto out;
-	}
-	for (size_t i = 0; i < n_files; i++) {
-		if (model_set_load_file(set, files[i], &errs, &err) < 0 && !errs.n)
-			fprintf(stderr, "%s\n", err.msg);
-	}
-	if (check_input(set, &errs, files, n_files))
-		goto out;
-	for (size_t i = 0; i < set->warnings.n; i++)
-		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
-	if (plan_run(set, &opts, &res, &err)) {
-		fprintf(stderr, "dratopo plan: %s\n", err.msg);
-		goto out;
-	}
-	for (size_t i = 0; i < res->warnings.n; i++)
-		fprintf(stderr, "warning: %s\n", res->warnings.msgs[i]);
-	if (fmt == OUT_JSON)
-		rc = plan_emit_json(res, &out);
-	else if (fmt == OUT_YAML)
-		rc = plan_emit_yaml(res, &out);
-	else
-		rc = plan_emit_table(res, &out);
-	if (rc) {
-		fprintf(stderr, "dratopo plan: out of memory\n");
-		rc = CLI_EXIT_FAIL;
-		goto out;
-	}
-	fputs(sb_str(&out), stdout);
-	if (fflush(stdout)) {
-		perror("dratopo plan: stdout");
-		rc = CLI_EXIT_FAIL;
-		goto out;
-	}
-	rc = res->n_unschedulable ? CLI_EXIT_UNSCHEDULABLE : CLI_EXIT_OK;
-	if (rc && fmt == OUT_YAML)
-		fprintf(stderr, "dratopo plan: %zu pod%s unschedulable\n", res->n_unschedulable,
-			res->n_unschedulable == 1 ? "" : "s");
-out:
-	sb_free(&out);
-	plan_result_free(res);
-	model_set_free(set);
-	hwdb_catalog_free(cat);         /* after what borrows from it */
-	dt_diags_free(&errs);
-	return rc;
+	return plan_local(files, n_files, extras, n_extras, fmt);
 no_value:
 	fprintf(stderr, "dratopo plan: option '%s' needs a value\n\n", opt);
 	goto usage;
@@ -353,6 +314,5 @@ too_many:
 	fprintf(stderr, "dratopo plan: at most %d manifest files\n\n", MAX_FILES);
 usage:
 	usage(stderr);
-	dt_diags_free(&errs);
 	return CLI_EXIT_USAGE;
 }

@@ -1,5 +1,8 @@
 /* cli_validate.c - `dratopo validate -f FILE... [-o text|json]`: load every
- * document, apply the API server's defaults and validate with its rules.
+ * document, apply the API server's defaults and validate with its rules:
+ * the checks `dratopo plan` runs on its input, through the planner's entry
+ * point (plan_execute, check_only), so that validate accepts exactly what
+ * plan accepts, in the same words.
  *
  * exit 0: all valid, one summary line per kind on stdout.
  * exit 1: every problem on its own line on stderr (or in the JSON report),
@@ -12,10 +15,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_diags.h"
 #include "doc.h"
 #include "model.h"
-#include "cel.h"
 #include "plan.h"
 #include "strbuf.h"
 
@@ -65,7 +66,8 @@ static void json_list(struct strbuf *sb, const char *name, const struct dt_diags
 	sb_puts(sb, d->n ? "\n    ]" : "]");
 }
 
-static void report_json(const struct model_set *set, const struct dt_diags *errs, FILE *out)
+static void report_json(const struct model_set *set, const struct dt_diags *errs,
+			const struct dt_diags *warnings, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	bool first = true;
@@ -85,7 +87,7 @@ static void report_json(const struct model_set *set, const struct dt_diags *errs
 	sb_printf(&sb, "    \"errorCount\": %zu,\n", dt_diags_count(errs));
 	json_list(&sb, "errors", errs);
 	sb_puts(&sb, ",\n");
-	json_list(&sb, "warnings", &set->warnings);
+	json_list(&sb, "warnings", warnings);
 	sb_puts(&sb, "\n}\n");
 	fputs(sb_str(&sb), out);
 	sb_free(&sb);
@@ -115,16 +117,18 @@ int cli_validate(int argc, char **argv)
 	const char **files = NULL;
 	size_t n_files = 0;
 	bool in_files = false;
-	struct model_set *set = NULL;
-	struct dt_diags errs;
-	struct model_validate_opts opts = { .check_cel = cel_selector_check };
+	struct plan_manifest *m = NULL;
+	struct plan_request rq = { .check_only = true, .format = PLAN_FORMAT_NONE,
+				   .who = "dratopo validate" };
+	struct plan_report rep = { 0 };
 	int rc = CLI_EXIT_USAGE;
 
-	dt_diags_init(&errs);
 	files = calloc((size_t)argc + 1, sizeof(*files));
-	if (!files) {
+	rq.manifests = m = calloc((size_t)argc + 1, sizeof(*m));
+	if (!files || !m) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
-		return CLI_EXIT_FAIL;
+		rc = CLI_EXIT_FAIL;
+		goto out;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -178,60 +182,43 @@ int cli_validate(int argc, char **argv)
 		fprintf(stderr, "dratopo validate: no input; give -f FILE\n");
 		goto usage;
 	}
+	rq.n_manifests = n_files;
 
-	set = model_set_new();
-	if (!set) {
+	for (size_t i = 0; i < n_files; i++)
+		m[i].name = files[i];
+	plan_execute(&rq, &rep);
+	if (!rep.set) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (size_t i = 0; i < n_files; i++) {
-		struct dt_err err = { 0 };
-
-		/* Unreadable files are in errs already; go on with the rest. */
-		if (model_set_load_file(set, files[i], &errs, &err) == -ENOMEM) {
-			fprintf(stderr, "dratopo validate: %s\n", err.msg);
-			rc = CLI_EXIT_FAIL;
-			goto out;
-		}
-	}
-	if (model_validate_set(set, &opts, &errs) < 0) {
-		fprintf(stderr, "dratopo validate: out of memory\n");
-		rc = CLI_EXIT_FAIL;
-		goto out;
-	}
-	/* The annotations plan reads are checked by the planner, which owns
-	 * their meaning (the model must not link hwdb's parsers), so that
-	 * validate refuses what plan refuses, in plan's words. */
-	plan_nodeclass_check(set, &errs, &set->warnings);
 	/* A file whose documents were all skipped was not checked at all:
 	 * never call that valid. (Unknown-field warnings belong to objects, so
 	 * with no objects every warning is a skipped document.) */
-	if (!set->n_objects && set->warnings.n &&
-	    dt_diags_add(&errs, "dratopo validate: no object to validate: %s%zu document%s "
+	if (!rep.set->n_objects && rep.set->warnings.n &&
+	    dt_diags_add(&rep.diags, "dratopo validate: no object to validate: %s%zu document%s "
 			 "skipped (dratopo reads resource.k8s.io/v1, v1beta2 and v1beta1, v1, "
 			 "apps/v1, batch/v1, karpenter.sh/v1 and karpenter.k8s.aws/v1 objects)",
-			 set->warnings.n == 1 ? "the " : "all ", set->warnings.n,
-			 set->warnings.n == 1 ? " was" : "s were")) {
+			 rep.set->warnings.n == 1 ? "the " : "all ", rep.set->warnings.n,
+			 rep.set->warnings.n == 1 ? " was" : "s were")) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	cli_diags_sort(&errs, files, n_files);
-	for (size_t i = 0; i < set->warnings.n; i++)
-		fprintf(stderr, "warning: %s\n", set->warnings.msgs[i]);
+	for (size_t i = 0; i < rep.warnings.n; i++)
+		fprintf(stderr, "warning: %s\n", rep.warnings.msgs[i]);
 	if (output == OUT_JSON)
-		report_json(set, &errs, stdout);
+		report_json(rep.set, &rep.diags, &rep.warnings, stdout);
 	else
-		report_text(set, &errs);
-	rc = dt_diags_count(&errs) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+		report_text(rep.set, &rep.diags);
+	rc = dt_diags_count(&rep.diags) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	goto out;
 usage:
 	fprintf(stderr, "Run 'dratopo validate --help' for usage.\n");
 	rc = CLI_EXIT_USAGE;
 out:
-	model_set_free(set);
-	dt_diags_free(&errs);
+	plan_report_free(&rep);
+	free(m);
 	free(files);
 	return rc;
 }

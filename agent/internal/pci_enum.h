@@ -23,8 +23,8 @@
 #include "sysfs_probe.h"
 
 struct probe_pci_dev {
-	struct probe_bdf bdf;
-	char name[PROBE_NAME_MAX];      /* "0000:53:00.0" */
+	struct topo_bdf bdf;
+	char name[TOPO_NAME_MAX];      /* "0000:53:00.0" */
 	uint16_t vendor, device;
 	uint32_t class_code;            /* sysfs `class`: 0x030200 */
 	bool has_subsys;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bdf.h"
+#include "topo_bdf.h"
 #include "err.h"
 
 /* Bytes read from one attribute file; sysfs values are one short line. */
@@ -48,7 +48,7 @@ int probe_parse_int(const char *s, long min, long max, long *out);
  * clean its target lexically (no link is followed), require it to lie under
  * devices/pci... and to end in BDF, and take the first component under
  * devices/ ("pci0000:44"). sys is the sysfs directory ("/sys"). root gets
- * at least PROBE_NAME_MAX bytes. 0, or -EINVAL / -ENOENT with err saying
+ * at least TOPO_NAME_MAX bytes. 0, or -EINVAL / -ENOENT with err saying
  * which rule failed. */
 int probe_pcie_root(const char *sys, const char *bdf, char *root, size_t len,
 		    struct dt_err *err);

@@ -59,20 +59,44 @@ void sb_putc(struct strbuf *sb, char c)
 	sb_append(sb, &c, 1);
 }
 
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0 || !sb_reserve(sb, (size_t)n))
+		return;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	sb_vprintf(sb, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !sb_reserve(sb, (size_t)n))
+}
+
+void sb_repeat(struct strbuf *sb, char c, size_t n)
+{
+	if (!sb_reserve(sb, n))
 		return;
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb->len += (size_t)n;
+	memset(sb->buf + sb->len, c, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_truncate(struct strbuf *sb, size_t len)
+{
+	if (len >= sb->len)
+		return;
+	sb->len = len;
+	sb->buf[len] = '\0';
 }
 
 void sb_reset(struct strbuf *sb)

@@ -6,6 +6,7 @@
 #ifndef DT_STRBUF_H
 #define DT_STRBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,7 +25,14 @@ void sb_puts(struct strbuf *sb, const char *s);
 void sb_putc(struct strbuf *sb, char c);
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* n copies of c (indentation, padding). */
+void sb_repeat(struct strbuf *sb, char c, size_t n);
 void sb_reset(struct strbuf *sb);           /* len = 0, keeps the memory */
+/* Cut back to len bytes (no-op when already shorter): how a writer takes
+ * back what it half wrote. */
+void sb_truncate(struct strbuf *sb, size_t len);
 /* The contents ("" when empty); valid until the next append. */
 const char *sb_str(const struct strbuf *sb);
 /* Hand the string to the caller (who frees it); NULL after an OOM. */

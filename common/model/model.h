@@ -769,6 +769,12 @@ int model_set_load_file(struct model_set *s, const char *path,
 			struct dt_diags *errs, struct dt_err *err);
 int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,
 			  const char *filename, struct dt_diags *errs, struct dt_err *err);
+/* Sort messages of the form "FILE: document N[, item M] (...): ..." (the
+ * loader's and the validator's) by the position of FILE in files (a
+ * directory given there covers its files, in name order), then document
+ * and item; the sort is stable, and messages naming no given file go last.
+ * On out of memory they stay as they were (unsorted is still correct). */
+void model_diags_sort(struct dt_diags *errs, const char *const *files, size_t n_files);
 /* Decode an already parsed stream; the set copies what it keeps, so the
  * stream may be freed afterwards. */
 int model_set_add_stream(struct model_set *s, const struct doc_stream *st,

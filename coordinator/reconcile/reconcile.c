@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify.h"
+#include "topo_verify.h"
 
 static const char *const verdict_names[REC_N_VERDICTS] = {
 	"match", "drift", "unknown", "learned",
@@ -261,10 +261,10 @@ static const struct hwdb_type *effective(const struct ftype *t, bool *learned)
 
 /* The verdict on topology top for type ty; diffs (initialised) gets the
  * differences. */
-static int evaluate(const struct ftype *ty, const struct probe_topology *top,
+static int evaluate(const struct ftype *ty, const struct topo *top,
 		    enum rec_verdict *v, struct dt_diags *diffs, struct dt_err *err)
 {
-	struct probe_verify_result res;
+	struct topo_verify_result res;
 	bool learned;
 	const struct hwdb_type *e = effective(ty, &learned);
 	int rc;
@@ -273,14 +273,14 @@ static int evaluate(const struct ftype *ty, const struct probe_topology *top,
 		*v = REC_UNKNOWN;
 		return 0;
 	}
-	rc = probe_verify_entry(top, e, &res, err);
+	rc = topo_verify_entry(top, e, &res, err);
 	if (rc)
 		return rc;
-	*v = res.verdict == PROBE_MATCH ? (learned ? REC_LEARNED : REC_MATCH) : REC_DRIFT;
+	*v = res.verdict == TOPO_MATCH ? (learned ? REC_LEARNED : REC_MATCH) : REC_DRIFT;
 	dt_diags_free(diffs);
 	*diffs = res.differences;       /* moved */
 	dt_diags_init(&res.differences);
-	probe_verify_result_free(&res);
+	topo_verify_result_free(&res);
 	return 0;
 }
 
@@ -298,7 +298,7 @@ static bool diags_equal(const struct dt_diags *a, const struct dt_diags *b)
  * entry. *changed says whether its verdict or differences moved. */
 static int reevaluate(struct fnode *n, bool *changed, struct dt_err *err)
 {
-	struct probe_topology top;
+	struct topo top;
 	struct dt_diags diffs;
 	enum rec_verdict v;
 	int rc;
@@ -308,7 +308,7 @@ static int reevaluate(struct fnode *n, bool *changed, struct dt_err *err)
 		return rc;
 	dt_diags_init(&diffs);
 	rc = evaluate(n->type, &top, &v, &diffs, err);
-	probe_topology_free(&top);
+	topo_free(&top);
 	if (rc) {
 		dt_diags_free(&diffs);
 		return rc;
@@ -339,17 +339,17 @@ static int learned_parse(const char *type, const char *source, struct flearned *
 }
 
 /* The source text of an entry learned from top, for the nodes of shape. */
-static int learned_source(const struct probe_topology *top, const struct fshape *shape,
+static int learned_source(const struct topo *top, const struct fshape *shape,
 			  size_t n_nodes, struct dt_diags *warnings, char **out,
 			  struct dt_err *err)
 {
-	struct probe_learned l;
+	struct topo_learned l;
 	const struct hwdb_type *one = &l.type;
 	struct strbuf sb = STRBUF_INIT;
 	char *note = NULL;
 	int rc;
 
-	rc = probe_learn(top, top->instance_type, &l, warnings, err);
+	rc = topo_learn(top, top->instance_type, &l, warnings, err);
 	if (rc)
 		return rc;
 	/* Say who learned it; the rest of the agent's note holds. */
@@ -360,7 +360,7 @@ static int learned_source(const struct probe_topology *top, const struct fshape 
 	if (note)
 		l.notes[0] = note;
 	rc = note ? hwdb_file_write_yaml(&one, 1, &sb) : -ENOMEM;
-	probe_learned_free(&l);
+	topo_learned_free(&l);
 	free(note);
 	if (rc || sb_error(&sb)) {
 		sb_free(&sb);
@@ -427,7 +427,7 @@ static int settle_shape(struct rec_fleet *f, const struct fshape *shape,
  * quorum. A type that cannot be learned (no host facts) is a warning, not
  * a failure of the report. */
 static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
-		       const struct probe_topology *top, int64_t now, struct rec_changes *c,
+		       const struct topo *top, int64_t now, struct rec_changes *c,
 		       struct dt_diags *warnings, struct dt_err *err)
 {
 	struct dt_err why = { 0 };
@@ -574,7 +574,7 @@ static int touched_after(struct rec_fleet *f, const struct touched *t, struct re
 	return rc;
 }
 
-static uint16_t live_count(const struct probe_topology *t, enum probe_kind kind)
+static uint16_t live_count(const struct topo *t, enum topo_kind kind)
 {
 	uint16_t n = 0;
 
@@ -616,7 +616,7 @@ static int node_for(struct rec_fleet *f, const char *name, struct fnode **out,
 static int reconcile(struct rec_fleet *f, struct fnode *n, const struct rec_report *r,
 		     struct rec_pack *pack, struct rec_outcome *out, struct dt_err *err)
 {
-	struct probe_topology top;
+	struct topo top;
 	struct strbuf key = STRBUF_INIT;
 	struct dt_diags diffs;
 	struct touched tt;
@@ -630,7 +630,7 @@ static int reconcile(struct rec_fleet *f, struct fnode *n, const struct rec_repo
 		free(pack);
 		return rc;
 	}
-	if (probe_shape_key(&top, &key)) {
+	if (topo_shape_key(&top, &key)) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -652,8 +652,8 @@ static int reconcile(struct rec_fleet *f, struct fnode *n, const struct rec_repo
 	free(n->pack);
 	n->pack = pack;
 	pack = NULL;
-	n->gpus = live_count(&top, PROBE_GPU);
-	n->efas = live_count(&top, PROBE_EFA);
+	n->gpus = live_count(&top, TOPO_GPU);
+	n->efas = live_count(&top, TOPO_EFA);
 	if ((rc = take_meta(n, r))) {
 		rc = dt_err_set(err, rc, "out of memory");
 		goto out;
@@ -674,7 +674,7 @@ out:
 	free(pack);
 	dt_diags_free(&diffs);
 	sb_free(&key);
-	probe_topology_free(&top);
+	topo_free(&top);
 	return rc;
 }
 
@@ -747,7 +747,7 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	 * looser rule, so that a name an older coordinator took never stops a
 	 * restart). */
 	if ((rc = check_report(r, err)) ||
-	    (rc = probe_node_name_check("node name", r->node_name, err)))
+	    (rc = topo_node_name_check("node name", r->node_name, err)))
 		return rc;
 	/* Most reports are heartbeats: recognised against the node's packed
 	 * devices first, so that only a changed report pays for packing. */
@@ -920,7 +920,7 @@ int rec_fleet_restore_done(struct rec_fleet *f, struct rec_changes *changes,
 	 * node of each shape in name order teaches it. */
 	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
 		struct fnode *n = f->nodes[i];
-		struct probe_topology top;
+		struct topo top;
 
 		if (!learnable(f, n->type) || n->shape->count < f->quorum)
 			continue;
@@ -928,7 +928,7 @@ int rec_fleet_restore_done(struct rec_fleet *f, struct rec_changes *changes,
 					    err)))
 			break;
 		rc = maybe_learn(f, n->type, n, &top, n->received_ns, &c, &warnings, err);
-		probe_topology_free(&top);
+		topo_free(&top);
 		if (rc == 0 && n->type->learned) {
 			bool changed;
 

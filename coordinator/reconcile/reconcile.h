@@ -36,7 +36,7 @@
 #include "err.h"
 #include "hwdb.h"
 #include "strbuf.h"
-#include "topology.h"
+#include "topo.h"
 
 struct model_object;
 struct model_set;
@@ -76,7 +76,7 @@ void rec_fleet_free(struct rec_fleet *f);
  * coordinator names models from its own hwdb PCI tables. */
 struct rec_device {
 	const char *bdf;                /* "0000:53:00.0" */
-	enum probe_kind kind;
+	enum topo_kind kind;
 	uint32_t vendor, device;        /* at most 0xffff */
 	uint32_t subsystem_vendor, subsystem_device;   /* 0 0: unknown */
 	const char *pcie_root;          /* "pci0000:44"; NULL or "": unknown */
@@ -108,7 +108,7 @@ struct rec_node {
 	char *name, *instance_type;
 	enum rec_verdict verdict;
 	struct dt_diags differences;    /* verify's lines; empty unless drift */
-	char *shape_key;                /* probe_shape_key() of its devices */
+	char *shape_key;                /* topo_shape_key() of its devices */
 	size_t gpus, efas;              /* live ones (not fallen off the bus) */
 	char *agent_version, *boot_id;  /* "" when not reported */
 	uint64_t sequence;
@@ -290,16 +290,16 @@ int rec_fleet_conflicts(struct rec_fleet *f, struct rec_conflict_list *out,
 			struct dt_err *err);
 
 /* The ResourceSlices the drivers would publish on a node, predicted from
- * its last report (topo's probe_slices: devices fallen off the bus left
+ * its last report (topo's topo_slices: devices fallen off the bus left
  * out), built in set. out needs HWDB_MAX_SLICES room. -ENOENT: no node. */
 int rec_node_slices(struct rec_fleet *f, const char *name, const struct hwdb_cc_mode *mode,
 		    struct model_set *set, struct model_object **out, size_t *n_out,
 		    struct dt_err *err);
 
-/* A node's topology rebuilt from its last report (*out: probe_topology_free)
+/* A node's topology rebuilt from its last report (*out: topo_free)
  * and its type's effective entry (NULL for an unknown type; it lives as
  * long as the fleet). -ENOENT: no node. */
-int rec_node_topology(struct rec_fleet *f, const char *name, struct probe_topology *out,
+int rec_node_topology(struct rec_fleet *f, const char *name, struct topo *out,
 		      const struct hwdb_type **entry, struct dt_err *err);
 
 /* ---- Restore ----

@@ -33,8 +33,8 @@ static int strings_init(struct strings *st, const struct rec_report *r)
 	for (size_t i = 0; i < r->n_devices; i++) {
 		const struct rec_device *d = &r->devices[i];
 
-		cap += (d->pcie_root ? strnlen(d->pcie_root, PROBE_NAME_MAX) : 0) + 1;
-		cap += (d->link_speed ? strnlen(d->link_speed, PROBE_NAME_MAX) : 0) + 1;
+		cap += (d->pcie_root ? strnlen(d->pcie_root, TOPO_NAME_MAX) : 0) + 1;
+		cap += (d->link_speed ? strnlen(d->link_speed, TOPO_NAME_MAX) : 0) + 1;
 		cap += (d->rdma_device ? strnlen(d->rdma_device, RDMA_NAME_MAX) : 0) + 1;
 	}
 	st->len = 0;
@@ -90,16 +90,16 @@ static int intern(struct strings *st, const char *s, size_t size)
 	return st->slots[i];
 }
 
-static struct probe_bdf pdev_bdf(const struct rec_pdev *p)
+static struct topo_bdf pdev_bdf(const struct rec_pdev *p)
 {
-	return (struct probe_bdf){ p->domain, p->bus, p->dev, p->func };
+	return (struct topo_bdf){ p->domain, p->bus, p->dev, p->func };
 }
 
 static int pdev_cmp(const void *a, const void *b)
 {
-	struct probe_bdf x = pdev_bdf(a), y = pdev_bdf(b);
+	struct topo_bdf x = pdev_bdf(a), y = pdev_bdf(b);
 
-	return probe_bdf_cmp(&x, &y);
+	return topo_bdf_cmp(&x, &y);
 }
 
 static int bad(struct dt_err *err, const struct rec_report *r, size_t i, const char *what)
@@ -107,18 +107,18 @@ static int bad(struct dt_err *err, const struct rec_report *r, size_t i, const c
 	const char *bdf = r->devices[i].bdf;
 
 	return dt_err_set(err, -EINVAL, "node %s: devices[%zu]%s%.*s%s: %s", r->node_name, i,
-			  bdf ? " (" : "", PROBE_NAME_MAX, bdf ? bdf : "", bdf ? ")" : "", what);
+			  bdf ? " (" : "", TOPO_NAME_MAX, bdf ? bdf : "", bdf ? ")" : "", what);
 }
 
 /* Device i of r checked, except its strings (intern checks those). */
-static int check_device(const struct rec_report *r, size_t i, struct probe_bdf *bdf,
+static int check_device(const struct rec_report *r, size_t i, struct topo_bdf *bdf,
 			struct dt_err *err)
 {
 	const struct rec_device *d = &r->devices[i];
 
-	if (!d->bdf || probe_bdf_parse(d->bdf, bdf))
+	if (!d->bdf || topo_bdf_parse(d->bdf, bdf))
 		return bad(err, r, i, "bdf is not a PCI address (DDDD:BB:DD.F, lower-case hex)");
-	if (d->kind != PROBE_GPU && d->kind != PROBE_EFA)
+	if (d->kind != TOPO_GPU && d->kind != TOPO_EFA)
 		return bad(err, r, i, "kind is neither GPU nor EFA");
 	if (d->vendor > 0xffff || d->device > 0xffff || d->subsystem_vendor > 0xffff ||
 	    d->subsystem_device > 0xffff)
@@ -132,14 +132,14 @@ static int check_device(const struct rec_report *r, size_t i, struct probe_bdf *
 
 /* The fields of a checked device, strings aside, into p (zeroed by the
  * caller, so that packs compare with memcmp). */
-static void fill_pdev(const struct rec_device *d, const struct probe_bdf *bdf,
+static void fill_pdev(const struct rec_device *d, const struct topo_bdf *bdf,
 		      struct rec_pdev *p)
 {
 	p->domain = bdf->domain;
 	p->bus = bdf->bus;
 	p->dev = bdf->dev;
 	p->func = bdf->func;
-	p->flags = (uint8_t)((d->kind == PROBE_EFA ? PDEV_EFA : 0) |
+	p->flags = (uint8_t)((d->kind == TOPO_EFA ? PDEV_EFA : 0) |
 			     (d->subsystem_vendor || d->subsystem_device ? PDEV_SUBSYS : 0) |
 			     (d->fell_off_bus ? PDEV_FELL_OFF : 0));
 	p->vendor = (uint16_t)d->vendor;
@@ -154,13 +154,13 @@ static int pack_one(const struct rec_report *r, size_t i, struct strings *st,
 		    struct rec_pdev *p, struct dt_err *err)
 {
 	const struct rec_device *d = &r->devices[i];
-	struct probe_bdf bdf;
+	struct topo_bdf bdf;
 	int root, speed, rdma, rc;
 
 	if ((rc = check_device(r, i, &bdf, err)))
 		return rc;
-	root = intern(st, d->pcie_root, PROBE_NAME_MAX);
-	speed = intern(st, d->link_speed, PROBE_NAME_MAX);
+	root = intern(st, d->pcie_root, TOPO_NAME_MAX);
+	speed = intern(st, d->link_speed, TOPO_NAME_MAX);
 	rdma = intern(st, d->rdma_device, RDMA_NAME_MAX);
 	if (root < 0 || speed < 0 || rdma < 0)
 		return bad(err, r, i, root < 0 ? "pcieRoot is too long or not printable"
@@ -199,10 +199,10 @@ int rec_pack_devices(const struct rec_report *r, struct rec_pack **out, struct d
 	qsort(devs, n, sizeof(*devs), pdev_cmp);
 	for (size_t i = 1; i < n; i++)
 		if (pdev_cmp(&devs[i - 1], &devs[i]) == 0) {
-			struct probe_bdf b = pdev_bdf(&devs[i]);
-			char name[PROBE_NAME_MAX];
+			struct topo_bdf b = pdev_bdf(&devs[i]);
+			char name[TOPO_NAME_MAX];
 
-			probe_bdf_format(&b, name, sizeof(name));
+			topo_bdf_format(&b, name, sizeof(name));
 			rc = dt_err_set(err, -EINVAL, "node %s: device %s is listed twice",
 					r->node_name, name);
 			goto out;
@@ -255,7 +255,7 @@ bool rec_pack_matches(const struct rec_pack *p, const struct rec_report *r)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rec_device *d = &r->devices[i];
 		const struct rec_pdev *k = &p->devs[i];
-		struct probe_bdf bdf;
+		struct topo_bdf bdf;
 		struct rec_pdev got;
 
 		if (check_device(r, i, &bdf, NULL))
@@ -279,20 +279,20 @@ static void copy_string(const struct rec_pack *p, uint16_t off, char *dst, size_
 }
 
 int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int cpus,
-		      int64_t memory_mib, struct probe_topology *out, struct dt_err *err)
+		      int64_t memory_mib, struct topo *out, struct dt_err *err)
 {
-	struct probe_device *devs = calloc(p->n ? p->n : 1, sizeof(*devs));
+	struct topo_device *devs = calloc(p->n ? p->n : 1, sizeof(*devs));
 	int rc;
 
 	if (!devs)
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rec_pdev *s = &p->devs[i];
-		struct probe_device *d = &devs[i];
-		struct probe_bdf bdf = pdev_bdf(s);
+		struct topo_device *d = &devs[i];
+		struct topo_bdf bdf = pdev_bdf(s);
 
-		probe_bdf_format(&bdf, d->bdf_str, sizeof(d->bdf_str));
-		d->kind = s->flags & PDEV_EFA ? PROBE_EFA : PROBE_GPU;
+		topo_bdf_format(&bdf, d->bdf_str, sizeof(d->bdf_str));
+		d->kind = s->flags & PDEV_EFA ? TOPO_EFA : TOPO_GPU;
 		d->vendor = s->vendor;
 		d->device = s->device;
 		d->has_subsys = s->flags & PDEV_SUBSYS;
@@ -305,7 +305,7 @@ int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int c
 		copy_string(p, s->speed, d->link_speed, sizeof(d->link_speed));
 		copy_string(p, s->rdma, d->rdma_device, sizeof(d->rdma_device));
 	}
-	rc = probe_topology_from_devices(instance_type, devs, p->n, out, err);
+	rc = topo_from_devices(instance_type, devs, p->n, out, err);
 	free(devs);
 	if (rc == 0) {
 		out->cpus = cpus;

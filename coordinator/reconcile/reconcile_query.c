@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hwdb_catalog.h"
-#include "slices.h"
+#include "topo_slices.h"
 
 #define NS_PER_S ((int64_t)1000000000)
 
@@ -580,7 +580,7 @@ int rec_node_slices(struct rec_fleet *f, const char *name, const struct hwdb_cc_
 		    struct model_set *set, struct model_object **out, size_t *n_out,
 		    struct dt_err *err)
 {
-	struct probe_topology top;
+	struct topo top;
 	struct dt_diags warnings;
 	struct fnode *n;
 	int rc;
@@ -594,13 +594,13 @@ int rec_node_slices(struct rec_fleet *f, const char *name, const struct hwdb_cc_
 	if (rc)
 		return rc;
 	dt_diags_init(&warnings);
-	rc = probe_slices(&top, mode, name, set, out, n_out, &warnings, err);
+	rc = topo_slices(&top, mode, name, set, out, n_out, &warnings, err);
 	dt_diags_free(&warnings);
-	probe_topology_free(&top);
+	topo_free(&top);
 	return rc;
 }
 
-int rec_node_topology(struct rec_fleet *f, const char *name, struct probe_topology *out,
+int rec_node_topology(struct rec_fleet *f, const char *name, struct topo *out,
 		      const struct hwdb_type **entry, struct dt_err *err)
 {
 	const struct fnode *n;

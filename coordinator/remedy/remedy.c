@@ -75,13 +75,13 @@ struct counts {
 
 /* One root of the node: what is live, what fell off, its reference. */
 struct rroot {
-	const struct probe_root *r;
+	const struct topo_root *r;
 	struct counts live, dead, ref;
 	bool has_ref;
 };
 
 struct assess {
-	const struct probe_topology *t;
+	const struct topo *t;
 	const struct hwdb_type *expected;
 	struct rroot *roots;
 	size_t n_roots;
@@ -94,9 +94,9 @@ struct assess {
 	struct rem_assessment *out;
 };
 
-static void root_counts(const struct probe_topology *t, struct rroot *rr)
+static void root_counts(const struct topo *t, struct rroot *rr)
 {
-	const struct probe_root *r = rr->r;
+	const struct topo_root *r = rr->r;
 
 	for (size_t j = 0; j < r->n_gpus; j++) {
 		if (t->devices[r->gpus[j]].fell_off_bus)
@@ -223,7 +223,7 @@ static void root_difference(const struct assess *A, const struct rroot *rr, char
 }
 
 /* The device's own problem, or -1. */
-static int device_cause(const struct assess *A, const struct probe_device *d)
+static int device_cause(const struct assess *A, const struct topo_device *d)
 {
 	const struct hwdb_type *e = A->expected;
 
@@ -231,24 +231,24 @@ static int device_cause(const struct assess *A, const struct probe_device *d)
 		return REM_NO_ROOT;
 	if (!e)
 		return -1;
-	if (d->kind == PROBE_GPU && e->gpu_device &&
+	if (d->kind == TOPO_GPU && e->gpu_device &&
 	    (d->vendor != e->gpu_vendor || d->device != e->gpu_device))
 		return REM_WRONG_MODEL;
-	if (d->kind == PROBE_EFA && e->efa_device && d->device != e->efa_device)
+	if (d->kind == TOPO_EFA && e->efa_device && d->device != e->efa_device)
 		return REM_WRONG_MODEL;
 	return -1;
 }
 
 /* The cause a root's shortfall gives its devices of kind k, or -1. */
-static int root_cause(const struct assess *A, const struct rroot *rr, enum probe_kind k)
+static int root_cause(const struct assess *A, const struct rroot *rr, enum topo_kind k)
 {
 	size_t want_efas = A->expected ? A->expected->n_efas : 0;
 
 	if (!rr->has_ref)
 		return -1;
-	if (k == PROBE_EFA && rr->ref.gpus > rr->live.gpus)
+	if (k == TOPO_EFA && rr->ref.gpus > rr->live.gpus)
 		return rr->dead.gpus ? REM_GPU_OFF_BUS : REM_GPU_MISSING;
-	if (k == PROBE_GPU && rr->ref.efas > rr->live.efas) {
+	if (k == TOPO_GPU && rr->ref.efas > rr->live.efas) {
 		if (rr->dead.efas)
 			return REM_EFA_OFF_BUS;
 		return A->expected && A->live_efas >= want_efas ? REM_EFA_LEFT_ROOT :
@@ -257,7 +257,7 @@ static int root_cause(const struct assess *A, const struct rroot *rr, enum probe
 	return -1;
 }
 
-static const struct rroot *root_of(const struct assess *A, const struct probe_device *d)
+static const struct rroot *root_of(const struct assess *A, const struct topo_device *d)
 {
 	for (size_t i = 0; i < A->n_roots; i++)
 		if (!strcmp(A->roots[i].r->name, d->pcie_root))
@@ -265,7 +265,7 @@ static const struct rroot *root_of(const struct assess *A, const struct probe_de
 	return NULL;
 }
 
-static void device_difference(const struct assess *A, const struct probe_device *d, int cause,
+static void device_difference(const struct assess *A, const struct topo_device *d, int cause,
 			      char *buf, size_t len)
 {
 	const struct hwdb_type *e = A->expected;
@@ -273,11 +273,11 @@ static void device_difference(const struct assess *A, const struct probe_device 
 
 	switch (cause) {
 	case REM_NO_ROOT:
-		snprintf(buf, len, "%s %s: no PCIe root", d->kind == PROBE_GPU ? "GPU" : "EFA",
+		snprintf(buf, len, "%s %s: no PCIe root", d->kind == TOPO_GPU ? "GPU" : "EFA",
 			 d->bdf_str);
 		break;
 	case REM_WRONG_MODEL:
-		if (d->kind == PROBE_GPU)
+		if (d->kind == TOPO_GPU)
 			snprintf(buf, len, "GPU %s: model %04x:%04x, hwdb has %04x:%04x",
 				 d->bdf_str, d->vendor, d->device, e->gpu_vendor, e->gpu_device);
 		else
@@ -295,7 +295,7 @@ static void device_difference(const struct assess *A, const struct probe_device 
 static void assess_devices(struct assess *A)
 {
 	for (size_t i = 0; i < A->t->n_devices; i++) {
-		const struct probe_device *d = &A->t->devices[i];
+		const struct topo_device *d = &A->t->devices[i];
 		const struct rroot *rr;
 		int c;
 
@@ -321,21 +321,21 @@ static int collect(struct assess *A)
 	if (!out->devices)
 		return -ENOMEM;
 	/* GPUs first, then EFAs, each in name (= address) order. */
-	for (int kind = PROBE_GPU; kind <= PROBE_EFA; kind++) {
+	for (int kind = TOPO_GPU; kind <= TOPO_EFA; kind++) {
 		for (size_t i = 0; i < A->t->n_devices; i++) {
-			const struct probe_device *d = &A->t->devices[i];
+			const struct topo_device *d = &A->t->devices[i];
 			struct rem_device *r;
 
 			if ((int)d->kind != kind || d->fell_off_bus)
 				continue;
 			live++;
 			if (A->cause[i] < 0) {
-				live_gpus += d->kind == PROBE_GPU;
+				live_gpus += d->kind == TOPO_GPU;
 				continue;
 			}
 			r = &out->devices[out->n_devices++];
-			r->driver = d->kind == PROBE_GPU ? HWDB_DRIVER_GPU : HWDB_DRIVER_EFA;
-			probe_device_dra_name(A->t, i, r->device, sizeof(r->device));
+			r->driver = d->kind == TOPO_GPU ? HWDB_DRIVER_GPU : HWDB_DRIVER_EFA;
+			topo_device_dra_name(A->t, i, r->device, sizeof(r->device));
 			snprintf(r->bdf, sizeof(r->bdf), "%s", d->bdf_str);
 			snprintf(r->root, sizeof(r->root), "%s", d->pcie_root);
 			r->cause = (enum rem_cause)A->cause[i];
@@ -379,8 +379,8 @@ static void assess_free(struct assess *A)
 	free(A->cause);
 }
 
-int rem_assess(const char *node, const struct probe_verify_result *vr,
-	       const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_assess(const char *node, const struct topo_verify_result *vr,
+	       const struct topo *t, const struct hwdb_type *expected,
 	       struct rem_assessment *out, struct dt_err *err)
 {
 	struct assess A = { .t = t, .expected = expected, .out = out };
@@ -391,11 +391,11 @@ int rem_assess(const char *node, const struct probe_verify_result *vr,
 		return dt_err_set(err, -EINVAL, "remedy: node name \"%s\" is not a DNS subdomain",
 				  node ? node : "");
 	out->node = strdup(node);
-	out->verdict = vr ? vr->verdict : PROBE_DRIFT;
+	out->verdict = vr ? vr->verdict : TOPO_DRIFT;
 	if (!out->node)
 		goto out;
 	/* A node that matches needs nothing; its old remedies are lifted. */
-	if (out->verdict == PROBE_MATCH) {
+	if (out->verdict == TOPO_MATCH) {
 		out->devices = NULL;
 		out->usable_devices = t->n_gpus + t->n_efas;
 		out->usable_gpus = t->n_gpus;
@@ -413,7 +413,7 @@ int rem_assess(const char *node, const struct probe_verify_result *vr,
 		root_counts(t, &A.roots[i]);
 	}
 	for (size_t i = 0; i < t->n_devices; i++)
-		A.live_efas += t->devices[i].kind == PROBE_EFA && !t->devices[i].fell_off_bus;
+		A.live_efas += t->devices[i].kind == TOPO_EFA && !t->devices[i].fell_off_bus;
 	if (expected && expected->dra_metadata && (rc = load_shapes(&A)))
 		goto out;
 	match_roots(&A);

@@ -19,7 +19,7 @@
  * node and device), so that lifting needs no memory of what was sent.
  *
  * Device names are the drivers' own on that node, as topo's slice
- * prediction for a live node writes them (probe_device_dra_name):
+ * prediction for a live node writes them (topo_device_dra_name):
  * gpu-<minor> (gpu.nvidia.com) and pci-<address> (dra.net); a device
  * that fell off the bus is in no slice, so the taint goes to the devices
  * it leaves behind on its root.
@@ -36,8 +36,8 @@
 #include "err.h"
 #include "hwdb.h"
 #include "strbuf.h"
-#include "topology.h"
-#include "verify.h"
+#include "topo.h"
+#include "topo_verify.h"
 
 struct model_object;
 struct model_set;
@@ -70,16 +70,16 @@ const char *rem_cause_value(enum rem_cause c);
 /* One device to taint. */
 struct rem_device {
 	const char *driver;             /* HWDB_DRIVER_GPU or HWDB_DRIVER_EFA */
-	char device[PROBE_DEVICE_NAME_MAX];     /* "gpu-3", "pci-0000-4f-00-0": the driver's */
-	char bdf[PROBE_NAME_MAX];
-	char root[PROBE_NAME_MAX];      /* "" when it has none */
+	char device[TOPO_DEVICE_NAME_MAX];     /* "gpu-3", "pci-0000-4f-00-0": the driver's */
+	char bdf[TOPO_NAME_MAX];
+	char root[TOPO_NAME_MAX];      /* "" when it has none */
 	enum rem_cause cause;
 	char difference[256];           /* for REM_ANNOTATION_DIFF */
 };
 
 struct rem_assessment {
 	char *node;                     /* owned */
-	enum probe_verdict verdict;
+	enum topo_verdict verdict;
 	struct rem_device *devices;     /* GPUs then EFAs, by name; owned */
 	size_t n_devices;
 	size_t expected_devices;        /* GPUs + EFAs the node should have */
@@ -94,8 +94,8 @@ struct rem_assessment {
  * the node shows by itself (devices off the bus, without a root) counts.
  * A match assesses to nothing. -EINVAL when node is not a DNS subdomain.
  * Free with rem_assessment_free (also after an error). */
-int rem_assess(const char *node, const struct probe_verify_result *vr,
-	       const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_assess(const char *node, const struct topo_verify_result *vr,
+	       const struct topo *t, const struct hwdb_type *expected,
 	       struct rem_assessment *out, struct dt_err *err);
 void rem_assessment_free(struct rem_assessment *a);
 
@@ -114,8 +114,8 @@ struct rem_objects {
 int rem_objects_build(const struct rem_assessment *a, struct model_set *set,
 		      struct rem_objects *out, struct dt_err *err);
 /* rem_assess + rem_objects_build. */
-int rem_node_objects(const char *node, const struct probe_verify_result *vr,
-		     const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_node_objects(const char *node, const struct topo_verify_result *vr,
+		     const struct topo *t, const struct hwdb_type *expected,
 		     struct model_set *set, struct rem_objects *out, struct dt_err *err);
 void rem_objects_free(struct rem_objects *o);
 
@@ -136,7 +136,7 @@ struct rem_lift {
  * t's EFAs by address (pci-...), and for the efa-0.. placeholders of
  * coordinators before driver names (either of expected and t may be
  * NULL). */
-int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
+int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err);
 void rem_lift_free(struct rem_lift *l);
 

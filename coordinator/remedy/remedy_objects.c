@@ -116,8 +116,8 @@ oom:
 	return dt_err_set(err, -ENOMEM, "remedy: out of memory");
 }
 
-int rem_node_objects(const char *node, const struct probe_verify_result *vr,
-		     const struct probe_topology *t, const struct hwdb_type *expected,
+int rem_node_objects(const char *node, const struct topo_verify_result *vr,
+		     const struct topo *t, const struct hwdb_type *expected,
 		     struct model_set *set, struct rem_objects *out, struct dt_err *err)
 {
 	struct rem_assessment a;
@@ -166,13 +166,13 @@ static int lift_add(struct rem_lift *l, size_t cap, const char *node, const char
 	return 0;
 }
 
-int rem_lift(const char *node, const struct hwdb_type *expected, const struct probe_topology *t,
+int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err)
 {
 	size_t gpus = max_size(expected ? expected->n_gpus : 0, t ? t->n_gpus : 0);
 	size_t efas = max_size(expected ? expected->n_efas : 0, t ? t->n_efas : 0);
 	size_t n_dev = t ? t->n_devices : 0, cap = gpus + efas + n_dev;
-	char dev[PROBE_DEVICE_NAME_MAX];
+	char dev[TOPO_DEVICE_NAME_MAX];
 
 	memset(out, 0, sizeof(*out));
 	if (!node || !*node)
@@ -189,8 +189,8 @@ int rem_lift(const char *node, const struct hwdb_type *expected, const struct pr
 			goto oom;
 	}
 	for (size_t i = 0; i < n_dev; i++)
-		if (t->devices[i].kind == PROBE_EFA &&
-		    lift_add(out, cap, node, probe_device_dra_name(t, i, dev, sizeof(dev))))
+		if (t->devices[i].kind == TOPO_EFA &&
+		    lift_add(out, cap, node, topo_device_dra_name(t, i, dev, sizeof(dev))))
 			goto oom;
 	/* Rules of coordinators before driver names (efa-N): lifted too. */
 	for (size_t i = 0; i < efas; i++) {

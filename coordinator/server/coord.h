@@ -130,7 +130,7 @@ typedef void (*coord_report_done_fn)(void *arg, int rc, const struct dt_err *err
  * exactly once, maybe before coord_report returns; or, with nothing queued
  * and done never called, -EINVAL (the report cannot be taken), -EAGAIN
  * (the fleet cannot be read back from the store), -ENOMEM. msg is packed
- * for the store (without the predicted slices) only when the node's
+ * for the store (coord_report_pack) only when the node's
  * record is written whole; a heartbeat stores its sequence and times
  * only. The ack must wait for done: nothing is durable before. */
 int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
@@ -163,8 +163,9 @@ void coord_sweeper_stop(struct coord *c);
  * field for a report that cannot be one. */
 int coord_report_from_pb(const Dratopo__V1__TopologyReport *msg, int64_t received_ns,
 			 struct rec_device *devs, struct rec_report *out, struct dt_err *err);
-/* The report as stored: msg packed without resource_slices (the
- * coordinator predicts slices itself, from the devices). malloc'd. */
+/* The report as stored: msg packed with the fields this coordinator knows
+ * only (not an older agent's predicted slices, field 12: the coordinator
+ * predicts slices itself, from the devices). malloc'd. */
 int coord_report_pack(const Dratopo__V1__TopologyReport *msg, uint8_t **out, size_t *len);
 Dratopo__V1__Verdict coord_verdict_pb(enum rec_verdict v);
 /* A Node message for a record; strings borrowed from n. */

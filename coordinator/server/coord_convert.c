@@ -34,7 +34,7 @@ static int device_from_pb(const Dratopo__V1__Device *d, size_t i, struct rec_dev
 				  d->bdf);
 	*out = (struct rec_device){
 		.bdf = d->bdf,
-		.kind = d->kind == DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU ? PROBE_GPU : PROBE_EFA,
+		.kind = d->kind == DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU ? TOPO_GPU : TOPO_EFA,
 		.vendor = d->vendor,
 		.device = d->device,
 		.subsystem_vendor = d->subsystem_vendor,
@@ -83,7 +83,11 @@ int coord_report_pack(const Dratopo__V1__TopologyReport *msg, uint8_t **out, siz
 {
 	Dratopo__V1__TopologyReport copy = *msg;
 
-	copy.resource_slices = (char *)"";
+	/* Only the fields this coordinator knows: an older agent's field 12
+	 * (its predicted slices, ~15 KB) or a newer one's additions would
+	 * otherwise be stored and carried in memory with every node. */
+	copy.base.n_unknown_fields = 0;
+	copy.base.unknown_fields = NULL;
 	*len = protobuf_c_message_get_packed_size(&copy.base);
 	*out = malloc(*len ? *len : 1);
 	if (!*out)

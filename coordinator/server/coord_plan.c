@@ -1,9 +1,10 @@
 /* coord_plan.c - Planner.Plan: `dratopo plan` against the live fleet.
  *
- * The manifests are loaded and checked exactly as `dratopo plan -f` does
- * (plan_input_check); then every plannable node of the fleet joins the set
- * as an existing Node (labels and allocatable of its effective hwdb entry)
- * with the ResourceSlices predicted from its last report. Nodes in drift,
+ * The manifests go through plan_execute, the pipeline `dratopo plan -f`
+ * runs, so they are loaded, checked and answered exactly as offline. Its
+ * prepare step (prepare_fleet) adds the fleet once they passed: every
+ * plannable node joins the set as an existing Node (labels and allocatable
+ * of its effective hwdb entry) with the ResourceSlices predicted from its last report. Nodes in drift,
  * stale, unknown or in conflict are left out. Claims the manifests show as
  * allocated count as in use, as offline. The plan's instance types are a
  * catalogue of its own (plan_catalog): the coordinator's hwdb, the types
@@ -26,9 +27,6 @@
 #include "model.h"
 #include "plan.h"
 #include "strbuf.h"
-
-#define PLAN_EXIT_FAIL 1
-#define PLAN_EXIT_UNSCHEDULABLE 3
 
 struct plan_resp {
 	Dratopo__V1__PlanResponse m;    /* first */
@@ -125,66 +123,75 @@ static int plan_catalog(struct rec_fleet *f, const Dratopo__V1__PlanRequest *q,
 	return rc;
 }
 
-static int emit(const struct plan_result *res, Dratopo__V1__PlanFormat fmt, struct strbuf *out)
+/* What plan_execute's prepare step needs: the request, and the catalogue
+ * it builds (freed after the report, which borrows from it). */
+struct fleet_prep {
+	struct coord *c;
+	const Dratopo__V1__PlanRequest *q;
+	struct hwdb_catalog *cat;
+};
+
+/* The plan's catalogue and the fleet's nodes, under one hold of the fleet
+ * so that both see the same fleet. */
+static int prepare_fleet(void *arg, struct model_set *set, struct plan_options *opts,
+			 struct dt_diags *diags)
+{
+	struct fleet_prep *p = arg;
+	struct rec_fleet *f = coord_fleet_get(p->c);
+	struct dt_err err = { 0 };
+	int rc = plan_catalog(f, p->q, &p->cat, diags);
+
+	if (!rc && (rc = add_fleet(f, set, diags, &err)))
+		dt_diags_add(diags, "dratopo plan: %s", err.msg);
+	coord_fleet_put(p->c);
+	opts->catalog = p->cat;
+	return rc;
+}
+
+static enum plan_format plan_format(Dratopo__V1__PlanFormat fmt)
 {
 	switch (fmt) {
 	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_YAML:
-		return plan_emit_yaml(res, out);
+		return PLAN_FORMAT_YAML;
 	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE:
-		return plan_emit_table(res, out);
+		return PLAN_FORMAT_TABLE;
 	default:
-		return plan_emit_json(res, out);
+		return PLAN_FORMAT_JSON;
 	}
 }
 
-/* Plan; the exit code the CLI would have. Problems go to r->diags. */
+/* Plan; the exit code the CLI would have. Its output goes to r->out, its
+ * messages to r->diags as the CLI prints them. */
 static int run_plan(struct coord *c, const Dratopo__V1__PlanRequest *q, struct plan_resp *r)
 {
-	struct model_set *set = model_set_new();
-	struct plan_options opts = { 0 };
-	struct hwdb_catalog *cat = NULL;
-	struct plan_result *res = NULL;
-	struct rec_fleet *f;
-	struct dt_err err = { 0 };
-	int code = PLAN_EXIT_FAIL, rc;
+	struct plan_manifest *m = calloc(q->n_manifests + 1, sizeof(*m));
+	struct fleet_prep prep = { .c = c, .q = q };
+	struct plan_request rq = { .manifests = m, .n_manifests = q->n_manifests,
+				   .format = plan_format(q->format), .prepare = prepare_fleet,
+				   .prepare_arg = &prep, .who = "dratopo plan" };
+	struct plan_report rep;
+	int code;
 
-	if (!set)
-		return dt_diags_add(&r->diags, "out of memory"), PLAN_EXIT_FAIL;
-	for (size_t i = 0; i < q->n_manifests; i++) {
-		const Dratopo__V1__Manifest *m = q->manifests[i];
-
-		if (model_set_load_buffer(set, m->content, strlen(m->content),
-					  m->name[0] ? m->name : "(manifest)", &r->diags, &err) < 0 &&
-		    !r->diags.n)
-			dt_diags_add(&r->diags, "%s", err.msg);
-	}
-	if (plan_input_check(set, &r->diags))
-		goto out;
-	for (size_t i = 0; i < set->warnings.n; i++)
-		dt_diags_add(&r->diags, "warning: %s", set->warnings.msgs[i]);
-	f = coord_fleet_get(c);
-	rc = plan_catalog(f, q, &cat, &r->diags);
-	if (!rc && (rc = add_fleet(f, set, &r->diags, &err)))
-		dt_diags_add(&r->diags, "dratopo plan: %s", err.msg);
-	coord_fleet_put(c);
-	if (rc)
-		goto out;
-	opts.catalog = cat;
-	if (plan_run(set, &opts, &res, &err)) {
-		dt_diags_add(&r->diags, "dratopo plan: %s", err.msg);
-		goto out;
-	}
-	for (size_t i = 0; i < res->warnings.n; i++)
-		dt_diags_add(&r->diags, "warning: %s", res->warnings.msgs[i]);
-	if (emit(res, q->format, &r->out) || sb_error(&r->out)) {
+	if (!m) {
 		dt_diags_add(&r->diags, "dratopo plan: out of memory");
-		goto out;
+		return PLAN_EXIT_FAIL;
 	}
-	code = res->n_unschedulable ? PLAN_EXIT_UNSCHEDULABLE : 0;
-out:
-	plan_result_free(res);
-	model_set_free(set);
-	hwdb_catalog_free(cat);         /* after what borrows from it */
+	for (size_t i = 0; i < q->n_manifests; i++) {
+		m[i].name = q->manifests[i]->name[0] ? q->manifests[i]->name : "(manifest)";
+		m[i].content = q->manifests[i]->content;
+		m[i].len = strlen(m[i].content);
+	}
+	code = plan_execute(&rq, &rep);
+	for (size_t i = 0; i < rep.warnings.n; i++)
+		dt_diags_add(&r->diags, "warning: %s", rep.warnings.msgs[i]);
+	for (size_t i = 0; i < rep.diags.n; i++)
+		dt_diags_add(&r->diags, "%s", rep.diags.msgs[i]);
+	r->diags.dropped += rep.warnings.dropped + rep.diags.dropped;
+	r->out = rep.output;            /* the response's now */
+	sb_init(&rep.output);
+	plan_report_free(&rep);
+	hwdb_catalog_free(prep.cat);    /* after the report, which borrows from it */
+	free(m);
 	return code;
 }
 

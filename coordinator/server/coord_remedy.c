@@ -13,13 +13,13 @@
 #include "coord.h"
 #include "model.h"
 #include "remedy.h"
-#include "verify.h"
+#include "topo_verify.h"
 
 static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
 			 struct coord_remedies *out, struct dt_err *err)
 {
-	struct probe_topology t;
-	struct probe_verify_result vr = { 0 };
+	struct topo t;
+	struct topo_verify_result vr = { 0 };
 	struct rem_objects o = { 0 };
 	const struct hwdb_type *entry;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
@@ -27,7 +27,7 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 	if (rc)
 		return rc;
 	if (entry)
-		rc = probe_verify_entry(&t, entry, &vr, err);
+		rc = topo_verify_entry(&t, entry, &vr, err);
 	if (!rc)
 		rc = rem_node_objects(name, &vr, &t, entry, set, &o, err);
 	if (!rc && (rc = rem_emit(&o, name, DOC_FORMAT_YAML, &out->yaml)))
@@ -37,15 +37,15 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->node_taints += o.node != NULL;
 	}
 	rem_objects_free(&o);
-	probe_verify_result_free(&vr);
-	probe_topology_free(&t);
+	topo_verify_result_free(&vr);
+	topo_free(&t);
 	return rc;
 }
 
 static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *out,
 		struct dt_err *err)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct rem_lift l = { 0 };
 	const struct hwdb_type *entry;
 	char **grown;
@@ -71,7 +71,7 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 		out->n_lifted++;
 	}
 	rem_lift_free(&l);
-	probe_topology_free(&t);
+	topo_free(&t);
 	return rc;
 }
 

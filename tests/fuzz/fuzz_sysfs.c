@@ -27,12 +27,8 @@
 
 #include "doc.h"
 #include "gen_src.h"
-/* probe_run() is declared in agent/probe.h once the topology model lives in
- * topo/, in agent/topology.h before: the target builds in both layouts. */
-#if defined(__has_include) && __has_include("probe.h")
 #include "probe.h"
-#endif
-#include "topology.h"
+#include "topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -277,7 +273,7 @@ static void build(struct gen_src *src)
 		device(src, sys, i);
 }
 
-static void check(const struct probe_topology *t)
+static void check(const struct topo *t)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a;
@@ -285,11 +281,11 @@ static void check(const struct probe_topology *t)
 	size_t gpus = 0, efas = 0;
 
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 
-		gpus += d->kind == PROBE_GPU;
-		efas += d->kind == PROBE_EFA;
-		if (i && probe_bdf_cmp(&t->devices[i - 1].bdf, &d->bdf) > 0)
+		gpus += d->kind == TOPO_GPU;
+		efas += d->kind == TOPO_EFA;
+		if (i && topo_bdf_cmp(&t->devices[i - 1].bdf, &d->bdf) > 0)
 			fail("devices out of address order");
 		if (!memchr(d->pcie_root, '\0', sizeof(d->pcie_root)) ||
 		    !memchr(d->bdf_str, '\0', sizeof(d->bdf_str)))
@@ -298,20 +294,20 @@ static void check(const struct probe_topology *t)
 	if (gpus != t->n_gpus || efas != t->n_efas || gpus + efas != t->n_devices)
 		fail("the GPU and EFA counts do not add up");
 	for (size_t r = 0; r < t->n_roots; r++) {
-		const struct probe_root *pr = &t->roots[r];
+		const struct topo_root *pr = &t->roots[r];
 
 		for (size_t k = 0; k < pr->n_gpus + pr->n_efas; k++) {
 			bool gpu = k < pr->n_gpus;
 			size_t i = gpu ? pr->gpus[k] : pr->efas[k - pr->n_gpus];
 
-			if (i >= t->n_devices || t->devices[i].kind != (gpu ? PROBE_GPU : PROBE_EFA) ||
+			if (i >= t->n_devices || t->devices[i].kind != (gpu ? TOPO_GPU : TOPO_EFA) ||
 			    strcmp(t->devices[i].pcie_root, pr->name))
 				fail("a root lists a device that is not its own");
 		}
 	}
-	if (probe_emit_text(t, &sb))
-		fail("probe_emit_text failed");
-	if (!(a = doc_arena_new()) || !(n = probe_to_doc(t, a)) || doc_emit_json(n, 2, &sb))
+	if (topo_emit_text(t, &sb))
+		fail("topo_emit_text failed");
+	if (!(a = doc_arena_new()) || !(n = topo_to_doc(t, a)) || doc_emit_json(n, 2, &sb))
 		fail("the JSON form failed");
 	doc_arena_free(a);
 	sb_free(&sb);
@@ -319,7 +315,7 @@ static void check(const struct probe_topology *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct probe_options opts = { 0 };
 	struct dt_err err = { 0 };
 	struct gen_src src;
@@ -351,6 +347,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_sysfs: probe_run: %d: %s\n", rc, err.msg);
 		fail("probe_run failed on a tree with a PCI bus");
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 	return 0;
 }

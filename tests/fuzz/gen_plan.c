@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "gen_plan.h"
-#include "cel.h"
 #include "hwdb.h"
 #include "model.h"
 #include "plan.h"
@@ -583,47 +582,37 @@ static bool check_plan(const struct gen_plan *g, const struct plan_result *r,
 	return true;
 }
 
+/* The manifests go through plan_execute as `dratopo plan -f gen.yaml -o
+ * json` would take them: loaded, validated with CEL compiled, planned. */
 enum gen_verdict gen_plan_check(const struct gen_plan *g, struct gen_plan_stats *st,
 				struct strbuf *why)
 {
-	struct model_validate_opts vo = { .check_cel = gen_check_cel };
-	struct model_set *set = model_set_new();
-	struct plan_result *res = NULL;
-	struct dt_diags errs;
+	struct plan_manifest m = { "gen.yaml", sb_str(&g->yaml), g->yaml.len };
+	struct plan_request rq = { .manifests = &m, .n_manifests = 1,
+				   .format = PLAN_FORMAT_JSON };
+	struct plan_report rep = { 0 };
 	struct dt_err err = { 0 };
 	enum gen_verdict v = GEN_FAIL;
 
-	dt_diags_init(&errs);
 	if (hwdb_load_extra_buf(sb_str(&g->extra), g->extra.len, "gen-extra.yaml", &err)) {
 		sb_printf(why, "the generated extra file does not load: %s", err.msg);
 		goto out;
 	}
-	if (!set || model_set_load_buffer(set, sb_str(&g->yaml), g->yaml.len, "gen.yaml", &errs,
-					  &err) || dt_diags_count(&errs) ||
-	    model_validate_set(set, &vo, &errs) != 0) {
-		sb_printf(why, "the generated manifests do not load: %s",
-			  errs.n ? errs.msgs[0] : err.msg);
+	if (plan_execute(&rq, &rep) == PLAN_EXIT_FAIL) {
+		sb_printf(why, "the generated manifests do not plan: %s",
+			  rep.diags.n ? rep.diags.msgs[0] : "(no message)");
 		goto out;
 	}
-	if (plan_run(set, NULL, &res, &err)) {
-		sb_printf(why, "plan_run failed: %s", err.msg);
-		goto out;
-	}
-	if (check_plan(g, res, st, why))
+	if (check_plan(g, rep.result, st, why))
 		v = GEN_PASS;
 out:
 	if (v == GEN_FAIL) {
-		struct strbuf js = STRBUF_INIT;
-
-		if (res && plan_emit_json(res, &js) == 0)
-			sb_printf(why, "\n--- the plan ---\n%s", sb_str(&js));
+		if (rep.result)
+			sb_printf(why, "\n--- the plan ---\n%s", sb_str(&rep.output));
 		sb_printf(why, "\n--- --hwdb-extra ---\n%s--- the manifests ---\n%s",
 			  sb_str(&g->extra), sb_str(&g->yaml));
-		sb_free(&js);
 	}
-	plan_result_free(res);
-	model_set_free(set);
-	dt_diags_free(&errs);
+	plan_report_free(&rep);
 	hwdb_reset();
 	return v;
 }

@@ -111,7 +111,7 @@ static int silent(struct rpc_channel *ch, struct rpc_channel *other)
 
 static int stream(struct rpc_channel *ch, long n, const char *root)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 	int rc = 0;
 
@@ -140,7 +140,7 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 			fflush(stdout);
 		}
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 	if (rc)
 		fprintf(stderr, "coord_client: %s\n", err.msg);
 	return rc ? 1 : 0;

@@ -18,10 +18,10 @@
 #include "hwdb.h"
 #include "model.h"
 #include "probe.h"
-#include "slices.h"
+#include "topo_slices.h"
 #include "sysfs_probe.h"
-#include "topology.h"
-#include "verify.h"
+#include "topo.h"
+#include "topo_verify.h"
 
 #define FIXTURES DT_BINARY_DIR "/fixtures/agent"
 
@@ -47,7 +47,7 @@ static int suite_init(void)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static int probe_fixture(const char *name, struct probe_topology *t)
+static int probe_fixture(const char *name, struct topo *t)
 {
 	struct dt_err err = { 0 };
 	int rc = probe_run(fx(name), NULL, t, &err);
@@ -57,7 +57,7 @@ static int probe_fixture(const char *name, struct probe_topology *t)
 	return rc;
 }
 
-static const struct probe_device *find_dev(const struct probe_topology *t, const char *bdf)
+static const struct topo_device *find_dev(const struct topo *t, const char *bdf)
 {
 	for (size_t i = 0; i < t->n_devices; i++)
 		if (strcmp(t->devices[i].bdf_str, bdf) == 0)
@@ -65,7 +65,7 @@ static const struct probe_device *find_dev(const struct probe_topology *t, const
 	return NULL;
 }
 
-static int has_warning(const struct probe_topology *t, const char *a, const char *b)
+static int has_warning(const struct topo *t, const char *a, const char *b)
 {
 	for (size_t i = 0; i < t->warnings.n; i++)
 		if (strstr(t->warnings.msgs[i], a) && (!b || strstr(t->warnings.msgs[i], b)))
@@ -85,23 +85,23 @@ static int has_line(const struct dt_diags *d, const char *a, const char *b)
 
 static void test_bdf_parse(void)
 {
-	struct probe_bdf b;
+	struct topo_bdf b;
 	char buf[16];
 
-	CU_ASSERT_EQUAL(probe_bdf_parse("0000:53:00.0", &b), 0);
+	CU_ASSERT_EQUAL(topo_bdf_parse("0000:53:00.0", &b), 0);
 	CU_ASSERT_EQUAL(b.bus, 0x53);
-	probe_bdf_format(&b, buf, sizeof(buf));
+	topo_bdf_format(&b, buf, sizeof(buf));
 	DT_ASSERT_STR(buf, "0000:53:00.0");
-	CU_ASSERT_EQUAL(probe_bdf_parse("0000:46:01.4", &b), 0);
+	CU_ASSERT_EQUAL(topo_bdf_parse("0000:46:01.4", &b), 0);
 	CU_ASSERT_EQUAL(b.dev, 1);
 	CU_ASSERT_EQUAL(b.func, 4);
 	/* Kubernetes' rules: lower case, 4-digit domain, device < 0x20, function < 8 */
-	CU_ASSERT_EQUAL(probe_bdf_parse("0000:5A:00.0", &b), -EINVAL);
-	CU_ASSERT_EQUAL(probe_bdf_parse("00000000:53:00.0", &b), -EINVAL);
-	CU_ASSERT_EQUAL(probe_bdf_parse("0000:53:20.0", &b), -EINVAL);
-	CU_ASSERT_EQUAL(probe_bdf_parse("0000:53:00.8", &b), -EINVAL);
-	CU_ASSERT_EQUAL(probe_bdf_parse("garbage", &b), -EINVAL);
-	CU_ASSERT_EQUAL(probe_bdf_parse("", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("0000:5A:00.0", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("00000000:53:00.0", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("0000:53:20.0", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("0000:53:00.8", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("garbage", &b), -EINVAL);
+	CU_ASSERT_EQUAL(topo_bdf_parse("", &b), -EINVAL);
 }
 
 static void test_parse_values(void)
@@ -169,7 +169,7 @@ static void test_read_attr_refuses_traps(void)
 
 static void test_pcie_root_rule(void)
 {
-	char sys[4096], root[PROBE_NAME_MAX];
+	char sys[4096], root[TOPO_NAME_MAX];
 	struct dt_err err = { 0 };
 
 	probe_sys_dir(fx("p5.48xlarge"), sys, sizeof(sys));
@@ -211,7 +211,7 @@ static void test_sys_dir(void)
 static void check_matches_hwdb(const char *fixture, const char *type_name)
 {
 	const struct hwdb_type *ty = hwdb_lookup(type_name);
-	struct probe_topology t;
+	struct topo t;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ty);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture(fixture, &t), 0);
@@ -222,7 +222,7 @@ static void check_matches_hwdb(const char *fixture, const char *type_name)
 	for (size_t k = 0; k < 2; k++) {
 		const struct hwdb_device *hd = k ? ty->efas : ty->gpus;
 		size_t hn = k ? ty->n_efas : ty->n_gpus;
-		enum probe_kind kind = k ? PROBE_EFA : PROBE_GPU;
+		enum topo_kind kind = k ? TOPO_EFA : TOPO_GPU;
 		char *used = calloc(t.n_devices + 1, 1);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(used);
@@ -231,7 +231,7 @@ static void check_matches_hwdb(const char *fixture, const char *type_name)
 			size_t j;
 
 			for (j = 0; j < t.n_devices; j++) {
-				const struct probe_device *d = &t.devices[j];
+				const struct topo_device *d = &t.devices[j];
 
 				if (!used[j] && d->kind == kind &&
 				    strcmp(d->pcie_root, hd[i].pcie_root) == 0 &&
@@ -240,7 +240,7 @@ static void check_matches_hwdb(const char *fixture, const char *type_name)
 			}
 			if (j == t.n_devices)
 				fprintf(stderr, "\n  %s: no %s on %s (numa %d)\n", fixture,
-					probe_kind_name(kind), hd[i].pcie_root, hd[i].numa_node);
+					topo_kind_name(kind), hd[i].pcie_root, hd[i].numa_node);
 			CU_ASSERT(j < t.n_devices);
 			if (j < t.n_devices)
 				used[j] = 1;
@@ -248,11 +248,11 @@ static void check_matches_hwdb(const char *fixture, const char *type_name)
 		free(used);
 	}
 	for (size_t i = 0; i < t.n_devices; i++) {
-		const struct probe_device *d = &t.devices[i];
+		const struct topo_device *d = &t.devices[i];
 
 		CU_ASSERT_PTR_NOT_NULL(d->model);
 		CU_ASSERT_FALSE(d->fell_off_bus);
-		if (d->kind == PROBE_GPU) {
+		if (d->kind == TOPO_GPU) {
 			CU_ASSERT_EQUAL(d->device, ty->gpu_device);
 			CU_ASSERT_EQUAL(d->vendor, HWDB_PCI_VENDOR_NVIDIA);
 		} else {
@@ -264,7 +264,7 @@ static void check_matches_hwdb(const char *fixture, const char *type_name)
 			DT_ASSERT_STR(d->rdma_device, want);
 		}
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_probe_known_types(void)
@@ -278,16 +278,16 @@ static void test_probe_known_types(void)
 
 static void test_probe_p5_layout(void)
 {
-	const struct probe_device *gpu0, *efa0;
-	const struct probe_root *r;
-	struct probe_topology t;
+	const struct topo_device *gpu0, *efa0;
+	const struct topo_root *r;
+	struct topo t;
 
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("p5.48xlarge", &t), 0);
 	gpu0 = find_dev(&t, "0000:53:00.0");
 	efa0 = find_dev(&t, "0000:4f:00.0");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(gpu0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(efa0);
-	CU_ASSERT_EQUAL(gpu0->kind, PROBE_GPU);
+	CU_ASSERT_EQUAL(gpu0->kind, TOPO_GPU);
 	DT_ASSERT_STR(gpu0->pcie_root, "pci0000:44");
 	CU_ASSERT_EQUAL(gpu0->numa_node, 0);
 	DT_ASSERT_STR(gpu0->model, hwdb_pci_gpu(0x10de, 0x2330)->model);
@@ -295,7 +295,7 @@ static void test_probe_p5_layout(void)
 	DT_ASSERT_STR(gpu0->link_speed, "32.0 GT/s PCIe");
 	DT_ASSERT_STR(gpu0->driver, "nvidia");
 	CU_ASSERT(gpu0->has_subsys && gpu0->subsys_vendor == 0x10de);
-	CU_ASSERT_EQUAL(efa0->kind, PROBE_EFA);
+	CU_ASSERT_EQUAL(efa0->kind, TOPO_EFA);
 	DT_ASSERT_STR(efa0->rdma_device, "rdmap79s0");
 	CU_ASSERT_EQUAL(efa0->efa_generation, hwdb_pci_efa(0x1d0f, 0xefa1)->generation);
 	/* 8 roots of 1 GPU and 4 EFAs each; NVSwitches, ENA, NVMe, bridges
@@ -305,19 +305,19 @@ static void test_probe_p5_layout(void)
 		CU_ASSERT_EQUAL(t.roots[i].n_gpus, 1);
 		CU_ASSERT_EQUAL(t.roots[i].n_efas, 4);
 	}
-	r = probe_find_root(&t, "pci0000:bb");
+	r = topo_find_root(&t, "pci0000:bb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(t.devices[r->gpus[0]].numa_node, 1);
 	CU_ASSERT(t.n_other > 0);
 	for (size_t i = 0; i < t.n_devices; i++)
 		CU_ASSERT((t.devices[i].class_code >> 16) != 0x06);
 	CU_ASSERT_EQUAL(t.cpus, 192);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_probe_flat_and_split(void)
 {
-	struct probe_topology t;
+	struct topo t;
 
 	/* g5: everything on pci0000:00 and no NUMA information */
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("g5.48xlarge", &t), 0);
@@ -325,14 +325,14 @@ static void test_probe_flat_and_split(void)
 	DT_ASSERT_STR(t.roots[0].name, "pci0000:00");
 	for (size_t i = 0; i < t.n_devices; i++)
 		CU_ASSERT_EQUAL(t.devices[i].numa_node, -1);
-	probe_topology_free(&t);
+	topo_free(&t);
 
 	/* g6e: GPUs each on their own root, EFAs never with a GPU */
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("g6e.48xlarge", &t), 0);
 	CU_ASSERT_EQUAL(t.n_roots, 10);
 	for (size_t i = 0; i < t.n_roots; i++)
 		CU_ASSERT(t.roots[i].n_gpus == 0 || t.roots[i].n_efas == 0);
-	probe_topology_free(&t);
+	topo_free(&t);
 
 	/* p4d: no switches; the 6 NVSwitches (class 0680) are noise */
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("p4d.24xlarge", &t), 0);
@@ -341,24 +341,24 @@ static void test_probe_flat_and_split(void)
 		CU_ASSERT_EQUAL(t.roots[i].n_gpus, 2);
 		CU_ASSERT_EQUAL(t.roots[i].n_efas, 1);
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_probe_instance_type_override(void)
 {
 	struct probe_options o = { "p5e.48xlarge" };
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 
 	CU_ASSERT_EQUAL_FATAL(probe_run(fx("p5.48xlarge"), &o, &t, &err), 0);
 	DT_ASSERT_STR(t.instance_type, "p5e.48xlarge");
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_probe_broken_host(void)
 {
-	const struct probe_device *d;
-	struct probe_topology t;
+	const struct topo_device *d;
+	struct topo t;
 
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("broken", &t), 0);
 	/* trailing blanks of the DMI name are not part of the type */
@@ -391,7 +391,7 @@ static void test_probe_broken_host(void)
 	CU_ASSERT(has_warning(&t, "0000:7c:00.0", "must start with devices/pci"));
 	CU_ASSERT_EQUAL(t.n_gpus, 3);
 	CU_ASSERT_EQUAL(t.n_efas, 8);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void write_file(const char *dir, const char *name, const char *text)
@@ -412,7 +412,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 static void test_probe_libpci_errors_during_scan(void)
 {
 	char root[] = "/tmp/dt_agent_scan_XXXXXX", dev[4200], path[4200];
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 	static const char *const dirs[] = {
 		"sys", "sys/bus", "sys/bus/pci", "sys/bus/pci/devices", "sys/devices",
@@ -448,7 +448,7 @@ static void test_probe_libpci_errors_during_scan(void)
 	/* no config space: read as unreadable, not as fallen off the bus */
 	CU_ASSERT_FALSE(find_dev(&t, "0000:10:1c.0")->fell_off_bus);
 	CU_ASSERT(has_warning(&t, "0000:10:1c.0", "config space unreadable"));
-	probe_topology_free(&t);
+	topo_free(&t);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	CU_ASSERT_EQUAL(system(path), 0);
 }
@@ -513,7 +513,7 @@ static void test_probe_survives_corruption(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	/* the "unknown" tree: switches and EFAs like a p5, a third of its size */
 	for (unsigned seed = 1; seed <= 8; seed++) {
-		struct probe_topology t;
+		struct topo t;
 		struct dt_err err = { 0 };
 		char copy[4200];
 		int rc;
@@ -531,7 +531,7 @@ static void test_probe_survives_corruption(void)
 			CU_ASSERT(t.n_gpus <= 8);
 			CU_ASSERT(t.n_efas <= 8);
 			CU_ASSERT(t.warnings.n > 0);
-			probe_topology_free(&t);
+			topo_free(&t);
 		} else {
 			/* only when bus/pci/devices itself was broken */
 			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bus/pci/devices"));
@@ -566,7 +566,7 @@ static void remove_tree(const char *dir)
 static void test_probe_bad_vendor_file_warns(void)
 {
 	char dir[] = "/tmp/dt_agent_vendor_XXXXXX", copy[4200], devs[4300];
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 
 	p5_copy(dir, copy, sizeof(copy));
@@ -578,7 +578,7 @@ static void test_probe_bad_vendor_file_warns(void)
 	CU_ASSERT_EQUAL(t.n_gpus, 6);
 	CU_ASSERT(has_warning(&t, "0000:64:00.0", "empty"));
 	CU_ASSERT(has_warning(&t, "0000:75:00.0", "not a PCI vendor"));
-	probe_topology_free(&t);
+	topo_free(&t);
 	remove_tree(dir);
 }
 
@@ -587,7 +587,7 @@ static void test_probe_bad_vendor_file_warns(void)
 static void test_probe_bad_class_file_warns(void)
 {
 	char dir[] = "/tmp/dt_agent_class_XXXXXX", copy[4200], devs[4300];
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 
 	p5_copy(dir, copy, sizeof(copy));
@@ -596,13 +596,13 @@ static void test_probe_bad_class_file_warns(void)
 	CU_ASSERT_EQUAL_FATAL(probe_run(copy, NULL, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.n_gpus, 7);
 	CU_ASSERT(has_warning(&t, "0000:53:00.0", "not a PCI class code"));
-	probe_topology_free(&t);
+	topo_free(&t);
 	remove_tree(dir);
 }
 
 static void test_probe_missing_root(void)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 
 	CU_ASSERT_EQUAL(probe_run(fx("no-such-fixture"), NULL, &t, &err), -ENOENT);
@@ -614,23 +614,23 @@ static void test_probe_missing_root(void)
 
 static void test_text_tree(void)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	const char *s;
 
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("p5.48xlarge", &t), 0);
-	CU_ASSERT_EQUAL(probe_emit_text(&t, &sb), 0);
+	CU_ASSERT_EQUAL(topo_emit_text(&t, &sb), 0);
 	s = sb_str(&sb);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "p5.48xlarge: 8 GPUs, 32 EFAs on 8 PCIe roots"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "pci0000:44  numa 0  1 GPU, 4 EFAs\n  ├─ gpu 0000:53:00.0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "└─ efa 0000:52:00.0"));
 	sb_free(&sb);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_json_shape(void)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a = doc_arena_new();
 	struct doc_stream *st = NULL;
@@ -639,7 +639,7 @@ static void test_json_shape(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("g5.48xlarge", &t), 0);
-	CU_ASSERT_EQUAL_FATAL(doc_emit_json(probe_to_doc(&t, a), 2, &sb), 0);
+	CU_ASSERT_EQUAL_FATAL(doc_emit_json(topo_to_doc(&t, a), 2, &sb), 0);
 	/* read it back: the contract's keys and types */
 	CU_ASSERT_EQUAL_FATAL(doc_parse(sb_str(&sb), sb.len, DOC_FORMAT_JSON, "probe", &st, &err), 0);
 	root = st->docs[0].root;
@@ -662,24 +662,24 @@ static void test_json_shape(void)
 	doc_stream_free(st);
 	doc_arena_free(a);
 	sb_free(&sb);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 /* ---- Verify ---- */
 
-static enum probe_verdict verify_fixture(const char *name, const char *as,
-					 struct probe_verify_result *r)
+static enum topo_verdict verify_fixture(const char *name, const char *as,
+					 struct topo_verify_result *r)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct dt_err err = { 0 };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (probe_fixture(name, &t))
-		return (enum probe_verdict)-1;
-	rc = probe_verify(&t, as, r, &err);
-	probe_topology_free(&t);
-	return rc ? (enum probe_verdict)-1 : r->verdict;
+		return (enum topo_verdict)-1;
+	rc = topo_verify(&t, as, r, &err);
+	topo_free(&t);
+	return rc ? (enum topo_verdict)-1 : r->verdict;
 }
 
 static void test_verify_match(void)
@@ -687,22 +687,22 @@ static void test_verify_match(void)
 	static const char *const types[] = {
 		"p5.48xlarge", "p4d.24xlarge", "p5en.48xlarge", "g6e.48xlarge", "g5.48xlarge",
 	};
-	struct probe_verify_result r;
+	struct topo_verify_result r;
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		CU_ASSERT_EQUAL(verify_fixture(types[i], NULL, &r), PROBE_MATCH);
+		CU_ASSERT_EQUAL(verify_fixture(types[i], NULL, &r), TOPO_MATCH);
 		if (r.differences.n)
 			fprintf(stderr, "\n  %s: %s\n", types[i], r.differences.msgs[0]);
-		probe_verify_result_free(&r);
+		topo_verify_result_free(&r);
 	}
 }
 
 static void test_verify_degraded(void)
 {
-	struct probe_verify_result r;
+	struct topo_verify_result r;
 	const struct dt_diags *d = &r.differences;
 
-	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge-degraded", NULL, &r), PROBE_DRIFT);
+	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge-degraded", NULL, &r), TOPO_DRIFT);
 	CU_ASSERT(has_line(d, "GPU count: hwdb has 8 for p5.48xlarge, this node has 7", NULL));
 	CU_ASSERT(has_line(d, "EFA count: hwdb has 32 for p5.48xlarge, this node has 30", NULL));
 	/* grouping by shape: 6 intact roots instead of 8, and the two that
@@ -713,56 +713,56 @@ static void test_verify_degraded(void)
 	CU_ASSERT(has_line(d, "roots with 1 GPU + 2 EFAs: hwdb has 0, this node has 1",
 			   "(pci0000:44)"));
 	CU_ASSERT_EQUAL(dt_diags_count(d), 5);
-	probe_verify_result_free(&r);
+	topo_verify_result_free(&r);
 }
 
 static void test_verify_wrong_type(void)
 {
-	struct probe_verify_result r;
+	struct topo_verify_result r;
 	const struct dt_diags *d = &r.differences;
 
 	/* a p5 claiming to be a p5en: models, generation and grouping differ */
-	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge", "p5en.48xlarge", &r), PROBE_DRIFT);
+	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge", "p5en.48xlarge", &r), TOPO_DRIFT);
 	CU_ASSERT(has_line(d, "GPU 0000:53:00.0: model 10de:2330", "hwdb has 10de:2335"));
 	CU_ASSERT(has_line(d, "EFA 0000:4f:00.0: efa1", "hwdb has efa2"));
 	CU_ASSERT(has_line(d, "EFA count: hwdb has 16", "this node has 32"));
 	CU_ASSERT(has_line(d, "PCIe roots: hwdb has 4 roots", "this node has 8"));
-	probe_verify_result_free(&r);
+	topo_verify_result_free(&r);
 }
 
 static void test_verify_without_topology(void)
 {
 	const struct hwdb_type *p3 = hwdb_lookup("p3.16xlarge");
-	struct probe_verify_result r;
+	struct topo_verify_result r;
 	const struct dt_diags *d = &r.differences;
 
 	/* hwdb knows no topology for p3 (no scraped devices): counts and
 	 * models are compared, the grouping is not */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p3);
 	CU_ASSERT_FALSE(p3->dra_metadata);
-	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge", "p3.16xlarge", &r), PROBE_DRIFT);
+	CU_ASSERT_EQUAL(verify_fixture("p5.48xlarge", "p3.16xlarge", &r), TOPO_DRIFT);
 	CU_ASSERT(has_line(d, "GPU 0000:53:00.0: model 10de:2330", NULL));
 	CU_ASSERT(has_line(d, "EFA count: hwdb has 0", "this node has 32"));
 	CU_ASSERT_FALSE(has_line(d, "grouping", NULL));
 	CU_ASSERT_FALSE(has_line(d, "PCIe roots", NULL));
-	probe_verify_result_free(&r);
+	topo_verify_result_free(&r);
 }
 
 static void test_verify_broken_counts_fallen_gpu(void)
 {
-	struct probe_verify_result r;
+	struct topo_verify_result r;
 
-	CU_ASSERT_EQUAL(verify_fixture("broken", NULL, &r), PROBE_DRIFT);
+	CU_ASSERT_EQUAL(verify_fixture("broken", NULL, &r), TOPO_DRIFT);
 	CU_ASSERT(has_line(&r.differences, "GPU 0000:64:00.0 fell off the bus", NULL));
 	CU_ASSERT(has_line(&r.differences, "GPU 0000:7c:00.0: no PCIe root", NULL));
-	probe_verify_result_free(&r);
+	topo_verify_result_free(&r);
 }
 
 static void test_verify_unknown_learns_entry(void)
 {
-	struct probe_topology t;
-	struct probe_verify_result r;
-	struct probe_learned l;
+	struct topo t;
+	struct topo_verify_result r;
+	struct topo_learned l;
 	struct strbuf sb = STRBUF_INIT;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
@@ -770,11 +770,11 @@ static void test_verify_unknown_learns_entry(void)
 
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture("unknown", &t), 0);
-	CU_ASSERT_EQUAL(probe_verify(&t, NULL, &r, &err), 0);
-	CU_ASSERT_EQUAL(r.verdict, PROBE_UNKNOWN_TYPE);
-	probe_verify_result_free(&r);
+	CU_ASSERT_EQUAL(topo_verify(&t, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.verdict, TOPO_UNKNOWN_TYPE);
+	topo_verify_result_free(&r);
 
-	CU_ASSERT_EQUAL_FATAL(probe_learn(&t, NULL, &l, &w, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_learn(&t, NULL, &l, &w, &err), 0);
 	DT_ASSERT_STR(l.type.name, "p7.48xlarge");
 	DT_ASSERT_STR(l.type.family, "p7");
 	CU_ASSERT_EQUAL(l.type.n_gpus, 8);
@@ -787,7 +787,7 @@ static void test_verify_unknown_learns_entry(void)
 	DT_ASSERT_STR(l.type.efas[7].name, "efa-7");
 	one = &l.type;
 	CU_ASSERT_EQUAL_FATAL(hwdb_file_write_yaml(&one, 1, &sb), 0);
-	probe_learned_free(&l);
+	topo_learned_free(&l);
 
 	/* the proposal loads back and the node then verifies */
 	if (hwdb_load_extra_buf(sb_str(&sb), sb.len, "proposed.yaml", &err) != 0)
@@ -795,14 +795,14 @@ static void test_verify_unknown_learns_entry(void)
 	back = hwdb_lookup("p7.48xlarge");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(back);
 	CU_ASSERT_EQUAL(back->n_gpus, 8);
-	CU_ASSERT_EQUAL(probe_verify(&t, NULL, &r, &err), 0);
-	CU_ASSERT_EQUAL(r.verdict, PROBE_MATCH);
-	probe_verify_result_free(&r);
+	CU_ASSERT_EQUAL(topo_verify(&t, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.verdict, TOPO_MATCH);
+	topo_verify_result_free(&r);
 	hwdb_reset();
 	CU_ASSERT_PTR_NULL(hwdb_lookup("p7.48xlarge"));
 	sb_free(&sb);
 	dt_diags_free(&w);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 /* ---- Slices ---- */
@@ -833,7 +833,7 @@ static void slice_roots(const struct doc_node *top, const char *drv, struct strb
 
 static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT, got = STRBUF_INIT, want = STRBUF_INIT;
 	struct doc_stream *st = NULL;
 	struct dt_diags w;
@@ -842,7 +842,7 @@ static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas
 
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture(fixture, &t), 0);
-	CU_ASSERT_EQUAL_FATAL(probe_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, &sb, &w,
+	CU_ASSERT_EQUAL_FATAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, &sb, &w,
 						&err), 0);
 	CU_ASSERT_EQUAL_FATAL(doc_parse(sb_str(&sb), sb.len, DOC_FORMAT_JSON, "slices", &st,
 					&err), 0);
@@ -851,7 +851,7 @@ static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas
 	CU_ASSERT_EQUAL(n, want_gpus);
 	/* the GPU slice lists the live GPUs in address order with their roots */
 	for (size_t i = 0, k = 0; i < t.n_devices; i++)
-		if (t.devices[i].kind == PROBE_GPU && !t.devices[i].fell_off_bus)
+		if (t.devices[i].kind == TOPO_GPU && !t.devices[i].fell_off_bus)
 			sb_printf(&want, "%s%s", k++ ? "," : "",
 				  t.devices[i].pcie_root[0] ? t.devices[i].pcie_root : "-");
 	DT_ASSERT_STR(sb_str(&got), sb_str(&want));
@@ -863,7 +863,7 @@ static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas
 	sb_free(&got);
 	sb_free(&want);
 	dt_diags_free(&w);
-	probe_topology_free(&t);
+	topo_free(&t);
 }
 
 static void test_slices(void)
@@ -893,7 +893,7 @@ static void check_slices_equal_hwdb(const char *type_name)
 	struct hwdb_device efas[64];
 	char names[64][32];
 	struct hwdb_type live;
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	const char *body;
@@ -906,7 +906,7 @@ static void check_slices_equal_hwdb(const char *type_name)
 	CU_ASSERT_EQUAL_FATAL(probe_fixture(type_name, &t), 0);
 	live = *ty;
 	for (size_t i = 0; i < t.n_devices && k < ty->n_efas; i++) {
-		if (t.devices[i].kind != PROBE_EFA)
+		if (t.devices[i].kind != TOPO_EFA)
 			continue;
 		efas[k] = ty->efas[k];
 		snprintf(names[k], sizeof(names[k]), "pci-%s", t.devices[i].bdf_str);
@@ -922,7 +922,7 @@ static void check_slices_equal_hwdb(const char *type_name)
 	sb_puts(&want, "#\n");
 	for (size_t i = 0; i < n; i++)
 		CU_ASSERT_EQUAL(model_emit(slices[i], DOC_FORMAT_YAML, &want), 0);
-	CU_ASSERT_EQUAL(probe_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, &got, &w, &err), 0);
+	CU_ASSERT_EQUAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, &got, &w, &err), 0);
 	/* past the comment line, which says where the slices come from */
 	body = strchr(sb_str(&got), '\n');
 	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
@@ -938,7 +938,7 @@ static void check_slices_equal_hwdb(const char *type_name)
 					      ": \"true\""));
 		CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&want), "name: efa-0\n"));
 	}
-	probe_topology_free(&t);
+	topo_free(&t);
 	model_set_free(set);
 	sb_free(&want);
 	sb_free(&got);

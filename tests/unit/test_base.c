@@ -1,10 +1,16 @@
-/* test_base.c - errors, diagnostics lists and string buffers. */
+/* test_base.c - errors, diagnostics lists, string buffers and the
+ * toolbox: growing arrays, UTF-8, hex digits, the escapers. */
 #include <errno.h>
+#include <stdint.h>
 
+#include "array.h"
 #include "diag.h"
 #include "dt_test.h"
 #include "err.h"
+#include "escape.h"
+#include "hex.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 static void test_err_set_negates_and_formats(void)
 {
@@ -95,10 +101,234 @@ static void test_strbuf_appends(void)
 	free(s);
 }
 
+/* ---- strbuf extensions ---- */
+
+static void vappend(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+static void test_strbuf_repeat_truncate_vprintf(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_puts(&sb, "ab");
+	sb_repeat(&sb, ' ', 3);
+	vappend(&sb, "%d-%s", 42, "x");
+	DT_ASSERT_STR(sb_str(&sb), "ab   42-x");
+	sb_truncate(&sb, 2);
+	DT_ASSERT_STR(sb_str(&sb), "ab");
+	CU_ASSERT_EQUAL(sb.len, 2);
+	sb_truncate(&sb, 10);           /* longer: nothing changes */
+	DT_ASSERT_STR(sb_str(&sb), "ab");
+	sb_repeat(&sb, '-', 0);
+	CU_ASSERT_EQUAL(sb.len, 2);
+	CU_ASSERT_EQUAL(sb_error(&sb), 0);
+	sb_free(&sb);
+}
+
+/* ---- DT_GROW ---- */
+
+struct item {
+	int a;
+	char pad[12];
+};
+
+static void test_grow(void)
+{
+	struct item *v = NULL;
+	size_t n = 0, cap = 0, prev;
+
+	for (int i = 0; i < 1000; i++) {
+		CU_ASSERT_EQUAL_FATAL(DT_GROW(v, cap, n + 1), 0);
+		CU_ASSERT_TRUE(cap >= n + 1);
+		v[n++].a = i;
+	}
+	CU_ASSERT_EQUAL(v[999].a, 999);
+	CU_ASSERT_TRUE(cap < 2048);     /* doubling, not one by one */
+	/* The new room is zeroed; a need within the capacity changes
+	 * nothing. */
+	prev = cap;
+	CU_ASSERT_EQUAL(DT_GROW(v, cap, cap + 1), 0);
+	CU_ASSERT_EQUAL(v[prev].a, 0);
+	CU_ASSERT_EQUAL(v[cap - 1].a, 0);
+	prev = cap;
+	CU_ASSERT_EQUAL(DT_GROW(v, cap, 3), 0);
+	CU_ASSERT_EQUAL(cap, prev);
+	/* Overflowing sizes are refused, the array left alone. */
+	CU_ASSERT_EQUAL(DT_GROW(v, cap, SIZE_MAX / 2), -ENOMEM);
+	CU_ASSERT_EQUAL(cap, prev);
+	CU_ASSERT_EQUAL(v[999].a, 999);
+	free(v);
+}
+
+/* ---- UTF-8 ---- */
+
+static void test_utf8_decode(void)
+{
+	uint32_t cp;
+
+	CU_ASSERT_EQUAL(utf8_decode("A", 1, &cp), 1);
+	CU_ASSERT_EQUAL(cp, 'A');
+	CU_ASSERT_EQUAL(utf8_decode("\xc3\xa9", 2, &cp), 2);
+	CU_ASSERT_EQUAL(cp, 0xe9);
+	CU_ASSERT_EQUAL(utf8_decode("\xe2\x82\xac", 3, &cp), 3);
+	CU_ASSERT_EQUAL(cp, 0x20ac);
+	CU_ASSERT_EQUAL(utf8_decode("\xf0\x9f\x98\x80", 4, &cp), 4);
+	CU_ASSERT_EQUAL(cp, 0x1f600);
+	/* Truncated, overlong, surrogate, beyond U+10FFFF, stray
+	 * continuation: invalid, *cp the replacement character. */
+	CU_ASSERT_EQUAL(utf8_decode("\xe2\x82", 2, &cp), 0);
+	CU_ASSERT_EQUAL(cp, UTF8_REPLACEMENT);
+	CU_ASSERT_EQUAL(utf8_decode("\xc0\xaf", 2, &cp), 0);
+	CU_ASSERT_EQUAL(utf8_decode("\xe0\x80\xaf", 3, &cp), 0);
+	CU_ASSERT_EQUAL(utf8_decode("\xed\xa0\x80", 3, &cp), 0);
+	CU_ASSERT_EQUAL(utf8_decode("\xf4\x90\x80\x80", 4, &cp), 0);
+	CU_ASSERT_EQUAL(utf8_decode("\x80", 1, &cp), 0);
+	CU_ASSERT_EQUAL(utf8_decode("", 0, &cp), 0);
+	CU_ASSERT_TRUE(utf8_valid("h\xc3\xa9llo", 6));
+	CU_ASSERT_FALSE(utf8_valid("h\xc3llo", 5));
+	CU_ASSERT_EQUAL(utf8_count("h\xc3\xa9llo", 6), 5);
+	CU_ASSERT_EQUAL(utf8_count("a\xff" "b", 3), 3);
+}
+
+static void test_utf8_encode_round_trip(void)
+{
+	static const uint32_t cps[] = { 0, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd,
+					0x10000, 0x10ffff };
+	char buf[UTF8_MAX];
+	uint32_t back;
+
+	for (size_t i = 0; i < sizeof(cps) / sizeof(cps[0]); i++) {
+		size_t n = utf8_encode(cps[i], buf);
+
+		CU_ASSERT_TRUE(n >= 1 && n <= 4);
+		CU_ASSERT_EQUAL(utf8_decode(buf, n, &back), n);
+		CU_ASSERT_EQUAL(back, cps[i]);
+	}
+	CU_ASSERT_EQUAL(utf8_encode(0xd800, buf), 0);
+	CU_ASSERT_EQUAL(utf8_encode(0x110000, buf), 0);
+}
+
+/* ---- hex ---- */
+
+static void test_hex(void)
+{
+	unsigned long v;
+
+	CU_ASSERT_EQUAL(hex_value('0'), 0);
+	CU_ASSERT_EQUAL(hex_value('a'), 10);
+	CU_ASSERT_EQUAL(hex_value('F'), 15);
+	CU_ASSERT_EQUAL(hex_value('g'), -1);
+	CU_ASSERT_EQUAL(hex_value('\0'), -1);
+	CU_ASSERT_EQUAL(hex_value_lower('f'), 15);
+	CU_ASSERT_EQUAL(hex_value_lower('F'), -1);
+	CU_ASSERT_EQUAL(hex_parse("10dE", 4, &v), 0);
+	CU_ASSERT_EQUAL(v, 0x10de);
+	CU_ASSERT_EQUAL(hex_parse("1x", 2, &v), -1);
+	CU_ASSERT_EQUAL(hex_parse("123456789", 9, &v), -1);
+	CU_ASSERT_EQUAL(hex_lower[11], 'b');
+	CU_ASSERT_EQUAL(hex_upper[11], 'B');
+}
+
+/* ---- escapers ---- */
+
+#define QUOTED(flags, lit, want)                                \
+	do {                                                    \
+		struct strbuf q_ = STRBUF_INIT;                 \
+		sb_quote(&q_, lit, sizeof(lit) - 1, flags);     \
+		DT_ASSERT_STR(sb_str(&q_), want);               \
+		sb_free(&q_);                                   \
+	} while (0)
+
+static void test_quote(void)
+{
+	/* The API server's message quoting: named \n \r \t, controls and
+	 * DEL as \x, UTF-8 as is. */
+	QUOTED(SB_QUOTE_NAMED | SB_QUOTE_DEL, "a\"b\\c\n\x01\x7f\xc3\xa9",
+	       "\"a\\\"b\\\\c\\n\\x01\\x7f\xc3\xa9\"");
+	QUOTED(SB_QUOTE_BARE | SB_QUOTE_DEL, "k\ny", "k\\x0ay");
+	/* Go's time.quote: every byte outside printable ASCII, DEL passes. */
+	QUOTED(SB_QUOTE_ASCII, "t\xc3\xa9\x7f", "\"t\\xc3\\xa9\x7f\"");
+	/* strconv.Quote: named \a..\v, invalid UTF-8 bytes \x, unprintable
+	 * code points \u / \U, printable ones as they are. */
+	QUOTED(SB_QUOTE_GO, "\a\v\x1b\x7f", "\"\\a\\v\\x1b\\x7f\"");
+	QUOTED(SB_QUOTE_GO, "a\xff" "b\xc2\xa0\xe2\x80\x8b\xc3\xa9\xf3\xa0\x80\x81",
+	       "\"a\\xffb\\u00a0\\u200b\xc3\xa9\\U000e0001\"");
+}
+
+static void test_json_string(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	static const char in[] = "q\"\\\n\t\x01<&>\xe2\x80\xa8\xff\xc3\xa9";
+
+	sb_json_string(&sb, in, sizeof(in) - 1);
+	DT_ASSERT_STR(sb_str(&sb), "\"q\\\"\\\\\\n\\t\\u0001\\u003c\\u0026\\u003e\\u2028\\ufffd"
+		      "\xc3\xa9\"");
+	sb_free(&sb);
+}
+
+static void test_yaml_dquote(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	static const char in[] = "a\"\\\n\x1b\x01\x7f\xc2\x85\xff\xc3\xa9";
+	char buf[11];
+
+	sb_yaml_dquote(&sb, in, sizeof(in) - 1);
+	DT_ASSERT_STR(sb_str(&sb), "\"a\\\"\\\\\\n\\e\\x01\\x7F\\N\xef\xbf\xbd\xc3\xa9\"");
+	DT_ASSERT_STR(yaml_escape(0xfeff, buf), "\\uFEFF");
+	DT_ASSERT_STR(yaml_escape(0x2029, buf), "\\P");
+	CU_ASSERT_PTR_NULL(yaml_escape('x', buf));
+	CU_ASSERT_TRUE(yaml_printable(0x10000));
+	CU_ASSERT_FALSE(yaml_printable(0x7f));
+	sb_free(&sb);
+}
+
+static void test_logfmt_value(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_logfmt_value(&sb, "plain");
+	sb_putc(&sb, ' ');
+	sb_logfmt_value(&sb, "");
+	sb_putc(&sb, ' ');
+	sb_logfmt_value(&sb, "a b=c \"d\"\n\x01");
+	DT_ASSERT_STR(sb_str(&sb), "plain \"\" \"a b=c \\\"d\\\"\\n\\u0001\"");
+	sb_free(&sb);
+}
+
+static void test_html(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	static const char in[] = "<a href=\"x\">Tom & Jerry's</a>\xff\xc3\xa9";
+
+	sb_html(&sb, in, sizeof(in) - 1);
+	DT_ASSERT_STR(sb_str(&sb), "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;"
+		      "\xef\xbf\xbd\xc3\xa9");
+	sb_reset(&sb);
+	sb_html(&sb, "a\0b", 3);
+	DT_ASSERT_STR(sb_str(&sb), "a\xef\xbf\xbd" "b");
+	sb_free(&sb);
+}
+
 DT_SUITE_MAIN("base",
 	      DT_TEST(test_err_set_negates_and_formats),
 	      DT_TEST(test_err_prefix),
 	      DT_TEST(test_err_truncates_long_messages),
 	      DT_TEST(test_diags_collect_in_order),
 	      DT_TEST(test_diags_bounded),
-	      DT_TEST(test_strbuf_appends))
+	      DT_TEST(test_strbuf_appends),
+	      DT_TEST(test_strbuf_repeat_truncate_vprintf),
+	      DT_TEST(test_grow),
+	      DT_TEST(test_utf8_decode),
+	      DT_TEST(test_utf8_encode_round_trip),
+	      DT_TEST(test_hex),
+	      DT_TEST(test_quote),
+	      DT_TEST(test_json_string),
+	      DT_TEST(test_yaml_dquote),
+	      DT_TEST(test_logfmt_value),
+	      DT_TEST(test_html))

@@ -119,7 +119,7 @@ static uint8_t *report_of(const char *fixture, const char *node, const char *run
 			  size_t *len)
 {
 	struct agent_report_info info = { node, run, seq, 1700000000000000000LL, "test" };
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	uint8_t *buf = NULL;
@@ -129,7 +129,7 @@ static uint8_t *report_of(const char *fixture, const char *node, const char *run
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_run(root, NULL, &t, &err), 0);
 	CU_ASSERT_EQUAL(agent_report_pack(&t, &info, &buf, len, &w, &err), 0);
-	probe_topology_free(&t);
+	topo_free(&t);
 	dt_diags_free(&w);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	return buf;
@@ -290,6 +290,51 @@ static void test_verdicts(void)
 	CU_ASSERT(nodes->nodes[1]->plannable);
 	dratopo__v1__list_nodes_response__free_unpacked(nodes, NULL);
 	coord_close(&c);
+}
+
+/* agent.proto reserves field 12, an older agent's predicted slices: the
+ * agent sends no such field, and a report from an older agent that does is
+ * taken, and stored with the fields the coordinator knows only. */
+static void test_reserved_slices_field(void)
+{
+	static const char yaml[] = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n";
+	Dratopo__V1__TopologyReport *m;
+	Dratopo__V1__GetNodeResponse *one;
+	struct rpc_invoke_result res;
+	struct coord c;
+	size_t len;
+	uint8_t *buf = report_of("p5.48xlarge", "old", "run-1", 1, &len), *old;
+
+	m = dratopo__v1__topology_report__unpack(NULL, len, buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(m->base.n_unknown_fields, 0);
+	dratopo__v1__topology_report__free_unpacked(m, NULL);
+
+	/* Field 12, wire type 2 (tag 0x62), as an older agent wrote it. */
+	old = malloc(len + 2 + sizeof(yaml));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(old);
+	memcpy(old, buf, len);
+	old[len] = 0x62;
+	old[len + 1] = (uint8_t)(sizeof(yaml) - 1);
+	memcpy(old + len + 2, yaml, sizeof(yaml) - 1);
+	m = dratopo__v1__topology_report__unpack(NULL, len + 1 + sizeof(yaml), old);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(m->base.n_unknown_fields, 1);    /* what the coordinator sees */
+	dratopo__v1__topology_report__free_unpacked(m, NULL);
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL_FATAL(coord_invoke(&c, REPORT, old, len + 1 + sizeof(yaml), NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.status, GRPC_STATUS_OK);
+	rpc_invoke_result_free(&res);
+	one = get_node(&c, "old");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one->last_report);
+	CU_ASSERT_EQUAL(one->last_report->base.n_unknown_fields, 0);
+	CU_ASSERT_EQUAL(one->last_report->n_devices, 40);
+	dratopo__v1__get_node_response__free_unpacked(one, NULL);
+	coord_close(&c);
+	free(old);
+	free(buf);
 }
 
 /* A commit that fails: UNAVAILABLE, and memory set back to the store. */
@@ -663,6 +708,7 @@ DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_identity),
 		   DT_TEST(test_garbage),
 		   DT_TEST(test_verdicts),
+		   DT_TEST(test_reserved_slices_field),
 		   DT_TEST(test_store_failure_rolls_back),
 		   DT_TEST(test_restart_after_heartbeats),
 		   DT_TEST(test_plan_learned_type),

@@ -14,6 +14,7 @@
 #include "hwdb_catalog.h"
 #include "model.h"
 #include "plan.h"
+#include "plan_internal.h"
 #include "strbuf.h"
 
 struct loaded {
@@ -1176,7 +1177,212 @@ static void test_result_outlives_outcome(void)
 	model_set_free(set);
 }
 
+/* ---- plan_execute: the one entry point ---- */
+
+static void src_path(char *buf, size_t sz, const char *rel)
+{
+	snprintf(buf, sz, "%s/%s", DT_SOURCE_DIR, rel);
+}
+
+/* Files in, the output, the result and the exit code out: the seed's
+ * examples place every pod. */
+static void test_execute_files(void)
+{
+	char p[3][4096];
+	struct plan_manifest m[3] = { { p[0] }, { p[1] }, { p[2] } };
+	struct plan_request rq = { .manifests = m, .n_manifests = 3, .format = PLAN_FORMAT_JSON };
+	struct plan_report rep;
+
+	src_path(p[0], sizeof(p[0]), "examples/seed/nodepool.yaml");
+	src_path(p[1], sizeof(p[1]), "examples/seed/ec2nodeclass.yaml");
+	src_path(p[2], sizeof(p[2]), "examples/seed/large-gpu.yaml");
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_OK);
+	CU_ASSERT_EQUAL(rep.exit_code, PLAN_EXIT_OK);
+	CU_ASSERT_EQUAL(rep.diags.n, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep.result);
+	CU_ASSERT_EQUAL(rep.result->n_node_claims, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&rep.output), "\"nodeClaims\""));
+	CU_ASSERT_TRUE(rep.owns_set);
+	CU_ASSERT_TRUE(model_set_count(rep.set, MODEL_NODE_POOL) == 1);
+	plan_report_free(&rep);
+	CU_ASSERT_PTR_NULL(rep.result);
+}
+
+#define BAD_POD(name) \
+	"---\napiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\n" \
+	"spec: {containers: [{name: m, image: pause, resources: {requests: {cpu: lots}}}]}\n"
+
+/* Bytes in memory, with problems in both manifests: every problem, sorted
+ * by manifest (as given) and document, no plan, exit 1. */
+static void test_execute_buffers_sorted_diags(void)
+{
+	static const char a[] = BAD_POD("a1") BAD_POD("a2");
+	static const char b[] = BAD_POD("b1");
+	struct plan_manifest m[2] = { { "b.yaml", b, sizeof(b) - 1 }, { "a.yaml", a, sizeof(a) - 1 } };
+	struct plan_request rq = { .manifests = m, .n_manifests = 2, .format = PLAN_FORMAT_TABLE };
+	struct plan_report rep;
+
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_FAIL);
+	CU_ASSERT_PTR_NULL(rep.result);
+	CU_ASSERT_EQUAL(rep.output.len, 0);
+	CU_ASSERT_EQUAL_FATAL(rep.diags.n, 3);
+	CU_ASSERT_EQUAL(strncmp(rep.diags.msgs[0], "b.yaml: document 1 ", 19), 0);
+	CU_ASSERT_EQUAL(strncmp(rep.diags.msgs[1], "a.yaml: document 1 ", 19), 0);
+	CU_ASSERT_EQUAL(strncmp(rep.diags.msgs[2], "a.yaml: document 2 ", 19), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rep.diags.msgs[2], "Pod default/a2"));
+	plan_report_free(&rep);
+}
+
+#define SIXTEEN_GPUS \
+	"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\n" \
+	"spec: {spec: {devices: {requests: [{name: g, exactly: " \
+	"{deviceClassName: gpu.nvidia.com, count: 64}}]}}}\n---\n" \
+	"apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n" \
+	"  resourceClaims: [{name: c, resourceClaimTemplateName: t}]\n" \
+	"  containers: [{name: m, image: pause, resources: {claims: [{name: c}]}}]\n"
+
+/* A set the caller built (as the controller decodes the API server's
+ * objects) plus a manifest: both are planned, the set stays the caller's;
+ * a pod that fits nowhere makes exit 3, and YAML output says why. */
+static void test_execute_caller_set_unschedulable(void)
+{
+	static const char pod[] = SIXTEEN_GPUS;
+	struct model_set *set = model_set_new();
+	struct plan_manifest m = { "pod.yaml", pod, sizeof(pod) - 1 };
+	struct plan_request rq = { .manifests = &m, .n_manifests = 1, .set = set,
+				   .format = PLAN_FORMAT_YAML, .who = "dratopo plan" };
+	struct plan_report rep;
+	char np[4096];
+
+	src_path(np, sizeof(np), "examples/seed/nodepool.yaml");
+	CU_ASSERT_EQUAL_FATAL(model_set_load_file(set, np, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_UNSCHEDULABLE);
+	CU_ASSERT_FALSE(rep.owns_set);
+	CU_ASSERT_PTR_EQUAL(rep.set, set);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep.result);
+	CU_ASSERT_EQUAL(rep.result->n_unschedulable, 1);
+	CU_ASSERT_EQUAL_FATAL(rep.diags.n, 1);
+	DT_ASSERT_STR(rep.diags.msgs[0], "dratopo plan: 1 pod unschedulable");
+	plan_report_free(&rep);
+	CU_ASSERT_EQUAL(model_set_count(set, MODEL_NODE_POOL), 1);       /* still the caller's */
+	model_set_free(set);
+}
+
+/* check_only (validate): the checks and nothing more; a MIG layout naming
+ * a profile no GPU has is a warning there. */
+static void test_execute_check_only(void)
+{
+	static const char nc[] =
+		"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: mig\n"
+		"  annotations: {karpenter.k8s.aws/nvidia-mig-layout: 'all-9g.99gb'}\n"
+		"spec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n"
+		"  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n";
+	struct plan_manifest m = { "nc.yaml", nc, sizeof(nc) - 1 };
+	struct plan_request rq = { .manifests = &m, .n_manifests = 1, .check_only = true };
+	struct plan_report rep;
+
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_OK);
+	for (size_t i = 0; i < rep.diags.n; i++)
+		fprintf(stderr, "\n  %s", rep.diags.msgs[i]);
+	CU_ASSERT_EQUAL(rep.diags.n, 0);
+	CU_ASSERT_PTR_NULL(rep.result);
+	CU_ASSERT_EQUAL(rep.output.len, 0);
+	CU_ASSERT_EQUAL_FATAL(rep.warnings.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rep.warnings.msgs[0], "9g.99gb"));
+	plan_report_free(&rep);
+}
+
+struct prep_seen {
+	int calls;
+	const struct hwdb_catalog *cat;
+	bool fail;
+};
+
+#define FLEET_NODE \
+	"apiVersion: v1\nkind: Node\nmetadata: {name: fleet-1}\n" \
+	"status: {allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}\n"
+
+static int prep_add_node(void *arg, struct model_set *set, struct plan_options *opts,
+			 struct dt_diags *diags)
+{
+	struct prep_seen *s = arg;
+
+	s->calls++;
+	if (s->fail) {
+		dt_diags_add(diags, "the fleet is away");
+		return -EIO;
+	}
+	opts->catalog = s->cat;
+	return model_set_load_buffer(set, FLEET_NODE, sizeof(FLEET_NODE) - 1, "(fleet)", diags,
+				     NULL);
+}
+
+/* The prepare step (the coordinator's fleet): called once the input
+ * passed, before planning, its objects planned with the rest and its
+ * catalogue used; its failure is the plan's, in its words; never called
+ * for input that failed its checks. */
+static void test_execute_prepare(void)
+{
+	static const char pod[] =
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: small}\n"
+		"spec: {containers: [{name: m, image: pause, resources: {requests: {cpu: '1'}}}]}\n";
+	static const char bad[] = BAD_POD("x");
+	struct hwdb_catalog *cat = NULL;
+	struct prep_seen seen = { 0 };
+	struct plan_manifest m = { "pod.yaml", pod, sizeof(pod) - 1 };
+	struct plan_request rq = { .manifests = &m, .n_manifests = 1, .format = PLAN_FORMAT_NONE,
+				   .prepare = prep_add_node, .prepare_arg = &seen };
+	struct plan_report rep;
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &cat, NULL), 0);
+	seen.cat = cat;
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_OK);
+	CU_ASSERT_EQUAL(seen.calls, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep.result);
+	CU_ASSERT_EQUAL_FATAL(rep.result->n_existing, 1);
+	DT_ASSERT_STR(rep.result->existing[0].node, "fleet-1");
+	CU_ASSERT_EQUAL(rep.result->n_node_claims, 0);
+	plan_report_free(&rep);
+
+	seen.fail = true;
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_FAIL);
+	CU_ASSERT_EQUAL(seen.calls, 2);
+	CU_ASSERT_PTR_NULL(rep.result);
+	CU_ASSERT_EQUAL_FATAL(rep.diags.n, 1);
+	DT_ASSERT_STR(rep.diags.msgs[0], "the fleet is away");
+	plan_report_free(&rep);
+
+	m.content = bad;
+	m.len = sizeof(bad) - 1;
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_FAIL);
+	CU_ASSERT_EQUAL(seen.calls, 2);
+	plan_report_free(&rep);
+	hwdb_catalog_free(cat);
+}
+
+/* A file that cannot be read is named (after the problems found in
+ * documents); the others are still checked. */
+static void test_execute_unreadable_file(void)
+{
+	static const char bad[] = BAD_POD("why");
+	struct plan_manifest m[2] = { { "/nonexistent/dratopo.yaml" }, { "b.yaml", bad, sizeof(bad) - 1 } };
+	struct plan_request rq = { .manifests = m, .n_manifests = 2, .format = PLAN_FORMAT_JSON };
+	struct plan_report rep;
+
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_FAIL);
+	CU_ASSERT_EQUAL_FATAL(rep.diags.n, 2);
+	CU_ASSERT_EQUAL(strncmp(rep.diags.msgs[0], "b.yaml: document 1 ", 19), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rep.diags.msgs[1], "cannot read /nonexistent/dratopo.yaml"));
+	plan_report_free(&rep);
+}
+
 DT_SUITE_MAIN("plan",
+	      DT_TEST(test_execute_files),
+	      DT_TEST(test_execute_buffers_sorted_diags),
+	      DT_TEST(test_execute_caller_set_unschedulable),
+	      DT_TEST(test_execute_check_only),
+	      DT_TEST(test_execute_prepare),
+	      DT_TEST(test_execute_unreadable_file),
 	      DT_TEST(test_result_outlives_outcome),
 	      DT_TEST(test_sched_shape_template),
 	      DT_TEST(test_sched_shape_named_claims),

@@ -43,7 +43,7 @@ static void from_type(const char *type, struct devs *v)
 		else
 			snprintf(v->rdma[i], sizeof(v->rdma[i]), "rdmap%zus0", i);
 		d->bdf = v->bdf[i];
-		d->kind = gpu ? PROBE_GPU : PROBE_EFA;
+		d->kind = gpu ? TOPO_GPU : TOPO_EFA;
 		d->vendor = gpu ? t->gpu_vendor : HWDB_PCI_VENDOR_AMAZON;
 		d->device = gpu ? t->gpu_device : t->efa_device;
 		d->pcie_root = v->root[i];

@@ -15,8 +15,8 @@
 #include "plan.h"
 #include "probe.h"
 #include "remedy.h"
-#include "slices.h"
-#include "verify.h"
+#include "topo_slices.h"
+#include "topo_verify.h"
 
 #define FIXTURES DT_BINARY_DIR "/fixtures/agent"
 #define NODE "ip-10-0-0-7.ec2.internal"
@@ -35,8 +35,8 @@ static int suite_init(void)
 
 /* A probed fixture, verified against hwdb's entry for its type. */
 struct node {
-	struct probe_topology t;
-	struct probe_verify_result vr;
+	struct topo t;
+	struct topo_verify_result vr;
 	const struct hwdb_type *type;
 };
 
@@ -56,14 +56,14 @@ static void node_verify(struct node *n)
 {
 	struct dt_err err = { 0 };
 
-	probe_verify_result_free(&n->vr);
-	CU_ASSERT_EQUAL_FATAL(probe_verify_entry(&n->t, n->type, &n->vr, &err), 0);
+	topo_verify_result_free(&n->vr);
+	CU_ASSERT_EQUAL_FATAL(topo_verify_entry(&n->t, n->type, &n->vr, &err), 0);
 }
 
 static void node_free(struct node *n)
 {
-	probe_verify_result_free(&n->vr);
-	probe_topology_free(&n->t);
+	topo_verify_result_free(&n->vr);
+	topo_free(&n->t);
 }
 
 static const struct rem_device *find(const struct rem_assessment *a, const char *device)
@@ -80,16 +80,16 @@ static const struct rem_device *find(const struct rem_assessment *a, const char 
  * code: the NVIDIA DRA driver's gpu-<minor>, the minor being the GPU's
  * place among the node's GPUs in bus order; DRANET's pci-<address> with
  * ':' and '.' as '-'. */
-static void name_of(const struct probe_topology *t, const char *bdf, char *buf, size_t len)
+static void name_of(const struct topo *t, const char *bdf, char *buf, size_t len)
 {
 	size_t minor = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 
 		if (!strcmp(d->bdf_str, bdf)) {
-			if (d->kind == PROBE_GPU) {
+			if (d->kind == TOPO_GPU) {
 				snprintf(buf, len, "gpu-%zu", minor);
 			} else {
 				snprintf(buf, len, "pci-%s", bdf);
@@ -97,7 +97,7 @@ static void name_of(const struct probe_topology *t, const char *bdf, char *buf, 
 					*c = *c == ':' || *c == '.' ? '-' : *c;
 			}
 		}
-		minor += d->kind == PROBE_GPU;
+		minor += d->kind == TOPO_GPU;
 	}
 }
 
@@ -112,13 +112,13 @@ static void test_degraded_rules(void)
 
 	node_load(&n, "p5.48xlarge-degraded");
 	node_verify(&n);
-	CU_ASSERT_EQUAL(n.vr.verdict, PROBE_DRIFT);
+	CU_ASSERT_EQUAL(n.vr.verdict, TOPO_DRIFT);
 	CU_ASSERT_EQUAL_FATAL(rem_assess(NODE, &n.vr, &n.t, n.type, &a, &err), 0);
 	/* The root that lost its GPU: its 4 EFAs; the root that lost two
 	 * EFAs (the node lacks them too): its GPU. Nothing else. */
 	for (size_t i = 0; i < a.n_devices; i++) {
 		const struct rem_device *d = &a.devices[i];
-		char want[PROBE_DEVICE_NAME_MAX];
+		char want[TOPO_DEVICE_NAME_MAX];
 
 		/* Named as the drivers name it on the node (the GPU at
 		 * 0000:a8:00.0 is gone from this node: the minors after it
@@ -152,7 +152,7 @@ static void test_degraded_rules(void)
 		bool shares = false;
 
 		for (size_t i = 0; i < n.t.n_devices; i++)
-			if (n.t.devices[i].kind == PROBE_EFA &&
+			if (n.t.devices[i].kind == TOPO_EFA &&
 			    !strcmp(n.t.devices[i].pcie_root, g->root))
 				shares = true;
 		CU_ASSERT(shares);
@@ -240,13 +240,16 @@ static void test_degraded_objects_valid(void)
 	"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
 
 /* Plan a pod that needs gpus GPUs, with the node's predicted slices and,
- * when with_rules, its remedies; no_launch: no new node can be made. */
-static struct plan_result *plan_on(struct node *n, int gpus, bool with_rules, bool no_launch,
-				   struct model_set **setp)
+ * when with_rules, its remedies; no_launch: no new node can be made. The
+ * set and its plan go to *setp and rep (the caller frees both, rep
+ * first); the plan is checked as `dratopo plan` checks its input. */
+static const struct plan_result *plan_on(struct node *n, int gpus, bool with_rules,
+					 bool no_launch, struct model_set **setp,
+					 struct plan_report *rep)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
 	struct model_set *set = model_set_new();
-	struct plan_result *res = NULL;
+	struct plan_request rq = { .set = set, .format = PLAN_FORMAT_NONE };
 	struct dt_diags warn, errs;
 	struct dt_err err = { 0 };
 	struct rem_objects o = { 0 };
@@ -260,27 +263,28 @@ static struct plan_result *plan_on(struct node *n, int gpus, bool with_rules, bo
 	CU_ASSERT_EQUAL_FATAL(model_set_load_buffer(set, yaml, strlen(yaml), "plan.yaml", &errs,
 						    &err), 0);
 	CU_ASSERT_EQUAL(errs.n, 0);
-	CU_ASSERT_EQUAL_FATAL(probe_slices(&n->t, NULL, NODE, set, slices, &n_slices, &warn,
+	CU_ASSERT_EQUAL_FATAL(topo_slices(&n->t, NULL, NODE, set, slices, &n_slices, &warn,
 					   &err), 0);
 	if (with_rules)
 		CU_ASSERT_EQUAL_FATAL(rem_node_objects(NODE, &n->vr, &n->t, n->type, set, &o,
 						       &err), 0);
-	if (plan_run(set, NULL, &res, &err))
-		fprintf(stderr, "\n  plan: %s\n", err.msg);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	if (plan_execute(&rq, rep) == PLAN_EXIT_FAIL)
+		fprintf(stderr, "\n  plan: %s\n", rep->diags.n ? rep->diags.msgs[0] : "?");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep->result);
 	rem_objects_free(&o);
 	dt_diags_free(&warn);
 	dt_diags_free(&errs);
 	*setp = set;
-	return res;
+	return rep->result;
 }
 
 static void test_rules_keep_planning_off(void)
 {
 	struct model_set *set;
-	struct plan_result *res;
+	struct plan_report rep;
+	const struct plan_result *res;
 	struct node n;
-	char tainted[PROBE_LEARNED_NAME] = "", rule[REM_NAME_MAX];
+	char tainted[TOPO_LEARNED_NAME] = "", rule[REM_NAME_MAX];
 	struct rem_assessment a;
 	struct dt_err err = { 0 };
 
@@ -292,26 +296,26 @@ static void test_rules_keep_planning_off(void)
 	rem_rule_name(NODE, tainted, rule, sizeof(rule));
 
 	/* Without the rules the node's 7 live GPUs hold a 7-GPU pod. */
-	res = plan_on(&n, 7, false, false, &set);
+	res = plan_on(&n, 7, false, false, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 0);
 	CU_ASSERT_EQUAL(res->n_existing, 1);
 	CU_ASSERT_EQUAL(res->n_node_claims, 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* With them the tainted GPU is off limits, and the pod, pinned to
 	 * this node's host name, cannot go to a new node either (a new node
 	 * has a host name of its own, QA-31)... */
-	res = plan_on(&n, 7, true, false, &set);
+	res = plan_on(&n, 7, true, false, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 1);
 	CU_ASSERT_EQUAL(res->n_existing, 0);
 	CU_ASSERT_EQUAL(res->n_node_claims, 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* ...or, with nowhere else to go, is unschedulable, and the reason
 	 * for the node names the taint and the rule. */
-	res = plan_on(&n, 7, true, true, &set);
+	res = plan_on(&n, 7, true, true, &set, &rep);
 	CU_ASSERT_EQUAL_FATAL(res->n_unschedulable, 1);
 	{
 		const struct plan_unschedulable *u = &res->unschedulable[0];
@@ -325,18 +329,18 @@ static void test_rules_keep_planning_off(void)
 			fprintf(stderr, "\n  reason: %s\n", u->reason);
 		CU_ASSERT(named);
 	}
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 
 	/* Six GPUs fit, none of them the tainted one. */
-	res = plan_on(&n, 6, true, true, &set);
+	res = plan_on(&n, 6, true, true, &set, &rep);
 	CU_ASSERT_EQUAL(res->n_unschedulable, 0);
 	CU_ASSERT_EQUAL_FATAL(res->n_existing, 1);
 	CU_ASSERT_EQUAL_FATAL(res->existing[0].n_claims, 1);
 	CU_ASSERT_EQUAL(res->existing[0].claims[0].n_results, 6);
 	for (size_t i = 0; i < res->existing[0].claims[0].n_results; i++)
 		CU_ASSERT(strcmp(res->existing[0].claims[0].results[i].device, tainted) != 0);
-	plan_result_free(res);
+	plan_report_free(&rep);
 	model_set_free(set);
 	node_free(&n);
 }
@@ -350,27 +354,27 @@ static void test_gpu_off_bus(void)
 	struct rem_assessment a;
 	struct dt_err err = { 0 };
 	const char *root = NULL;
-	char efa[PROBE_LEARNED_NAME];
+	char efa[TOPO_LEARNED_NAME];
 	size_t on_root = 0;
 	struct node n;
 
 	node_load(&n, "p5.48xlarge");
 	for (size_t i = 0; i < n.t.n_devices; i++)
-		if (n.t.devices[i].kind == PROBE_GPU) {
+		if (n.t.devices[i].kind == TOPO_GPU) {
 			n.t.devices[i].fell_off_bus = true;
 			root = n.t.devices[i].pcie_root;
 			break;
 		}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
 	node_verify(&n);
-	CU_ASSERT_EQUAL(n.vr.verdict, PROBE_DRIFT);
+	CU_ASSERT_EQUAL(n.vr.verdict, TOPO_DRIFT);
 	CU_ASSERT_EQUAL_FATAL(rem_assess(NODE, &n.vr, &n.t, n.type, &a, &err), 0);
 	CU_ASSERT_EQUAL(a.n_devices, 4);
 	for (size_t i = 0; i < n.t.n_devices; i++) {
-		const struct probe_device *d = &n.t.devices[i];
+		const struct topo_device *d = &n.t.devices[i];
 		const struct rem_device *r;
 
-		if (d->kind != PROBE_EFA || strcmp(d->pcie_root, root))
+		if (d->kind != TOPO_EFA || strcmp(d->pcie_root, root))
 			continue;
 		on_root++;
 		name_of(&n.t, d->bdf_str, efa, sizeof(efa));
@@ -400,7 +404,7 @@ static void test_node_unfit(void)
 	dt_diags_init(&errs);
 	node_load(&n, "p5.48xlarge");
 	for (size_t i = 0; i < n.t.n_devices; i++)
-		if (n.t.devices[i].kind == PROBE_GPU)
+		if (n.t.devices[i].kind == TOPO_GPU)
 			n.t.devices[i].fell_off_bus = true;
 	node_verify(&n);
 	CU_ASSERT_EQUAL_FATAL(rem_node_objects(NODE, &n.vr, &n.t, n.type, set, &o, &err), 0);
@@ -439,7 +443,7 @@ static void test_match_and_lift(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
 	node_load(&n, "p5.48xlarge");
 	node_verify(&n);
-	CU_ASSERT_EQUAL(n.vr.verdict, PROBE_MATCH);
+	CU_ASSERT_EQUAL(n.vr.verdict, TOPO_MATCH);
 	CU_ASSERT_EQUAL_FATAL(rem_node_objects(NODE, &n.vr, &n.t, n.type, set, &o, &err), 0);
 	CU_ASSERT_EQUAL(o.n_rules, 0);
 	CU_ASSERT_PTR_NULL(o.node);

@@ -9,15 +9,15 @@
 #include "dt_test.h"
 #include "hwdb.h"
 #include "model.h"
-#include "slices.h"
-#include "topology.h"
-#include "verify.h"
+#include "topo_slices.h"
+#include "topo.h"
+#include "topo_verify.h"
 
 #define P5_KEY "v1 8*(gpu1x10de:2330+efa4x1d0f:efa1)"
 
 /* The devices of a node of hwdb type name, GPUs then EFAs, at addresses
  * 0000:10:00.0 onwards; returns how many. */
-static size_t type_devices(const char *name, struct probe_device *out, size_t cap)
+static size_t type_devices(const char *name, struct topo_device *out, size_t cap)
 {
 	const struct hwdb_type *t = hwdb_lookup(name);
 	size_t n = 0;
@@ -26,10 +26,10 @@ static size_t type_devices(const char *name, struct probe_device *out, size_t ca
 	for (size_t i = 0; i < t->n_gpus + t->n_efas && n < cap; i++, n++) {
 		int gpu = i < t->n_gpus;
 		const struct hwdb_device *h = gpu ? &t->gpus[i] : &t->efas[i - t->n_gpus];
-		struct probe_device *d = &out[n];
+		struct topo_device *d = &out[n];
 
 		memset(d, 0, sizeof(*d));
-		d->kind = gpu ? PROBE_GPU : PROBE_EFA;
+		d->kind = gpu ? TOPO_GPU : TOPO_EFA;
 		d->vendor = gpu ? t->gpu_vendor : HWDB_PCI_VENDOR_AMAZON;
 		d->device = gpu ? t->gpu_device : t->efa_device;
 		snprintf(d->bdf_str, sizeof(d->bdf_str), "0000:%02zx:00.0", 0x10 + i);
@@ -41,15 +41,15 @@ static size_t type_devices(const char *name, struct probe_device *out, size_t ca
 
 static void test_from_devices(void)
 {
-	struct probe_device devs[64], rev[64];
-	struct probe_topology t;
+	struct topo_device devs[64], rev[64];
+	struct topo t;
 	struct dt_err err = { 0 };
 	size_t n = type_devices("p5.48xlarge", devs, 64);
 
 	/* Given in reverse order: the topology sorts by address. */
 	for (size_t i = 0; i < n; i++)
 		rev[i] = devs[n - 1 - i];
-	CU_ASSERT_EQUAL_FATAL(probe_topology_from_devices("p5.48xlarge", rev, n, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_from_devices("p5.48xlarge", rev, n, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.n_devices, 40);
 	CU_ASSERT_EQUAL(t.n_gpus, 8);
 	CU_ASSERT_EQUAL(t.n_efas, 32);
@@ -62,47 +62,47 @@ static void test_from_devices(void)
 	DT_ASSERT_STR(t.devices[0].model, "H100 SXM5 80GB");
 	DT_ASSERT_STR(t.devices[0].architecture, "Hopper");
 	DT_ASSERT_STR(t.devices[8].efa_subsystem, "efa1");
-	CU_ASSERT_PTR_NOT_NULL(probe_find_root(&t, "pci0000:bb"));
-	probe_topology_free(&t);
+	CU_ASSERT_PTR_NOT_NULL(topo_find_root(&t, "pci0000:bb"));
+	topo_free(&t);
 }
 
 static void test_from_devices_refuses(void)
 {
-	struct probe_device devs[64];
-	struct probe_topology t;
+	struct topo_device devs[64];
+	struct topo t;
 	struct dt_err err = { 0 };
 	size_t n = type_devices("p5.48xlarge", devs, 64);
 
 	snprintf(devs[3].bdf_str, sizeof(devs[3].bdf_str), "0000:13:00.0x");
-	CU_ASSERT_EQUAL(probe_topology_from_devices(NULL, devs, n, &t, &err), -EINVAL);
+	CU_ASSERT_EQUAL(topo_from_devices(NULL, devs, n, &t, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "devices[3]"));
 	snprintf(devs[3].bdf_str, sizeof(devs[3].bdf_str), "0000:1A:00.0");  /* upper case */
-	CU_ASSERT_EQUAL(probe_topology_from_devices(NULL, devs, n, &t, &err), -EINVAL);
+	CU_ASSERT_EQUAL(topo_from_devices(NULL, devs, n, &t, &err), -EINVAL);
 	snprintf(devs[3].bdf_str, sizeof(devs[3].bdf_str), "%s", devs[4].bdf_str);
-	CU_ASSERT_EQUAL(probe_topology_from_devices(NULL, devs, n, &t, &err), -EINVAL);
+	CU_ASSERT_EQUAL(topo_from_devices(NULL, devs, n, &t, &err), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "listed twice"));
 	type_devices("p5.48xlarge", devs, 64);
-	devs[0].kind = (enum probe_kind)7;
-	CU_ASSERT_EQUAL(probe_topology_from_devices(NULL, devs, n, &t, &err), -EINVAL);
+	devs[0].kind = (enum topo_kind)7;
+	CU_ASSERT_EQUAL(topo_from_devices(NULL, devs, n, &t, &err), -EINVAL);
 	type_devices("p5.48xlarge", devs, 64);
 	memset(devs[0].pcie_root, 'x', sizeof(devs[0].pcie_root));   /* no NUL */
-	CU_ASSERT_EQUAL(probe_topology_from_devices(NULL, devs, n, &t, &err), -EINVAL);
+	CU_ASSERT_EQUAL(topo_from_devices(NULL, devs, n, &t, &err), -EINVAL);
 }
 
-static char *key_of(struct probe_device *devs, size_t n)
+static char *key_of(struct topo_device *devs, size_t n)
 {
-	struct probe_topology t;
+	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 
-	CU_ASSERT_EQUAL_FATAL(probe_topology_from_devices(NULL, devs, n, &t, NULL), 0);
-	CU_ASSERT_EQUAL(probe_shape_key(&t, &sb), 0);
-	probe_topology_free(&t);
+	CU_ASSERT_EQUAL_FATAL(topo_from_devices(NULL, devs, n, &t, NULL), 0);
+	CU_ASSERT_EQUAL(topo_shape_key(&t, &sb), 0);
+	topo_free(&t);
 	return sb_detach(&sb);
 }
 
 static void test_shape_key(void)
 {
-	struct probe_device devs[64];
+	struct topo_device devs[64];
 	size_t n = type_devices("p5.48xlarge", devs, 64);
 	char *key = key_of(devs, n), *k2;
 
@@ -138,49 +138,49 @@ static void test_shape_key(void)
 
 static void test_verify_entry(void)
 {
-	struct probe_device devs[64];
-	struct probe_verify_result r;
-	struct probe_topology t;
+	struct topo_device devs[64];
+	struct topo_verify_result r;
+	struct topo t;
 	size_t n = type_devices("p5.48xlarge", devs, 64);
 
-	CU_ASSERT_EQUAL_FATAL(probe_topology_from_devices("p5.48xlarge", devs, n, &t, NULL), 0);
-	CU_ASSERT_EQUAL(probe_verify_entry(&t, hwdb_lookup("p5.48xlarge"), &r, NULL), 0);
-	CU_ASSERT_EQUAL(r.verdict, PROBE_MATCH);
-	probe_verify_result_free(&r);
+	CU_ASSERT_EQUAL_FATAL(topo_from_devices("p5.48xlarge", devs, n, &t, NULL), 0);
+	CU_ASSERT_EQUAL(topo_verify_entry(&t, hwdb_lookup("p5.48xlarge"), &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.verdict, TOPO_MATCH);
+	topo_verify_result_free(&r);
 	/* Held to another type's entry, the same node drifts. */
-	CU_ASSERT_EQUAL(probe_verify_entry(&t, hwdb_lookup("p4d.24xlarge"), &r, NULL), 0);
-	CU_ASSERT_EQUAL(r.verdict, PROBE_DRIFT);
+	CU_ASSERT_EQUAL(topo_verify_entry(&t, hwdb_lookup("p4d.24xlarge"), &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.verdict, TOPO_DRIFT);
 	DT_ASSERT_STR(r.instance_type, "p4d.24xlarge");
 	CU_ASSERT(r.differences.n > 0);
-	probe_verify_result_free(&r);
-	probe_topology_free(&t);
+	topo_verify_result_free(&r);
+	topo_free(&t);
 }
 
 static void test_slices(void)
 {
-	struct probe_device devs[64];
+	struct topo_device devs[64];
 	struct model_object *slices[HWDB_MAX_SLICES];
 	struct model_set *set = model_set_new();
-	struct probe_topology t;
+	struct topo t;
 	struct dt_diags w;
 	size_t n = type_devices("p5.48xlarge", devs, 64), n_slices = 0;
 
 	dt_diags_init(&w);
 	devs[0].fell_off_bus = true;
-	CU_ASSERT_EQUAL_FATAL(probe_topology_from_devices("p5.48xlarge", devs, n, &t, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_from_devices("p5.48xlarge", devs, n, &t, NULL), 0);
 	t.cpus = 192;
 	t.memory_mib = 2097152;
-	CU_ASSERT_EQUAL(probe_slices(&t, NULL, "node-a", set, slices, &n_slices, &w, NULL), 0);
+	CU_ASSERT_EQUAL(topo_slices(&t, NULL, "node-a", set, slices, &n_slices, &w, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(n_slices, 2);
 	DT_ASSERT_STR(slices[0]->u.slice.driver, "gpu.nvidia.com");
 	CU_ASSERT_EQUAL(slices[0]->u.slice.n_devices, 7);     /* the lost GPU is left out */
 	DT_ASSERT_STR(slices[1]->u.slice.driver, "dra.net");
 	CU_ASSERT_EQUAL(slices[1]->u.slice.n_devices, 32);
 	DT_ASSERT_STR(slices[0]->u.slice.node_name, "node-a");
-	CU_ASSERT_EQUAL(probe_slices(&t, NULL, "Not_A_Name", set, slices, &n_slices, &w, NULL),
+	CU_ASSERT_EQUAL(topo_slices(&t, NULL, "Not_A_Name", set, slices, &n_slices, &w, NULL),
 			-EINVAL);
 	dt_diags_free(&w);
-	probe_topology_free(&t);
+	topo_free(&t);
 	model_set_free(set);
 }
 

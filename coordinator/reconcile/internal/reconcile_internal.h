@@ -47,7 +47,7 @@ bool rec_pack_equal(const struct rec_pack *a, const struct rec_pack *b);
 bool rec_pack_matches(const struct rec_pack *p, const struct rec_report *r);
 /* The devices as a topology (topo's model, with the host facts). */
 int rec_pack_topology(const struct rec_pack *p, const char *instance_type, int cpus,
-		      int64_t memory_mib, struct probe_topology *out, struct dt_err *err);
+		      int64_t memory_mib, struct topo *out, struct dt_err *err);
 
 /* ---- Fleet state (reconcile.c) ---- */
 

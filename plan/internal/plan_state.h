@@ -1,5 +1,5 @@
 /* plan_state.h - the planner's state while it runs, shared by the files of
- * one plan_run: plan.c (driver, result, helpers), plan_inputs.c,
+ * one plan_run: plan_run.c (driver, result, helpers), plan_inputs.c,
  * plan_existing.c, plan_new.c and plan_reasons.c.
  *
  * Objects: an exnode per existing Node (its allocator context over its
@@ -199,7 +199,7 @@ int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit);
  * constrain, In what is left or NotIn what is excluded (arena). -ENOMEM. */
 int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_node_claim *nc);
 
-/* ---- Helpers (plan.c) ---- */
+/* ---- Helpers (plan_run.c) ---- */
 
 /* alloc_try_opts without the explanation, for placing (the reasons for
  * the pods left over are asked again with it). */

@@ -18,8 +18,9 @@
  * the API server takes any annotation value: they are not its rules but
  * the words dratopo (and Karpenter's NVIDIA support) gives them, parsed by
  * hwdb (hwdb_cc_parse, hwdb_mig_parse), which the model must not link.
- * The planner is what reads them, so it owns the check; validate calls it
- * through plan.h, and the messages are the planner's own (the parsers'). */
+ * The planner is what reads them, so it owns the check; validate runs it
+ * through plan_execute (check_only), and the messages are the planner's own
+ * (the parsers'). */
 static void check_nodeclass(const struct model_object *o, struct dt_diags *errs,
 			    struct dt_diags *warnings, int *n)
 {
@@ -69,13 +70,14 @@ int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
  * errors are in the set, decoded as far as they could be), so that one run
  * reports everything, as `dratopo validate` does, and a user does not fix
  * the decode errors only to be shown the rest on the next run (QA-29). */
-int plan_input_check(const struct model_set *set, struct dt_diags *errs)
+int plan_input_check(const struct model_set *set, struct dt_diags *errs,
+		     struct dt_diags *warnings)
 {
 	struct model_validate_opts vopts = { .check_cel = cel_selector_check };
 	int rc = model_validate_set(set, &vopts, errs);
 
 	if (rc < 0)
 		return rc;
-	plan_nodeclass_check(set, errs, NULL);
+	plan_nodeclass_check(set, errs, warnings);
 	return dt_diags_count(errs) ? -EINVAL : 0;
 }

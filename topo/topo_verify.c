@@ -1,26 +1,26 @@
-/* verify.c - comparing a probed node with hwdb, and learning an hwdb entry
- * from one. See verify.h. */
-#include "verify.h"
+/* topo_verify.c - comparing a probed node with hwdb, and learning an hwdb entry
+ * from one. See topo_verify.h. */
+#include "topo_verify.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *probe_verdict_name(enum probe_verdict v)
+const char *topo_verdict_name(enum topo_verdict v)
 {
 	switch (v) {
-	case PROBE_MATCH:
+	case TOPO_MATCH:
 		return "match";
-	case PROBE_DRIFT:
+	case TOPO_DRIFT:
 		return "drift";
-	case PROBE_UNKNOWN_TYPE:
+	case TOPO_UNKNOWN_TYPE:
 		break;
 	}
 	return "unknown";
 }
 
-void probe_verify_result_free(struct probe_verify_result *r)
+void topo_verify_result_free(struct topo_verify_result *r)
 {
 	if (!r)
 		return;
@@ -54,7 +54,7 @@ static const char *plural(size_t n, const char *one, const char *many)
 }
 
 /* The node's shapes, counting only devices still on the bus. */
-static struct shape *node_shapes(const struct probe_topology *t, size_t *n)
+static struct shape *node_shapes(const struct topo *t, size_t *n)
 {
 	struct shape *v = calloc(t->n_roots ? t->n_roots : 1, sizeof(*v));
 	size_t k = 0;
@@ -62,7 +62,7 @@ static struct shape *node_shapes(const struct probe_topology *t, size_t *n)
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < t->n_roots; i++) {
-		const struct probe_root *r = &t->roots[i];
+		const struct topo_root *r = &t->roots[i];
 		struct shape s = { 0, 0, r->name };
 
 		for (size_t j = 0; j < r->n_gpus; j++)
@@ -148,7 +148,7 @@ static void compare_shapes(const struct shape *exp, size_t n_exp, const struct s
 
 /* ---- Verify ---- */
 
-static void compare_devices(const struct probe_topology *t, const struct hwdb_type *type,
+static void compare_devices(const struct topo *t, const struct hwdb_type *type,
 			    struct dt_diags *diffs)
 {
 	const struct hwdb_pci_gpu *want_gpu = NULL;
@@ -160,14 +160,14 @@ static void compare_devices(const struct probe_topology *t, const struct hwdb_ty
 	if (type->efa_device)
 		want_efa = hwdb_pci_efa(HWDB_PCI_VENDOR_AMAZON, type->efa_device);
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 
 		if (d->fell_off_bus) {
 			dt_diags_add(diffs, "%s %s fell off the bus (config space reads 0xffff)",
-				     d->kind == PROBE_GPU ? "GPU" : "EFA", d->bdf_str);
+				     d->kind == TOPO_GPU ? "GPU" : "EFA", d->bdf_str);
 			continue;
 		}
-		if (d->kind == PROBE_GPU) {
+		if (d->kind == TOPO_GPU) {
 			live_gpus++;
 			if (type->gpu_device && (d->vendor != type->gpu_vendor ||
 						 d->device != type->gpu_device))
@@ -198,8 +198,8 @@ static void compare_devices(const struct probe_topology *t, const struct hwdb_ty
 			     type->n_efas, type->name, live_efas);
 }
 
-int probe_verify(const struct probe_topology *t, const char *instance_type,
-		 struct probe_verify_result *out, struct dt_err *err)
+int topo_verify(const struct topo *t, const char *instance_type,
+		 struct topo_verify_result *out, struct dt_err *err)
 {
 	const char *name = instance_type ? instance_type : t->instance_type;
 	const struct hwdb_type *expected;
@@ -212,14 +212,14 @@ int probe_verify(const struct probe_topology *t, const char *instance_type,
 		memset(out, 0, sizeof(*out));
 		dt_diags_init(&out->differences);
 		out->instance_type = name;
-		out->verdict = PROBE_UNKNOWN_TYPE;
+		out->verdict = TOPO_UNKNOWN_TYPE;
 		return 0;
 	}
-	return probe_verify_entry(t, expected, out, err);
+	return topo_verify_entry(t, expected, out, err);
 }
 
-int probe_verify_entry(const struct probe_topology *t, const struct hwdb_type *expected,
-		       struct probe_verify_result *out, struct dt_err *err)
+int topo_verify_entry(const struct topo *t, const struct hwdb_type *expected,
+		       struct topo_verify_result *out, struct dt_err *err)
 {
 	struct shape *exp = NULL, *got = NULL;
 	size_t n_exp = 0, n_got = 0;
@@ -240,18 +240,18 @@ int probe_verify_entry(const struct probe_topology *t, const struct hwdb_type *e
 		}
 		compare_shapes(exp, n_exp, got, n_got, &out->differences);
 	}
-	out->verdict = dt_diags_count(&out->differences) ? PROBE_DRIFT : PROBE_MATCH;
+	out->verdict = dt_diags_count(&out->differences) ? TOPO_DRIFT : TOPO_MATCH;
 out:
 	free(exp);
 	free(got);
 	if (rc)
-		probe_verify_result_free(out);
+		topo_verify_result_free(out);
 	return rc;
 }
 
 /* ---- Learning an entry ---- */
 
-void probe_learned_free(struct probe_learned *l)
+void topo_learned_free(struct topo_learned *l)
 {
 	if (!l)
 		return;
@@ -285,7 +285,7 @@ static const struct hwdb_type *reference_type(uint16_t gpu_vendor, uint16_t gpu_
 }
 
 /* Attributes for devices no known type has: what the PCI tables say. */
-static int build_gpu_attrs(struct probe_learned *l, const struct probe_device *d,
+static int build_gpu_attrs(struct topo_learned *l, const struct topo_device *d,
 			   struct hwdb_attr *a)
 {
 	size_t n = 0;
@@ -302,7 +302,7 @@ static int build_gpu_attrs(struct probe_learned *l, const struct probe_device *d
 	return (int)n;
 }
 
-static int build_efa_attrs(const struct probe_device *d, struct hwdb_attr *a)
+static int build_efa_attrs(const struct topo_device *d, struct hwdb_attr *a)
 {
 	size_t n = 0;
 
@@ -339,15 +339,15 @@ struct device_source {
 
 /* The first live device of a kind, warning about live ones of another
  * model (an entry has one GPU model and one EFA id). */
-static const struct probe_device *first_live(const struct probe_topology *t,
-					     enum probe_kind kind, size_t *count,
+static const struct topo_device *first_live(const struct topo *t,
+					     enum topo_kind kind, size_t *count,
 					     struct dt_diags *warnings)
 {
-	const struct probe_device *first = NULL;
+	const struct topo_device *first = NULL;
 
 	*count = 0;
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 
 		if (d->fell_off_bus || d->kind != kind)
 			continue;
@@ -356,14 +356,14 @@ static const struct probe_device *first_live(const struct probe_topology *t,
 			first = d;
 		else if (d->device != first->device)
 			dt_diags_add(warnings, "%s %s is %04x:%04x, not %04x:%04x like %s; the "
-				     "entry describes the first", kind == PROBE_GPU ? "GPU" : "EFA",
+				     "entry describes the first", kind == TOPO_GPU ? "GPU" : "EFA",
 				     d->bdf_str, d->vendor, d->device, first->vendor,
 				     first->device, first->bdf_str);
 	}
 	return first;
 }
 
-static int gpu_source(struct probe_learned *l, const struct probe_device *gpu,
+static int gpu_source(struct topo_learned *l, const struct topo_device *gpu,
 		      struct hwdb_attr *built, struct device_source *src, size_t *used)
 {
 	struct hwdb_type *ty = &l->type;
@@ -393,7 +393,7 @@ static int gpu_source(struct probe_learned *l, const struct probe_device *gpu,
 	return 0;
 }
 
-static void efa_source(struct probe_learned *l, const struct probe_device *efa,
+static void efa_source(struct topo_learned *l, const struct topo_device *efa,
 		       struct hwdb_attr *built, struct device_source *src)
 {
 	l->type.efa_device = efa->device;
@@ -409,15 +409,15 @@ static void efa_source(struct probe_learned *l, const struct probe_device *efa,
 
 /* Fill the live devices of t into l->devices (GPUs first), named gpu-N
  * and efa-N in address order. */
-static void fill_devices(const struct probe_topology *t, struct probe_learned *l,
+static void fill_devices(const struct topo *t, struct topo_learned *l,
 			 size_t n_gpus, const struct device_source *gsrc,
 			 const struct device_source *esrc)
 {
 	size_t gi = 0, ei = 0;
 
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
-		int gpu = d->kind == PROBE_GPU;
+		const struct topo_device *d = &t->devices[i];
+		int gpu = d->kind == TOPO_GPU;
 		const struct device_source *src = gpu ? gsrc : esrc;
 		size_t index, slot;
 		struct hwdb_device *h;
@@ -427,9 +427,9 @@ static void fill_devices(const struct probe_topology *t, struct probe_learned *l
 		index = gpu ? gi++ : ei++;
 		slot = gpu ? index : n_gpus + index;
 		h = &l->devices[slot];
-		h->name = l->names + slot * PROBE_LEARNED_NAME;
-		snprintf(l->names + slot * PROBE_LEARNED_NAME, PROBE_LEARNED_NAME, "%s-%zu",
-			 probe_kind_name(d->kind), index);
+		h->name = l->names + slot * TOPO_LEARNED_NAME;
+		snprintf(l->names + slot * TOPO_LEARNED_NAME, TOPO_LEARNED_NAME, "%s-%zu",
+			 topo_kind_name(d->kind), index);
 		h->pcie_root = d->pcie_root[0] ? d->pcie_root : NULL;
 		h->numa_node = d->numa_node;
 		h->attrs = src->attrs;
@@ -439,27 +439,26 @@ static void fill_devices(const struct probe_topology *t, struct probe_learned *l
 	}
 }
 
-void probe_learned_use_node_names(struct probe_learned *l, const struct probe_topology *t)
+void topo_learned_use_node_names(struct topo_learned *l, const struct topo *t)
 {
 	size_t gi = 0, ei = 0, n_gpus = l->type.n_gpus;
 
 	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct probe_device *d = &t->devices[i];
+		const struct topo_device *d = &t->devices[i];
 		size_t slot;
 
 		if (d->fell_off_bus)
 			continue;       /* in no slice: fill_devices skipped it too */
-		slot = d->kind == PROBE_GPU ? gi++ : n_gpus + ei++;
-		probe_device_dra_name(t, i, l->names + slot * PROBE_LEARNED_NAME,
-				      PROBE_LEARNED_NAME);
+		slot = d->kind == TOPO_GPU ? gi++ : n_gpus + ei++;
+		topo_device_dra_name(t, i, l->names + slot * TOPO_LEARNED_NAME, TOPO_LEARNED_NAME);
 	}
 	l->type.node_names = true;
 }
 
-int probe_learn(const struct probe_topology *t, const char *name, struct probe_learned *l,
+int topo_learn(const struct topo *t, const char *name, struct topo_learned *l,
 		struct dt_diags *warnings, struct dt_err *err)
 {
-	const struct probe_device *gpu, *efa;
+	const struct topo_device *gpu, *efa;
 	struct device_source gsrc = { 0 }, esrc = { 0 };
 	struct hwdb_type *ty = &l->type;
 	size_t n_gpus, n_efas, used = 0;
@@ -469,10 +468,10 @@ int probe_learn(const struct probe_topology *t, const char *name, struct probe_l
 	memset(l, 0, sizeof(*l));
 	if (!name)
 		name = t->instance_type ? t->instance_type : "unknown";
-	gpu = first_live(t, PROBE_GPU, &n_gpus, warnings);
-	efa = first_live(t, PROBE_EFA, &n_efas, warnings);
+	gpu = first_live(t, TOPO_GPU, &n_gpus, warnings);
+	efa = first_live(t, TOPO_EFA, &n_efas, warnings);
 	l->devices = calloc(n_gpus + n_efas + 1, sizeof(*l->devices));
-	l->names = calloc(n_gpus + n_efas + 1, PROBE_LEARNED_NAME);
+	l->names = calloc(n_gpus + n_efas + 1, TOPO_LEARNED_NAME);
 	/* Built attributes: at most 3 for the GPUs, 4 for the EFAs. */
 	l->attrs = calloc(8, sizeof(*l->attrs));
 	l->name = strdup(name);
@@ -513,6 +512,6 @@ int probe_learn(const struct probe_topology *t, const char *name, struct probe_l
 	return 0;
 oom:
 	rc = dt_err_set(err, -ENOMEM, "out of memory");
-	probe_learned_free(l);
+	topo_learned_free(l);
 	return rc;
 }

@@ -1,19 +1,19 @@
-/* bdf.h - PCI addresses ("0000:53:00.0") in the form Kubernetes accepts.
+/* topo_bdf.h - PCI addresses ("0000:53:00.0") in the form Kubernetes accepts.
  *
  * Both the agent (reading sysfs) and the coordinator (reading a report)
  * name devices this way, so parsing and ordering live here, with the
  * topology model, and never touch the host. */
-#ifndef DT_BDF_H
-#define DT_BDF_H
+#ifndef DT_TOPO_BDF_H
+#define DT_TOPO_BDF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* "pci0000:44", "0000:53:00.0" and room to spare. */
-#define PROBE_NAME_MAX 32
+#define TOPO_NAME_MAX 32
 
 /* A PCI address: domain, bus, device (slot), function. */
-struct probe_bdf {
+struct topo_bdf {
 	uint32_t domain;
 	uint8_t bus, dev, func;
 };
@@ -21,13 +21,13 @@ struct probe_bdf {
 /* Parse a sysfs device name, "0000:53:00.0". Accepts exactly the form
  * Kubernetes accepts (lower-case hex, a 4-digit domain, device < 0x20,
  * function < 8). 0 or -EINVAL. */
-int probe_bdf_parse(const char *s, struct probe_bdf *out);
+int topo_bdf_parse(const char *s, struct topo_bdf *out);
 /* "DDDD:BB:DD.F" into buf (at least 13 bytes). */
-void probe_bdf_format(const struct probe_bdf *b, char *buf, size_t len);
+void topo_bdf_format(const struct topo_bdf *b, char *buf, size_t len);
 /* Order by domain, bus, device, function (for qsort-style comparisons). */
-int probe_bdf_cmp(const struct probe_bdf *a, const struct probe_bdf *b);
+int topo_bdf_cmp(const struct topo_bdf *a, const struct topo_bdf *b);
 /* The value of a lower-case hex digit; -1 for anything else (upper case
  * included, as Kubernetes refuses it in addresses). */
-int probe_hex_digit(char c);
+int topo_hex_digit(char c);
 
 #endif

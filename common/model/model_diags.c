@@ -1,11 +1,13 @@
-/* cli_diags.c - the order validate and plan print input problems in:
+/* model_diags.c - the order input problems are shown in (model_diags_sort):
  * they come in two passes (loading, then validation), users read them per
  * document, so they are sorted by file (as given; a directory's files by
- * name), document and List item, keeping the order within one object. */
-#include "cli_diags.h"
-
+ * name), document and List item, keeping the order within one object. The
+ * messages are the loader's and the validator's, so their order is the
+ * model's business. */
 #include <stdlib.h>
 #include <string.h>
+
+#include "model.h"
 
 struct keyed_msg {
 	size_t file, pos;
@@ -58,7 +60,7 @@ static void key_message(struct keyed_msg *k, const char *const *files, size_t n_
 	}
 }
 
-void cli_diags_sort(struct dt_diags *errs, const char *const *files, size_t n_files)
+void model_diags_sort(struct dt_diags *errs, const char *const *files, size_t n_files)
 {
 	struct keyed_msg *k = calloc(errs->n ? errs->n : 1, sizeof(*k));
 

@@ -1,5 +1,6 @@
 /* plan_internal.h - the planner's parts, for its own files and its unit
- * tests (test_plan_pack): NodePool requirements, labels and taints
+ * tests: the pipeline's steps behind plan_execute (plan_run, the input
+ * checks, the writers), NodePool requirements, labels and taints
  * (plan_nodepool.c), NodeOverlays (plan_overlay.c), node overhead and pod
  * requests (plan_fit.c), pods, claims and units (plan_pods.c), and the
  * packing optimizer (plan_pack.c). */
@@ -13,6 +14,46 @@
 #include "plan.h"
 
 struct hwdb_type;
+
+/* ---- The pipeline's steps (plan.c runs them in order) ---- */
+
+/* The plan itself (plan_run.c): plan for everything in set. The set must
+ * stay alive while the result is used (the result borrows names from it);
+ * the planner adds generated objects (claims from templates, default
+ * classes, hypothetical slices) to the set. Errors: -EINVAL with a message naming the object for input
+ * the planner cannot work with (a pod naming a claim or template that does
+ * not exist is not an error: the pod is unschedulable with that reason),
+ * and -ENOMEM. The allocator's errors for one pod (a CEL runtime error,
+ * an unknown class, its step budget) make that pod unschedulable with
+ * the error as its reason, as the scheduler fails such a pod; the rest is
+ * still planned. */
+int plan_run(struct model_set *set, const struct plan_options *opts,
+	     struct plan_result **out, struct dt_err *err);
+void plan_result_free(struct plan_result *r);
+
+/* The input checks (plan_check.c). After loading a plan's input into set
+ * (load problems in errs): 0 when it may be planned, -EINVAL with every problem in errs (load problems, then
+ * the API server's validation with CEL compiled, then
+ * plan_nodeclass_check's errors: all of them, also when loading failed),
+ * or -ENOMEM. warnings (may be NULL) as plan_nodeclass_check's. */
+int plan_input_check(const struct model_set *set, struct dt_diags *errs,
+		     struct dt_diags *warnings);
+/* The EC2NodeClass annotations the planner reads,
+ * karpenter.k8s.aws/nvidia-consumable-capacity and -mig-layout, checked
+ * with the parsers plan uses: each malformed value is added to errs as
+ * "FILE: document N (EC2NodeClass NAME): metadata.annotations[KEY]:
+ * message"; a layout naming a profile no hwdb GPU has goes to warnings
+ * (which may be NULL). Returns the number of errors. */
+int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
+			 struct dt_diags *warnings);
+
+/* The writers (plan_output.c). The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",
+ * "totalPricePerHour"}; unschedulable entries carry "details". */
+int plan_emit_json(const struct plan_result *r, struct strbuf *out);
+/* karpenter.sh/v1 NodeClaims, one YAML document each. */
+int plan_emit_yaml(const struct plan_result *r, struct strbuf *out);
+/* One row per node claim and per unschedulable pod. */
+int plan_emit_table(const struct plan_result *r, struct strbuf *out);
 
 /* ---- Requirements, labels, taints (plan_nodepool.c) ---- */
 

@@ -1,6 +1,6 @@
-/* topology_emit.c - printing a probed topology: the tree of roots for
- * people, the contract's object for programs. See topology.h. */
-#include "topology.h"
+/* topo_emit.c - printing a probed topology: the tree of roots for
+ * people, the contract's object for programs. See topo.h. */
+#include "topo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 /* ---- Text ---- */
 
 /* The NUMA node shared by a root's devices; -1 when unknown or mixed. */
-static int root_numa(const struct probe_topology *t, const struct probe_root *r)
+static int root_numa(const struct topo *t, const struct topo_root *r)
 {
 	int numa = -2;
 
@@ -26,14 +26,14 @@ static int root_numa(const struct probe_topology *t, const struct probe_root *r)
 	return numa < 0 ? -1 : numa;
 }
 
-static void text_device(const struct probe_device *d, const char *branch, struct strbuf *out)
+static void text_device(const struct topo_device *d, const char *branch, struct strbuf *out)
 {
 	char ids[16];
 
 	snprintf(ids, sizeof(ids), "%04x:%04x", d->vendor, d->device);
-	sb_printf(out, "%s%s %s  %s  %-16s", branch, probe_kind_name(d->kind), d->bdf_str, ids,
+	sb_printf(out, "%s%s %s  %s  %-16s", branch, topo_kind_name(d->kind), d->bdf_str, ids,
 		  d->model ? d->model : "(unknown model)");
-	if (d->kind == PROBE_EFA)
+	if (d->kind == TOPO_EFA)
 		sb_printf(out, "  %-11s", d->rdma_device[0] ? d->rdma_device : "(no rdma)");
 	if (d->link_speed[0] || d->link_width)
 		sb_printf(out, "  %s x%d", d->link_speed[0] ? d->link_speed : "?", d->link_width);
@@ -46,7 +46,7 @@ static void text_device(const struct probe_device *d, const char *branch, struct
 	sb_putc(out, '\n');
 }
 
-static void text_group(const struct probe_topology *t, const size_t *gpus, size_t n_gpus,
+static void text_group(const struct topo *t, const size_t *gpus, size_t n_gpus,
 		       const size_t *efas, size_t n_efas, struct strbuf *out)
 {
 	size_t total = n_gpus + n_efas;
@@ -58,7 +58,7 @@ static void text_group(const struct probe_topology *t, const size_t *gpus, size_
 	}
 }
 
-int probe_emit_text(const struct probe_topology *t, struct strbuf *out)
+int topo_emit_text(const struct topo *t, struct strbuf *out)
 {
 	size_t n_orphans = 0;
 
@@ -67,7 +67,7 @@ int probe_emit_text(const struct probe_topology *t, struct strbuf *out)
 		  t->n_gpus, t->n_gpus == 1 ? "" : "s", t->n_efas, t->n_efas == 1 ? "" : "s",
 		  t->n_roots, t->n_roots == 1 ? "" : "s", t->n_other);
 	for (size_t i = 0; i < t->n_roots; i++) {
-		const struct probe_root *r = &t->roots[i];
+		const struct topo_root *r = &t->roots[i];
 		int numa = root_numa(t, r);
 
 		sb_printf(out, "%s", r->name);
@@ -107,7 +107,7 @@ static struct doc_node *hex4(struct doc_arena *a, unsigned v)
 	return doc_new_string(a, buf);
 }
 
-static struct doc_node *device_doc(const struct probe_device *d, struct doc_arena *a)
+static struct doc_node *device_doc(const struct topo_device *d, struct doc_arena *a)
 {
 	struct doc_node *m = doc_new_map(a);
 	char cls[8];
@@ -117,7 +117,7 @@ static struct doc_node *device_doc(const struct probe_device *d, struct doc_aren
 		return NULL;
 	snprintf(cls, sizeof(cls), "%04x", (unsigned)(d->class_code >> 8));
 	rc |= doc_map_set(a, m, "bdf", doc_new_string(a, d->bdf_str));
-	rc |= doc_map_set(a, m, "kind", doc_new_string(a, probe_kind_name(d->kind)));
+	rc |= doc_map_set(a, m, "kind", doc_new_string(a, topo_kind_name(d->kind)));
 	rc |= doc_map_set(a, m, "vendor", hex4(a, d->vendor));
 	rc |= doc_map_set(a, m, "device", hex4(a, d->device));
 	rc |= doc_map_set(a, m, "model", str_or_null(a, d->model));
@@ -129,7 +129,7 @@ static struct doc_node *device_doc(const struct probe_device *d, struct doc_aren
 			  d->has_subsys ? hex4(a, d->subsys_vendor) : doc_new_null(a));
 	rc |= doc_map_set(a, m, "subsystemDevice",
 			  d->has_subsys ? hex4(a, d->subsys_device) : doc_new_null(a));
-	if (d->kind == PROBE_GPU) {
+	if (d->kind == TOPO_GPU) {
 		rc |= doc_map_set(a, m, "architecture", str_or_null(a, d->architecture));
 	} else {
 		rc |= doc_map_set(a, m, "efaGeneration", d->efa_generation
@@ -145,7 +145,7 @@ static struct doc_node *device_doc(const struct probe_device *d, struct doc_aren
 	return rc ? NULL : m;
 }
 
-static struct doc_node *bdf_list(const struct probe_topology *t, const size_t *idx, size_t n,
+static struct doc_node *bdf_list(const struct topo *t, const size_t *idx, size_t n,
 				 struct doc_arena *a)
 {
 	struct doc_node *s = doc_new_seq(a);
@@ -156,7 +156,7 @@ static struct doc_node *bdf_list(const struct probe_topology *t, const size_t *i
 	return s;
 }
 
-struct doc_node *probe_to_doc(const struct probe_topology *t, struct doc_arena *a)
+struct doc_node *topo_to_doc(const struct topo *t, struct doc_arena *a)
 {
 	struct doc_node *top = doc_new_map(a), *devs = doc_new_seq(a), *roots = doc_new_seq(a);
 	int rc = 0;
@@ -168,7 +168,7 @@ struct doc_node *probe_to_doc(const struct probe_topology *t, struct doc_arena *
 		rc |= doc_seq_push(a, devs, device_doc(&t->devices[i], a));
 	rc |= doc_map_set(a, top, "devices", devs);
 	for (size_t i = 0; i < t->n_roots; i++) {
-		const struct probe_root *r = &t->roots[i];
+		const struct topo_root *r = &t->roots[i];
 		struct doc_node *m = doc_new_map(a);
 		int numa = root_numa(t, r);
 

@@ -1,7 +1,7 @@
-/* slices.h - the ResourceSlices the drivers would publish on a node,
+/* topo_slices.h - the ResourceSlices the drivers would publish on a node,
  * predicted from its topology (the agent's probe or a report's devices).
  *
- * The probed node becomes an hwdb entry (probe_learn) and hwdb's own slice
+ * The probed node becomes an hwdb entry (topo_learn) and hwdb's own slice
  * builder (hwdb_slices) turns it into the slices the NVIDIA GPU driver
  * (gpu.nvidia.com) and DRANET (dra.net) publish, so the prediction for a
  * live node and `dratopo hwdb show` for its type come out of the same code
@@ -15,7 +15,7 @@
 #include "err.h"
 #include "hwdb.h"
 #include "strbuf.h"
-#include "topology.h"
+#include "topo.h"
 
 struct model_object;
 struct model_set;
@@ -23,7 +23,7 @@ struct model_set;
 /* Build the slices for node node_name in set (which owns them) into
  * out[0..*n_out) (HWDB_MAX_SLICES room), GPU slice first, as hwdb_slices()
  * does for a type. mode may be NULL (consumable capacity disabled). */
-int probe_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+int topo_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 		 const char *node_name, struct model_set *set, struct model_object **out,
 		 size_t *n_out, struct dt_diags *warnings, struct dt_err *err);
 
@@ -31,7 +31,7 @@ int probe_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode
  * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as it does: a
  * comment line, then one document per slice. mode may be NULL (consumable
  * capacity disabled). */
-int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+int topo_slices_emit(const struct topo *t, const struct hwdb_cc_mode *mode,
 		      const char *node_name, enum doc_format fmt, struct strbuf *out,
 		      struct dt_diags *warnings, struct dt_err *err);
 

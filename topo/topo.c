@@ -1,6 +1,6 @@
-/* topology.c - the topology model: devices grouped by PCIe root, built from
- * a device list, and its canonical shape key. See topology.h. */
-#include "topology.h"
+/* topo.c - the topology model: devices grouped by PCIe root, built from
+ * a device list, and its canonical shape key. See topo.h. */
+#include "topo.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include "hwdb.h"
 #include "names.h"
 
-const char *probe_kind_name(enum probe_kind k)
+const char *topo_kind_name(enum topo_kind k)
 {
-	return k == PROBE_GPU ? "gpu" : "efa";
+	return k == TOPO_GPU ? "gpu" : "efa";
 }
 
-const struct probe_root *probe_find_root(const struct probe_topology *t, const char *name)
+const struct topo_root *topo_find_root(const struct topo *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_roots; i++)
 		if (strcmp(t->roots[i].name, name) == 0)
@@ -23,7 +23,7 @@ const struct probe_root *probe_find_root(const struct probe_topology *t, const c
 	return NULL;
 }
 
-void probe_topology_free(struct probe_topology *t)
+void topo_free(struct topo *t)
 {
 	if (!t)
 		return;
@@ -38,13 +38,13 @@ void probe_topology_free(struct probe_topology *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void probe_device_name(struct probe_device *d)
+void topo_device_name(struct topo_device *d)
 {
 	d->model = NULL;
 	d->architecture = NULL;
 	d->efa_generation = 0;
 	d->efa_subsystem = NULL;
-	if (d->kind == PROBE_EFA) {
+	if (d->kind == TOPO_EFA) {
 		const struct hwdb_pci_efa *efa = hwdb_pci_efa(d->vendor, d->device);
 
 		if (efa) {
@@ -77,14 +77,14 @@ static int push_index(size_t **v, size_t *n, size_t i)
 
 static int root_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct probe_root *)a)->name, ((const struct probe_root *)b)->name);
+	return strcmp(((const struct topo_root *)a)->name, ((const struct topo_root *)b)->name);
 }
 
-static int group_roots(struct probe_topology *t)
+static int group_roots(struct topo *t)
 {
 	for (size_t i = 0; i < t->n_devices; i++) {
-		struct probe_device *d = &t->devices[i];
-		struct probe_root *r = NULL;
+		struct topo_device *d = &t->devices[i];
+		struct topo_root *r = NULL;
 
 		if (!d->pcie_root[0])
 			continue;
@@ -92,7 +92,7 @@ static int group_roots(struct probe_topology *t)
 			if (strcmp(t->roots[k].name, d->pcie_root) == 0)
 				r = &t->roots[k];
 		if (!r) {
-			struct probe_root *nv = realloc(t->roots, (t->n_roots + 1) * sizeof(*nv));
+			struct topo_root *nv = realloc(t->roots, (t->n_roots + 1) * sizeof(*nv));
 
 			if (!nv)
 				return -ENOMEM;
@@ -101,7 +101,7 @@ static int group_roots(struct probe_topology *t)
 			memset(r, 0, sizeof(*r));
 			snprintf(r->name, sizeof(r->name), "%s", d->pcie_root);
 		}
-		if (d->kind == PROBE_GPU ? push_index(&r->gpus, &r->n_gpus, i)
+		if (d->kind == TOPO_GPU ? push_index(&r->gpus, &r->n_gpus, i)
 					 : push_index(&r->efas, &r->n_efas, i))
 			return -ENOMEM;
 	}
@@ -112,17 +112,17 @@ static int group_roots(struct probe_topology *t)
 
 static int device_cmp(const void *a, const void *b)
 {
-	return probe_bdf_cmp(&((const struct probe_device *)a)->bdf,
-			     &((const struct probe_device *)b)->bdf);
+	return topo_bdf_cmp(&((const struct topo_device *)a)->bdf,
+			     &((const struct topo_device *)b)->bdf);
 }
 
-int probe_topology_index(struct probe_topology *t)
+int topo_index(struct topo *t)
 {
 	if (t->n_devices > 1)
 		qsort(t->devices, t->n_devices, sizeof(*t->devices), device_cmp);
 	t->n_gpus = t->n_efas = 0;
 	for (size_t i = 0; i < t->n_devices; i++) {
-		if (t->devices[i].kind == PROBE_GPU)
+		if (t->devices[i].kind == TOPO_GPU)
 			t->n_gpus++;
 		else
 			t->n_efas++;
@@ -139,16 +139,16 @@ static int terminated(const char *field, size_t size)
 	return memchr(field, '\0', size) != NULL;
 }
 
-static int check_device(const struct probe_device *d, size_t i, struct dt_err *err)
+static int check_device(const struct topo_device *d, size_t i, struct dt_err *err)
 {
-	struct probe_bdf bdf;
+	struct topo_bdf bdf;
 
 	if (!terminated(d->bdf_str, sizeof(d->bdf_str)) ||
-	    probe_bdf_parse(d->bdf_str, &bdf))
+	    topo_bdf_parse(d->bdf_str, &bdf))
 		return dt_err_set(err, -EINVAL, "devices[%zu]: bdf \"%.*s\" is not a PCI address "
-				  "(DDDD:BB:DD.F, lower-case hex)", i, PROBE_NAME_MAX - 1,
+				  "(DDDD:BB:DD.F, lower-case hex)", i, TOPO_NAME_MAX - 1,
 				  d->bdf_str);
-	if (d->kind != PROBE_GPU && d->kind != PROBE_EFA)
+	if (d->kind != TOPO_GPU && d->kind != TOPO_EFA)
 		return dt_err_set(err, -EINVAL, "devices[%zu] (%s): kind %d is neither a GPU nor an "
 				  "EFA", i, d->bdf_str, (int)d->kind);
 	if (!terminated(d->pcie_root, sizeof(d->pcie_root)) ||
@@ -160,8 +160,8 @@ static int check_device(const struct probe_device *d, size_t i, struct dt_err *e
 	return 0;
 }
 
-int probe_topology_from_devices(const char *instance_type, const struct probe_device *devs,
-				size_t n, struct probe_topology *t, struct dt_err *err)
+int topo_from_devices(const char *instance_type, const struct topo_device *devs,
+				size_t n, struct topo *t, struct dt_err *err)
 {
 	int rc = 0;
 
@@ -177,21 +177,21 @@ int probe_topology_from_devices(const char *instance_type, const struct probe_de
 	memcpy(t->devices, devs, n * sizeof(*devs));
 	t->n_devices = n;
 	for (size_t i = 0; i < n; i++) {
-		probe_bdf_parse(t->devices[i].bdf_str, &t->devices[i].bdf);
-		probe_device_name(&t->devices[i]);
+		topo_bdf_parse(t->devices[i].bdf_str, &t->devices[i].bdf);
+		topo_device_name(&t->devices[i]);
 	}
-	if (probe_topology_index(t))
+	if (topo_index(t))
 		goto oom;
 	for (size_t i = 1; i < n; i++)
-		if (probe_bdf_cmp(&t->devices[i - 1].bdf, &t->devices[i].bdf) == 0) {
+		if (topo_bdf_cmp(&t->devices[i - 1].bdf, &t->devices[i].bdf) == 0) {
 			rc = dt_err_set(err, -EINVAL, "device %s is listed twice",
 					t->devices[i].bdf_str);
-			probe_topology_free(t);
+			topo_free(t);
 			return rc;
 		}
 	return 0;
 oom:
-	probe_topology_free(t);
+	topo_free(t);
 	return dt_err_set(err, -ENOMEM, "out of memory");
 }
 
@@ -199,7 +199,7 @@ oom:
 
 /* What the key keeps of a device. */
 struct key_id {
-	enum probe_kind kind;
+	enum topo_kind kind;
 	uint16_t vendor, device;
 };
 
@@ -209,7 +209,7 @@ static int id_cmp(const void *a, const void *b)
 	const struct key_id *x = a, *y = b;
 
 	if (x->kind != y->kind)
-		return x->kind == PROBE_GPU ? -1 : 1;
+		return x->kind == TOPO_GPU ? -1 : 1;
 	if (x->vendor != y->vendor)
 		return x->vendor < y->vendor ? -1 : 1;
 	if (x->device != y->device)
@@ -227,7 +227,7 @@ static void group_content(struct key_id *ids, size_t n, struct strbuf *out)
 
 		while (i + run < n && id_cmp(&ids[i], &ids[i + run]) == 0)
 			run++;
-		sb_printf(out, "%s%s%zux%04x:%04x", i ? "+" : "", probe_kind_name(ids[i].kind), run,
+		sb_printf(out, "%s%s%zux%04x:%04x", i ? "+" : "", topo_kind_name(ids[i].kind), run,
 			  ids[i].vendor, ids[i].device);
 		i += run;
 	}
@@ -238,7 +238,7 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_id(const struct probe_device *d, struct key_id *ids, size_t *n)
+static void add_id(const struct topo_device *d, struct key_id *ids, size_t *n)
 {
 	if (!d->fell_off_bus)
 		ids[(*n)++] = (struct key_id){ d->kind, d->vendor, d->device };
@@ -246,7 +246,7 @@ static void add_id(const struct probe_device *d, struct key_id *ids, size_t *n)
 
 /* The live devices of root r (or, with r NULL, those without a root) into
  * ids; returns how many. */
-static size_t live_members(const struct probe_topology *t, const struct probe_root *r,
+static size_t live_members(const struct topo *t, const struct topo_root *r,
 			   struct key_id *ids)
 {
 	size_t n = 0;
@@ -262,7 +262,7 @@ static size_t live_members(const struct probe_topology *t, const struct probe_ro
 	return n;
 }
 
-int probe_shape_key(const struct probe_topology *t, struct strbuf *out)
+int topo_shape_key(const struct topo *t, struct strbuf *out)
 {
 	struct key_id *ids = calloc(t->n_devices + 1, sizeof(*ids));
 	char **contents = calloc(t->n_roots + 1, sizeof(*contents));
@@ -308,7 +308,7 @@ out:
 	return rc;
 }
 
-int probe_node_name_check(const char *what, const char *name, struct dt_err *err)
+int topo_node_name_check(const char *what, const char *name, struct dt_err *err)
 {
 	struct names_msgs msgs;
 
@@ -317,7 +317,7 @@ int probe_node_name_check(const char *what, const char *name, struct dt_err *err
 	return dt_err_set(err, -EINVAL, "%s \"%.64s\": %s (a Node's name)", what, name, msgs.m[0]);
 }
 
-const char *probe_dranet_pci_name(const char *bdf, char *buf, size_t len)
+const char *topo_dranet_pci_name(const char *bdf, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "pci-%s", bdf);
 
@@ -327,16 +327,15 @@ const char *probe_dranet_pci_name(const char *bdf, char *buf, size_t len)
 	return buf;
 }
 
-const char *probe_device_dra_name(const struct probe_topology *t, size_t i, char *buf,
-				  size_t len)
+const char *topo_device_dra_name(const struct topo *t, size_t i, char *buf, size_t len)
 {
-	const struct probe_device *d = &t->devices[i];
+	const struct topo_device *d = &t->devices[i];
 	size_t minor = 0;
 
-	if (d->kind == PROBE_EFA)
-		return probe_dranet_pci_name(d->bdf_str, buf, len);
+	if (d->kind == TOPO_EFA)
+		return topo_dranet_pci_name(d->bdf_str, buf, len);
 	for (size_t j = 0; j < i; j++)
-		minor += t->devices[j].kind == PROBE_GPU;
+		minor += t->devices[j].kind == TOPO_GPU;
 	snprintf(buf, len, "gpu-%zu", minor);
 	return buf;
 }

@@ -1,4 +1,4 @@
-/* plan.c - the planner's driver: plan_run reads the inputs (plan_inputs.c),
+/* plan_run.c - the planner's driver: plan_run reads the inputs (plan_inputs.c),
  * places units on existing nodes first (plan_existing.c), then on the
  * cheapest new nodes (plan_new.c), then gives a reason for every pod left
  * over (plan_reasons.c), and moves what it built into the result. Also the

@@ -1,11 +1,11 @@
-/* bdf.c - parsing, printing and ordering PCI addresses. See bdf.h. */
-#include "bdf.h"
+/* topo_bdf.c - parsing, printing and ordering PCI addresses. See topo_bdf.h. */
+#include "topo_bdf.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-int probe_hex_digit(char c)
+int topo_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -20,7 +20,7 @@ static int hex_field(const char *s, int n, uint32_t *out)
 	uint32_t v = 0;
 
 	for (int i = 0; i < n; i++) {
-		int d = probe_hex_digit(s[i]);
+		int d = topo_hex_digit(s[i]);
 
 		if (d < 0)
 			return -EINVAL;
@@ -30,7 +30,7 @@ static int hex_field(const char *s, int n, uint32_t *out)
 	return 0;
 }
 
-int probe_bdf_parse(const char *s, struct probe_bdf *out)
+int topo_bdf_parse(const char *s, struct topo_bdf *out)
 {
 	uint32_t dom, bus, dev, fn;
 
@@ -49,12 +49,12 @@ int probe_bdf_parse(const char *s, struct probe_bdf *out)
 	return 0;
 }
 
-void probe_bdf_format(const struct probe_bdf *b, char *buf, size_t len)
+void topo_bdf_format(const struct topo_bdf *b, char *buf, size_t len)
 {
 	snprintf(buf, len, "%04x:%02x:%02x.%x", (unsigned)b->domain, b->bus, b->dev, b->func);
 }
 
-int probe_bdf_cmp(const struct probe_bdf *a, const struct probe_bdf *b)
+int topo_bdf_cmp(const struct topo_bdf *a, const struct topo_bdf *b)
 {
 	if (a->domain != b->domain)
 		return a->domain < b->domain ? -1 : 1;

@@ -27,12 +27,18 @@
  *   5. writes the plan as JSON, Karpenter NodeClaims or a table
  *      (plan_output.c).
  *
- * plan.c drives the steps. This header is what the CLI, the bench and the
- * coordinator use; the parts live in internal/plan_internal.h and the
+ * plan_execute (plan.c) is the one way in, for every user of the planner:
+ * `dratopo plan -f` and `dratopo validate` (cli/), the coordinator's Plan
+ * RPC, the Kubernetes controller (which hands it objects read from the API
+ * server, decoded by the same loader as files) and bench/. It runs the
+ * pipeline, written once: load the manifests, check them as the API
+ * server would, let the caller add what it knows (the live fleet), plan
+ * (plan_run.c drives steps 1-4), write the output (step 5) and give back
+ * the exit code. The parts live in internal/plan_internal.h and the
  * planner's state in internal/plan_state.h.
  *
  * The struct plan_result owns everything it points to (one doc_arena).
- * Library code never prints or exits; cli_plan.c talks to the user. */
+ * Library code never prints or exits; the callers talk to the user. */
 #ifndef DT_PLAN_H
 #define DT_PLAN_H
 
@@ -167,19 +173,96 @@ struct plan_result {
 	struct dt_diags warnings;
 };
 
-/* Plan for everything in set. The set must stay alive while the result is
- * used (the result borrows names from it); the planner adds generated
- * objects (claims from templates, default classes, hypothetical slices)
- * to the set. Errors: -EINVAL with a message naming the object for input
- * the planner cannot work with (a pod naming a claim or template that does
- * not exist is not an error: the pod is unschedulable with that reason),
- * and -ENOMEM. The allocator's errors for one pod (a CEL runtime error,
- * an unknown class, its step budget) make that pod unschedulable with
- * the error as its reason, as the scheduler fails such a pod; the rest is
- * still planned. */
-int plan_run(struct model_set *set, const struct plan_options *opts,
-	     struct plan_result **out, struct dt_err *err);
-void plan_result_free(struct plan_result *r);
+/* ------------------------------------------------------------------ */
+/* The entry point                                                     */
+/* ------------------------------------------------------------------ */
+
+/* What a plan exits with: `dratopo plan`'s exit status and the Plan RPC's
+ * exit_code. (2, a usage error, is the command line's own.) */
+#define PLAN_EXIT_OK            0  /* every pod has a place */
+#define PLAN_EXIT_FAIL          1  /* invalid input, or a failure */
+#define PLAN_EXIT_UNSCHEDULABLE 3  /* some pod has none; the plan is still written */
+
+enum plan_format {
+	PLAN_FORMAT_TABLE,      /* one row per node claim and unschedulable pod */
+	PLAN_FORMAT_YAML,       /* karpenter.sh/v1 NodeClaims */
+	PLAN_FORMAT_JSON,       /* design.md's plan JSON */
+	PLAN_FORMAT_NONE,       /* no output: the caller reads report.result */
+};
+
+/* One manifest: a file or bytes already in memory. */
+struct plan_manifest {
+	/* The file to read ("-": standard input; a directory: its *.yaml,
+	 * *.yml and *.json files, as model_set_load_file), or, with content,
+	 * the name messages give the bytes. */
+	const char *name;
+	const char *content;    /* NULL: read the file name */
+	size_t len;             /* of content */
+};
+
+struct plan_request {
+	const struct plan_manifest *manifests;
+	size_t n_manifests;
+	/* Objects the caller built already (decoded with model_set_load_*,
+	 * e.g. from the API server's JSON): the manifests are loaded into it
+	 * and it is checked and planned with them. Borrowed: it stays the
+	 * caller's and must outlive the report. NULL: the report owns a set
+	 * of its own. */
+	struct model_set *set;
+	/* The instance types (opts.catalog; NULL: the process's, hwdb's)
+	 * and the optimizer's settings. */
+	struct plan_options opts;
+	enum plan_format format;
+	/* Load and check only, as `dratopo validate` does: no plan, exit
+	 * PLAN_EXIT_OK or PLAN_EXIT_FAIL, and an EC2NodeClass's MIG layout
+	 * naming a profile no hwdb GPU has is a warning (a plan gives that
+	 * as the reason of each type it rejects instead). */
+	bool check_only;
+	/* Called once the input passed its checks, before planning, with the
+	 * set and a copy of opts: adds what the caller knows (the
+	 * coordinator's live fleet) and may set opts->catalog to the types
+	 * that go with it; NULL: nothing. Nonzero fails the plan, with its
+	 * messages added to diags. */
+	int (*prepare)(void *arg, struct model_set *set, struct plan_options *opts,
+		       struct dt_diags *diags);
+	void *prepare_arg;
+	/* What failures that are not input problems are prefixed with
+	 * ("dratopo plan: out of memory"); NULL: "plan". */
+	const char *who;
+};
+
+/* The phases plan_execute times (report.cpu_s). */
+enum plan_phase { PLAN_PHASE_LOAD, PLAN_PHASE_CHECK, PLAN_PHASE_RUN, PLAN_PHASE_EMIT,
+		  PLAN_PHASE_COUNT };
+
+/* What a plan gives back; plan_report_free frees what it owns. */
+struct plan_report {
+	int exit_code;                  /* PLAN_EXIT_* */
+	struct strbuf output;           /* the plan in the requested format */
+	/* What went wrong, one line each, in the order to print them: the
+	 * input's problems sorted by manifest (as given), document and item,
+	 * then failures prefixed with who; with YAML output, how many pods
+	 * are unschedulable (NodeClaims cannot say). */
+	struct dt_diags diags;
+	/* What is not an error, one line each (printed "warning: ..."):
+	 * documents skipped, NodeOverlays Karpenter would ignore, with
+	 * check_only MIG profiles no hwdb GPU has. */
+	struct dt_diags warnings;
+	/* The plan; NULL when there is none (invalid input, a failure,
+	 * check_only). It borrows names from set and the catalogue. */
+	struct plan_result *result;
+	/* The objects checked and planned: the request's set, or the
+	 * report's own (owns_set). */
+	struct model_set *set;
+	bool owns_set;
+	double cpu_s[PLAN_PHASE_COUNT]; /* CPU seconds of this process per phase */
+};
+
+/* Run the pipeline of rq: load, check, prepare, plan, write. Returns
+ * report->exit_code; every outcome, failures included, is in the report,
+ * which the caller frees with plan_report_free in any case. */
+int plan_execute(const struct plan_request *rq, struct plan_report *report);
+void plan_report_free(struct plan_report *report);
 
 /* ---- Live nodes ---- */
 
@@ -190,32 +273,5 @@ void plan_result_free(struct plan_result *r);
 struct hwdb_type;
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb);
-
-/* ---- Input checks (plan_check.c) ---- */
-
-/* After loading a plan's input into set (load problems in errs): 0 when it
- * may be planned, -EINVAL with every problem in errs (load problems, then
- * the API server's validation with CEL compiled, then
- * plan_nodeclass_check's errors: all of them, also when loading failed),
- * or -ENOMEM. */
-int plan_input_check(const struct model_set *set, struct dt_diags *errs);
-/* The EC2NodeClass annotations the planner reads,
- * karpenter.k8s.aws/nvidia-consumable-capacity and -mig-layout, checked
- * with the parsers plan uses: each malformed value is added to errs as
- * "FILE: document N (EC2NodeClass NAME): metadata.annotations[KEY]:
- * message"; a layout naming a profile no hwdb GPU has goes to warnings
- * (which may be NULL). Returns the number of errors. */
-int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
-			 struct dt_diags *warnings);
-
-/* ---- Output (plan_output.c) ---- */
-
-/* The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",
- * "totalPricePerHour"}; unschedulable entries carry "details". */
-int plan_emit_json(const struct plan_result *r, struct strbuf *out);
-/* karpenter.sh/v1 NodeClaims, one YAML document each. */
-int plan_emit_yaml(const struct plan_result *r, struct strbuf *out);
-/* One row per node claim and per unschedulable pod. */
-int plan_emit_table(const struct plan_result *r, struct strbuf *out);
 
 #endif

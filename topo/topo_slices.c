@@ -1,50 +1,50 @@
-/* slices.c - predicting the drivers' ResourceSlices from a topology.
- * See slices.h. */
-#include "slices.h"
+/* topo_slices.c - predicting the drivers' ResourceSlices from a topology.
+ * See topo_slices.h. */
+#include "topo_slices.h"
 
 #include <errno.h>
 
 #include "model.h"
-#include "verify.h"
+#include "topo_verify.h"
 
 /* The node as an hwdb entry (*learned, freed here on failure) and its
  * slices in set. */
-static int learn_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+static int learn_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 			const char *node_name, struct model_set *set, struct model_object **out,
-			size_t *n_out, struct probe_learned *learned, struct dt_diags *warnings,
+			size_t *n_out, struct topo_learned *learned, struct dt_diags *warnings,
 			struct dt_err *err)
 {
-	int rc = probe_learn(t, NULL, learned, warnings, err);
+	int rc = topo_learn(t, NULL, learned, warnings, err);
 
 	if (rc)
 		return rc;
-	probe_learned_use_node_names(learned, t);
+	topo_learned_use_node_names(learned, t);
 	rc = hwdb_slices(&learned->type, mode, node_name, set, out, n_out, err);
 	if (rc)
-		probe_learned_free(learned);
+		topo_learned_free(learned);
 	return rc;
 }
 
-int probe_slices(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+int topo_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 		 const char *node_name, struct model_set *set, struct model_object **out,
 		 size_t *n_out, struct dt_diags *warnings, struct dt_err *err)
 {
-	struct probe_learned learned;
+	struct topo_learned learned;
 	int rc;
 
 	/* hwdb_slices copies what it needs into set, so the entry can go. */
 	rc = learn_slices(t, mode, node_name, set, out, n_out, &learned, warnings, err);
 	if (rc == 0)
-		probe_learned_free(&learned);
+		topo_learned_free(&learned);
 	return rc;
 }
 
-int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode *mode,
+int topo_slices_emit(const struct topo *t, const struct hwdb_cc_mode *mode,
 		      const char *node_name, enum doc_format fmt, struct strbuf *out,
 		      struct dt_diags *warnings, struct dt_err *err)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
-	struct probe_learned learned;
+	struct topo_learned learned;
 	struct model_set *set = NULL;
 	struct doc_arena *arena = NULL;
 	size_t n = 0;
@@ -96,6 +96,6 @@ int probe_slices_emit(const struct probe_topology *t, const struct hwdb_cc_mode 
 out:
 	doc_arena_free(arena);
 	model_set_free(set);
-	probe_learned_free(&learned);
+	topo_learned_free(&learned);
 	return rc;
 }

@@ -1,9 +1,9 @@
-/* topology.h - what was seen on a node: its GPUs and EFAs, the PCIe root
+/* topo.h - what was seen on a node: its GPUs and EFAs, the PCIe root
  * each sits under, and how they group.
  *
- * The agent fills a struct probe_topology from sysfs (probe_run(), in
+ * The agent fills a struct topo from sysfs (probe_run(), in
  * agent/probe.h); the coordinator rebuilds one from the devices a report
- * carries (probe_topology_from_devices()). Either way the roots are grouped
+ * carries (topo_from_devices()). Either way the roots are grouped
  * and the models named here, from hwdb's PCI tables, so both sides see the
  * same topology for the same devices. Nothing here reads the host.
  *
@@ -11,16 +11,16 @@
  * (../shared/design.md): a tree of roots (text), or the JSON/YAML object
  * {"instanceType", "devices", "pcieRoots"}.
  *
- * Memory: a probe_topology owns everything it points to except the model
- * names (hwdb's static tables); free it with probe_topology_free(). */
-#ifndef DT_TOPOLOGY_H
-#define DT_TOPOLOGY_H
+ * Memory: a struct topo owns everything it points to except the model
+ * names (hwdb's static tables); free it with topo_free(). */
+#ifndef DT_TOPO_H
+#define DT_TOPO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bdf.h"
+#include "topo_bdf.h"
 #include "diag.h"
 #include "err.h"
 #include "strbuf.h"
@@ -28,12 +28,12 @@
 struct doc_arena;
 struct doc_node;
 
-enum probe_kind { PROBE_GPU, PROBE_EFA };
+enum topo_kind { TOPO_GPU, TOPO_EFA };
 
-struct probe_device {
-	enum probe_kind kind;
-	struct probe_bdf bdf;
-	char bdf_str[PROBE_NAME_MAX];   /* "0000:53:00.0" */
+struct topo_device {
+	enum topo_kind kind;
+	struct topo_bdf bdf;
+	char bdf_str[TOPO_NAME_MAX];   /* "0000:53:00.0" */
 	uint16_t vendor, device;
 	uint32_t class_code;            /* 0x030200 */
 	bool has_subsys;
@@ -44,9 +44,9 @@ struct probe_device {
 	const char *architecture;       /* GPUs: "Hopper"; NULL when unknown */
 	int efa_generation;             /* EFAs: 1 for efa0, ...; 0 unknown */
 	const char *efa_subsystem;      /* EFAs: "efa1"; NULL when unknown */
-	char pcie_root[PROBE_NAME_MAX]; /* "pci0000:44"; "" when unknown */
+	char pcie_root[TOPO_NAME_MAX]; /* "pci0000:44"; "" when unknown */
 	int numa_node;                  /* -1 when the kernel does not know */
-	char link_speed[PROBE_NAME_MAX];/* "32.0 GT/s PCIe"; "" when unknown */
+	char link_speed[TOPO_NAME_MAX];/* "32.0 GT/s PCIe"; "" when unknown */
 	int link_width;                 /* lanes; 0 when unknown */
 	char rdma_device[64];           /* EFAs: "rdmap79s0"; "" when none */
 	char driver[64];                /* bound driver ("nvidia"); "" none */
@@ -54,19 +54,19 @@ struct probe_device {
 };
 
 /* A PCIe root (host bridge) holding at least one GPU or EFA. The index
- * arrays point into probe_topology.devices. */
-struct probe_root {
-	char name[PROBE_NAME_MAX];
+ * arrays point into struct topo.devices. */
+struct topo_root {
+	char name[TOPO_NAME_MAX];
 	size_t *gpus, n_gpus;
 	size_t *efas, n_efas;
 };
 
-struct probe_topology {
+struct topo {
 	char *instance_type;            /* DMI product name; NULL when unknown */
-	struct probe_device *devices;   /* sorted by address */
+	struct topo_device *devices;   /* sorted by address */
 	size_t n_devices;
 	size_t n_gpus, n_efas;
-	struct probe_root *roots;       /* sorted by name */
+	struct topo_root *roots;       /* sorted by name */
 	size_t n_roots;
 	/* Devices of the other kinds seen (noise), for the summary line. */
 	size_t n_other;
@@ -79,21 +79,21 @@ struct probe_topology {
 	int64_t memory_mib;
 };
 
-void probe_topology_free(struct probe_topology *t);
+void topo_free(struct topo *t);
 
 /* A topology from a list of devices (a report's): copies devs[0..n), checks
  * each bdf_str is a PCI address (bdf is filled from it) and appears once,
  * names the models from hwdb's PCI tables (the model, architecture and EFA
  * fields of devs are ignored), sorts by address and groups by pcie_root.
  * instance_type may be NULL. -EINVAL names the first bad device. */
-int probe_topology_from_devices(const char *instance_type, const struct probe_device *devs,
-				size_t n, struct probe_topology *out, struct dt_err *err);
+int topo_from_devices(const char *instance_type, const struct topo_device *devs,
+				size_t n, struct topo *out, struct dt_err *err);
 /* Finish t->devices[0..n_devices): sort by address, count GPUs and EFAs,
  * group by pcie_root into t->roots. 0 or -ENOMEM. */
-int probe_topology_index(struct probe_topology *t);
+int topo_index(struct topo *t);
 /* Fill d's model, architecture and EFA generation/subsystem from hwdb's PCI
  * tables for its kind and ids (NULL / 0 when hwdb lacks the id). */
-void probe_device_name(struct probe_device *d);
+void topo_device_name(struct topo_device *d);
 
 /* The node's shape as one canonical string, independent of root names and
  * addresses, so that nodes of one type can be compared (docs/reconcile.md).
@@ -104,16 +104,16 @@ void probe_device_name(struct probe_device *d);
  * " ?(<content>)" for all of them. Devices that fell off the bus are left
  * out. p5.48xlarge: "v1 8*(gpu1x10de:2330+efa4x1d0f:efa1)". Appends to
  * out; 0 or -ENOMEM. */
-int probe_shape_key(const struct probe_topology *t, struct strbuf *out);
+int topo_shape_key(const struct topo *t, struct strbuf *out);
 
-const char *probe_kind_name(enum probe_kind k);     /* "gpu", "efa" */
+const char *topo_kind_name(enum topo_kind k);     /* "gpu", "efa" */
 /* 0 when name can be a Node's (a DNS-1123 subdomain), else -EINVAL with
  * err `WHAT "NAME": <the API machinery's message> (a Node's name)`: the one
  * rule the agent applies to the name it reports and the coordinator to
  * the name it is sent. */
-int probe_node_name_check(const char *what, const char *name, struct dt_err *err);
+int topo_node_name_check(const char *what, const char *name, struct dt_err *err);
 /* The name the node's driver gives device i of t in its ResourceSlice
- * (docs/remedy.md, "Device names"), into buf (PROBE_DEVICE_NAME_MAX):
+ * (docs/remedy.md, "Device names"), into buf (TOPO_DEVICE_NAME_MAX):
  *   GPU: "gpu-<minor>", as the NVIDIA DRA driver names a GPU after its
  *        /dev/nvidia minor; the kernel module hands minors out in probe
  *        order, which is the PCI bus order, so the minor is the GPU's
@@ -121,21 +121,20 @@ int probe_node_name_check(const char *what, const char *name, struct dt_err *err
  *        the bus after boot keeps its minor, so it counts);
  *   EFA: "pci-<address>" with ':' and '.' turned into '-' ("pci-0000-4f-00-0"),
  *        as DRANET names every PCI network device (NormalizePCIAddress).
- * t->devices must be sorted (probe_topology_index). Returns buf. */
-#define PROBE_DEVICE_NAME_MAX 48
-const char *probe_device_dra_name(const struct probe_topology *t, size_t i, char *buf,
-				  size_t len);
+ * t->devices must be sorted (topo_index). Returns buf. */
+#define TOPO_DEVICE_NAME_MAX 48
+const char *topo_device_dra_name(const struct topo *t, size_t i, char *buf, size_t len);
 /* DRANET's name for the PCI network device at bdf ("0000:4f:00.0"). */
-const char *probe_dranet_pci_name(const char *bdf, char *buf, size_t len);
+const char *topo_dranet_pci_name(const char *bdf, char *buf, size_t len);
 
 /* The root named name, or NULL. */
-const struct probe_root *probe_find_root(const struct probe_topology *t, const char *name);
+const struct topo_root *topo_find_root(const struct topo *t, const char *name);
 
 /* ---- Output ---- */
 
 /* The tree of roots, for people. */
-int probe_emit_text(const struct probe_topology *t, struct strbuf *out);
+int topo_emit_text(const struct topo *t, struct strbuf *out);
 /* The contract's object, built in arena a; NULL on OOM. */
-struct doc_node *probe_to_doc(const struct probe_topology *t, struct doc_arena *a);
+struct doc_node *topo_to_doc(const struct topo *t, struct doc_arena *a);
 
 #endif

@@ -1,0 +1,256 @@
+/* escape.c - the escapers (escape.h): Go-quoted, JSON, YAML, logfmt,
+ * HTML. */
+#include "escape.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hex.h"
+#include "utf8.h"
+
+static void put_hex_byte(struct strbuf *sb, unsigned char c)
+{
+	char e[4] = { '\\', 'x', hex_lower[c >> 4], hex_lower[c & 15] };
+
+	sb_append(sb, e, 4);
+}
+
+/* ---- Go-style quoting ---- */
+
+/* Code points Go's strconv.IsPrint rejects that text may plausibly carry:
+ * controls, non-ASCII spaces, format characters, separators, noncharacters.
+ * (Unassigned and private-use ones are not listed and print as is.) */
+static bool go_unprintable(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0xa0) || cp == 0xad ||
+	       (cp >= 0x600 && cp <= 0x605) || cp == 0x61c || cp == 0x6dd || cp == 0x70f ||
+	       cp == 0x180e || (cp >= 0x2000 && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202f) || (cp >= 0x205f && cp <= 0x206f) ||
+	       cp == 0x3000 || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
+	       (cp & 0xfffe) == 0xfffe || (cp >= 0xfdd0 && cp <= 0xfdef) ||
+	       (cp >= 0xe0000 && cp <= 0xe007f);
+}
+
+/* The name of a control byte's escape ("n" for '\n'), or NULL. */
+static const char *named_escape(unsigned char c, unsigned flags)
+{
+	static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
+	const char *e = c ? strchr(from, c) : NULL;
+
+	if (!e)
+		return NULL;
+	if (!(flags & SB_QUOTE_GO) && c != '\n' && c != '\r' && c != '\t')
+		return NULL;
+	return &to[e - from];
+}
+
+/* strconv.Quote's rule for the code point at s: its length, written. */
+static size_t quote_go_char(struct strbuf *sb, const char *s, size_t len)
+{
+	uint32_t cp;
+	size_t k = utf8_decode(s, len, &cp);
+
+	if (!k || (k == 1 && go_unprintable(cp))) {
+		put_hex_byte(sb, (unsigned char)s[0]);
+		return 1;
+	}
+	if (go_unprintable(cp))
+		sb_printf(sb, cp > 0xffff ? "\\U%08x" : "\\u%04x", (unsigned)cp);
+	else
+		sb_append(sb, s, k);
+	return k;
+}
+
+void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags)
+{
+	if (flags & SB_QUOTE_GO)
+		flags |= SB_QUOTE_NAMED | SB_QUOTE_DEL;
+	if (!(flags & SB_QUOTE_BARE))
+		sb_putc(sb, '"');
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		const char *name = flags & SB_QUOTE_NAMED ? named_escape(c, flags) : NULL;
+
+		if (c == '"' || c == '\\') {
+			sb_putc(sb, '\\');
+			sb_putc(sb, (char)c);
+		} else if (name) {
+			sb_putc(sb, '\\');
+			sb_putc(sb, *name);
+		} else if (c < 0x20 || (c == 0x7f && (flags & SB_QUOTE_DEL)) ||
+			   (c >= 0x80 && (flags & SB_QUOTE_ASCII))) {
+			put_hex_byte(sb, c);
+		} else if (c >= 0x80 && (flags & SB_QUOTE_GO)) {
+			i += quote_go_char(sb, s + i, len - i);
+			continue;
+		} else {
+			sb_putc(sb, (char)c);
+		}
+		i++;
+	}
+	if (!(flags & SB_QUOTE_BARE))
+		sb_putc(sb, '"');
+}
+
+/* ---- JSON ---- */
+
+void sb_json_string(struct strbuf *sb, const char *s, size_t len)
+{
+	sb_putc(sb, '"');
+	for (size_t i = 0; i < len;) {
+		uint32_t c;
+		size_t k = utf8_decode(s + i, len - i, &c);
+
+		if (!k) {
+			sb_puts(sb, "\\ufffd");
+			i++;
+			continue;
+		}
+		switch (c) {
+		case '"': sb_puts(sb, "\\\""); break;
+		case '\\': sb_puts(sb, "\\\\"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\r': sb_puts(sb, "\\r"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		default:
+			if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+				char e[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
+
+				sb_append(sb, e, 6);
+			} else if (c == 0x2028 || c == 0x2029) {
+				sb_printf(sb, "\\u%04x", (unsigned)c);
+			} else {
+				sb_append(sb, s + i, k);
+			}
+		}
+		i += k;
+	}
+	sb_putc(sb, '"');
+}
+
+/* ---- YAML ---- */
+
+int yaml_printable(uint32_t c)
+{
+	return c == 0x0A || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+	       (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD && c != 0xFEFF) ||
+	       (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+const char *yaml_escape(uint32_t c, char buf[11])
+{
+	switch (c) {
+	case 0: return "\\0";
+	case 0x07: return "\\a";
+	case 0x08: return "\\b";
+	case 0x09: return "\\t";
+	case 0x0A: return "\\n";
+	case 0x0B: return "\\v";
+	case 0x0C: return "\\f";
+	case 0x0D: return "\\r";
+	case 0x1B: return "\\e";
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case 0x85: return "\\N";
+	case 0x2028: return "\\L";
+	case 0x2029: return "\\P";
+	default:
+		break;
+	}
+	if (yaml_printable(c))
+		return NULL;
+	if (c <= 0xFF)
+		snprintf(buf, 11, "\\x%02X", (unsigned)c);
+	else if (c <= 0xFFFF)
+		snprintf(buf, 11, "\\u%04X", (unsigned)c);
+	else
+		snprintf(buf, 11, "\\U%08X", (unsigned)c);
+	return buf;
+}
+
+void sb_yaml_dquote(struct strbuf *sb, const char *s, size_t len)
+{
+	sb_putc(sb, '"');
+	for (size_t i = 0; i < len;) {
+		char buf[11], enc[UTF8_MAX];
+		uint32_t c;
+		size_t k = utf8_decode(s + i, len - i, &c);
+		const char *e = yaml_escape(c, buf);
+
+		if (e)
+			sb_puts(sb, e);
+		else if (k)
+			sb_append(sb, s + i, k);
+		else
+			sb_append(sb, enc, utf8_encode(c, enc));
+		i += k ? k : 1;
+	}
+	sb_putc(sb, '"');
+}
+
+/* ---- logfmt ---- */
+
+static bool logfmt_needs_quotes(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c == 0x7f || c == '"' || c == '=')
+			return true;
+	}
+	return false;
+}
+
+void sb_logfmt_value(struct strbuf *sb, const char *value)
+{
+	if (!logfmt_needs_quotes(value)) {
+		sb_puts(sb, value);
+		return;
+	}
+	sb_putc(sb, '"');
+	for (const char *p = value; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		switch (c) {
+		case '"': sb_puts(sb, "\\\""); break;
+		case '\\': sb_puts(sb, "\\\\"); break;
+		case '\n': sb_puts(sb, "\\n"); break;
+		case '\r': sb_puts(sb, "\\r"); break;
+		case '\t': sb_puts(sb, "\\t"); break;
+		default:
+			if (c < ' ' || c == 0x7f)
+				sb_printf(sb, "\\u%04x", c);
+			else
+				sb_putc(sb, (char)c);
+		}
+	}
+	sb_putc(sb, '"');
+}
+
+/* ---- HTML ---- */
+
+void sb_html(struct strbuf *sb, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		uint32_t c;
+		size_t k = utf8_decode(s + i, len - i, &c);
+
+		switch (k ? c : UTF8_REPLACEMENT) {
+		case '&': sb_puts(sb, "&amp;"); break;
+		case '<': sb_puts(sb, "&lt;"); break;
+		case '>': sb_puts(sb, "&gt;"); break;
+		case '"': sb_puts(sb, "&quot;"); break;
+		case '\'': sb_puts(sb, "&#39;"); break;
+		case 0:
+		case UTF8_REPLACEMENT:
+			sb_puts(sb, "\xef\xbf\xbd");
+			break;
+		default:
+			sb_append(sb, s + i, k);
+		}
+		i += k ? k : 1;
+	}
+}
