@@ -50,8 +50,9 @@ static void usage(FILE *f, const char *cmd)
 			   "last report (with the differences for a drift), when that report came,\n"
 			   "and whether planning may use the node (and why not).\n"
 			   "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
-			   "DeviceTaintRule per affected device of every drifted node, and as a\n"
-			   "comment the Node taint of unfit nodes.\n"
+			   "DeviceTaintRule per affected device of every drifted node, as a\n"
+			   "comment the Node taint of unfit nodes, and last the rule dratopo-drift,\n"
+			   "which selects no device: kubectl apply refuses an input without objects.\n"
 			   "--lifts prints what lifts the remedies of nodes that match again, for\n"
 			   "`kubectl delete --ignore-not-found -f -`: their DeviceTaintRules as\n"
 			   "objects, and as a comment the command that removes the Node taint.\n"
@@ -157,7 +158,9 @@ static int remedies(struct query_opts *o)
 		return rc;
 	r = (Dratopo__V1__RemediesResponse *)resp;
 	sb_puts(&sb, o->lifts ? r->lifts_yaml : r->yaml);
-	if (!sb.len)    /* kubectl delete -f - takes a comment as "nothing" */
+	/* kubectl delete -f - takes a comment as "nothing"; the apply stream
+	 * ends with an object, empty only from a coordinator before that. */
+	if (!sb.len)
 		sb_puts(&sb, o->lifts ? "# no node to lift\n" : "# no node in drift\n");
 	protobuf_c_message_free_unpacked(resp, NULL);
 	return flush_out("nodes", &sb);

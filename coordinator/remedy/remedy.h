@@ -149,6 +149,31 @@ void rem_lift_free(struct rem_lift *l);
  * null}. Appends to out; 0 or -ENOMEM. */
 int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 	     struct strbuf *out);
+/* The one object every apply stream ends with, so that it is never empty:
+ * kubectl apply refuses an input without objects, an empty List too ("no
+ * objects passed to apply"), and a fleet with no node in drift, or one
+ * whose last drift has recovered, has no rule to apply. The anchor is a
+ * DeviceTaintRule named REM_ANCHOR_NAME that selects no device (driver
+ * REM_ANCHOR_DRIVER: dratopo publishes no ResourceSlice) with a taint of
+ * effect None, which changes nothing even where it selects; annotation
+ * REM_ANNOTATION_REMEDIES sums up the stream it ends. One object per
+ * cluster, created once and changed only when the summary does. */
+#define REM_ANCHOR_NAME         "dratopo-drift"
+#define REM_ANCHOR_DRIVER       "dratopo.io"
+#define REM_ANNOTATION_REMEDIES "dratopo.io/remedies"
+#define REM_ANNOTATION_PURPOSE  "dratopo.io/purpose"
+
+struct rem_summary {
+	size_t nodes_in_drift;
+	size_t device_taint_rules;
+	size_t node_taints;
+	size_t nodes_to_lift;
+};
+
+/* The anchor for the stream s sums up, as a YAML document appended to out
+ * (after "---" when out holds something). 0 or -ENOMEM. */
+int rem_anchor_emit(const struct rem_summary *s, struct strbuf *out);
+
 /* What lifts, as objects for `kubectl delete --ignore-not-found -f -`: a
  * comment naming the node with `kubectl taint nodes NODE
  * dratopo.io/drift:NoSchedule-` (a Node taint is no object to delete),

@@ -272,6 +272,43 @@ int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 	return sb_error(out);
 }
 
+static struct model_object *anchor_object(const struct rem_summary *s, struct model_set *set)
+{
+	struct model_object *o = model_set_add(set, MODEL_DEVICE_TAINT_RULE);
+	struct model_kv *kv = model_set_calloc(set, 2, sizeof(*kv));
+	struct model_device_taint_selector *sel = model_set_calloc(set, 1, sizeof(*sel));
+	char sum[160];
+
+	if (!o || !kv || !sel)
+		return NULL;
+	snprintf(sum, sizeof(sum), "nodes in drift: %zu, DeviceTaintRules: %zu, Node taints: %zu, "
+		 "nodes to lift: %zu", s->nodes_in_drift, s->device_taint_rules, s->node_taints,
+		 s->nodes_to_lift);
+	kv[0].key = REM_ANNOTATION_PURPOSE;
+	kv[0].value = "selects no device, changes nothing: keeps dratopo nodes -o yaml "
+		      "never empty for kubectl apply";
+	kv[1].key = REM_ANNOTATION_REMEDIES;
+	kv[1].value = model_set_strdup(set, sum);
+	o->meta.name = REM_ANCHOR_NAME;
+	o->meta.annotations = kv;
+	o->meta.n_annotations = 2;
+	sel->driver = REM_ANCHOR_DRIVER;
+	o->u.taint_rule.device_selector = sel;
+	o->u.taint_rule.taint.key = REM_TAINT_KEY;
+	o->u.taint_rule.taint.effect = "None";
+	return kv[1].value ? o : NULL;
+}
+
+int rem_anchor_emit(const struct rem_summary *s, struct strbuf *out)
+{
+	struct model_set *set = model_set_new();
+	const struct model_object *o = set ? anchor_object(s, set) : NULL;
+	int rc = o ? model_emit(o, DOC_FORMAT_YAML, out) : -ENOMEM;
+
+	model_set_free(set);
+	return rc;
+}
+
 int rem_lift_emit(const struct rem_lift *l, struct strbuf *out)
 {
 	sb_printf(out, "# node %s matches again: its DeviceTaintRules, for kubectl delete "

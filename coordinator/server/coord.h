@@ -35,6 +35,24 @@
 #include "dratopo/v1/plan.pb-c.h"
 
 struct coord_commit;
+struct dt_diags;
+struct model_set;
+
+/* What a cluster runs that a plan against the fleet must count: the hook
+ * the Kubernetes controller fills (coord_set_cluster_source). add() puts
+ * into set, from its informers, the Pods bound to nodes and the
+ * ResourceClaims, leaving out every object whose kind, namespace and name
+ * the set already has (the request's manifests win). It may add Nodes
+ * with their ResourceSlices too: those then stand for the nodes instead
+ * of the fleet's prediction, as a Node in the manifests does. The planner
+ * counts these objects as it counts them in `plan -f` manifests
+ * (docs/coordinator.md, "Devices in use"). It runs on a handler thread in
+ * the plan's prepare step, before the fleet's nodes are added: 0, or a
+ * negative code with its message added to diags, which fails the plan. */
+struct coord_cluster_source {
+	int (*add)(void *arg, struct model_set *set, struct dt_diags *diags);
+	void *arg;
+};
 
 /* The metrics the daemon updates directly (the gauges over the fleet are
  * computed at scrape time). */
@@ -65,6 +83,7 @@ struct coord {
 	 * max_plans at once, so that reports always find a free worker. */
 	atomic_uint plans_running;
 	unsigned max_plans;
+	struct coord_cluster_source cluster;    /* add NULL: no controller */
 	struct coord_metrics m;
 	/* --forget-after: the sweeper (coord_forget.c) forgets nodes silent
 	 * that long; 0: never. */
@@ -187,12 +206,19 @@ void coord_plan_release(ProtobufCMessage *response, void *user);
 /* Unix ns, CLOCK_REALTIME. */
 int64_t coord_now_ns(void);
 
+/* ---- plans (coord_plan.c) ---- */
+
+/* Plans count what src adds from now on; set once, before the server
+ * takes calls, and valid until coord_close. NULL: plans see only their
+ * manifests and the fleet. */
+void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source *src);
+
 /* ---- remedies (coord_remedy.c) ---- */
 
 struct coord_remedies {
-	struct strbuf yaml;             /* for kubectl apply */
+	struct strbuf yaml;             /* for kubectl apply; ends with rem's anchor */
 	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
-	size_t device_taint_rules, node_taints;
+	size_t nodes_in_drift, device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted;
 };

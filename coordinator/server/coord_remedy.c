@@ -5,7 +5,8 @@
  * the DeviceTaintRules to delete as objects (Fleet.Remedies' lifts_yaml,
  * `dratopo nodes --lifts` for `kubectl delete --ignore-not-found -f -`).
  * The apply stream holds the rules as documents, the Node taint's
- * command as a comment. */
+ * command as a comment, and ends with dt_remedy's anchor, a rule that
+ * selects nothing, so that it is never empty for kubectl apply. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,14 +94,25 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 
 		if (node && *node && strcmp(node, n->name))
 			continue;
-		if (n->verdict == REC_DRIFT)
+		if (n->verdict == REC_DRIFT) {
 			rc = drift_objects(f, n->name, set, out, err);
-		else if (n->recovered)
+			out->nodes_in_drift++;
+		} else if (n->recovered) {
 			rc = lift(f, n->name, out, err);
+		}
 	}
 	coord_fleet_put(c);
 	rec_node_list_free(&list);
 	model_set_free(set);
+	if (!rc) {
+		struct rem_summary sum = { out->nodes_in_drift, out->device_taint_rules,
+					   out->node_taints, out->n_lifted };
+
+		if (!out->yaml.len)
+			sb_puts(&out->yaml, "# no node in drift\n");
+		if (rem_anchor_emit(&sum, &out->yaml))
+			rc = dt_err_set(err, -ENOMEM, "out of memory");
+	}
 	if (!rc && (sb_error(&out->yaml) || sb_error(&out->lifts)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	if (rc)

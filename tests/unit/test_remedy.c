@@ -345,6 +345,63 @@ static void test_rules_keep_planning_off(void)
 	node_free(&n);
 }
 
+/* The anchor every apply stream ends with: one valid DeviceTaintRule that
+ * selects no device and taints with effect None, so a plan given it
+ * along with a node's slices still has all 8 GPUs. */
+static void test_anchor(void)
+{
+	static const struct rem_summary sum = { 1, 5, 0, 2 };
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct model_set *set = model_set_new();
+	struct plan_request rq = { .set = set, .format = PLAN_FORMAT_NONE };
+	struct plan_report rep;
+	const struct model_object *o;
+	const struct model_device_taint_rule *tr;
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	char yaml[4096];
+	size_t n_slices = 0;
+	struct node n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	dt_diags_init(&errs);
+	snprintf(yaml, sizeof(yaml), PLAN_BASE NO_LAUNCH, 8);
+	sb_puts(&sb, yaml);
+	CU_ASSERT_EQUAL_FATAL(rem_anchor_emit(&sum, &sb), 0);
+	CU_ASSERT_EQUAL_FATAL(model_set_load_buffer(set, sb.buf, sb.len, "plan.yaml", &errs, &err),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(model_set_count(set, MODEL_DEVICE_TAINT_RULE), 1);
+	o = model_set_next(set, MODEL_DEVICE_TAINT_RULE, NULL);
+	tr = &o->u.taint_rule;
+	DT_ASSERT_STR(o->meta.name, REM_ANCHOR_NAME);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr->device_selector);
+	DT_ASSERT_STR(tr->device_selector->driver, REM_ANCHOR_DRIVER);
+	CU_ASSERT_PTR_NULL(tr->device_selector->pool);
+	CU_ASSERT_PTR_NULL(tr->device_selector->device);
+	DT_ASSERT_STR(tr->taint.key, REM_TAINT_KEY);
+	DT_ASSERT_STR(tr->taint.effect, "None");
+	CU_ASSERT_EQUAL_FATAL(o->meta.n_annotations, 2);
+	DT_ASSERT_STR(o->meta.annotations[1].key, REM_ANNOTATION_REMEDIES);
+	DT_ASSERT_STR(o->meta.annotations[1].value, "nodes in drift: 1, DeviceTaintRules: 5, "
+		      "Node taints: 0, nodes to lift: 2");
+	CU_ASSERT_EQUAL(model_validate_set(set, NULL, &errs), 0);
+	CU_ASSERT_EQUAL(errs.n, 0);
+
+	node_load(&n, "p5.48xlarge");
+	CU_ASSERT_EQUAL_FATAL(topo_slices(&n.t, NULL, NODE, set, slices, &n_slices, &errs, &err),
+			      0);
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_OK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep.result);
+	CU_ASSERT_EQUAL(rep.result->n_existing, 1);
+	CU_ASSERT_EQUAL(rep.result->n_unschedulable, 0);
+	plan_report_free(&rep);
+	node_free(&n);
+	sb_free(&sb);
+	dt_diags_free(&errs);
+	model_set_free(set);
+}
+
 /* ---- Other drifts ---- */
 
 /* A GPU off the bus is in no slice: the EFAs of its root are tainted,
@@ -514,6 +571,7 @@ DT_SUITE_MAIN_WITH("remedy", suite_init, NULL,
 		   DT_TEST(test_degraded_rules),
 		   DT_TEST(test_degraded_objects_valid),
 		   DT_TEST(test_rules_keep_planning_off),
+		   DT_TEST(test_anchor),
 		   DT_TEST(test_gpu_off_bus),
 		   DT_TEST(test_node_unfit),
 		   DT_TEST(test_match_and_lift),
