@@ -10,7 +10,8 @@
 #   - the remedies of a drifted node name devices as the drivers do
 #     (gpu-<minor>, DRANET's pci-<address>); once it matches again,
 #     `dratopo nodes --lifts` prints them as DeviceTaintRule objects for
-#     `kubectl delete -f -`, and `-o yaml` has no rule left for it.
+#     `kubectl delete -f -`, and `-o yaml` has no rule left for it (but the
+#     dratopo-drift anchor, so that kubectl apply still gets an object).
 NAME=housekeeping; DRIVES="$1/bin/dratopo-coordinator"; . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
@@ -71,12 +72,13 @@ as admin 0 nodes -o yaml
 has "$TMP/out" '^  name: dratopo-drift\.gpu-c\.pci-0000-[0-9a-f]{2}-00-0$' "a rule names an EFA by DRANET's name"
 has "$TMP/out" 'device: pci-0000-[0-9a-f]{2}-00-0$' "selector names DRANET's device"
 grep -q 'efa-[0-9]' "$TMP/out" && fail "a rule still names a placeholder efa-N"
-grep '^  name: dratopo-drift' "$TMP/out" | sed 's/^  name: //' | sort >"$TMP/drift-rules"
+grep '^  name: dratopo-drift\.' "$TMP/out" | sed 's/^  name: //' | sort >"$TMP/drift-rules"
 [ -s "$TMP/drift-rules" ] || fail "no rule for the drifted node"
 expect 0 "$BIN" validate -f "$TMP/out"
 agent gpu-c p5.48xlarge            # the node matches again
 as admin 0 nodes -o yaml
-grep -q '^kind: DeviceTaintRule' "$TMP/out" && fail "-o yaml still applies rules after the recovery"
+grep -q '^  name: dratopo-drift\.gpu-c\.' "$TMP/out" && fail "-o yaml still applies rules after the recovery"
+has "$TMP/out" '^  name: dratopo-drift$' "-o yaml keeps an object for kubectl apply: the anchor"
 has "$TMP/out" 'node gpu-c matches again: its remedies are lifted by dratopo nodes --lifts' "-o yaml points to --lifts"
 as admin 0 nodes --lifts
 has "$TMP/out" '^# and its Node taint: kubectl taint nodes gpu-c dratopo.io/drift:NoSchedule-$' "node taint lift"
