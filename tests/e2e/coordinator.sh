@@ -22,9 +22,7 @@ CLIENT="$1/tests/coord_client"
 FX="$1/fixtures/agent"
 GOLD="$ROOT/tests/fixtures/coordinator"
 CERTS="$TMP/tls"
-COORD_PID=""
 export GRPC_VERBOSITY=NONE
-trap '[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 [ -d "$FX/p5.48xlarge/sys" ] || bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$FX" >/dev/null
 sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b new-1 new-2 new-3 admin >/dev/null ||
@@ -32,26 +30,6 @@ sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b new-1 new-2 new-3 admin >/d
 TLS_ADMIN=(--tls-cert "$CERTS/client-admin.pem" --tls-key "$CERTS/client-admin.key"
 	   --tls-ca "$CERTS/ca.pem")
 
-# start_coord LOG ARGS...: start, wait for its start line, set PORT/HTTP.
-start_coord() {
-	local log=$1; shift
-	"$COORD" --listen 127.0.0.1:0 --http 127.0.0.1:0 "$@" 2>"$log" &
-	COORD_PID=$!
-	for _ in $(seq 100); do
-		grep -q 'event=start ' "$log" && break
-		kill -0 "$COORD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	PORT=$(grep -o 'grpc_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
-	HTTP=$(grep -o 'http_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
-	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$log")"; e2e_finish; }
-}
-stop_coord() {   # stop_coord SIGNAL: the exit status in $STOP_RC
-	kill -"$1" "$COORD_PID"
-	wait "$COORD_PID"
-	STOP_RC=$?
-	COORD_PID=""
-}
 mtls() { echo --tls-cert "$CERTS/client-$1.pem" --tls-key "$CERTS/client-$1.key" --tls-ca "$CERTS/ca.pem"; }
 # agent NODE FIXTURE [ARGS...]: one report with NODE's certificate.
 agent() {

@@ -16,9 +16,7 @@ NAME=housekeeping; DRIVES="$1/bin/dratopo-coordinator"; . "$(dirname "$0")/lib.s
 COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
 CERTS="$TMP/tls"
-COORD_PID=""
 export GRPC_VERBOSITY=NONE
-trap '[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 [ -d "$FX/p5.48xlarge/sys" ] || bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$FX" >/dev/null
 sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b gpu-c admin >/dev/null ||
@@ -26,19 +24,6 @@ sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b gpu-c admin >/dev/null ||
 mtls() { echo --tls-cert "$CERTS/client-$1.pem" --tls-key "$CERTS/client-$1.key" --tls-ca "$CERTS/ca.pem"; }
 SERVER=(--tls-cert "$CERTS/server.pem" --tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem")
 
-start_coord() {   # start_coord LOG ARGS...
-	local log=$1; shift
-	"$COORD" --listen 127.0.0.1:0 "$@" 2>"$log" &
-	COORD_PID=$!
-	for _ in $(seq 100); do
-		grep -q 'event=start ' "$log" && break
-		kill -0 "$COORD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	PORT=$(grep -o 'grpc_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
-	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$log")"; e2e_finish; }
-}
-stop_coord() { kill -TERM "$COORD_PID"; wait "$COORD_PID"; COORD_PID=""; }
 agent() {   # agent NODE FIXTURE
 	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$1" \
 		--sysfs-root "$FX/$2" $(mtls "$1")

@@ -19,35 +19,20 @@ COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
 KDIR="${DT_KUBE_DIR:?set DT_KUBE_DIR to the directory of a control plane (tests/kube.cmake)}"
 NS=dt-kube-fleet-$$      # its own: a namespace takes a while to go
-COORD_PID=""
 export GRPC_VERBOSITY=NONE
 [ -f "$KDIR/cluster.env" ] || { echo "FAIL: no control plane in $KDIR (kube_up)" >&2; exit 1; }
 . "$KDIR/cluster.env"
 export KUBECONFIG
 KUBECTL="$KDIR/bin/kubectl"
 cleanup() {
-	[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null
 	"$KUBECTL" delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
 	"$KUBECTL" delete devicetaintrules -l dratopo.io/node=gpu-b --ignore-not-found >/dev/null 2>&1
 	"$KUBECTL" delete devicetaintrule dratopo-drift --ignore-not-found >/dev/null 2>&1
-	rm -rf "$TMP"
+	e2e_cleanup
 }
 trap cleanup EXIT
 [ -d "$FX/p5.48xlarge/sys" ] || bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$FX" >/dev/null
 
-start_coord() {   # start_coord LOG
-	: >"$1"
-	"$COORD" --listen 127.0.0.1:0 --db memory: --insecure 2>"$1" &
-	COORD_PID=$!
-	for _ in $(seq 100); do
-		grep -q 'event=start ' "$1" && break
-		kill -0 "$COORD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	PORT=$(grep -o 'grpc_port=[0-9]*' "$1" | head -1 | cut -d= -f2)
-	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$1")"; e2e_finish; }
-}
-stop_coord() { kill -TERM "$COORD_PID"; wait "$COORD_PID"; COORD_PID=""; }
 agent() {   # agent NODE FIXTURE
 	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$1" \
 		--sysfs-root "$FX/$2" --insecure
@@ -78,7 +63,7 @@ anchor_summary() {
 }
 
 # ---- A fleet that never drifted: the anchor alone ------------------------
-start_coord "$TMP/c1.log"
+start_coord "$TMP/c1.log" --db memory: --insecure
 agent gpu-a p5.48xlarge
 pipe "apply, nothing in drift" "$BIN" nodes $(remote) -o yaml -- "$KUBECTL" apply -f -
 has "$TMP/out" '^devicetaintrule.resource.k8s.io/dratopo-drift (created|configured|unchanged)$' \
@@ -122,17 +107,20 @@ pipe "lift again" "$BIN" nodes $(remote) --lifts -- "$KUBECTL" delete --ignore-n
 grep -q ' deleted' "$TMP/out" && fail "a second lift deleted something: $(cat "$TMP/out")"
 
 # ---- Devices running pods hold, from kubectl's own output --------------------
-expect 0 "$KUBECTL" create namespace "$NS"
-cat >"$TMP/running.yaml" <<EOF
+template() {   # template NAME GPUS: a ResourceClaimTemplate for that many GPUs
+	cat <<EOF
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate
-metadata: {name: two, namespace: $NS}
+metadata: {name: $1, namespace: $NS}
 spec:
   spec:
     devices:
       requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com, count: 2}
+      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: $2}}
+EOF
+}
+expect 0 "$KUBECTL" create namespace "$NS"
+{ template two 2; cat <<EOF
 ---
 apiVersion: v1
 kind: Pod
@@ -146,6 +134,7 @@ spec:
     image: busybox
     resources: {claims: [{name: gpus}]}
 EOF
+} >"$TMP/running.yaml"
 expect 0 "$KUBECTL" apply -f "$TMP/running.yaml"
 claim=""
 for _ in $(seq 100); do      # the resourceclaim controller makes the claim
@@ -175,15 +164,8 @@ spec:
   resourceClaims: [{name: gpus, resourceClaimTemplateName: want}]
   containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]
 ---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: want, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests:
-      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: $1}}
 EOF
+	template want "$1"
 }
 pinned 7 >"$TMP/seven.yaml"
 pinned 6 >"$TMP/six.yaml"
