@@ -10,5 +10,5 @@ set_tests_properties(test_remedy PROPERTIES FIXTURES_REQUIRED agent_sysfs)
 if(DRATOPO_KUBE_TESTS)
   dt_add_script_test(kube_fleet_e2e ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_fleet.sh)
   set_tests_properties(kube_fleet_e2e PROPERTIES FIXTURES_REQUIRED "kube;agent_sysfs"
-    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${PROJECT_BINARY_DIR}/kube" TIMEOUT 300)
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${DT_KUBE_CLUSTER_DIR}" TIMEOUT 300)
 endif()
