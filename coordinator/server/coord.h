@@ -232,17 +232,24 @@ void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source
 /* ---- remedies (coord_remedy.c) ---- */
 
 struct coord_remedies {
-	struct strbuf yaml;             /* for kubectl apply; ends with rem's anchor */
+	struct strbuf yaml;             /* for kubectl apply (see coord_remedies_anchor) */
 	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
 	size_t nodes_in_drift, device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted;
+	char **unfit;                   /* nodes in drift that get the node taint */
+	size_t n_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with
  * coord_remedies_free (not needed after an error). */
 int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
 		   struct dt_err *err);
+/* End r->yaml with dt_remedy's anchor (rem_anchor_emit), summing r up,
+ * after "# no node in drift" when r holds nothing: what Fleet.Remedies
+ * sends, so that `kubectl apply -f -` always gets an object. Not for the
+ * controller, which applies r's rules itself. 0 or -ENOMEM. */
+int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err);
 void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- the status pages (coord_http.c) ---- */

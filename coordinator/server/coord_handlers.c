@@ -414,6 +414,10 @@ static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage 
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
 	}
 	r->has_rem = true;
+	if (coord_remedies_anchor(&r->rem, &err)) {
+		resp_free(&r->m.base, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
+	}
 	dratopo__v1__remedies_response__init(&r->m.remedies);
 	r->m.remedies.yaml = (char *)sb_str(&r->rem.yaml);
 	r->m.remedies.device_taint_rules = (uint32_t)r->rem.device_taint_rules;

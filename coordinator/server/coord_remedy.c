@@ -4,9 +4,11 @@
  * type's effective entry; for every node that matches again after a drift,
  * the DeviceTaintRules to delete as objects (Fleet.Remedies' lifts_yaml,
  * `dratopo nodes --lifts` for `kubectl delete --ignore-not-found -f -`).
- * The apply stream holds the rules as documents, the Node taint's
- * command as a comment, and ends with dt_remedy's anchor, a rule that
- * selects nothing, so that it is never empty for kubectl apply. */
+ * The apply stream holds the rules as documents and the Node taint's
+ * command as a comment; the RPC ends it with dt_remedy's anchor, a rule
+ * that selects nothing, so that it is never empty for kubectl apply
+ * (coord_remedies_anchor; the controller applies the rules itself and
+ * needs none). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,19 @@
 #include "model.h"
 #include "remedy.h"
 #include "topo_verify.h"
+
+static int push_name(char ***list, size_t *n, const char *name, struct dt_err *err)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	*list = grown;
+	if (!(grown[*n] = strdup(name)))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
 
 static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
 			 struct coord_remedies *out, struct dt_err *err)
@@ -37,6 +52,8 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->device_taint_rules += o.n_rules;
 		out->node_taints += o.node != NULL;
 	}
+	if (!rc && o.node)
+		rc = push_name(&out->unfit, &out->n_unfit, name, err);
 	rem_objects_free(&o);
 	topo_verify_result_free(&vr);
 	topo_free(&t);
@@ -49,7 +66,6 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	struct topo t;
 	struct rem_lift l = { 0 };
 	const struct hwdb_type *entry;
-	char **grown;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
 
 	if (rc)
@@ -62,15 +78,8 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	grown = rc ? NULL : realloc(out->lifted, (out->n_lifted + 1) * sizeof(*grown));
-	if (!rc && (!grown || !(grown[out->n_lifted] = strdup(name)))) {
-		if (grown)
-			out->lifted = grown;
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-	} else if (!rc) {
-		out->lifted = grown;
-		out->n_lifted++;
-	}
+	if (!rc)
+		rc = push_name(&out->lifted, &out->n_lifted, name, err);
 	rem_lift_free(&l);
 	topo_free(&t);
 	return rc;
@@ -118,20 +127,23 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 	else
 		rec_node_list_free(&list);
 	model_set_free(set);
-	if (!rc) {
-		struct rem_summary sum = { out->nodes_in_drift, out->device_taint_rules,
-					   out->node_taints, out->n_lifted };
-
-		if (!out->yaml.len)
-			sb_puts(&out->yaml, "# no node in drift\n");
-		if (rem_anchor_emit(&sum, &out->yaml))
-			rc = dt_err_set(err, -ENOMEM, "out of memory");
-	}
 	if (!rc && (sb_error(&out->yaml) || sb_error(&out->lifts)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	if (rc)
 		coord_remedies_free(out);
 	return rc;
+}
+
+int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err)
+{
+	struct rem_summary sum = { r->nodes_in_drift, r->device_taint_rules, r->node_taints,
+				   r->n_lifted };
+
+	if (!r->yaml.len)
+		sb_puts(&r->yaml, "# no node in drift\n");
+	if (rem_anchor_emit(&sum, &r->yaml) || sb_error(&r->yaml))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 void coord_remedies_free(struct coord_remedies *r)
@@ -141,5 +153,8 @@ void coord_remedies_free(struct coord_remedies *r)
 	for (size_t i = 0; i < r->n_lifted; i++)
 		free(r->lifted[i]);
 	free(r->lifted);
+	for (size_t i = 0; i < r->n_unfit; i++)
+		free(r->unfit[i]);
+	free(r->unfit);
 	memset(r, 0, sizeof(*r));
 }

@@ -14,10 +14,12 @@
 #include <string.h>
 
 #include "coord.h"
+#include "ctrl.h"
 #include "duration.h"
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "remedy.h"
 #include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
@@ -54,6 +56,13 @@ static const char usage_text[] =
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
 	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
 	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
+	"  --kubeconfig FILE      run the Kubernetes controller against this cluster (in a\n"
+	"                         pod it runs with the service account, no flag needed)\n"
+	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
+	"  --kube on|off          the controller: on needs a cluster, off never starts it\n"
+	"                         (default: on with --kubeconfig or in a pod)\n"
+	"  --dry-run              plan the cluster's pending pods but write nothing: each\n"
+	"                         write is a log line (event=kube_dry_run) and a metric\n"
 	"  --log-level L          debug, info (default), warn, error\n"
 	"  -h, --help             this help\n"
 	"  --version              print the version\n"
@@ -62,6 +71,8 @@ static const char usage_text[] =
 
 struct args {
 	const char *listen, *db, *http, *hwdb_extra;
+	const char *kubeconfig, *context, *kube;        /* kube: "on", "off" or NULL (auto) */
+	bool dry_run;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
@@ -114,7 +125,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
 	       O_INTERVAL, O_STALE, O_FORGET, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS };
+	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -132,6 +143,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "max-plans", required_argument, NULL, O_PLANS },
 		{ "call-timeout", required_argument, NULL, O_CALL },
 		{ "log-level", required_argument, NULL, O_LOG },
+		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
+		{ "context", required_argument, NULL, O_CONTEXT },
+		{ "kube", required_argument, NULL, O_KUBE },
+		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -154,6 +169,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_CA: a->tls.ca = optarg; break;
 		case O_INSECURE: a->tls.insecure = true; break;
 		case O_EXTRA: a->hwdb_extra = optarg; break;
+		case O_KUBECONFIG: a->kubeconfig = optarg; break;
+		case O_CONTEXT: a->context = optarg; break;
+		case O_DRY_RUN: a->dry_run = true; break;
+		case O_KUBE:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--kube: 'on' or 'off', not", optarg);
+			a->kube = optarg;
+			break;
 		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
 		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
 		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
@@ -198,6 +221,47 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
+/* Whether the controller runs: --kube says, else a kubeconfig or a pod. */
+static bool kube_wanted(const struct args *a)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+	if (a->kube)
+		return !strcmp(a->kube, "on");
+	return a->kubeconfig || (host && host[0]);
+}
+
+/* A node the fleet knows and may not plan on (drift, conflict, silence)
+ * stays out of the controller's plans; Nodes no agent reports are planned
+ * as the API server shows them. */
+static bool node_excluded(void *arg, const char *node)
+{
+	struct coord *c = arg;
+	int plannable = rec_node_plannable(coord_fleet_get(c), node, coord_now_ns(), NULL, NULL);
+
+	coord_fleet_put(c);
+	return plannable == 0;
+}
+
+/* The fleet's remedies for the controller to make real in the cluster. */
+static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
+{
+	struct coord_remedies r;
+	int rc = coord_remedies(arg, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	sb_append(yaml, r.yaml.buf ? r.yaml.buf : "", r.yaml.len);
+	/* an unfit node: the taint to add, as a Node the controller merges
+	 * into the node's own taints (never applied whole) */
+	for (size_t i = 0; i < r.n_unfit; i++)
+		sb_printf(yaml, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: \"%s\"\nspec:\n"
+			  "  taints:\n  - {key: " REM_TAINT_KEY ", value: " REM_NODE_TAINT_VALUE
+			  ", effect: NoSchedule}\n", r.unfit[i]);
+	coord_remedies_free(&r);
+	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
  * own event with the reason and what it usually means. */
 static void grpc_log(const char *severity, const char *file, int line, const char *message)
@@ -216,6 +280,10 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* The controller, when it runs: /readyz waits for its first lists. Set
+ * before the HTTP server starts, cleared after it stopped. */
+static struct ctrl *kube_ctrl;
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
 	struct coord *c = arg;
@@ -231,6 +299,10 @@ static bool ready(void *arg, char *why, size_t whylen)
 	}
 	if (store_ready(c->store, &err)) {
 		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	if (kube_ctrl && !ctrl_synced(kube_ctrl)) {
+		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
 	return true;
@@ -293,6 +365,7 @@ int main(int argc, char **argv)
 	struct coord c = { 0 };
 	struct rpc_server *srv = NULL;
 	struct obs_http *http = NULL;
+	struct ctrl *kube = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
 	int rc = parse_args(argc, argv, &a);
@@ -320,6 +393,16 @@ int main(int argc, char **argv)
 
 		rc = coord_open(&c, &co, &err);
 	}
+	if (!rc && kube_wanted(&a)) {
+		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
+					.dry_run = a.dry_run, .registry = c.m.reg,
+					.node_excluded = node_excluded, .node_arg = &c,
+					.remedies = fleet_remedies, .remedies_arg = &c };
+
+		if ((rc = ctrl_start(&ko, &kube, &err)))
+			dt_err_prefix(&err, "kube: ");
+		kube_ctrl = kube;
+	}
 	if (!rc && a.http)
 		rc = coord_http_start(&c, a.http, ready, &http, &err);
 	if (!rc) {
@@ -342,6 +425,8 @@ int main(int argc, char **argv)
 	/* Drain the calls in flight (their reports commit), then the rest. */
 	rpc_server_shutdown(srv, DRAIN_MS);
 	obs_http_stop(http);
+	kube_ctrl = NULL;
+	ctrl_stop(kube);
 	coord_close(&c);
 	hwdb_reset();
 	if (!rc)
