@@ -63,7 +63,7 @@ anchor_summary() {
 }
 
 # ---- A fleet that never drifted: the anchor alone ------------------------
-start_coord "$TMP/c1.log" --db memory: --insecure
+start_coord "$TMP/c1.log" --db memory: --insecure --kube off   # kubectl does the applying here
 agent gpu-a p5.48xlarge
 pipe "apply, nothing in drift" "$BIN" nodes $(remote) -o yaml -- "$KUBECTL" apply -f -
 has "$TMP/out" '^devicetaintrule.resource.k8s.io/dratopo-drift (created|configured|unchanged)$' \
