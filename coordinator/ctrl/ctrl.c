@@ -305,7 +305,8 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 
 	if (!kv)
 		return -ENOMEM;
-	memcpy(kv, *items, *n * sizeof(*kv));
+	if (*n)         /* *items may be NULL then: memcpy must not see it */
+		memcpy(kv, *items, *n * sizeof(*kv));
 	kv[*n].key = model_set_strdup(set, key);
 	kv[*n].value = model_set_strdup(set, value);
 	*items = kv;
