@@ -83,9 +83,10 @@ has "$TMP/out" '^gpu-a ' "gpu-a after the restart"
 stop_coord
 
 # ---- --forget-after --------------------------------------------------------
-expect 2 "$COORD" --insecure --db "$TMP/x.db" --stale-after 10s --forget-after 5s &&
+expect 2 "$COORD" --insecure --db "$TMP/x.db" --interval 1s --stale-after 10s --forget-after 5s &&
 	has "$TMP/err" '\-\-forget-after must be at least --stale-after' "forget-after below stale-after"
-start_coord "$TMP/c3.log" --db "$TMP/fleet.db" "${SERVER[@]}" --stale-after 1s --forget-after 1s
+start_coord "$TMP/c3.log" --db "$TMP/fleet.db" "${SERVER[@]}" --interval 1s --stale-after 1s \
+	--forget-after 1s
 # gpu-a and gpu-c have been silent for over a second: the sweeper (every
 # quarter of --forget-after) forgets them; wait for it, bounded.
 for _ in $(seq 50); do
