@@ -60,18 +60,7 @@ metadata: {name: bench}
 EOF
 "$K" apply -f "$DIR/base.yaml" >/dev/null
 for _ in $(seq 1 100); do "$K" -n bench get sa default >/dev/null 2>&1 && break; sleep 0.1; done
-cat >"$DIR/template.yaml" <<'EOF'
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: bench}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
-EOF
-"$K" apply -f "$DIR/template.yaml" >/dev/null
+"$K" -n bench apply -f "$ROOT/tests/fixtures/kube/one-gpu.yaml" >/dev/null
 
 # NODES nodes and their slices, through the API.
 t0=$(now)

@@ -20,22 +20,30 @@
 static int64_t unix_ns(const char *rfc3339)
 {
 	struct timestamp t;
-	struct tm tm = { 0 };
 
 	if (!rfc3339 || timestamp_parse(rfc3339, strlen(rfc3339), &t, NULL))
 		return 0;
-	tm.tm_year = t.year - 1900;
-	tm.tm_mon = t.month - 1;
-	tm.tm_mday = t.day;
-	tm.tm_hour = t.hour;
-	tm.tm_min = t.minute;
-	tm.tm_sec = t.second;
-	return ((int64_t)timegm(&tm) - t.offset) * 1000000000LL + t.nsec;
+	return timestamp_unix(&t) * 1000000000LL + t.nsec;
 }
 
-static char *dup_or_empty(const char *s)
+/* Copies of n strings (NULL as "") in one block, which out[0] owns: one
+ * allocation and one free per entry. false on out of memory. */
+static bool pack(const char *const *in, char **out, size_t n)
 {
-	return strdup(s ? s : "");
+	size_t len = 0;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(in[i] ? in[i] : "") + 1;
+	if (!(p = malloc(len)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(in[i] ? in[i] : "") + 1;
+
+		out[i] = memcpy(p, in[i] ? in[i] : "", l);
+		p += l;
+	}
+	return true;
 }
 
 static void add_pod(struct ctrl_view *v, const struct model_set *set, const char *pod,
@@ -44,29 +52,19 @@ static void add_pod(struct ctrl_view *v, const struct model_set *set, const char
 	const char *slash = strchr(pod, '/');
 	char ns[256];
 	const struct model_object *o;
-	struct ctrl_view_pod *p;
+	char *f[3];
 
 	if (!slash)
 		return;
-	if (v->n_pods == VIEW_MAX || DT_GROW(v->pods, v->cap_pods, v->n_pods + 1)) {
-		v->more_pods++;
-		return;
-	}
 	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - pod), pod);
-	o = model_set_find(set, MODEL_POD, ns, slash + 1);
-	p = &v->pods[v->n_pods];
-	p->ns = strdup(ns);
-	p->name = strdup(slash + 1);
-	p->reason = dup_or_empty(reason);
-	p->since_ns = o ? unix_ns(o->meta.creation_timestamp) : 0;
-	if (!p->ns || !p->name || !p->reason) {
-		free(p->ns);
-		free(p->name);
-		free(p->reason);
+	if (v->n_pods == VIEW_MAX || DT_GROW(v->pods, v->cap_pods, v->n_pods + 1) ||
+	    !pack((const char *[]){ ns, slash + 1, reason }, f, 3)) {
 		v->more_pods++;
 		return;
 	}
-	v->n_pods++;
+	o = model_set_find(set, MODEL_POD, ns, slash + 1);
+	v->pods[v->n_pods++] = (struct ctrl_view_pod){
+		f[0], f[1], f[2], o ? unix_ns(o->meta.creation_timestamp) : 0 };
 }
 
 /* Karpenter's word for a NodeClaim on its way: launching until the cloud
@@ -81,45 +79,26 @@ static const char *claim_state(const struct model_object *o)
 static void add_claim(struct ctrl_view *v, const struct model_object *o)
 {
 	const char *pool = NULL, *type = ctrl_claim_type(&o->u.node_claim);
-	struct ctrl_view_claim *k;
+	char *f[4];
 
 	for (size_t i = 0; i < o->meta.n_labels; i++)
 		if (!strcmp(o->meta.labels[i].key, "karpenter.sh/nodepool"))
 			pool = o->meta.labels[i].value;
-	if (v->n_claims == VIEW_MAX || DT_GROW(v->claims, v->cap_claims, v->n_claims + 1)) {
+	if (v->n_claims == VIEW_MAX || DT_GROW(v->claims, v->cap_claims, v->n_claims + 1) ||
+	    !pack((const char *[]){ o->meta.name, pool, type, claim_state(o) }, f, 4)) {
 		v->more_claims++;
 		return;
 	}
-	k = &v->claims[v->n_claims];
-	k->name = strdup(o->meta.name);
-	k->pool = dup_or_empty(pool);
-	k->type = dup_or_empty(type);
-	k->state = strdup(claim_state(o));
-	k->created_ns = unix_ns(o->meta.creation_timestamp);
-	if (!k->name || !k->pool || !k->type || !k->state) {
-		free(k->name);
-		free(k->pool);
-		free(k->type);
-		free(k->state);
-		v->more_claims++;
-		return;
-	}
-	v->n_claims++;
+	v->claims[v->n_claims++] = (struct ctrl_view_claim){
+		f[0], f[1], f[2], f[3], unix_ns(o->meta.creation_timestamp) };
 }
 
 void ctrl_view_free(struct ctrl_view *v)
 {
-	for (size_t i = 0; i < v->n_pods; i++) {
-		free(v->pods[i].ns);
-		free(v->pods[i].name);
-		free(v->pods[i].reason);
-	}
-	for (size_t i = 0; i < v->n_claims; i++) {
+	for (size_t i = 0; i < v->n_pods; i++)
+		free(v->pods[i].ns);            /* the entry's strings */
+	for (size_t i = 0; i < v->n_claims; i++)
 		free(v->claims[i].name);
-		free(v->claims[i].pool);
-		free(v->claims[i].type);
-		free(v->claims[i].state);
-	}
 	free(v->pods);
 	free(v->claims);
 	memset(v, 0, sizeof(*v));

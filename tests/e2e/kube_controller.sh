@@ -17,8 +17,7 @@ NAME=kube_controller
 DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
-export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
-K="$DT_KUBE_DIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 NS=dt-ctrl-$$
 SEED="$ROOT/examples/seed"
 PID=
@@ -37,17 +36,6 @@ stop_coord() {
 	PID=
 }
 trap 'stop_coord; "$K" delete namespace "$NS" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-
-# wait_log FILE REGEX SECONDS: until the coordinator's log has a line.
-wait_log() {
-	for _ in $(seq 1 $(($3 * 10))); do
-		grep -Eq -- "$2" "$1" && return 0
-		sleep 0.1
-	done
-	fail "no line matching /$2/ in $(basename "$1") within $3 s"
-	tail -5 "$1" >&2
-	return 1
-}
 
 ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 

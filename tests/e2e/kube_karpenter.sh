@@ -23,8 +23,7 @@ NAME=kube_karpenter
 DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
-export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
-K="$DT_KUBE_DIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 CLUSTER="$ROOT/tools/kube/cluster.sh"
 NS=dt-karp-$$
 PID=
@@ -45,28 +44,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-wait_log() {   # wait_log FILE REGEX SECONDS
-	for _ in $(seq 1 $(($3 * 10))); do
-		grep -Eq -- "$2" "$1" && return 0
-		sleep 0.1
-	done
-	fail "no line matching /$2/ in $(basename "$1") within $3 s"
-	tail -5 "$1" >&2
-	return 1
-}
-
-# wait_for SECONDS WHAT CMD...: until CMD succeeds.
-wait_for() {
-	local s=$1 what=$2
-	shift 2
-	for _ in $(seq 1 $((s * 5))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	fail "$what within $s s"
-	return 1
-}
 
 ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 claims_of_pool() { ours | jq "[.items[] | select(.metadata.labels[\"karpenter.sh/nodepool\"] == \"$1\")]"; }
@@ -126,17 +103,8 @@ spec:
       - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}
 EOF
 expect 0 "$K" apply -f "$TMP/pools.yaml"
+expect 0 "$K" -n "$NS" apply -f "$ROOT/tests/fixtures/kube/one-gpu.yaml"
 cat >"$TMP/pod.yaml" <<EOF
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
----
 apiVersion: v1
 kind: Pod
 metadata: {name: trainer, labels: {dratopo.io/test: $NS}}
@@ -161,7 +129,7 @@ jqis '[.items[] | select(.involvedObject.kind == "NodeClaim" and (.involvedObjec
 wait_log "$TMP/coord.log" 'event=nodeclaim_created name=dt-kwok-[0-9a-f]+ instance_type=g6e.xlarge' 60
 claim=$(grep -o 'event=nodeclaim_created name=dt-kwok-[0-9a-f]*' "$TMP/coord.log" | head -1 | sed 's/.*name=//')
 node_of() { "$K" get nodeclaim "$claim" -o jsonpath='{.status.nodeName}'; }
-wait_for 90 "Karpenter registered $claim" sh -c "[ -n \"\$('$K' get nodeclaim $claim -o jsonpath='{.status.nodeName}')\" ]"
+until_true 90 "Karpenter registered $claim" sh -c "[ -n \"\$('$K' get nodeclaim $claim -o jsonpath='{.status.nodeName}')\" ]"
 NODE=$(node_of)
 expect 0 "$K" get nodeclaim "$claim" -o json
 jqis '[.status.conditions[] | select(.type == "Launched" or .type == "Registered") | .status]' \
@@ -190,7 +158,7 @@ now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 expect 0 "$K" patch node "$NODE" --subresource=status --type=merge -p \
 	"{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}]}}"
 expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-
-wait_for 90 "Karpenter initialized $claim" sh -c \
+until_true 90 "Karpenter initialized $claim" sh -c \
 	"'$K' get nodeclaim $claim -o json | jq -e '.status.conditions[] | select(.type == \"Initialized\" and .status == \"True\")'"
 lines=$(wc -l <"$TMP/coord.log")
 expect 0 "$K" -n "$NS" label pod trainer --overwrite step=initialized

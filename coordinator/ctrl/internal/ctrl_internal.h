@@ -62,7 +62,8 @@ struct ctrl_ledger {
 	struct u64map last, now;
 };
 
-/* What the status page shows (ctrl_view.c), under view_lock. */
+/* What the status page shows (ctrl_view.c), under view_lock. An entry's
+ * strings are one block, owned by its first (ns, name). */
 struct ctrl_view_pod {
 	char *ns, *name, *reason;
 	int64_t since_ns;
