@@ -168,6 +168,15 @@ static const char *claim_type(const struct model_node_claim *nc)
 	return NULL;
 }
 
+/* labels[*n] = key=value unless a label of that key is there already. */
+static void add_label(struct model_kv *labels, size_t *n, const char *key, const char *value)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(labels[j].key, key))
+			return;
+	labels[(*n)++] = (struct model_kv){ key, value };
+}
+
 /* A NodeClaim launched but not yet a Node: a node of its type with its
  * labels and taints, and the slices hwdb predicts, so that the pods it was
  * made for find their place on it instead of a second node. */
@@ -196,20 +205,23 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	node = model_set_find(set, MODEL_NODE, NULL, claim->meta.name);
 	if (rc < 0 || !node)
 		return rc < 0 ? rc : 0;
-	/* the claim's labels (its pool, capacity type) are the node's too */
-	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels + 1,
-				  sizeof(*labels));
+	/* the claim's labels (its pool, capacity type) are the node's too, and
+	 * so is every requirement of one value (the zone, the region): Karpenter
+	 * labels the node with them, and a pod pinned to the zone must find its
+	 * NodeClaim in flight there, not get a second one */
+	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels +
+				  nc->n_requirements + 1, sizeof(*labels));
 	if (!labels)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
-	for (size_t i = 0; i < claim->meta.n_labels; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < node->meta.n_labels; j++)
-			dup |= !strcmp(labels[j].key, claim->meta.labels[i].key);
-		if (!dup)
-			labels[node->meta.n_labels++] = claim->meta.labels[i];
-	}
+	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
+		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
+	for (size_t i = 0; i < claim->meta.n_labels; i++)
+		add_label(labels, &node->meta.n_labels, claim->meta.labels[i].key,
+			  claim->meta.labels[i].value);
+	for (size_t i = 0; i < nc->n_requirements; i++)
+		if (nc->requirements[i].op == MODEL_OP_IN && nc->requirements[i].n_values == 1)
+			add_label(labels, &node->meta.n_labels, nc->requirements[i].key,
+				  nc->requirements[i].values[0]);
 	node->meta.labels = labels;
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# kube_qa.sh BUILD_DIR - the QA pass's controller cases (docs/qa.md, round 5)
+# against the real control plane of the kube fixture ($DT_KUBE_DIR):
+#   - QA-71: a pod pinned to a zone finds the NodeClaim in flight that was
+#     made for a pod pinned there before (the claim's zone requirement is its
+#     node's label): the second pod gets no second NodeClaim, and no pod is
+#     provisioned twice.
+# Everything it makes is its own: a namespace, and a NodePool, EC2NodeClass
+# and NodeOverlay named for the run, whose taint only its pods tolerate.
+NAME=kube_qa
+DRIVES="$1/bin/dratopo-coordinator"
+. "$(dirname "$0")/lib.sh"
+COORD="$1/bin/dratopo-coordinator"
+export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
+K="$DT_KUBE_DIR/bin/kubectl"
+NS=dt-qa-$$
+POOL=dt-qa-$$
+PID=
+
+stop_coord() {
+	[ -n "$PID" ] || return 0
+	kill -TERM "$PID" 2>/dev/null
+	wait "$PID" 2>/dev/null
+	PID=
+}
+cleanup() {
+	stop_coord
+	"$K" delete nodeclaims -l "karpenter.sh/nodepool=$POOL" --wait=false >/dev/null 2>&1
+	"$K" delete nodepool "$POOL" --wait=false >/dev/null 2>&1
+	"$K" delete nodeoverlay "$POOL" ec2nodeclass "$POOL" --wait=false >/dev/null 2>&1
+	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# plans_after N SECONDS: until the log has more than N kube_plan lines.
+plans_after() {
+	for _ in $(seq 1 $(($2 * 10))); do
+		[ "$(grep -c 'event=kube_plan ' "$TMP/coord.log")" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "no plan after the ${1}th within $2 s"
+	tail -5 "$TMP/coord.log" >&2
+	return 1
+}
+
+# ours: our pool's NodeClaims as [{pods}] sorted
+ours() {
+	"$K" get nodeclaims -l "karpenter.sh/nodepool=$POOL" -o json |
+		jq -c '[.items[] | .metadata.annotations["dratopo.io/pods"] | split(",") | sort] | sort'
+}
+
+expect 0 "$K" create namespace "$NS"
+for _ in $(seq 1 100); do "$K" -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.1; done
+# g6.12xlarge (4 GPUs) priced under a g6.xlarge, so that one node would hold
+# both pods: without the zone label on the in-flight node, the second plan
+# made one new node for both pods, the first pod's second
+cat >"$TMP/pool.yaml" <<EOF
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: $POOL}
+spec:
+  role: KarpenterNodeRole-qa
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: qa}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: qa}}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: $POOL}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: $POOL}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge, g6.12xlarge]}
+      taints: [{key: $POOL, effect: NoSchedule}]
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: $POOL}
+spec:
+  weight: 100
+  requirements:
+  - {key: karpenter.sh/nodepool, operator: In, values: [$POOL]}
+  - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.12xlarge]}
+  price: "0.10"
+EOF
+cat >"$TMP/app.yaml" <<EOF
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+EOF
+pod() {   # pod NAME: one GPU, pinned to us-east-1a
+	cat <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  nodeSelector: {topology.kubernetes.io/zone: us-east-1a}
+  tolerations: [{key: $POOL, operator: Exists}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers:
+  - name: c
+    image: busybox
+    resources: {claims: [{name: gpu}]}
+EOF
+}
+expect 0 "$K" apply -f "$TMP/pool.yaml"
+expect 0 "$K" -n "$NS" apply -f "$TMP/app.yaml"
+pod zonal-1 >"$TMP/p1.yaml"
+pod zonal-2 >"$TMP/p2.yaml"
+expect 0 "$K" -n "$NS" apply -f "$TMP/p1.yaml"
+
+"$COORD" --insecure --listen 127.0.0.1:0 --db "$TMP/coord.db" --kubeconfig "$KUBECONFIG" \
+	>"$TMP/coord.log" 2>&1 &
+PID=$!
+for _ in $(seq 1 300); do
+	[ "$(ours)" = "[[\"$NS/zonal-1\"]]" ] && break
+	sleep 0.1
+done
+got=$(ours)
+[ "$got" = "[[\"$NS/zonal-1\"]]" ] || fail "QA-71: first NodeClaim: $got"
+zone=$("$K" get nodeclaims -l "karpenter.sh/nodepool=$POOL" -o json |
+	jq -r '.items[0].spec.requirements[] | select(.key == "topology.kubernetes.io/zone") | .values | join(",")')
+[ "$zone" = us-east-1a ] || fail "QA-71: the NodeClaim's zone requirement is '$zone'"
+
+n=$(grep -c 'event=kube_plan ' "$TMP/coord.log")
+expect 0 "$K" -n "$NS" apply -f "$TMP/p2.yaml"
+plans_after "$n" 30
+sleep 1.5            # and whatever plan the pod's ResourceClaim starts
+got=$(ours)
+[ "$got" = "[[\"$NS/zonal-1\"]]" ] ||
+	fail "QA-71: zonal-2 fits the NodeClaim in flight in its zone, yet the NodeClaims are $got"
+stop_coord
+no_sanitizer_report "$TMP/coord.log" "dratopo-coordinator"
+e2e_finish
