@@ -1,7 +1,8 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
  * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
  * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files.
+ * store and exit 0; SIGHUP re-reads the TLS files, which are also watched
+ * (certwatch: reloaded when they change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "certwatch.h"
 #include "coord.h"
 #include "ctrl.h"
 #include "duration.h"
@@ -45,10 +48,12 @@ static const char usage_text[] =
 	"  --tls-cert FILE        server certificate (PEM)\n"
 	"  --tls-key FILE         its private key\n"
 	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
+	"                         (the three files are watched and reloaded when they change)\n"
 	"  --insecure             plaintext, no client certificates (tests, never production)\n"
 	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
 	"  --interval D           the agents' reporting interval (default 30s)\n"
-	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
+	"  --stale-after D        silence after which a node is stale (default 3 x interval;\n"
+	"                         not shorter than the interval)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
@@ -201,11 +206,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return rc;
 	if (optind < argc)
 		return usage_error("unexpected argument", argv[optind]);
+	if (rpc_listen_check(a->listen, &err))
+		return usage_error("--listen:", err.msg);
 	if (rpc_tls_check(&a->tls, &err))
 		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
 				   "plaintext needs --insecure)");
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
+	else if (a->stale_after_ns < a->interval_ns)
+		return usage_error("--stale-after must not be shorter than --interval",
+				   "(every node would be stale between two reports)");
 	if (a->max_plans >= a->workers)
 		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
@@ -272,16 +282,29 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
-/* The controller, when it runs: /readyz waits for its first lists. Set
- * before the HTTP server starts, cleared after it stopped. */
-static struct ctrl *kube_ctrl;
+/* What the process holds beside the coordinator's state: readiness asks
+ * all of it. */
+struct proc {
+	struct coord c;
+	struct rpc_server *srv;
+	struct certwatch *certs;        /* NULL when --insecure */
+	/* The controller, when it runs: /readyz waits for its first lists. Set
+	 * before the HTTP server starts. */
+	struct ctrl *kube;
+};
 
 static bool ready(void *arg, char *why, size_t whylen)
 {
-	struct coord *c = arg;
+	struct proc *p = arg;
+	struct coord *c = &p->c;
 	struct dt_err err = { 0 };
+	struct timespec now;
 	bool stale;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (p->certs && certwatch_check(p->certs, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+					why, whylen))
+		return false;
 	pthread_rwlock_rdlock(&c->fleet_lock);
 	stale = c->fleet_stale;
 	pthread_rwlock_unlock(&c->fleet_lock);
@@ -293,7 +316,7 @@ static bool ready(void *arg, char *why, size_t whylen)
 		snprintf(why, whylen, "store: %s", err.msg);
 		return false;
 	}
-	if (kube_ctrl && !ctrl_synced(kube_ctrl)) {
+	if (p->kube && !ctrl_synced(p->kube)) {
 		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
@@ -327,12 +350,12 @@ static void log_start(const struct args *a, struct coord *c, struct rpc_server *
 	rec_type_list_free(&tl);
 }
 
-/* Wait for signals; returns on SIGTERM or SIGINT. */
-static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+/* Wait for signals; returns on SIGTERM or SIGINT. SIGHUP has the watcher
+ * reload the TLS files now (it logs the result). */
+static void signal_loop(const sigset_t *set, struct certwatch *certs)
 {
 	for (;;) {
 		siginfo_t si;
-		struct dt_err err = { 0 };
 		int sig = sigwaitinfo(set, &si);
 
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -341,23 +364,24 @@ static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecu
 		}
 		if (sig != SIGHUP)
 			continue;
-		if (insecure)
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
-		else if (rpc_server_reload_tls(srv, &err))
-			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
-				err.msg, NULL);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
 	}
+}
+
+static int reload_tls(void *srv, struct dt_err *err)
+{
+	return rpc_server_reload_tls(srv, err);
 }
 
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct coord c = { 0 };
-	struct rpc_server *srv = NULL;
+	static struct proc p;
+	struct coord *c = &p.c;
 	struct obs_http *http = NULL;
-	struct ctrl *kube = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
 	int rc = parse_args(argc, argv, &a);
@@ -382,43 +406,50 @@ int main(int argc, char **argv)
 					 .max_plans = a.max_plans,
 					 .rec = { a.learn_quorum, a.stale_after_ns } };
 
-		rc = coord_open(&c, &co, &err);
+		rc = coord_open(c, &co, &err);
 	}
 	if (!rc && kube_wanted(&a)) {
 		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
-					.dry_run = a.dry_run, .registry = c.m.reg,
-					.node_excluded = node_excluded, .node_arg = &c,
-					.remedies = fleet_remedies, .remedies_arg = &c };
+					.dry_run = a.dry_run, .registry = c->m.reg,
+					.node_excluded = node_excluded, .node_arg = c,
+					.remedies = fleet_remedies, .remedies_arg = c };
 
-		if ((rc = ctrl_start(&ko, &kube, &err)))
+		if ((rc = ctrl_start(&ko, &p.kube, &err)))
 			dt_err_prefix(&err, "kube: ");
-		kube_ctrl = kube;
 	}
-	if (!rc && a.http)
-		rc = coord_http_start(&c, a.http, ready, &http, &err);
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
-			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
-			.observe = coord_observe_rpc, .observe_user = &c,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
+			.observe = coord_observe_rpc, .observe_user = c,
 		};
 
-		rc = rpc_server_start(&o, &srv, &err);
+		rc = rpc_server_start(&o, &p.srv, &err);
 	}
+	if (!rc && !a.tls.insecure) {
+		struct certwatch_opts wo = { a.tls.cert, a.tls.key, a.tls.ca, "server", reload_tls,
+					     p.srv, c->m.reg, 0, 0 };
+
+		rc = certwatch_start(&wo, &p.certs, &err);
+	}
+	if (!rc && a.http)
+		rc = coord_http_start(c, a.http, ready, &p, &http, &err);
 	if (rc) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
 	} else {
-		log_start(&a, &c, srv, http);
-		signal_loop(&sigs, srv, a.tls.insecure);
+		log_start(&a, c, p.srv, http);
+		signal_loop(&sigs, p.certs);
 	}
-	/* Drain the calls in flight (their reports commit), then the rest. */
-	rpc_server_shutdown(srv, DRAIN_MS);
+	/* The HTTP server before the watcher its gauges read, the watcher
+	 * before the server it reloads; then drain the calls in flight (their
+	 * reports commit), then the rest. */
 	obs_http_stop(http);
-	kube_ctrl = NULL;
-	ctrl_stop(kube);
-	coord_close(&c);
+	certwatch_stop(p.certs);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
+	ctrl_stop(p.kube);
+	coord_close(c);
 	hwdb_reset();
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);
