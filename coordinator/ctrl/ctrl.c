@@ -100,8 +100,8 @@ void ctrl_stats(struct ctrl *c, struct ctrl_stats *out)
 /* ---- the cluster as the planner's input ---- */
 
 /* A pending pod is dratopo's when it asks for claims or for extended
- * resources (DRA-backed ones among them); bound pods stay as capacity in
- * use. Plain pending pods are Karpenter's. */
+ * resources (DRA-backed ones among them) and no scheduling gate holds it;
+ * bound pods stay as capacity in use. Plain pending pods are Karpenter's. */
 static bool pod_wanted(const char *json)
 {
 	json_object *o = json_tokener_parse(json), *cs;
@@ -111,6 +111,11 @@ static bool pod_wanted(const char *json)
 		return false;
 	if (kube_json_str(o, "spec", "nodeName", NULL)) {
 		want = true;
+	} else if ((cs = kube_json_get(o, "spec", "schedulingGates", NULL)) &&
+		   json_object_array_length(cs) > 0) {
+		/* gated (a queue such as Kueue holds it): kube-scheduler will not
+		 * place it, and Karpenter provisions for none such */
+		want = false;
 	} else if ((cs = kube_json_get(o, "spec", "resourceClaims", NULL)) &&
 		   json_object_array_length(cs) > 0) {
 		want = true;

@@ -5,6 +5,8 @@
 #     made for a pod pinned there before (the claim's zone requirement is its
 #     node's label): the second pod gets no second NodeClaim, and no pod is
 #     provisioned twice.
+#   - QA-74: a pod a scheduling gate holds (a queue such as Kueue admits it
+#     later) gets no NodeClaim; once its gate is removed it gets one.
 # Everything it makes is its own: a namespace, and a NodePool, EC2NodeClass
 # and NodeOverlay named for the run, whose taint only its pods tolerate.
 NAME=kube_qa
@@ -44,17 +46,20 @@ plans_after() {
 	return 1
 }
 
-# ours: our pool's NodeClaims as [{pods}] sorted
+# ours [WORD]: our pool's NodeClaims (those of pods named WORD-...) as
+# their sorted pod lists, sorted
 ours() {
 	"$K" get nodeclaims -l "karpenter.sh/nodepool=$POOL" -o json |
-		jq -c '[.items[] | .metadata.annotations["dratopo.io/pods"] | split(",") | sort] | sort'
+		jq -c --arg w "/${1:-}" '[.items[] | .metadata.annotations["dratopo.io/pods"] |
+			split(",") | sort | select(any(contains($w)))] | sort'
 }
 
 expect 0 "$K" create namespace "$NS"
 for _ in $(seq 1 100); do "$K" -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.1; done
 # g6.12xlarge (4 GPUs) priced under a g6.xlarge, so that one node would hold
-# both pods: without the zone label on the in-flight node, the second plan
-# made one new node for both pods, the first pod's second
+# both zonal pods: without the zone label on the in-flight node, the second
+# plan made one new node for both, the first pod's second. The gated pod
+# needs 5 GPUs (a g6.48xlarge), so that it can never take the zonal node.
 cat >"$TMP/pool.yaml" <<EOF
 apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -73,7 +78,7 @@ spec:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: $POOL}
       requirements:
-      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge, g6.12xlarge]}
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge, g6.12xlarge, g6.48xlarge]}
       taints: [{key: $POOL, effect: NoSchedule}]
 ---
 apiVersion: karpenter.sh/v1alpha1
@@ -96,6 +101,28 @@ spec:
       requests:
       - name: gpu
         exactly: {deviceClassName: gpu.nvidia.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: five-gpus}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com, count: 5}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gated}
+spec:
+  schedulingGates: [{name: example.com/queue}]
+  tolerations: [{key: $POOL, operator: Exists}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: five-gpus}]
+  containers:
+  - name: c
+    image: busybox
+    resources: {claims: [{name: gpu}]}
 EOF
 pod() {   # pod NAME: one GPU, pinned to us-east-1a
 	cat <<EOF
@@ -122,22 +149,36 @@ expect 0 "$K" -n "$NS" apply -f "$TMP/p1.yaml"
 	>"$TMP/coord.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 300); do
-	[ "$(ours)" = "[[\"$NS/zonal-1\"]]" ] && break
+	[ "$(ours zonal)" = "[[\"$NS/zonal-1\"]]" ] && break
 	sleep 0.1
 done
-got=$(ours)
+got=$(ours zonal)
 [ "$got" = "[[\"$NS/zonal-1\"]]" ] || fail "QA-71: first NodeClaim: $got"
 zone=$("$K" get nodeclaims -l "karpenter.sh/nodepool=$POOL" -o json |
-	jq -r '.items[0].spec.requirements[] | select(.key == "topology.kubernetes.io/zone") | .values | join(",")')
+	jq -r '.items[] | select(.metadata.annotations["dratopo.io/pods"] | contains("zonal-1")) |
+		.spec.requirements[] | select(.key == "topology.kubernetes.io/zone") | .values | join(",")')
 [ "$zone" = us-east-1a ] || fail "QA-71: the NodeClaim's zone requirement is '$zone'"
 
 n=$(grep -c 'event=kube_plan ' "$TMP/coord.log")
 expect 0 "$K" -n "$NS" apply -f "$TMP/p2.yaml"
 plans_after "$n" 30
 sleep 1.5            # and whatever plan the pod's ResourceClaim starts
-got=$(ours)
+got=$(ours zonal)
 [ "$got" = "[[\"$NS/zonal-1\"]]" ] ||
 	fail "QA-71: zonal-2 fits the NodeClaim in flight in its zone, yet the NodeClaims are $got"
+
+# QA-74: the gated pod (applied first) has had its plans: still no NodeClaim
+got=$(ours)
+case "$got" in *"$NS/gated"*) fail "QA-74: the gated pod got a NodeClaim: $got" ;; esac
+n=$(grep -c 'event=kube_plan ' "$TMP/coord.log")
+expect 0 "$K" -n "$NS" patch pod gated --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'
+plans_after "$n" 30
+for _ in $(seq 1 100); do
+	case "$(ours)" in *"$NS/gated"*) break ;; esac
+	sleep 0.1
+done
+got=$(ours)
+case "$got" in *"[\"$NS/gated\"]"*) ;; *) fail "QA-74: the pod ungated got no NodeClaim of its own: $got" ;; esac
 stop_coord
 no_sanitizer_report "$TMP/coord.log" "dratopo-coordinator"
 e2e_finish
