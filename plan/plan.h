@@ -281,4 +281,12 @@ struct hwdb_type;
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb);
 
+/* ---- Extended resources ---- */
+
+/* Whether a DeviceClass of set backs the extended resource name (its
+ * spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class>):
+ * a pod asking for it is a DRA pod, as kube-scheduler decides
+ * (plan_extres.c). */
+bool plan_extres_backed(const struct model_set *set, const char *name);
+
 #endif

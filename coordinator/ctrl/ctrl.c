@@ -99,10 +99,40 @@ void ctrl_stats(struct ctrl *c, struct ctrl_stats *out)
 
 /* ---- the cluster as the planner's input ---- */
 
+/* Whether a container (or init container) of the pod asks for an
+ * extended resource a DeviceClass of set backs (requests, or limits,
+ * from which the API server defaults them). */
+static bool pod_dra_extres(json_object *pod, const struct model_set *set)
+{
+	static const char *const lists[] = { "containers", "initContainers" };
+	static const char *const kinds[] = { "requests", "limits" };
+
+	for (size_t l = 0; l < 2; l++) {
+		json_object *cs = kube_json_get(pod, "spec", lists[l], NULL);
+
+		for (size_t i = 0; cs && i < json_object_array_length(cs); i++)
+			for (size_t k = 0; k < 2; k++) {
+				json_object *r = kube_json_get(json_object_array_get_idx(cs, i),
+							       "resources", kinds[k], NULL);
+
+				if (!r || !json_object_is_type(r, json_type_object))
+					continue;
+				json_object_object_foreach(r, key, v) {
+					(void)v;
+					if (strchr(key, '/') && plan_extres_backed(set, key))
+						return true;
+				}
+			}
+	}
+	return false;
+}
+
 /* A pending pod is dratopo's when it asks for claims or for extended
- * resources (DRA-backed ones among them) and no scheduling gate holds it;
- * bound pods stay as capacity in use. Plain pending pods are Karpenter's. */
-static bool pod_wanted(const char *json)
+ * resources a DeviceClass backs, and no scheduling gate holds it; bound
+ * pods stay as capacity in use. Other pending pods (device-plugin
+ * resources such as nvidia.com/gpu among them) are Karpenter's. set holds
+ * the DeviceClasses already (they join first). */
+static bool pod_wanted(const char *json, const struct model_set *set)
 {
 	json_object *o = json_tokener_parse(json), *cs;
 	bool want = false;
@@ -119,17 +149,8 @@ static bool pod_wanted(const char *json)
 	} else if ((cs = kube_json_get(o, "spec", "resourceClaims", NULL)) &&
 		   json_object_array_length(cs) > 0) {
 		want = true;
-	} else if ((cs = kube_json_get(o, "spec", "containers", NULL))) {
-		for (size_t i = 0; !want && i < json_object_array_length(cs); i++) {
-			json_object *req = kube_json_get(json_object_array_get_idx(cs, i),
-							 "resources", "requests", NULL);
-
-			json_object_object_foreach(req ? req : o, key, v) {
-				(void)v;
-				if (req && strchr(key, '/') && strncmp(key, "hugepages-", 10))
-					want = true;
-			}
-		}
+	} else {
+		want = pod_dra_extres(o, set);
 	}
 	json_object_put(o);
 	return want;
@@ -151,7 +172,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 		l->refused++;
 		return 0;
 	}
-	if (l->which == W_PODS && !pod_wanted(obj->json))
+	if (l->which == W_PODS && !pod_wanted(obj->json, l->set))
 		return 0;
 	if (l->which == W_NODES && l->c->o.node_excluded &&
 	    l->c->o.node_excluded(l->c->o.node_arg, obj->name))

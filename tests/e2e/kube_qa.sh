@@ -7,6 +7,9 @@
 #     provisioned twice.
 #   - QA-74: a pod a scheduling gate holds (a queue such as Kueue admits it
 #     later) gets no NodeClaim; once its gate is removed it gets one.
+#   - QA-77: a pod asking for a device-plugin resource (nvidia.com/gpu) is
+#     Karpenter's: no Warning Event from dratopo, no NodeClaim; one asking
+#     for an extended resource a DeviceClass backs gets its NodeClaim.
 # Everything it makes is its own: a namespace, and a NodePool, EC2NodeClass
 # and NodeOverlay named for the run, whose taint only its pods tolerate.
 NAME=kube_qa
@@ -30,6 +33,7 @@ cleanup() {
 	"$K" delete nodeclaims -l "karpenter.sh/nodepool=$POOL" --wait=false >/dev/null 2>&1
 	"$K" delete nodepool "$POOL" --wait=false >/dev/null 2>&1
 	"$K" delete nodeoverlay "$POOL" ec2nodeclass "$POOL" --wait=false >/dev/null 2>&1
+	"$K" delete deviceclass "$POOL" --wait=false >/dev/null 2>&1
 	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
 	rm -rf "$TMP"
 }
@@ -179,6 +183,52 @@ for _ in $(seq 1 100); do
 done
 got=$(ours)
 case "$got" in *"[\"$NS/gated\"]"*) ;; *) fail "QA-74: the pod ungated got no NodeClaim of its own: $got" ;; esac
+
+# QA-77: a device-plugin pod and a pod of a DRA-backed extended resource
+# (pinned to another zone, so that it needs a node of its own)
+cat >"$TMP/extres.yaml" <<EOF
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $POOL}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.nvidia.com"'}}]
+  extendedResourceName: example.com/$POOL
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: $NS}
+spec:
+  tolerations: [{key: $POOL, operator: Exists}]
+  containers:
+  - name: c
+    image: busybox
+    resources: {limits: {nvidia.com/gpu: 1}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: extres, namespace: $NS}
+spec:
+  nodeSelector: {topology.kubernetes.io/zone: us-east-1b}
+  tolerations: [{key: $POOL, operator: Exists}]
+  containers:
+  - name: c
+    image: busybox
+    resources: {limits: {example.com/$POOL: 1}}
+EOF
+n=$(grep -c 'event=kube_plan ' "$TMP/coord.log")
+expect 0 "$K" apply -f "$TMP/extres.yaml"
+plans_after "$n" 30
+for _ in $(seq 1 100); do
+	[ "$(ours extres)" = "[[\"$NS/extres\"]]" ] && break
+	sleep 0.1
+done
+got=$(ours extres)
+[ "$got" = "[[\"$NS/extres\"]]" ] || fail "QA-77: the DRA extended-resource pod's NodeClaims: $got"
+sleep 1.5            # the Events are written in the background
+expect 0 "$K" -n "$NS" get events.events.k8s.io -o json
+jqis '[.items[] | select(.regarding.name == "legacy" and .reportingController == "dratopo.io/coordinator") | .note]' \
+	'[]' "QA-77: dratopo's Events on the device-plugin pod"
+case "$(ours)" in *"$NS/legacy"*) fail "QA-77: the device-plugin pod got a NodeClaim: $(ours)" ;; esac
 stop_coord
 no_sanitizer_report "$TMP/coord.log" "dratopo-coordinator"
 e2e_finish
