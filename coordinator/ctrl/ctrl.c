@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ctrl_internal.h"
+#include "hash.h"
 #include "hwdb.h"
 #include "obs_log.h"
 #include "obs_metrics.h"
@@ -31,7 +32,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool ours(const struct model_object *o)
+bool ctrl_ours(const struct model_object *o)
 {
 	for (size_t i = 0; i < o->meta.n_labels; i++)
 		if (!strcmp(o->meta.labels[i].key, CTRL_MANAGED_BY_KEY) &&
@@ -40,7 +41,6 @@ static bool ours(const struct model_object *o)
 	return false;
 }
 
-static const char *claim_type(const struct model_node_claim *nc);
 
 /* A NodeClaim of ours deleted before it became a node: Karpenter gave up
  * on it (insufficient capacity, a node class not ready, no registration
@@ -48,11 +48,11 @@ static const char *claim_type(const struct model_node_claim *nc);
  * takes another offering for its pods. Under c->lock. */
 static void note_failed_launch(struct ctrl *c, const struct model_object *o)
 {
-	const char *type = claim_type(&o->u.node_claim);
+	const char *type = ctrl_claim_type(&o->u.node_claim);
 	size_t i, slot = c->n_avoid;
 	int64_t now = now_ms();
 
-	if (!type || o->u.node_claim.node_name || !ours(o))
+	if (!type || o->u.node_claim.node_name || !ctrl_ours(o))
 		return;
 	for (i = 0; i < c->n_avoid; i++)
 		if (!strcmp(c->avoid[i].type, type) || c->avoid[i].until_ms <= now)
@@ -182,7 +182,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 }
 
 /* The instance type a NodeClaim asks for (its one In value), or NULL. */
-static const char *claim_type(const struct model_node_claim *nc)
+const char *ctrl_claim_type(const struct model_node_claim *nc)
 {
 	for (size_t i = 0; i < nc->n_requirements; i++) {
 		const struct model_requirement *r = &nc->requirements[i];
@@ -203,6 +203,22 @@ static void add_label(struct model_kv *labels, size_t *n, const char *key, const
 	labels[(*n)++] = (struct model_kv){ key, value };
 }
 
+/* The consumable-capacity mode of the EC2NodeClass a NodeClaim launches
+ * with (its karpenter.k8s.aws/nvidia-consumable-capacity annotation);
+ * false when it has none (or one the planner already refused). */
+static bool class_cc(struct model_set *set, const struct model_node_claim *nc,
+		     struct hwdb_cc_mode *out)
+{
+	const struct model_object *cls = nc->node_class_ref.name ?
+		model_set_find(set, MODEL_EC2_NODE_CLASS, NULL, nc->node_class_ref.name) : NULL;
+
+	for (size_t i = 0; cls && i < cls->meta.n_annotations; i++)
+		if (!strcmp(cls->meta.annotations[i].key,
+			    "karpenter.k8s.aws/nvidia-consumable-capacity"))
+			return hwdb_cc_parse(cls->meta.annotations[i].value, out, NULL) == 0;
+	return false;
+}
+
 /* A NodeClaim launched but not yet a Node: a node of its type with its
  * labels and taints, and the slices hwdb predicts, so that the pods it was
  * made for find their place on it instead of a second node. */
@@ -210,11 +226,12 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 			 struct dt_err *err)
 {
 	const struct model_node_claim *nc = &claim->u.node_claim;
-	const char *type = claim_type(nc);
+	const char *type = ctrl_claim_type(nc);
 	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
 	struct model_object *slices[HWDB_MAX_SLICES], *node;
 	struct strbuf sb = STRBUF_INIT;
 	struct model_kv *labels;
+	struct hwdb_cc_mode cc;
 	size_t n = 0;
 	int rc;
 
@@ -251,7 +268,10 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	node->meta.labels = labels;
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;
-	return hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
+	/* the slices as its node class's consumable-capacity mode makes them:
+	 * shared GPUs hold as many pods in flight as they will live */
+	return hwdb_slices(t, class_cc(set, nc, &cc) ? &cc : NULL, claim->meta.name, set, slices,
+			   &n, err);
 }
 
 /* Every NodePool of the plan leaves the avoided types out, as if its
@@ -275,7 +295,8 @@ static int avoid_types(struct ctrl *c, struct model_set *set, struct dt_err *err
 
 		if (!r || !vals)
 			return dt_err_set(err, -ENOMEM, "out of memory");
-		memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
+		if (p->n_requirements)
+			memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
 		memcpy(vals, types, n * sizeof(*vals));
 		r[p->n_requirements] = (struct model_requirement){
 			.key = "node.kubernetes.io/instance-type", .operator_text = "NotIn",
@@ -303,13 +324,6 @@ static int snapshot(struct ctrl *c, struct model_set *set, struct dt_err *err)
 
 /* ---- writing the plan ---- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ 0xff) * 1099511628211ULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -317,23 +331,25 @@ static int cmp_str(const void *a, const void *b)
 
 /* "<pool>-<10 hex>": what the NodeClaim holds decides its name, so the
  * same plan applied twice is one object. */
-static void claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
+static int claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
 {
 	const char **pods = malloc((nc->n_pods + 1) * sizeof(*pods));
-	uint64_t h = fnv(fnv(fnv(1469598103934665603ULL, nc->node_pool), nc->instance_type),
-			 nc->capacity_type);
+	uint64_t h = hash_field(hash_field(hash_field(HASH_FNV_OFFSET, nc->node_pool),
+					       nc->instance_type), nc->capacity_type);
 
 	for (size_t i = 0; i < nc->n_narrowed; i++)
 		for (size_t j = 0; j < nc->narrowed[i].n_values; j++)
-			h = fnv(fnv(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
-	if (pods) {
+			h = hash_field(hash_field(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
+	if (!pods)
+		return -ENOMEM;
+	if (nc->n_pods)
 		memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
-		qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
-		for (size_t i = 0; i < nc->n_pods; i++)
-			h = fnv(h, pods[i]);
-		free(pods);
-	}
+	qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
+	for (size_t i = 0; i < nc->n_pods; i++)
+		h = hash_field(h, pods[i]);
+	free(pods);
 	snprintf(buf, size, "%.40s-%010" PRIx64, nc->node_pool, (uint64_t)(h & 0xffffffffffULL));
+	return 0;
 }
 
 int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
@@ -343,7 +359,8 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 
 	if (!kv)
 		return -ENOMEM;
-	memcpy(kv, *items, *n * sizeof(*kv));
+	if (*n)
+		memcpy(kv, *items, *n * sizeof(*kv));
 	kv[*n].key = model_set_strdup(set, key);
 	kv[*n].value = model_set_strdup(set, value);
 	*items = kv;
@@ -372,7 +389,8 @@ static int efa_request(struct model_set *set, struct model_object *o,
 	items = model_set_calloc(set, req->n_items + 1, sizeof(*items));
 	if (!items)
 		return -ENOMEM;
-	memcpy(items, req->items, req->n_items * sizeof(*items));
+	if (req->n_items)
+		memcpy(items, req->items, req->n_items * sizeof(*items));
 	items[req->n_items].name = "vpc.amazonaws.com/efa";
 	items[req->n_items].value = quantity_from_int((int64_t)t->n_efas, QUANTITY_DECIMAL_SI);
 	req->items = items;
@@ -395,9 +413,8 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	char name[64], *have;
 	int rc;
 
-	if (!o)
+	if (!o || claim_name(nc, name, sizeof(name)))
 		return;
-	claim_name(nc, name, sizeof(name));
 	have = kube_informer_get(c->inf[W_NODECLAIMS], NULL, name);
 	free(have);
 	if (have)
@@ -490,6 +507,7 @@ static void cycle(struct ctrl *c)
 			NULL);
 		goto out;
 	}
+	ctrl_verify_registered(c, set);
 	snprintf(plan_id, sizeof(plan_id), "%" PRId64, (int64_t)time(NULL));
 	plan_execute(&rq, &rep);
 	for (size_t i = 0; i < rep.diags.n && i < 20; i++)
@@ -584,7 +602,7 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 {
 	static const char *const by_verb[] = { "verb", "resource", NULL };
 	struct obs_registry *r = c->o.registry;
-	struct obs_metric *cycles, *written, *errors, *unsched;
+	struct obs_metric *cycles, *written, *errors, *unsched, *mismatch;
 	int rc;
 
 	if (!r)
@@ -602,8 +620,12 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 				  &errors, err)) ||
 	    (rc = obs_gauge_new(r, "dratopo_kube_unschedulable_pods",
 				"Pending pods the last plan found no place for.", NULL,
-				&unsched, err)))
+				&unsched, err)) ||
+	    (rc = obs_counter_new(r, "dratopo_kube_slice_mismatches_total",
+				  "Registered nodes whose published slices differ from the plan's.",
+				  NULL, &mismatch, err)))
 		return rc;
+	c->s_mismatch = obs_series(mismatch, NULL);
 	c->s_cycles = obs_series(cycles, NULL);
 	c->s_written = obs_series(written, NULL);
 	c->s_errors = obs_series(errors, NULL);
