@@ -130,6 +130,11 @@ struct plan_node_claim {
 	size_t n_drivers;
 	const char *node_class;         /* the EC2NodeClass it launches with */
 	struct plan_res requests;       /* what its pods and DaemonSets request, summed */
+	/* vpc.amazonaws.com/efa to request: every EFA of its type when its
+	 * pods use dra.net devices, as DRA-enabled Karpenter attaches every
+	 * EFA for them (with its DRA support off, the default, Karpenter
+	 * attaches EFAs only for this request); 0: none. */
+	int64_t efas;
 	/* Its requirements on the keys a node gets at launch (zone, region,
 	 * zone id) as its pods and pool narrow them; these replace the
 	 * pool's requirements on those keys. */

@@ -368,36 +368,6 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 	return kv[*n - 1].key && kv[*n - 1].value ? 0 : -ENOMEM;
 }
 
-/* Karpenter attaches EFA interfaces only when the NodeClaim requests
- * vpc.amazonaws.com/efa (with its DRA support off, the default): a node
- * whose pods use dra.net devices asks for every EFA of its type, as
- * DRA-enabled Karpenter attaches every EFA for them. */
-static int efa_request(struct model_set *set, struct model_object *o,
-		       const struct plan_node_claim *nc)
-{
-	struct model_resource_list *req = &o->u.node_claim.resource_requests;
-	const struct hwdb_type *t = hwdb_lookup(nc->instance_type);
-	struct model_quantity_entry *items;
-	bool efa = false;
-
-	for (size_t i = 0; i < nc->n_drivers; i++)
-		efa |= !strcmp(nc->drivers[i], "dra.net");
-	for (size_t i = 0; efa && i < req->n_items; i++)
-		efa = strcmp(req->items[i].name, "vpc.amazonaws.com/efa") != 0;
-	if (!efa || !t || !t->n_efas)
-		return 0;
-	items = model_set_calloc(set, req->n_items + 1, sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	if (req->n_items)
-		memcpy(items, req->items, req->n_items * sizeof(*items));
-	items[req->n_items].name = "vpc.amazonaws.com/efa";
-	items[req->n_items].value = quantity_from_int((int64_t)t->n_efas, QUANTITY_DECIMAL_SI);
-	req->items = items;
-	req->n_items++;
-	return 0;
-}
-
 static void pods_list(const struct plan_node_claim *nc, struct strbuf *sb)
 {
 	for (size_t i = 0; i < nc->n_pods; i++)
@@ -420,10 +390,6 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	if (have)
 		return;                 /* applied already: nothing to write */
 	pods_list(nc, &pods);
-	if (efa_request(ncs, o, nc)) {
-		sb_free(&pods);
-		return;
-	}
 	o->meta.name = model_set_strdup(ncs, name);
 	if (!o->meta.name || sb_error(&pods) ||
 	    ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY, CTRL_MANAGED_BY) ||

@@ -541,6 +541,18 @@ if expect 0 "$BIN" plan -o yaml -f "$Q/plan-zones.yaml"; then
 		fail "each NodeClaim's YAML carries its zone requirement"
 fi
 
+# QA-79: a NodeClaim whose pods use EFAs asks for every EFA of its type, as
+# the controller's do (Karpenter with its DRA support off attaches none
+# otherwise); one without asks for none
+if expect 0 "$BIN" plan -o yaml -f "$ROOT/tests/fixtures/plan/efa-only.yaml"; then
+	t=$(sed -n 's/^  *node.kubernetes.io\/instance-type: //p' "$TMP/out")
+	n=$("$BIN" hwdb show "$t" -o json | jq '.instanceType.efa.count')
+	[ -n "$t" ] && [ "$n" -gt 0 ] 2>/dev/null || fail "QA-79: no EFA type in the plan ($t, $n)"
+	has "$TMP/out" "^      vpc.amazonaws.com/efa: \"$n\"\$" "QA-79: the EFA request of $t"
+fi
+expect 0 "$BIN" plan -o yaml -f "$ROOT/examples/seed/large-gpu.yaml" &&
+	! grep -q 'vpc.amazonaws.com/efa' "$TMP/out" || fail "QA-79: an EFA request without EFA pods"
+
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 
 COORD="${BIN%/dratopo}/dratopo-coordinator"
