@@ -404,16 +404,16 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 			"nodeclaims.karpenter.sh", "name", name, "instance_type", nc->instance_type,
 			"pods", sb_str(&pods), NULL);
 		obs_inc(obs_series(c->m_dry, "apply", "nodeclaims", NULL));
-		rc = 0;
-	} else {
-		rc = kube_apply_object(c->kc, o, NULL, &err);
-		if (rc)
-			obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
-		else
-			obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
-				nc->instance_type, "capacity_type", nc->capacity_type, "pods",
-				sb_str(&pods), NULL);
+		sb_free(&pods);
+		return;                 /* nothing written, so none counted as written */
 	}
+	rc = kube_apply_object(c->kc, o, NULL, &err);
+	if (rc)
+		obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
+	else
+		obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
+			nc->instance_type, "capacity_type", nc->capacity_type, "pods",
+			sb_str(&pods), NULL);
 	pthread_mutex_lock(&c->lock);
 	if (rc)
 		c->stats.write_errors++;
@@ -421,7 +421,7 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 		c->stats.nodeclaims_written++;
 	pthread_mutex_unlock(&c->lock);
 	obs_inc(rc ? c->s_errors : c->s_written);
-	if (!rc && !c->o.dry_run) {
+	if (!rc) {
 		struct kube_objref ref = { "karpenter.sh/v1", "NodeClaim", NULL, name, NULL };
 
 		kube_event(c->rec, &ref, "Normal", "Launching", "Provisioning",

@@ -10,6 +10,8 @@
 #   - QA-77: a pod asking for a device-plugin resource (nvidia.com/gpu) is
 #     Karpenter's: no Warning Event from dratopo, no NodeClaim; one asking
 #     for an extended resource a DeviceClass backs gets its NodeClaim.
+#   - QA-84: --dry-run counts what it would write as dry-run writes only:
+#     dratopo_kube_nodeclaims_written_total stays 0, kube_plan says written=0.
 # Everything it makes is its own: a namespace, and a NodePool, EC2NodeClass
 # and NodeOverlay named for the run, whose taint only its pods tolerate.
 NAME=kube_qa
@@ -231,4 +233,26 @@ jqis '[.items[] | select(.regarding.name == "legacy" and .reportingController ==
 case "$(ours)" in *"$NS/legacy"*) fail "QA-77: the device-plugin pod got a NodeClaim: $(ours)" ;; esac
 stop_coord
 no_sanitizer_report "$TMP/coord.log" "dratopo-coordinator"
+
+# QA-84: a pod pinned to a zone no NodeClaim is in, planned by a dry run
+pod zonal-3 | sed 's/us-east-1a/us-east-1c/' >"$TMP/p3.yaml"
+expect 0 "$K" -n "$NS" apply -f "$TMP/p3.yaml"
+"$COORD" --insecure --listen 127.0.0.1:0 --http 127.0.0.1:0 --db "$TMP/coord.db" \
+	--kubeconfig "$KUBECONFIG" --dry-run >"$TMP/dry.log" 2>&1 &
+PID=$!
+for _ in $(seq 1 300); do
+	grep -q "event=kube_dry_run .*pods=$NS/zonal-3" "$TMP/dry.log" && break
+	sleep 0.1
+done
+has "$TMP/dry.log" "event=kube_dry_run verb=apply resource=nodeclaims.karpenter.sh .*pods=$NS/zonal-3" \
+	"QA-84: the dry run's NodeClaim"
+port=$(sed -n 's/.* http_port=\([0-9]*\).*/\1/p' "$TMP/dry.log" | head -1)
+curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/metrics" || fail "QA-84: /metrics on port '$port'"
+has "$TMP/metrics" '^dratopo_kube_nodeclaims_written_total 0$' "QA-84: nothing counted as written"
+has "$TMP/metrics" '^dratopo_kube_dry_run_writes_total\{verb="apply",resource="nodeclaims"\} [1-9]' \
+	"QA-84: counted as a dry-run write"
+grep 'event=kube_plan ' "$TMP/dry.log" | grep -qv ' written=0 ' && fail "QA-84: a dry-run plan says it wrote"
+case "$(ours zonal-3)" in *zonal-3*) fail "QA-84: the dry run wrote a NodeClaim" ;; esac
+stop_coord
+no_sanitizer_report "$TMP/dry.log" "dratopo-coordinator --dry-run"
 e2e_finish
