@@ -256,6 +256,16 @@ if expect 0 "$BIN" hwdb list -o json; then
 	jqis '[.instanceTypes[] | .onDemandPricePerHour | select(. != null)] | . == sort' true \
 		"hwdb list sorted by price"
 fi
+# QA-81: --region's JSON names the region its order follows
+if expect 0 "$BIN" hwdb list --efa --region eu-west-1 -o json; then
+	jqis '.region' '"eu-west-1"' "QA-81: list -o json names the region"
+	jqis '[.instanceTypes[] | .onDemandPrices["eu-west-1"]] | . == sort' true \
+		"QA-81: sorted by the region's prices"
+fi
+# QA-82: filters that leave nothing say so (an empty result, exit 0)
+expect 0 "$BIN" hwdb list --efa --family p5 --region eu-west-1 &&
+	has "$TMP/err" "no instance type matches these filters \(--region eu-west-1 lists only" \
+		"QA-82: an empty list says so"
 
 # ---- allocate: the scheduler's semantics on one node ----
 
