@@ -34,8 +34,9 @@ cleanup() {
 	stop_coord
 	"$K" delete nodeclaims -l "karpenter.sh/nodepool=$POOL" --wait=false >/dev/null 2>&1
 	"$K" delete nodepool "$POOL" --wait=false >/dev/null 2>&1
-	"$K" delete nodeoverlay "$POOL" ec2nodeclass "$POOL" --wait=false >/dev/null 2>&1
-	"$K" delete deviceclass "$POOL" --wait=false >/dev/null 2>&1
+	for kind in nodeoverlay ec2nodeclass deviceclass; do
+		"$K" delete "$kind" "$POOL" --wait=false >/dev/null 2>&1
+	done
 	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
 	rm -rf "$TMP"
 }
