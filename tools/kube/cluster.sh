@@ -311,6 +311,11 @@ cmd_up() {
 	mkdir -p "$DIR/run" "$DIR/log" "$DIR/bin"
 	make_pki "$DIR/pki"
 	ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); API_PORT=$(free_port)
+	# each $(...) is a subshell, so free_port's USED_PORTS cannot keep them apart
+	while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
+	while [ "$API_PORT" = "$ETCD_PORT" ] || [ "$API_PORT" = "$ETCD_PEER_PORT" ]; do
+		API_PORT=$(free_port)
+	done
 	local server="https://127.0.0.1:$API_PORT"
 	write_kubeconfig "$DIR/kubeconfig" admin "$server"
 	write_kubeconfig "$DIR/kcm.kubeconfig" kcm "$server"
