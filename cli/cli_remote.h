@@ -8,12 +8,29 @@
 #include <protobuf-c/protobuf-c.h>
 #include <stdint.h>
 
+#include "opts.h"
 #include "rpc.h"
 
 struct cli_remote {
 	const char *addr;               /* NULL: not given */
 	struct rpc_tls tls;
 };
+
+/* The connection options as rows of a command's option table (opts.h),
+ * filling the struct cli_remote field f of the command's options struct T. */
+#define CLI_REMOTE_OPTS(T, f)                                                   \
+	{ .name = "coordinator", .type = OPT_STR, .arg = "ADDR",                \
+	  .at = OPTS_AT(T, f.addr), .help = "the coordinator (host:port)" },     \
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE",                   \
+	  .at = OPTS_AT(T, f.tls.cert),                                         \
+	  .help = "client certificate (PEM), with --tls-key and --tls-ca" },    \
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE",                    \
+	  .at = OPTS_AT(T, f.tls.key), .help = "its private key" },             \
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE",                     \
+	  .at = OPTS_AT(T, f.tls.ca),                                           \
+	  .help = "CA bundle that verifies the coordinator" },                  \
+	{ .name = "insecure", .type = OPT_FLAG, .at = OPTS_AT(T, f.tls.insecure), \
+	  .help = "plaintext (a coordinator started with --insecure)" }
 
 /* The options' help lines, for the commands' usage texts. */
 extern const char cli_remote_help[];

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "doc_jw.h"
 #include "strbuf.h"
 
 /* Limits that keep hostile input from exhausting the machine. */
@@ -131,8 +132,11 @@ bool doc_equal(const struct doc_node *x, const struct doc_node *y);
  * of maps as "- key: v", strings quoted only when they would otherwise read
  * back as something else. No leading "---"; the caller separates documents. */
 int doc_emit_yaml(const struct doc_node *n, struct strbuf *out);
-/* JSON: indent > 0 pretty-prints with that many spaces (kubectl uses 4);
- * indent 0 prints compactly on one line. Keys in insertion order. */
-int doc_emit_json(const struct doc_node *n, int indent, struct strbuf *out);
+/* JSON through the one JSON printer (doc_jw.h): style DOC_JSON_PRETTY
+ * (kubectl's four-space indentation, ending with a newline; any positive
+ * value), DOC_JSON_COMPACT (one line, nothing after) or DOC_JSON_LINE (one
+ * line and a newline). Keys in insertion order. 0, or -ERANGE for a NaN
+ * or an infinity, -ELOOP, -ENOMEM, with out as it was. */
+int doc_emit_json(const struct doc_node *n, int style, struct strbuf *out);
 
 #endif

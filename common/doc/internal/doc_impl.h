@@ -58,6 +58,9 @@ void doc_fmt_float_yaml(double v, bool f32, char *buf);
 /* Go's encoding/json form: "1e-07", "0.5", "1e+21"; NaN and infinities
  * have no JSON form, return -ERANGE. */
 int doc_fmt_float_json(double v, char *buf);
+/* Whether a float's source text is an integer too big for int64, printed
+ * with all its digits rather than from the value. */
+bool doc_keep_big_int_text(const struct doc_node *n);
 /* Does s[0..len) follow the JSON number grammar? */
 bool doc_is_json_number(const char *s, size_t len);
 
