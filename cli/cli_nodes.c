@@ -19,15 +19,19 @@
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/fleet.pb-c.h"
+#include "opts.h"
 #include "strbuf.h"
 
 #define QUERY_DEADLINE_MS 10000
 
+enum output { OUT_TABLE, OUT_JSON, OUT_YAML };
+
 struct query_opts {
 	struct cli_remote remote;
-	bool json;
-	bool yaml;                      /* nodes: the remedies, for kubectl apply */
-	const char *type, *verdict;
+	int output;                     /* enum output; yaml: nodes' remedies */
+	bool compact;
+	const char *type;
+	int verdict;                    /* index in verdicts[], 0: any */
 };
 
 static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
@@ -37,91 +41,84 @@ static const char *verdict_name(Dratopo__V1__Verdict v)
 	return (unsigned)v < sizeof(verdicts) / sizeof(verdicts[0]) ? verdicts[v] : "unspecified";
 }
 
-static void usage(FILE *f, const char *cmd)
+/* --verdict: the proto's value, as verdicts[] names it. */
+static int set_verdict(void *dst, const char *v, struct dt_err *err)
 {
-	if (!strcmp(cmd, "nodes"))
-		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
-			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n\n"
-			   "The nodes a running coordinator knows: instance type, its verdict on the\n"
-			   "last report (with the differences for a drift), when that report came,\n"
-			   "and whether planning may use the node (and why not).\n"
-			   "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
-			   "DeviceTaintRule per affected device of every drifted node, and as\n"
-			   "comments the Node taint of unfit nodes and the kubectl commands that\n"
-			   "lift the remedies of nodes that match again.\n\n");
-	else
-		fprintf(f, "usage: dratopo types --coordinator ADDR [TLS options] [-o table|json]\n\n"
-			   "Per instance type: nodes, how many match or drift, the most common live\n"
-			   "shape, and whether hwdb knows the type, it was learned, its nodes\n"
-			   "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
-			   "same way).\n\n");
-	fprintf(f, "options:\n%s"
-		   "  -o, --output FORMAT     table (default) or json\n"
-		   "  -h, --help              this help\n", cli_remote_help);
-}
+	struct query_opts *o = dst;
 
-/* 0, or the exit code (usage printed). */
-static int parse(int argc, char **argv, struct query_opts *o, bool *help)
-{
-	const char *cmd = argv[0];
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], **val = NULL;
-		int r = cli_remote_take(&o->remote, argc, argv, &i);
-
-		if (r > 0)
-			continue;
-		if (r < 0 || (a[0] == '-' && i + 1 >= argc && strcmp(a, "-h") && strcmp(a, "--help"))) {
-			fprintf(stderr, "dratopo %s: option '%s' needs a value\n\n", cmd, a);
-			goto usage;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			*help = true;
+	for (size_t i = 1; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (!strcmp(v, verdicts[i])) {
+			o->verdict = (int)i;
 			return 0;
 		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			a = argv[++i];
-			if (strcmp(a, "json") && strcmp(a, "table") &&
-			    (strcmp(cmd, "nodes") || strcmp(a, "yaml"))) {
-				fprintf(stderr, "dratopo %s: unknown output format '%s' (table%s or "
-					"json)\n", cmd, a, strcmp(cmd, "nodes") ? "" : ", yaml");
-				return CLI_EXIT_USAGE;
-			}
-			o->json = !strcmp(a, "json");
-			o->yaml = !strcmp(a, "yaml");
-			continue;
-		}
-		if (!strcmp(cmd, "nodes") && !strcmp(a, "--type"))
-			val = &o->type;
-		else if (!strcmp(cmd, "nodes") && !strcmp(a, "--verdict"))
-			val = &o->verdict;
-		if (!val) {
-			fprintf(stderr, "dratopo %s: unexpected argument '%s'\n\n", cmd, a);
-			goto usage;
-		}
-		*val = argv[++i];
-	}
-	if (!o->remote.addr) {
-		fprintf(stderr, "dratopo %s: --coordinator ADDR is required\n\n", cmd);
-		goto usage;
-	}
-	return 0;
-usage:
-	usage(stderr, cmd);
-	return CLI_EXIT_USAGE;
+	return dt_err_set(err, -EINVAL, "unknown value '%s' (match, drift, unknown or learned)", v);
+}
+
+static const struct opt nodes_opts[] = {
+	CLI_REMOTE_OPTS(struct query_opts, remote),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "table|json|yaml", .at = OPTS_AT(struct query_opts, output),
+	  .help = "table (default), json, or yaml (the remedies)" },
+	OPTS_COMPACT(struct query_opts, compact),
+	{ .name = "type", .type = OPT_STR, .arg = "TYPE", .at = OPTS_AT(struct query_opts, type),
+	  .help = "only nodes of this instance type" },
+	{ .name = "verdict", .type = OPT_FUNC, .arg = "VERDICT", .set = set_verdict,
+	  .help = "only nodes with this verdict: match, drift, unknown\nor learned" },
+	{ 0 }
+};
+
+static const struct opt types_opts[] = {
+	CLI_REMOTE_OPTS(struct query_opts, remote),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "table|json", .at = OPTS_AT(struct query_opts, output),
+	  .help = "table (default) or json" },
+	OPTS_COMPACT(struct query_opts, compact),
+	{ 0 }
+};
+
+static const struct opts_cmd nodes_cmd = {
+	.prog = "dratopo nodes",
+	.synopsis = "dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml] [--compact]\n"
+		    "                     [--type TYPE] [--verdict match|drift|unknown|learned]",
+	.about = "The nodes a running coordinator knows: instance type, its verdict on the\n"
+		 "last report (with the differences for a drift), when that report came,\n"
+		 "and whether planning may use the node (and why not).\n"
+		 "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
+		 "DeviceTaintRule per affected device of every drifted node, and as\n"
+		 "comments the Node taint of unfit nodes and the kubectl commands that\n"
+		 "lift the remedies of nodes that match again.",
+	.opts = nodes_opts,
+};
+
+static const struct opts_cmd types_cmd = {
+	.prog = "dratopo types",
+	.synopsis = "dratopo types --coordinator ADDR [TLS options] [-o table|json] [--compact]",
+	.about = "Per instance type: nodes, how many match or drift, the most common live\n"
+		 "shape, and whether hwdb knows the type, it was learned, its nodes\n"
+		 "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
+		 "same way).",
+	.opts = types_opts,
+};
+
+/* false to go on; true and *rc when the command ends here. */
+static bool parse(const struct opts_cmd *c, int argc, char **argv, struct query_opts *o, int *rc)
+{
+	if (opts_parse(c, argc, argv, o, rc))
+		return true;
+	if (!o->remote.addr)
+		*rc = opts_usage_error(c, "--coordinator ADDR is required");
+	else if (o->compact && o->output != OUT_JSON)
+		*rc = opts_usage_error(c, "--compact goes with -o json");
+	return *rc != 0;
 }
 
 static int flush_out(const char *cmd, struct strbuf *sb)
 {
-	int rc = CLI_EXIT_OK;
+	char prog[32];
+	int rc;
 
-	if (sb_error(sb)) {
-		fprintf(stderr, "dratopo %s: out of memory\n", cmd);
-		rc = CLI_EXIT_FAIL;
-	} else if (fwrite(sb_str(sb), 1, sb->len, stdout) != sb->len || fflush(stdout)) {
-		perror("dratopo: stdout");
-		rc = CLI_EXIT_FAIL;
-	}
+	snprintf(prog, sizeof(prog), "dratopo %s", cmd);
+	rc = opts_write_out(prog, sb);
 	sb_free(sb);
 	return rc;
 }
@@ -156,7 +153,7 @@ static void rfc3339(int64_t ns, char *buf, size_t len)
 
 /* ---- nodes ---- */
 
-static int nodes_json(const Dratopo__V1__ListNodesResponse *r, struct strbuf *sb)
+static int nodes_json(const Dratopo__V1__ListNodesResponse *r, bool compact, struct strbuf *sb)
 {
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
@@ -182,8 +179,9 @@ static int nodes_json(const Dratopo__V1__ListNodesResponse *r, struct strbuf *sb
 		     doc_map_set(a, o, "why", doc_new_string(a, n->why)) || doc_seq_push(a, list, o);
 	}
 	if (!rc)
-		rc = doc_emit_json(top, 2, sb);
-	sb_putc(sb, '\n');
+		rc = doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb);
+	if (rc)
+		sb->oom = true;         /* said as out of memory */
 	doc_arena_free(a);
 	return rc;
 }
@@ -218,31 +216,21 @@ int cli_nodes(int argc, char **argv)
 	Dratopo__V1__ListNodesRequest req = DRATOPO__V1__LIST_NODES_REQUEST__INIT;
 	ProtobufCMessage *resp = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	bool help = false;
-	int rc = parse(argc, argv, &o, &help);
+	int rc;
 
-	if (rc || help)
-		return help ? (usage(stdout, "nodes"), CLI_EXIT_OK) : rc;
-	if (o.yaml)
+	if (parse(&nodes_cmd, argc, argv, &o, &rc))
+		return rc;
+	if (o.output == OUT_YAML)
 		return remedies(&o);
 	if (o.type)
 		req.instance_type = (char *)o.type;
-	if (o.verdict) {
-		for (size_t v = 1; v < sizeof(verdicts) / sizeof(verdicts[0]); v++)
-			if (!strcmp(o.verdict, verdicts[v]))
-				req.verdict = (Dratopo__V1__Verdict)v;
-		if (!req.verdict) {
-			fprintf(stderr, "dratopo nodes: --verdict: '%s' is not match, drift, unknown or "
-				"learned\n", o.verdict);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	req.verdict = (Dratopo__V1__Verdict)o.verdict;
 	rc = cli_remote_call(&o.remote, "nodes", "/dratopo.v1.Fleet/ListNodes", &req.base,
 			     &dratopo__v1__list_nodes_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json)
-		nodes_json((const void *)resp, &sb);
+	if (o.output == OUT_JSON)
+		nodes_json((const void *)resp, o.compact, &sb);
 	else
 		nodes_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);
@@ -270,7 +258,7 @@ static const char *type_note(const Dratopo__V1__TypeSummary *t)
 	return "";
 }
 
-static int types_json(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
+static int types_json(const Dratopo__V1__ListTypesResponse *r, bool compact, struct strbuf *sb)
 {
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
@@ -295,8 +283,9 @@ static int types_json(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb
 		     doc_seq_push(a, list, o);
 	}
 	if (!rc)
-		rc = doc_emit_json(top, 2, sb);
-	sb_putc(sb, '\n');
+		rc = doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb);
+	if (rc)
+		sb->oom = true;         /* said as out of memory */
 	doc_arena_free(a);
 	return rc;
 }
@@ -332,17 +321,16 @@ int cli_types(int argc, char **argv)
 	Dratopo__V1__ListTypesRequest req = DRATOPO__V1__LIST_TYPES_REQUEST__INIT;
 	ProtobufCMessage *resp = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	bool help = false;
-	int rc = parse(argc, argv, &o, &help);
+	int rc;
 
-	if (rc || help)
-		return help ? (usage(stdout, "types"), CLI_EXIT_OK) : rc;
+	if (parse(&types_cmd, argc, argv, &o, &rc))
+		return rc;
 	rc = cli_remote_call(&o.remote, "types", "/dratopo.v1.Fleet/ListTypes", &req.base,
 			     &dratopo__v1__list_types_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json)
-		types_json((const void *)resp, &sb);
+	if (o.output == OUT_JSON)
+		types_json((const void *)resp, o.compact, &sb);
 	else
 		types_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);

@@ -10,47 +10,6 @@
 #include "cli_remote.h"
 #include "rpc_client.h"
 
-const char cli_remote_help[] =
-	"      --coordinator ADDR  the coordinator (host:port)\n"
-	"      --tls-cert FILE     client certificate (PEM), with --tls-key and --tls-ca\n"
-	"      --tls-key FILE      its private key\n"
-	"      --tls-ca FILE       CA bundle that verifies the coordinator\n"
-	"      --insecure          plaintext (a coordinator started with --insecure)\n";
-
-static int take_value(int argc, char **argv, int *i, const char *name, const char **out)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
-		return 0;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*out = argv[++*i];
-	return 1;
-}
-
-int cli_remote_take(struct cli_remote *r, int argc, char **argv, int *i)
-{
-	int rc;
-
-	if (!strcmp(argv[*i], "--insecure")) {
-		r->tls.insecure = true;
-		return 1;
-	}
-	if ((rc = take_value(argc, argv, i, "--coordinator", &r->addr)))
-		return rc;
-	if ((rc = take_value(argc, argv, i, "--tls-cert", &r->tls.cert)))
-		return rc;
-	if ((rc = take_value(argc, argv, i, "--tls-key", &r->tls.key)))
-		return rc;
-	return take_value(argc, argv, i, "--tls-ca", &r->tls.ca);
-}
-
 static void grpc_log_quiet(const char *severity, const char *file, int line, const char *message)
 {
 	(void)severity, (void)file, (void)line, (void)message;

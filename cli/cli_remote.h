@@ -32,13 +32,6 @@ struct cli_remote {
 	{ .name = "insecure", .type = OPT_FLAG, .at = OPTS_AT(T, f.tls.insecure), \
 	  .help = "plaintext (a coordinator started with --insecure)" }
 
-/* The options' help lines, for the commands' usage texts. */
-extern const char cli_remote_help[];
-
-/* Whether argv[*i] is a connection option: 1 taken (with its value, *i
- * advanced; "--opt=value" too), 0 not one, -1 its value is missing. */
-int cli_remote_take(struct cli_remote *r, int argc, char **argv, int *i);
-
 /* One call to r->addr. 0 and *resp (free with
  * protobuf_c_message_free_unpacked), or the exit code after printing
  * "dratopo CMD: ..." (CLI_EXIT_USAGE for incomplete TLS options). */

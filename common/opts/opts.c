@@ -383,6 +383,9 @@ static int short_options(struct parse *p, int argc, char **argv, int *i)
 
 		if (!o && *k == 'h')
 			return help(p);
+		if (!o && k == a + 1 && p->c->max_operands)
+			return fail(p, "unknown option '-%c' (an operand that starts with '-' "
+				    "goes after --)", *k);
 		if (!o && k == a + 1)
 			return fail(p, "unknown option '-%c'", *k);
 		if (!o)

@@ -71,6 +71,9 @@
 #define OPTS_EXIT_USAGE 2
 
 #define OPTS_AT(type, field) offsetof(type, field)
+/* A numeric macro's digits, for a help text: "(default " OPTS_STR(N) ")". */
+#define OPTS_STR(x) OPTS_STR_(x)
+#define OPTS_STR_(x) #x
 
 enum opt_type {
 	OPT_FLAG,       /* bool: set when given */

@@ -273,7 +273,8 @@ static void test_errors(void)
 	PARSE(&r, "--hlep");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '--hlep' (did you mean '--help'?)");
 	PARSE(&r, "-z");
-	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-z'");
+	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-z'"
+		      " (an operand that starts with '-' goes after --)");
 	PARSE(&r, "-output", "json");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-output' (did you mean '--output'?)");
 	PARSE(&r, "-f", "a", "--node");
@@ -284,7 +285,8 @@ static void test_errors(void)
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: option '-n' needs a value");
 	/* An operand that looks like a negative number is an option here. */
 	PARSE(&r, "-1");
-	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-1'");
+	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-1'"
+		      " (an operand that starts with '-' goes after --)");
 }
 
 static void test_required_and_dash_operands(void)
@@ -315,7 +317,8 @@ static void test_required_and_dash_operands(void)
 		DT_ASSERT_STR(r.a.operands.v[0], "-(1)");
 	opts_free(&c, &r.a);
 	parse_into(&c, &r, (char **)a4);                     /* a letter after '-' is an option */
-	DT_ASSERT_STR(first_err_line(&r), "r: unknown option '-y'");
+	DT_ASSERT_STR(first_err_line(&r), "r: unknown option '-y'"
+		      " (an operand that starts with '-' goes after --)");
 }
 
 static void test_help(void)
