@@ -3,7 +3,7 @@
  *
  *   dratopo hwdb list [-o table|json] [--family F] [--efa] [--gpu] [--region R]
  *                     [--hwdb-extra FILE]...
- *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
+ *   dratopo hwdb show TYPE [-o yaml|json|svg] [--consumable-capacity MODE]
  *                     [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...
  *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
  *   show and export TYPE also take --coordinator ADDR: the coordinator's entry.
@@ -16,14 +16,18 @@
 #include "cli_remote.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "doc.h"
+#include "draw.h"
 #include "hwdb.h"
 #include "hwdb_mig.h"
 #include "model.h"
 #include "opts.h"
 #include "strbuf.h"
 
+/* -o: list's table|json, show's yaml|json|svg (json is 1 in both). */
+enum { OUT_JSON = 1, SHOW_SVG = 2 };
+
 struct opts {
-	int output;                     /* list: table, json; show: yaml, json */
+	int output;                     /* list: table, json; show: yaml, json, svg */
 	bool compact;
 	const char *family;
 	const char *region;             /* list: price column and filter */
@@ -59,9 +63,11 @@ static const struct opt list_opts[] = {
 };
 
 static const struct opt show_opts[] = {
-	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "yaml|json",
-	  .at = OPTS_AT(struct opts, output),
-	  .help = "yaml (default) or json (with the type's facts)" },
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "yaml|json|svg", .at = OPTS_AT(struct opts, output),
+	  .help = "yaml (default), json (with the type's facts), or svg\n"
+		  "(the type's PCIe topology drawn: NUMA nodes, roots,\n"
+		  "GPUs and EFAs, as hwdb has it)" },
 	OPTS_COMPACT(struct opts, compact),
 	{ .name = "consumable-capacity", .type = OPT_STR, .arg = "MODE",
 	  .at = OPTS_AT(struct opts, cc),
@@ -99,8 +105,9 @@ static const struct opts_cmd list_cmd = {
 
 static const struct opts_cmd show_cmd = {
 	.prog = "dratopo hwdb show",
-	.synopsis = "dratopo hwdb show TYPE [-o yaml|json] [--compact] [--consumable-capacity MODE]\n"
-		    "                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
+	.synopsis = "dratopo hwdb show TYPE [-o yaml|json|svg] [--compact]\n"
+		    "                         [--consumable-capacity MODE] [--mig LAYOUT]\n"
+		    "                         [--node NAME] [--hwdb-extra FILE]...\n"
 		    "                         [--coordinator ADDR [TLS options]]",
 	.about = "The resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
 		 "and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
@@ -267,7 +274,7 @@ static bool family_known(const char *family)
 
 static int cmd_list(const struct opts *o)
 {
-	bool json = o->output == 1;
+	bool json = o->output == OUT_JSON;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a = NULL;
 	struct doc_node *root = NULL, *list = NULL;
@@ -352,6 +359,26 @@ static struct doc_node *type_facts(const struct opts *o, const struct hwdb_type 
 	return m;
 }
 
+/* show -o svg: what the entry says a node of the type has, drawn. */
+static int show_svg(const struct hwdb_type *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct draw_picture pic;
+	struct dt_err err = { 0 };
+	int rc;
+
+	if (draw_type(t, &pic, &err)) {
+		fprintf(stderr, "dratopo hwdb show: %s\n", err.msg);
+		return CLI_EXIT_FAIL;
+	}
+	if (draw_svg(&pic, &(struct draw_svg_opts){ .standalone = true }, &sb))
+		sb.oom = true;
+	draw_picture_free(&pic);
+	rc = opts_write_out("dratopo hwdb show", &sb);
+	sb_free(&sb);
+	return rc;
+}
+
 static int cmd_show(const struct opts *o)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
@@ -363,7 +390,7 @@ static int cmd_show(const struct opts *o)
 	struct hwdb_mig_layout mig;
 	struct hwdb_slice_opts sopts = { .cc = &mode, .mig = &mig };
 	const struct hwdb_type *t;
-	bool json = o->output == 1;
+	bool json = o->output == OUT_JSON;
 	char ccbuf[24];
 	size_t n = 0;
 	int rc = CLI_EXIT_FAIL;
@@ -379,6 +406,8 @@ static int cmd_show(const struct opts *o)
 	t = find_type(o->names.v[0]);
 	if (!t)
 		return CLI_EXIT_FAIL;
+	if (o->output == SHOW_SVG)
+		return show_svg(t);
 	set = model_set_new();
 	if (!set) {
 		fprintf(stderr, "dratopo hwdb: out of memory\n");
@@ -498,7 +527,7 @@ static int run(const struct opts_cmd *c, int (*cmd)(const struct opts *), int ar
 
 	if (opts_parse(c, argc, argv, &o, &rc))
 		goto out;
-	if (o.compact && o.output != 1) {
+	if (o.compact && o.output != OUT_JSON) {
 		rc = opts_usage_error(c, "--compact goes with -o json");
 		goto out;
 	}

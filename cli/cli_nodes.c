@@ -19,6 +19,7 @@
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/fleet.pb-c.h"
+#include "fleet_doc.h"
 #include "opts.h"
 #include "strbuf.h"
 
@@ -31,24 +32,17 @@ struct query_opts {
 	int output;                     /* enum output; yaml: nodes' remedies */
 	bool compact;
 	const char *type;
-	int verdict;                    /* index in verdicts[], 0: any */
+	int verdict;                    /* a Dratopo__V1__Verdict, 0: any */
 };
 
-static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
-
-static const char *verdict_name(Dratopo__V1__Verdict v)
-{
-	return (unsigned)v < sizeof(verdicts) / sizeof(verdicts[0]) ? verdicts[v] : "unspecified";
-}
-
-/* --verdict: the proto's value, as verdicts[] names it. */
+/* --verdict: the proto's value, as fleet_doc names it. */
 static int set_verdict(void *dst, const char *v, struct dt_err *err)
 {
 	struct query_opts *o = dst;
 
-	for (size_t i = 1; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
-		if (!strcmp(v, verdicts[i])) {
-			o->verdict = (int)i;
+	for (int i = 1; strcmp(fleet_doc_verdict((Dratopo__V1__Verdict)i), "unspecified"); i++)
+		if (!strcmp(v, fleet_doc_verdict((Dratopo__V1__Verdict)i))) {
+			o->verdict = i;
 			return 0;
 		}
 	return dt_err_set(err, -EINVAL, "unknown value '%s' (match, drift, unknown or learned)", v);
@@ -78,8 +72,9 @@ static const struct opt types_opts[] = {
 
 static const struct opts_cmd nodes_cmd = {
 	.prog = "dratopo nodes",
-	.synopsis = "dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml] [--compact]\n"
-		    "                     [--type TYPE] [--verdict match|drift|unknown|learned]",
+	.synopsis = "dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
+		    "                     [--compact] [--type TYPE]\n"
+		    "                     [--verdict match|drift|unknown|learned]",
 	.about = "The nodes a running coordinator knows: instance type, its verdict on the\n"
 		 "last report (with the differences for a drift), when that report came,\n"
 		 "and whether planning may use the node (and why not).\n"
@@ -142,44 +137,14 @@ static int remedies(struct query_opts *o)
 	return flush_out("nodes", &sb);
 }
 
-static void rfc3339(int64_t ns, char *buf, size_t len)
-{
-	time_t s = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (!ns || !gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "never");
-}
-
 /* ---- nodes ---- */
 
-static int nodes_json(const Dratopo__V1__ListNodesResponse *r, bool compact, struct strbuf *sb)
+/* top (built in a by fleet_doc, NULL when that ran out of memory) as
+ * JSON; frees a. */
+static int emit_json(struct doc_arena *a, struct doc_node *top, bool compact, struct strbuf *sb)
 {
-	struct doc_arena *a = doc_arena_new();
-	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
-	int rc = top && list ? doc_map_set(a, top, "nodes", list) : -1;
+	int rc = top ? doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb) : -1;
 
-	for (size_t i = 0; !rc && i < r->n_nodes; i++) {
-		const Dratopo__V1__Node *n = r->nodes[i];
-		struct doc_node *o = doc_new_map(a), *d = doc_new_seq(a);
-		char ts[32];
-
-		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
-		rc = !o || !d;
-		for (size_t k = 0; !rc && k < n->n_differences; k++)
-			rc = doc_seq_push(a, d, doc_new_string(a, n->differences[k]));
-		rc = rc || doc_map_set(a, o, "name", doc_new_string(a, n->name)) ||
-		     doc_map_set(a, o, "instanceType", doc_new_string(a, n->instance_type)) ||
-		     doc_map_set(a, o, "verdict", doc_new_string(a, verdict_name(n->verdict))) ||
-		     doc_map_set(a, o, "differences", d) ||
-		     doc_map_set(a, o, "lastReport", doc_new_string(a, ts)) ||
-		     doc_map_set(a, o, "gpus", doc_new_int(a, n->gpus)) ||
-		     doc_map_set(a, o, "efas", doc_new_int(a, n->efas)) ||
-		     doc_map_set(a, o, "plannable", doc_new_bool(a, n->plannable)) ||
-		     doc_map_set(a, o, "why", doc_new_string(a, n->why)) || doc_seq_push(a, list, o);
-	}
-	if (!rc)
-		rc = doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb);
 	if (rc)
 		sb->oom = true;         /* said as out of memory */
 	doc_arena_free(a);
@@ -202,10 +167,10 @@ static void nodes_table(const Dratopo__V1__ListNodesResponse *r, struct strbuf *
 		const Dratopo__V1__Node *n = r->nodes[i];
 		char ts[32];
 
-		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
 		sb_printf(sb, "%-*s  %-*s  %-8s  %4" PRIu32 "  %4" PRIu32 "  %-9s  %s", wn, n->name, wt,
-			  n->instance_type, verdict_name(n->verdict), n->gpus, n->efas,
-			  n->plannable ? "yes" : "no", ts);
+			  n->instance_type, fleet_doc_verdict(n->verdict), n->gpus, n->efas,
+			  n->plannable ? "yes" : "no",
+			  fleet_doc_time(n->last_report_unix_nanos, ts, sizeof(ts)));
 		sb_printf(sb, n->plannable || !n->why[0] ? "\n" : "  %s\n", n->why);
 	}
 }
@@ -229,8 +194,12 @@ int cli_nodes(int argc, char **argv)
 			     &dratopo__v1__list_nodes_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.output == OUT_JSON)
-		nodes_json((const void *)resp, o.compact, &sb);
+	if (o.output == OUT_JSON) {
+		const Dratopo__V1__ListNodesResponse *r = (const void *)resp;
+		struct doc_arena *a = doc_arena_new();
+
+		emit_json(a, a ? fleet_doc_nodes(a, r->nodes, r->n_nodes) : NULL, o.compact, &sb);
+	}
 	else
 		nodes_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);
@@ -238,57 +207,6 @@ int cli_nodes(int argc, char **argv)
 }
 
 /* ---- types ---- */
-
-static const char *source_name(Dratopo__V1__HwdbSource s)
-{
-	switch (s) {
-	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_KNOWN: return "hwdb";
-	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED: return "learned";
-	default: return "none";
-	}
-}
-
-/* A note on what the type's row means, "" when nothing is odd. */
-static const char *type_note(const Dratopo__V1__TypeSummary *t)
-{
-	if (t->conflict)
-		return "conflict: its nodes disagree on the shape";
-	if (t->hwdb_suspect)
-		return "hwdb suspect: most nodes drift the same way";
-	return "";
-}
-
-static int types_json(const Dratopo__V1__ListTypesResponse *r, bool compact, struct strbuf *sb)
-{
-	struct doc_arena *a = doc_arena_new();
-	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
-	int rc = top && list ? doc_map_set(a, top, "types", list) : -1;
-
-	for (size_t i = 0; !rc && i < r->n_types; i++) {
-		const Dratopo__V1__TypeSummary *t = r->types[i];
-		struct doc_node *o = doc_new_map(a);
-
-		rc = !o || doc_map_set(a, o, "instanceType", doc_new_string(a, t->instance_type)) ||
-		     doc_map_set(a, o, "hwdb", doc_new_string(a, source_name(t->hwdb))) ||
-		     doc_map_set(a, o, "nodes", doc_new_int(a, t->nodes)) ||
-		     doc_map_set(a, o, "matching", doc_new_int(a, t->matching)) ||
-		     doc_map_set(a, o, "drifting", doc_new_int(a, t->drifting)) ||
-		     doc_map_set(a, o, "unknown", doc_new_int(a, t->unknown)) ||
-		     doc_map_set(a, o, "stale", doc_new_int(a, t->stale)) ||
-		     doc_map_set(a, o, "plannable", doc_new_int(a, t->plannable)) ||
-		     doc_map_set(a, o, "commonShape", doc_new_string(a, t->common_shape)) ||
-		     doc_map_set(a, o, "commonShapeNodes", doc_new_int(a, t->common_shape_nodes)) ||
-		     doc_map_set(a, o, "conflict", doc_new_bool(a, t->conflict)) ||
-		     doc_map_set(a, o, "hwdbSuspect", doc_new_bool(a, t->hwdb_suspect)) ||
-		     doc_seq_push(a, list, o);
-	}
-	if (!rc)
-		rc = doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb);
-	if (rc)
-		sb->oom = true;         /* said as out of memory */
-	doc_arena_free(a);
-	return rc;
-}
 
 static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
 {
@@ -309,9 +227,10 @@ static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *
 
 		snprintf(shape, sizeof(shape), "%s", t->common_shape);
 		sb_printf(sb, "%-*s  %-7s  %5" PRIu32 "  %5" PRIu32 "  %5" PRIu32 "  %9" PRIu32
-			  "  %-*s", wt, t->instance_type, source_name(t->hwdb), t->nodes,
-			  t->matching, t->drifting, t->plannable, *type_note(t) ? ws : 0, shape);
-		sb_printf(sb, *type_note(t) ? "  %s\n" : "\n", type_note(t));
+			  "  %-*s", wt, t->instance_type, fleet_doc_source(t->hwdb), t->nodes,
+			  t->matching, t->drifting, t->plannable, *fleet_doc_type_note(t) ? ws : 0,
+			  shape);
+		sb_printf(sb, *fleet_doc_type_note(t) ? "  %s\n" : "\n", fleet_doc_type_note(t));
 	}
 }
 
@@ -329,8 +248,12 @@ int cli_types(int argc, char **argv)
 			     &dratopo__v1__list_types_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.output == OUT_JSON)
-		types_json((const void *)resp, o.compact, &sb);
+	if (o.output == OUT_JSON) {
+		const Dratopo__V1__ListTypesResponse *r = (const void *)resp;
+		struct doc_arena *a = doc_arena_new();
+
+		emit_json(a, a ? fleet_doc_types(a, r->types, r->n_types) : NULL, o.compact, &sb);
+	}
 	else
 		types_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);
