@@ -25,7 +25,6 @@
  * (they are blocked everywhere else), logs and exits. Nothing the agent
  * holds needs flushing: the coordinator owns the durable state. */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +40,7 @@
 #include "dratopo/v1/agent.pb-c.h"
 #include "duration.h"
 #include "obs_log.h"
+#include "opts.h"
 #include "probe.h"
 #include "rpc_client.h"
 #include "rpc_tlsdiag.h"
@@ -54,97 +54,69 @@
 #define DIAGNOSE_MS 3000
 #define REPORT_METHOD "/dratopo.v1.Coordinator/Report"
 
-static const char run_usage[] =
-	"usage: dratopo-agent run --coordinator ADDR [options]\n"
-	"\n"
-	"Report this node's GPUs, EFAs and predicted ResourceSlices to the coordinator at\n"
-	"start and every interval, with backoff while it is away.\n"
-	"\n"
-	"Options:\n"
-	"  --coordinator ADDR   host:port of dratopo-coordinator\n"
-	"  --interval D         probe and report every D (default 30s)\n"
-	"  --node-name N        the node reported (default $NODE_NAME, else the host name)\n"
-	"  --instance-type T    assume type T instead of the DMI product name\n"
-	"  --sysfs-root DIR     read DIR/sys instead of /sys\n"
-	"  --tls-cert FILE      this node's client certificate (CN or a DNS SAN = node name)\n"
-	"  --tls-key FILE       its private key\n"
-	"  --tls-ca FILE        CA bundle that verifies the coordinator\n"
-	"  --insecure           plaintext (the coordinator must run with --insecure too)\n"
-	"  --once               one probe and one report; print the coordinator's verdict as\n"
-	"                       JSON and exit 0 (1 when the report was not taken)\n";
-
 struct run_args {
 	const char *coordinator, *node_name, *instance_type, *root;
 	struct rpc_tls tls;
 	int64_t interval_ns;
-	bool once;
+	bool once, compact;
 };
 
-static int run_usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, "dratopo-agent run: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
-		run_usage);
-	return EXIT_USAGE;
-}
+static const struct opt run_opts[] = {
+	{ .name = "coordinator", .type = OPT_STR, .arg = "ADDR", .flags = OPT_REQUIRED,
+	  .at = OPTS_AT(struct run_args, coordinator), .help = "host:port of dratopo-coordinator" },
+	{ .name = "interval", .type = OPT_DURATION, .arg = "D",
+	  .at = OPTS_AT(struct run_args, interval_ns),
+	  .help = "probe and report every D (default 30s)" },
+	{ .name = "node-name", .type = OPT_STR, .arg = "N", .at = OPTS_AT(struct run_args, node_name),
+	  .help = "the node reported (default $NODE_NAME, else the host name)" },
+	{ .name = "instance-type", .type = OPT_STR, .arg = "T",
+	  .at = OPTS_AT(struct run_args, instance_type),
+	  .help = "assume type T instead of the DMI product name" },
+	{ .name = "sysfs-root", .type = OPT_STR, .arg = "DIR", .at = OPTS_AT(struct run_args, root),
+	  .help = "read DIR/sys instead of /sys" },
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct run_args, tls.cert),
+	  .help = "this node's client certificate (CN or a DNS SAN = node\nname)" },
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct run_args, tls.key),
+	  .help = "its private key" },
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct run_args, tls.ca),
+	  .help = "CA bundle that verifies the coordinator" },
+	{ .name = "insecure", .type = OPT_FLAG, .at = OPTS_AT(struct run_args, tls.insecure),
+	  .help = "plaintext (the coordinator must run with --insecure too)" },
+	{ .name = "once", .type = OPT_FLAG, .at = OPTS_AT(struct run_args, once),
+	  .help = "one probe and one report; print the coordinator's verdict\n"
+		  "as JSON and exit 0 (1 when the report was not taken)" },
+	OPTS_COMPACT(struct run_args, compact),
+	{ 0 }
+};
 
-/* 0 to run, -1 after --help, else the exit code. */
-static int parse_run_args(int argc, char **argv, struct run_args *a)
+static const struct opts_cmd run_cmd = {
+	.prog = "dratopo-agent run",
+	.synopsis = "dratopo-agent run --coordinator ADDR [--interval D] [--node-name N]\n"
+		    "                         [--instance-type T] [--sysfs-root DIR]\n"
+		    "                         [--tls-cert F --tls-key F --tls-ca F | --insecure]\n"
+		    "                         [--once [--compact]]",
+	.about = "Report this node's GPUs, EFAs and predicted ResourceSlices to the coordinator at\n"
+		 "start and every interval, with backoff while it is away.",
+	.opts = run_opts,
+	.epilog = "Exit codes: 0 stopped by SIGTERM/SIGINT (or --once reported), 1 failure,\n"
+		  "2 usage error.",
+};
+
+/* false to run; true and *rc when the command ends here. */
+static bool parse_run_args(int argc, char **argv, struct run_args *a, int *rc)
 {
-	enum { O_COORD = 256, O_INTERVAL, O_NODE, O_TYPE, O_ROOT, O_CERT, O_KEY, O_CA,
-	       O_INSECURE, O_ONCE };
-	static const struct option opts[] = {
-		{ "coordinator", required_argument, NULL, O_COORD },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "node-name", required_argument, NULL, O_NODE },
-		{ "instance-type", required_argument, NULL, O_TYPE },
-		{ "sysfs-root", required_argument, NULL, O_ROOT },
-		{ "tls-cert", required_argument, NULL, O_CERT },
-		{ "tls-key", required_argument, NULL, O_KEY },
-		{ "tls-ca", required_argument, NULL, O_CA },
-		{ "insecure", no_argument, NULL, O_INSECURE },
-		{ "once", no_argument, NULL, O_ONCE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dt_err err = { 0 };
-	int c;
 
 	*a = (struct run_args){ .root = "/", .interval_ns = DEFAULT_INTERVAL_NS };
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_COORD: a->coordinator = optarg; break;
-		case O_NODE: a->node_name = optarg; break;
-		case O_TYPE: a->instance_type = optarg; break;
-		case O_ROOT: a->root = optarg; break;
-		case O_CERT: a->tls.cert = optarg; break;
-		case O_KEY: a->tls.key = optarg; break;
-		case O_CA: a->tls.ca = optarg; break;
-		case O_INSECURE: a->tls.insecure = true; break;
-		case O_ONCE: a->once = true; break;
-		case O_INTERVAL:
-			if (duration_parse(optarg, &a->interval_ns, &err) || !a->interval_ns)
-				return run_usage_error("--interval:", err.msg[0] ? err.msg : "must not be 0");
-			break;
-		case 'h':
-			fputs(run_usage, stdout);
-			return -1;
-		case ':':
-			return run_usage_error("option needs a value:", argv[optind - 1]);
-		default:
-			return run_usage_error("unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return run_usage_error("unexpected argument", argv[optind]);
-	if (!a->coordinator)
-		return run_usage_error("--coordinator ADDR is required", NULL);
+	if (opts_parse(&run_cmd, argc, argv, a, rc))
+		return true;
 	if (!*a->root)
-		return run_usage_error("--sysfs-root must not be empty", NULL);
-	if (rpc_tls_check(&a->tls, &err))
-		return run_usage_error(err.msg, NULL);
-	return 0;
+		*rc = opts_usage_error(&run_cmd, "--sysfs-root must not be empty");
+	else if (a->compact && !a->once)
+		*rc = opts_usage_error(&run_cmd, "--compact goes with --once");
+	else if (rpc_tls_check(&a->tls, &err))
+		*rc = opts_usage_error(&run_cmd, "%s", err.msg);
+	return *rc != 0;
 }
 
 static int64_t now_ns(clockid_t clk)
@@ -280,7 +252,7 @@ static const char *verdict_name(Dratopo__V1__Verdict v)
 }
 
 /* --once: the coordinator's answer on stdout. */
-static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
+static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack, bool compact)
 {
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *m = a ? doc_new_map(a) : NULL, *d = a ? doc_new_seq(a) : NULL;
@@ -295,9 +267,9 @@ static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
 		     doc_map_set(a, m, "differences", d) ||
 		     doc_map_set(a, m, "conflict", doc_new_bool(a, ack->conflict)) ||
 		     doc_map_set(a, m, "sequence", doc_new_int(a, (int64_t)ack->sequence)) ||
-		     doc_emit_json(m, 0, &sb);
+		     doc_emit_json(m, DOC_JSON_OUTPUT(compact), &sb);
 	if (!rc)
-		printf("%s\n", sb_str(&sb));
+		fputs(sb_str(&sb), stdout);
 	sb_free(&sb);
 	doc_arena_free(a);
 	return rc || fflush(stdout) ? -1 : 0;
@@ -362,7 +334,7 @@ static int send_pending(struct run_state *s)
 	}
 	s->last_verdict = (int)ack->verdict;
 	s->failures = 0;
-	rc = s->a->once ? print_ack(s->node, ack) : 0;
+	rc = s->a->once ? print_ack(s->node, ack, s->a->compact) : 0;
 	dratopo__v1__report_ack__free_unpacked(ack, NULL);
 	free(s->pending);
 	s->pending = NULL;
@@ -434,10 +406,10 @@ int agent_run(int argc, char **argv)
 	struct run_state s = { .a = &a, .last_verdict = -1 };
 	struct dt_err err = { 0 };
 	char host[256], buf[32];
-	int rc = parse_run_args(argc, argv, &a);
+	int rc;
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (parse_run_args(argc, argv, &a, &rc))
+		return rc;
 	if (start_signal_thread()) {
 		fprintf(stderr, "dratopo-agent run: cannot start the signal thread\n");
 		return 1;

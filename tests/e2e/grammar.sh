@@ -121,8 +121,11 @@ walk_program() {
 }
 
 walk_program dratopo "$BIN"
+walk_program dratopo-agent "$AGENT"
 
-# The walk reached every command the README documents.
-[ "$commands" -ge 9 ] || fail "walked only $commands commands"
+# The walk reached every command the README documents: dratopo's validate,
+# cel eval, hwdb list/show/export, allocate, plan, nodes, types; the agent's
+# probe, verify, slices, run; the coordinator.
+[ "$commands" -ge 13 ] || fail "walked only $commands commands"
 
 e2e_finish "$commands commands, $options options"
