@@ -122,10 +122,11 @@ walk_program() {
 
 walk_program dratopo "$BIN"
 walk_program dratopo-agent "$AGENT"
+walk_program dratopo-coordinator "$COORD"
 
 # The walk reached every command the README documents: dratopo's validate,
 # cel eval, hwdb list/show/export, allocate, plan, nodes, types; the agent's
 # probe, verify, slices, run; the coordinator.
-[ "$commands" -ge 13 ] || fail "walked only $commands commands"
+[ "$commands" -ge 14 ] || fail "walked only $commands commands"
 
 e2e_finish "$commands commands, $options options"
