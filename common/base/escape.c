@@ -95,23 +95,22 @@ void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags)
 
 /* ---- JSON ---- */
 
-/* The ASCII bytes a JSON string holds as they are: printable, and none of
- * the quote, the backslash and what encoding/json escapes for HTML. Bytes
- * from 0x80 need a look (invalid UTF-8, U+2028, U+2029). */
-static bool json_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' &&
-	       c != '&';
-}
+/* 1 for the ASCII bytes a JSON string holds as they are: printable, and
+ * none of the quote, the backslash and what encoding/json escapes for
+ * HTML. Bytes from 0x80 need a look (invalid UTF-8, U+2028, U+2029). */
+static const unsigned char json_plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '%'] = 1, ['\''] = 1, ['(' ... ';'] = 1, ['='] = 1,
+	['?' ... '['] = 1, [']' ... 0x7f] = 1,
+};
 
 void sb_json_string(struct strbuf *sb, const char *s, size_t len)
 {
-	sb_putc(sb, '"');
+	sb_append(sb, "\"", 1);
 	for (size_t i = 0; i < len;) {
 		size_t run = i, k;
 		uint32_t c;
 
-		while (run < len && json_plain((unsigned char)s[run]))
+		while (run < len && json_plain[(unsigned char)s[run]])
 			run++;
 		if (run > i) {                  /* most strings are one run */
 			sb_append(sb, s + i, run - i);

@@ -40,7 +40,7 @@ fail:
 	return false;
 }
 
-void sb_append(struct strbuf *sb, const char *s, size_t n)
+void sb_append_grow(struct strbuf *sb, const char *s, size_t n)
 {
 	if (!sb_reserve(sb, n))
 		return;
@@ -52,11 +52,6 @@ void sb_append(struct strbuf *sb, const char *s, size_t n)
 void sb_puts(struct strbuf *sb, const char *s)
 {
 	sb_append(sb, s, strlen(s));
-}
-
-void sb_putc(struct strbuf *sb, char c)
-{
-	sb_append(sb, &c, 1);
 }
 
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)

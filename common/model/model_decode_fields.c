@@ -56,7 +56,7 @@ static void prefix(struct model_dec *d, struct strbuf *sb)
 		sb_printf(sb, "%s: document %d: ", d->file, d->document);
 	}
 	if (d->path.len)
-		sb_printf(sb, "%s: ", d->path.buf);
+		sb_printf(sb, "%s: ", model_path_str(&d->path));
 }
 
 void model_dec_report(struct model_dec *d, const struct doc_node *bad, const char *msg)
