@@ -747,16 +747,12 @@ static void parse_libyaml(struct yctx *c)
 	yaml_parser_delete(&p);
 }
 
-/* A document's events from the fast reader into the tree. */
-static int take_fast(void *arg, const struct doc_fast_event *events, size_t n)
+/* An event of the fast reader into the tree. */
+static int take_fast(void *arg, const yaml_event_t *ev)
 {
 	struct yctx *c = arg;
-	yaml_event_t ev;
 
-	for (size_t i = 0; i < n && !c->oom; i++) {
-		doc_fast_event_load(&events[i], &ev);
-		on_event(c, &ev);
-	}
+	on_event(c, ev);
 	return c->oom ? -ENOMEM : 0;
 }
 
@@ -766,6 +762,8 @@ int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struc
 	struct yctx c = { .s = s, .buf = buf, .len = len };
 	int rc = fast ? doc_yaml_fast_read(buf, len, take_fast, &c) : 1;
 
+	if (rc < 0)
+		c.oom = true;
 	if (rc == 1) {
 		/* Outside the subset (perhaps after some documents): libyaml
 		 * reads the whole stream again, into an empty one. */

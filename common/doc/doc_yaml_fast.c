@@ -14,7 +14,6 @@
  * positions over every YAML file of the tree). */
 #include "doc_impl.h"
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,57 +24,35 @@ struct fast {
 	size_t pos;                 /* start of the current line */
 	size_t line;                /* 0-based, as yaml_mark_t */
 	size_t eol_of, eol;         /* line_end's last answer: the line at eol_of ends at eol */
-	struct doc_fast_event *ev;  /* malloc'd */
-	size_t n, cap;
+	doc_fast_take take;         /* where the events go, one at a time */
+	void *arg;
+	yaml_event_t ev;            /* the event being handed over */
 	bool bail;                  /* outside the subset */
+	bool stop;                  /* take said so */
 };
 
+/* Hand one event to take, as libyaml's: the fields the tree builder
+ * reads (doc_yaml.c) are set, the anchor and tag, which the subset never
+ * has, stay NULL (every start event keeps its anchor first, as a scalar
+ * does). */
 static void emit(struct fast *f, yaml_event_type_t type, size_t line, size_t col,
 		 const char *value, size_t len, yaml_scalar_style_t style)
 {
-	struct doc_fast_event *e;
+	yaml_event_t *e = &f->ev;
 
-	if (f->bail)
+	if (f->bail || f->stop)
 		return;
-	if (line > UINT_MAX || col > UINT_MAX) {
-		f->bail = true;                 /* a 4 GB line: libyaml's business */
-		return;
-	}
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 1024;
-		struct doc_fast_event *p = realloc(f->ev, cap * sizeof(*p));
-
-		if (!p) {
-			f->bail = true;         /* libyaml reports the lack of memory */
-			return;
-		}
-		f->ev = p;
-		f->cap = cap;
-	}
-	e = &f->ev[f->n++];
-	*e = (struct doc_fast_event){ .value = value, .length = len, .line = (unsigned)line,
-				      .column = (unsigned)col, .type = (unsigned char)type,
-				      .style = (unsigned char)style };
-}
-
-void doc_fast_event_load(const struct doc_fast_event *fe, yaml_event_t *ev)
-{
-	/* What the tree builder reads of an event (doc_yaml.c): the type, the
-	 * start mark, a scalar's text and style, and the anchor and tag that
-	 * the subset never has (every start event keeps its anchor first, as
-	 * the scalar does). */
-	ev->type = (yaml_event_type_t)fe->type;
-	ev->start_mark.index = 0;
-	ev->start_mark.line = fe->line;
-	ev->start_mark.column = fe->column;
-	ev->end_mark = ev->start_mark;
-	ev->data.scalar.anchor = NULL;
-	ev->data.scalar.tag = NULL;
-	ev->data.scalar.value = (yaml_char_t *)fe->value;
-	ev->data.scalar.length = fe->length;
-	ev->data.scalar.style = (yaml_scalar_style_t)fe->style;
-	ev->data.scalar.plain_implicit = fe->style == YAML_PLAIN_SCALAR_STYLE;
-	ev->data.scalar.quoted_implicit = fe->style != YAML_PLAIN_SCALAR_STYLE;
+	e->type = type;
+	e->start_mark.line = line;
+	e->start_mark.column = col;
+	e->end_mark = e->start_mark;
+	e->data.scalar.value = (yaml_char_t *)value;
+	e->data.scalar.length = len;
+	e->data.scalar.style = style;
+	e->data.scalar.plain_implicit = style == YAML_PLAIN_SCALAR_STYLE;
+	e->data.scalar.quoted_implicit = style != YAML_PLAIN_SCALAR_STYLE;
+	if (f->take(f->arg, e))
+		f->stop = true;
 }
 
 /* ---- Lines ---- */
@@ -473,13 +450,12 @@ static bool outside_subset(const char *buf, size_t len)
 
 int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *arg)
 {
-	struct fast f = { .buf = buf, .len = len, .eol_of = SIZE_MAX };
-	int rc = 0;
+	struct fast f = { .buf = buf, .len = len, .eol_of = SIZE_MAX, .take = take, .arg = arg };
 
 	if (outside_subset(buf, len) || (len && buf[len - 1] != '\n'))
 		return 1;
 	emit(&f, YAML_STREAM_START_EVENT, 0, 0, NULL, 0, 0);
-	while (!f.bail && !rc && skip_blank(&f)) {
+	while (!f.bail && !f.stop && skip_blank(&f)) {
 		bool marker = is_doc_marker(&f);
 
 		if (marker && line_end(&f, f.pos) != f.pos + 3) {
@@ -494,7 +470,7 @@ int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *ar
 				emit(&f, YAML_SCALAR_EVENT, f.line, 0, "", 0,
 				     YAML_PLAIN_SCALAR_STYLE);
 				emit(&f, YAML_DOCUMENT_END_EVENT, f.line, 0, NULL, 0, 0);
-				goto done;
+				continue;
 			}
 		}
 		if (indent(&f) != 0) {
@@ -505,17 +481,7 @@ int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *ar
 		if (!f.bail && f.pos < f.len && !is_doc_marker(&f))
 			f.bail = true;  /* less indented than the root: an error */
 		emit(&f, YAML_DOCUMENT_END_EVENT, f.line, 0, NULL, 0, 0);
-done:
-		/* One document at a time: the events of a large stream would
-		 * take more memory than its tree. */
-		if (!f.bail) {
-			rc = take(arg, f.ev, f.n);
-			f.n = 0;
-		}
 	}
 	emit(&f, YAML_STREAM_END_EVENT, f.line, 0, NULL, 0, 0);
-	if (!f.bail && !rc)
-		rc = take(arg, f.ev, f.n);
-	free(f.ev);
-	return f.bail ? 1 : rc;
+	return f.bail ? 1 : f.stop ? -ENOMEM : 0;
 }

@@ -91,29 +91,17 @@ int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_
 int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
 			bool fast);
 
-/* One event of the fast reader: what of libyaml's event it sets, in a
- * quarter of the room (a 2.5 MB stream has 300,000 of them). */
-struct doc_fast_event {
-	const char *value;              /* a scalar's text, into the buffer */
-	size_t length;
-	unsigned line, column;          /* 0-based, as yaml_mark_t */
-	unsigned char type;             /* yaml_event_type_t */
-	unsigned char style;            /* yaml_scalar_style_t */
-};
-
-/* Takes a batch of events; its return stops the reading when not 0. */
-typedef int (*doc_fast_take)(void *arg, const struct doc_fast_event *events, size_t n);
+/* Takes one event; a nonzero return stops the reading. */
+typedef int (*doc_fast_take)(void *arg, const yaml_event_t *ev);
 
 /* The events of a stream written in the common subset of YAML
- * (doc_yaml_fast.c), as libyaml would give them, handed to take a document
- * at a time (scalars point into buf; the batch is valid during the call).
- * 0 when the whole stream was read, 1 when it is outside the subset (then
- * libyaml must read it all again: take may have had the documents before
- * the one that left the subset), or take's nonzero return.
- * doc_fast_event_load makes one libyaml's event again, in ev: the fields
- * the tree builder reads. */
+ * (doc_yaml_fast.c), as libyaml would give them, handed to take one at a
+ * time as they are read (scalars point into buf). 0 when the whole stream
+ * was read, -ENOMEM when take stopped it, 1 when the stream is outside the
+ * subset: then libyaml must read it all again (take has had the events up
+ * to where the stream left the subset: what they built is to be thrown
+ * away, but for the documents already complete). */
 int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *arg);
-void doc_fast_event_load(const struct doc_fast_event *fe, yaml_event_t *ev);
 /* Empty s again (documents, nodes) for a second reading; -ENOMEM. */
 int doc_stream_reset(struct doc_stream *s);
 int doc_parse_json(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
