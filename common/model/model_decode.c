@@ -138,9 +138,8 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 /* The apiVersion a served version is read as: the DRA beta versions and
  * v1alpha3's DeviceTaintRule have v1's shape (v1beta1 is converted while
  * decoding: requests without `exactly`, devices under `basic`); the
- * PodGroups of v1alpha2 (1.36) and v1alpha3 have v1beta1's (the fields
- * dratopo reads). Only called for what model_kind_served says the API
- * serves. */
+ * PodGroups of v1alpha3 have v1beta1's (the fields dratopo reads). Only
+ * called for what model_kind_served says the API serves. */
 static const char *read_as(const char *api_version, bool *v1beta1)
 {
 	*v1beta1 = !strcmp(api_version, DRA_GROUP "v1beta1");

@@ -67,13 +67,16 @@ static const char *cut_key(const char *key, size_t max, char *buf)
 	return buf;
 }
 
-/* One segment's text into buf at *o; false when it does not fit. */
-static bool render(char *buf, size_t cap, size_t *o, const struct model_path_seg *s, bool first)
+/* One segment's text into buf at *o; false when it does not fit. A key
+ * reads "[key]" (field.Path's form), or with dotted ".key" (the JSON
+ * decoder's, in strict decoding errors). */
+static bool render(char *buf, size_t cap, size_t *o, const struct model_path_seg *s, bool first,
+		   bool dotted)
 {
 	char num[24], *d = num + sizeof(num) - 1, cut[128];
 	const char *parts[3] = { "", s->text ? s->text : "", "" };
 
-	if (s->kind == 'f') {
+	if (s->kind == 'f' || (dotted && s->kind != 'i')) {
 		parts[0] = first ? "" : ".";
 	} else {
 		parts[0] = "[";
@@ -101,12 +104,12 @@ static bool render(char *buf, size_t cap, size_t *o, const struct model_path_seg
 	return true;
 }
 
-const char *model_path_str(struct model_path *p)
+static const char *path_str(struct model_path *p, bool dotted)
 {
 	size_t o = 0, n = p->len < MODEL_PATH_SEGS ? p->len : MODEL_PATH_SEGS;
 
 	for (size_t i = 0; i < n; i++)
-		if (!render(p->buf, sizeof(p->buf), &o, &p->seg[i], i == 0)) {
+		if (!render(p->buf, sizeof(p->buf), &o, &p->seg[i], i == 0, dotted)) {
 			memcpy(p->buf + sizeof(p->buf) - 4, "...", 4);      /* cut, and say so */
 			return p->buf;
 		}
@@ -116,6 +119,16 @@ const char *model_path_str(struct model_path *p)
 	}
 	p->buf[o] = '\0';
 	return p->buf;
+}
+
+const char *model_path_str(struct model_path *p)
+{
+	return path_str(p, false);
+}
+
+const char *model_path_json(struct model_path *p)
+{
+	return path_str(p, true);
 }
 
 void model_source_document(const struct model_source *src, char *buf, size_t size)

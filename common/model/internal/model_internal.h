@@ -39,8 +39,11 @@ size_t model_path_key(struct model_path *p, const char *key);
  * as the API server's truncateIfTooLong does. */
 size_t model_path_key_cut(struct model_path *p, const char *key, size_t max);
 void model_path_pop(struct model_path *p, size_t mark);
-/* The path as text (in p->buf, until the next model_path_str). */
+/* The path as text (in p->buf, until the next model_path_str): map keys
+ * as field.Path writes them, "attributes[m]"; model_path_json writes them
+ * as the JSON decoder does in strict decoding errors, "attributes.m". */
 const char *model_path_str(struct model_path *p);
+const char *model_path_json(struct model_path *p);
 
 /* ---- What the API serves (served-kinds.txt, model_kinds.c) ---- */
 
