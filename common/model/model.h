@@ -763,6 +763,10 @@ struct model_set {
 	 * unknown kind example.com/v1 Widget". */
 	struct dt_diags warnings;
 	struct model_arena *arena;              /* owns everything the objects point to */
+	/* Set while decoding what an API server sent (kube/): a field dratopo
+	 * does not know is then a newer API's, a warning, not the strict
+	 * decoding error it is in a manifest. */
+	bool server_objects;
 };
 
 struct model_set *model_set_new(void);

@@ -90,7 +90,9 @@ void model_dec_report(struct model_dec *d, const struct doc_node *bad, const cha
  * requests[0].exactly.cout"` (a typo that would otherwise mean count 1).
  * Checked inside the types dratopo reads field by field, whose lists hold
  * every field of the API; types dratopo keeps loosely (metadata, status,
- * most of a pod, inside an EC2NodeClass's spec) are not checked. */
+ * most of a pod, inside an EC2NodeClass's spec) are not checked. What an
+ * API server sent (set->server_objects) is valid there by definition: a
+ * field it has and dratopo lacks is a newer API's, a warning. */
 
 /* The field lists of closed types, NULL-terminated. */
 
@@ -122,20 +124,25 @@ void model_closed_fields(struct model_dec *d, const struct doc_node *m, const ch
 		struct strbuf sb = STRBUF_INIT;
 
 		struct strbuf field = STRBUF_INIT;
+		struct dt_diags *to = d->errs;
 
 		if (in_list(known, key) || in_list(extra, key))
 			continue;
-		d->n_errors++;
+		if (d->set->server_objects)
+			to = &d->set->warnings;         /* a newer API server's field */
+		else
+			d->n_errors++;
 		if (d->path.len) {
 			sb_puts(&field, model_path_json(&d->path));
 			sb_putc(&field, '.');
 		}
 		sb_append(&field, key, k->text ? k->text_len : 0);
 		object_prefix(d, &sb);
-		sb_puts(&sb, "strict decoding error: unknown field ");
+		sb_puts(&sb, d->set->server_objects ? "unknown field " :
+			"strict decoding error: unknown field ");
 		model_quote(&sb, sb_str(&field), field.len);
 		if (sb_error(&sb) || sb_error(&field) ||
-		    (d->errs && dt_diags_add(d->errs, "%s", sb_str(&sb))))
+		    (to && dt_diags_add(to, "%s", sb_str(&sb))))
 			d->oom = 1;
 		sb_free(&field);
 		sb_free(&sb);

@@ -697,6 +697,20 @@ static void test_unknown_fields(void)
 	CU_ASSERT_EQUAL(o->u.claim.spec.requests[0].exactly->count, 1);
 	dt_diags_free(&errs);
 	model_set_free(s);
+	/* What an API server sent: a field dratopo does not know is a newer
+	 * API's, a warning without "strict decoding error". */
+	s = model_set_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	dt_diags_init(&errs);
+	s->server_objects = true;
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "t.yaml", &errs, NULL), 0);
+	CU_ASSERT_EQUAL(errs.n, 0);
+	CU_ASSERT_EQUAL(s->warnings.n, sizeof(want) / sizeof(want[0]));
+	if (s->warnings.n)
+		DT_ASSERT_STR(s->warnings.msgs[0], "t.yaml: document 1 (ResourceClaim default/c): "
+			      "unknown field \"spec.extra\"");
+	dt_diags_free(&errs);
+	model_set_free(s);
 }
 
 /* resource.k8s.io/v1beta2 is v1's shape; v1beta1 is converted (requests
