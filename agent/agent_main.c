@@ -1,4 +1,6 @@
-/* agent_main.c - the dratopo-agent command: probe, verify and slices.
+/* agent_main.c - the dratopo-agent command: probe, verify and slices, and
+ * `run`, which it hands to the program beside it (dratopo-agent-run) so
+ * that these one-shot commands never load gRPC or OpenSSL.
  *
  *   dratopo-agent probe  [--sysfs-root DIR] [--instance-type T] [-o text|json|yaml|svg]
  *   dratopo-agent verify [--sysfs-root DIR] [--instance-type T] [--hwdb-extra FILE]
@@ -15,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
-#include "agent_report.h"
-#include "agent_run.h"
+#include "agent_node.h"
 #include "doc.h"
 #include "draw.h"
 #include "hwdb.h"
@@ -380,6 +382,28 @@ static int cmd_slices(const struct args *a)
 	return rc ? 1 : 0;
 }
 
+/* `run` is dratopo-agent-run, beside this program: the directory of the
+ * path this process was started by (AT_EXECFN, from the kernel: no file
+ * is read to find it). argv[0] is "run"; its options pass on unchanged, to
+ * be read there by the same grammar. */
+static int exec_run(int argc, char **argv)
+{
+	const char *self = (const char *)getauxval(AT_EXECFN);
+	const char *slash = self ? strrchr(self, '/') : NULL;
+	char path[4096];
+
+	(void)argc;
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/dratopo-agent-run", (int)(slash - self), self);
+	else
+		snprintf(path, sizeof(path), "dratopo-agent-run");
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "dratopo-agent: run: cannot start %s: %s (dratopo-agent-run is installed "
+		"beside dratopo-agent)\n", path, strerror(errno));
+	return 1;
+}
+
 /* Parse, run, free. */
 static int run(const struct opts_cmd *c, int (*cmd)(const struct args *), int argc, char **argv)
 {
@@ -416,8 +440,8 @@ int main(int argc, char **argv)
 					 "entry on stdout)" },
 		{ "slices", slices_main, "print the ResourceSlices the NVIDIA driver and DRANET\n"
 					 "would publish" },
-		{ "run", agent_run, "report to a coordinator at start, every interval and on\n"
-				    "change" },
+		{ "run", exec_run, "report to a coordinator at start, every interval and on\n"
+				   "change (dratopo-agent-run, installed beside)" },
 	};
 	static const struct opts_prog agent = {
 		.prog = "dratopo-agent",

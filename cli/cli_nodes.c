@@ -83,6 +83,7 @@ static const struct opts_cmd nodes_cmd = {
 		 "comments the Node taint of unfit nodes and the kubectl commands that\n"
 		 "lift the remedies of nodes that match again.",
 	.opts = nodes_opts,
+	.epilog = CLI_REMOTE_NOTE,
 };
 
 static const struct opts_cmd types_cmd = {
@@ -93,6 +94,7 @@ static const struct opts_cmd types_cmd = {
 		 "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
 		 "same way).",
 	.opts = types_opts,
+	.epilog = CLI_REMOTE_NOTE,
 };
 
 /* false to go on; true and *rc when the command ends here. */

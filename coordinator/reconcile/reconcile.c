@@ -201,9 +201,18 @@ size_t rec_type_live_shapes(const struct ftype *t)
 	return n;
 }
 
+/* Whether hwdb leaves t to be learned: it lacks the type, or its entry
+ * leaves out the grouping, PCI ids or size (hwdb_type_incomplete). */
+bool rec_type_to_learn(const struct ftype *t)
+{
+	const struct hwdb_type *e = hwdb_lookup(t->name);
+
+	return !e || hwdb_type_incomplete(e);
+}
+
 bool rec_type_conflicted(const struct ftype *t)
 {
-	return !hwdb_lookup(t->name) && rec_type_live_shapes(t) > 1;
+	return rec_type_to_learn(t) && rec_type_live_shapes(t) > 1;
 }
 
 /* ---- Checking a report ---- */
@@ -246,17 +255,14 @@ static int check_report(const struct rec_report *r, struct dt_err *err)
 
 /* ---- Verdicts ---- */
 
-/* The entry a type's nodes are held to: hwdb's, else the learned one. */
+/* The entry a type's nodes are held to: hwdb's, unless hwdb leaves the
+ * type to be learned and the fleet has learned it. */
 static const struct hwdb_type *effective(const struct ftype *t, bool *learned)
 {
 	const struct hwdb_type *e = hwdb_lookup(t->name);
 
-	*learned = false;
-	if (!e && t->learned) {
-		*learned = true;
-		e = t->learned->entry;
-	}
-	return e;
+	*learned = t->learned && (!e || hwdb_type_incomplete(e));
+	return *learned ? t->learned->entry : e;
 }
 
 /* The verdict on topology top for type ty; diffs (initialised) gets the
@@ -387,7 +393,7 @@ static int shape_nodes(const struct rec_fleet *f, const struct fshape *shape, ch
 /* Whether type ty may learn an entry now (its quorum aside). */
 static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 {
-	return !f->restoring && !ty->learned && !hwdb_lookup(ty->name) &&
+	return !f->restoring && !ty->learned && rec_type_to_learn(ty) &&
 	       !rec_type_conflicted(ty);
 }
 
@@ -436,6 +442,9 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 	int rc;
 
 	if (!learnable(f, ty) || n->shape->count < f->quorum)
+		return 0;
+	/* What hwdb does know holds: only nodes that match it complete it. */
+	if (hwdb_lookup(ty->name) && n->verdict != REC_MATCH)
 		return 0;
 	if (top->cpus <= 0 || top->memory_mib <= 0) {
 		dt_diags_add(warnings, "%s: not learned: node %s reported no CPU count or memory",

@@ -1,7 +1,8 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
  * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
  * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files.
+ * store and exit 0; SIGHUP re-reads the TLS files, which are also watched
+ * (certwatch: reloaded when they change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -11,16 +12,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "certwatch.h"
 #include "coord.h"
+#include "ctrl.h"
 #include "duration.h"
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
 #include "opts.h"
+#include "remedy.h"
 #include "rpc_tlsdiag.h"
 
-#define EXIT_USAGE 2
 #define DEFAULT_LISTEN "0.0.0.0:7443"
 #define DEFAULT_DB "/var/lib/dratopo/coordinator.db"
 #define DEFAULT_INTERVAL_NS (30 * 1000000000LL)
@@ -30,11 +34,29 @@
 struct args {
 	const char *listen, *db, *http;
 	struct opts_list extras;        /* --hwdb-extra */
+	const char *kubeconfig, *context;
+	int kube;                       /* enum kube_mode */
+	bool dry_run, version;
 	struct rpc_tls tls;
 	uint64_t learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns;
-	bool version;
 };
+
+/* --kube: unset (on with a kubeconfig or in a pod), on, off. */
+enum kube_mode { KUBE_AUTO, KUBE_ON, KUBE_OFF };
+
+static int set_kube(void *dst, const char *v, struct dt_err *err)
+{
+	struct args *a = dst;
+
+	if (!strcmp(v, "on"))
+		a->kube = KUBE_ON;
+	else if (!strcmp(v, "off"))
+		a->kube = KUBE_OFF;
+	else
+		return dt_err_set(err, -EINVAL, "unknown value '%s' (on or off)", v);
+	return 0;
+}
 
 static int set_log_level(void *dst, const char *v, struct dt_err *err)
 {
@@ -47,45 +69,56 @@ static int set_log_level(void *dst, const char *v, struct dt_err *err)
 	return 0;
 }
 
+#define ARG_AT(f) OPTS_AT(struct args, f)
+
 static const struct opt coord_opts[] = {
-	{ .name = "listen", .type = OPT_STR, .arg = "ADDR", .at = OPTS_AT(struct args, listen),
+	{ .name = "listen", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(listen),
 	  .help = "gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)" },
-	{ .name = "db", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct args, db),
+	{ .name = "db", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(db),
 	  .help = "SQLite database (default " DEFAULT_DB ")" },
-	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = OPTS_AT(struct args, http),
+	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(http),
 	  .help = "serve the status pages (/), /metrics, /healthz and /readyz\n"
 		  "on ADDR, read-only (default: off)" },
-	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct args, tls.cert),
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.cert),
 	  .help = "server certificate (PEM)" },
-	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct args, tls.key),
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.key),
 	  .help = "its private key" },
-	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct args, tls.ca),
-	  .help = "CA bundle that client certificates must chain to" },
-	{ .name = "insecure", .type = OPT_FLAG, .at = OPTS_AT(struct args, tls.insecure),
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.ca),
+	  .help = "CA bundle that client certificates must chain to\n"
+		  "(the three files are watched and reloaded when they change)" },
+	{ .name = "insecure", .type = OPT_FLAG, .at = ARG_AT(tls.insecure),
 	  .help = "plaintext, no client certificates (tests, never production)" },
 	{ .name = "learn-quorum", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1000,
-	  .at = OPTS_AT(struct args, learn_quorum),
-	  .help = "agreeing nodes that make a learned entry (default 2)" },
-	{ .name = "interval", .type = OPT_DURATION, .arg = "D", .at = OPTS_AT(struct args, interval_ns),
+	  .at = ARG_AT(learn_quorum), .help = "agreeing nodes that make a learned entry (default 2)" },
+	{ .name = "interval", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(interval_ns),
 	  .help = "the agents' reporting interval (default 30s)" },
-	{ .name = "stale-after", .type = OPT_DURATION, .arg = "D",
-	  .at = OPTS_AT(struct args, stale_after_ns),
-	  .help = "silence after which a node is stale (default 3 x interval)" },
-	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE", .at = OPTS_AT(struct args, extras),
+	{ .name = "stale-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(stale_after_ns),
+	  .help = "silence after which a node is stale (default 3 x interval;\n"
+		  "not shorter than the interval)" },
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE", .at = ARG_AT(extras),
 	  .help = "more instance types, in hwdb's source format (repeatable)" },
 	{ .name = "workers", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
-	  .at = OPTS_AT(struct args, workers), .help = "threads running handlers (default 16)" },
+	  .at = ARG_AT(workers), .help = "threads running handlers (default 16)" },
 	{ .name = "max-plans", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
-	  .at = OPTS_AT(struct args, max_plans),
+	  .at = ARG_AT(max_plans),
 	  .help = "Plan calls running at once; more are refused with\n"
 		  "RESOURCE_EXHAUSTED (default 4, at most half the workers)" },
-	{ .name = "call-timeout", .type = OPT_DURATION, .arg = "D",
-	  .at = OPTS_AT(struct args, call_timeout_ns),
+	{ .name = "call-timeout", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(call_timeout_ns),
 	  .help = "longest a call may take, whatever its deadline (default 60s)" },
+	{ .name = "kubeconfig", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(kubeconfig),
+	  .help = "run the Kubernetes controller against this cluster (in a\n"
+		  "pod it runs with the service account, no flag needed)" },
+	{ .name = "context", .type = OPT_STR, .arg = "NAME", .at = ARG_AT(context),
+	  .help = "the kubeconfig's context (default: its current-context)" },
+	{ .name = "kube", .type = OPT_FUNC, .arg = "on|off", .set = set_kube,
+	  .help = "the controller: on needs a cluster, off never starts it\n"
+		  "(default: on with --kubeconfig or in a pod)" },
+	{ .name = "dry-run", .type = OPT_FLAG, .at = ARG_AT(dry_run),
+	  .help = "plan the cluster's pending pods but write nothing: each\n"
+		  "write is a log line (event=kube_dry_run) and a metric" },
 	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
 	  .help = "debug, info (default), warn, error" },
-	{ .name = "version", .type = OPT_FLAG, .at = OPTS_AT(struct args, version),
-	  .help = "print the version" },
+	{ .name = "version", .type = OPT_FLAG, .at = ARG_AT(version), .help = "print the version" },
 	{ 0 }
 };
 
@@ -93,7 +126,7 @@ static const struct opts_cmd coord_cmd = {
 	.prog = "dratopo-coordinator",
 	.synopsis = "dratopo-coordinator [--listen ADDR] [--db FILE] [--http ADDR]\n"
 		    "                           [--tls-cert F --tls-key F --tls-ca F | --insecure]\n"
-		    "                           [options]",
+		    "                           [--kubeconfig FILE] [options]",
 	.about = "The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
 		 "(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
 		 "drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
@@ -125,9 +158,14 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 		printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
 		return true;
 	}
-	if (rpc_tls_check(&a->tls, &err))
+	if (rpc_listen_check(a->listen, &err))
+		*rc = opts_usage_error(&coord_cmd, "--listen: %s", err.msg);
+	else if (rpc_tls_check(&a->tls, &err))
 		*rc = opts_usage_error(&coord_cmd, "%s (mTLS needs --tls-cert, --tls-key and "
 				       "--tls-ca; plaintext needs --insecure)", err.msg);
+	else if (a->stale_after_ns && a->stale_after_ns < a->interval_ns)
+		*rc = opts_usage_error(&coord_cmd, "--stale-after must not be shorter than "
+				       "--interval (every node would be stale between two reports)");
 	else if (a->max_plans && a->max_plans >= a->workers)
 		*rc = opts_usage_error(&coord_cmd, "--max-plans must be below --workers (reports "
 				       "need a thread too)");
@@ -138,6 +176,47 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
 	return false;
+}
+
+/* Whether the controller runs: --kube says, else a kubeconfig or a pod. */
+static bool kube_wanted(const struct args *a)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+	if (a->kube != KUBE_AUTO)
+		return a->kube == KUBE_ON;
+	return a->kubeconfig || (host && host[0]);
+}
+
+/* A node the fleet knows and may not plan on (drift, conflict, silence)
+ * stays out of the controller's plans; Nodes no agent reports are planned
+ * as the API server shows them. */
+static bool node_excluded(void *arg, const char *node)
+{
+	struct coord *c = arg;
+	int plannable = rec_node_plannable(coord_fleet_get(c), node, coord_now_ns(), NULL, NULL);
+
+	coord_fleet_put(c);
+	return plannable == 0;
+}
+
+/* The fleet's remedies for the controller to make real in the cluster. */
+static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
+{
+	struct coord_remedies r;
+	int rc = coord_remedies(arg, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	sb_append(yaml, r.yaml.buf ? r.yaml.buf : "", r.yaml.len);
+	/* an unfit node: the taint to add, as a Node the controller merges
+	 * into the node's own taints (never applied whole) */
+	for (size_t i = 0; i < r.n_unfit; i++)
+		sb_printf(yaml, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: \"%s\"\nspec:\n"
+			  "  taints:\n  - {key: " REM_TAINT_KEY ", value: " REM_NODE_TAINT_VALUE
+			  ", effect: NoSchedule}\n", r.unfit[i]);
+	coord_remedies_free(&r);
+	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
@@ -158,12 +237,29 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* What the process holds beside the coordinator's state: readiness asks
+ * all of it. */
+struct proc {
+	struct coord c;
+	struct rpc_server *srv;
+	struct certwatch *certs;        /* NULL when --insecure */
+	/* The controller, when it runs: /readyz waits for its first lists. Set
+	 * before the HTTP server starts. */
+	struct ctrl *kube;
+};
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
-	struct coord *c = arg;
+	struct proc *p = arg;
+	struct coord *c = &p->c;
 	struct dt_err err = { 0 };
+	struct timespec now;
 	bool stale;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (p->certs && certwatch_check(p->certs, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+					why, whylen))
+		return false;
 	pthread_rwlock_rdlock(&c->fleet_lock);
 	stale = c->fleet_stale;
 	pthread_rwlock_unlock(&c->fleet_lock);
@@ -173,6 +269,10 @@ static bool ready(void *arg, char *why, size_t whylen)
 	}
 	if (store_ready(c->store, &err)) {
 		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	if (p->kube && !ctrl_synced(p->kube)) {
+		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
 	return true;
@@ -205,12 +305,12 @@ static void log_start(const struct args *a, struct coord *c, struct rpc_server *
 	rec_type_list_free(&tl);
 }
 
-/* Wait for signals; returns on SIGTERM or SIGINT. */
-static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+/* Wait for signals; returns on SIGTERM or SIGINT. SIGHUP has the watcher
+ * reload the TLS files now (it logs the result). */
+static void signal_loop(const sigset_t *set, struct certwatch *certs)
 {
 	for (;;) {
 		siginfo_t si;
-		struct dt_err err = { 0 };
 		int sig = sigwaitinfo(set, &si);
 
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -219,21 +319,23 @@ static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecu
 		}
 		if (sig != SIGHUP)
 			continue;
-		if (insecure)
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
-		else if (rpc_server_reload_tls(srv, &err))
-			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
-				err.msg, NULL);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
 	}
+}
+
+static int reload_tls(void *srv, struct dt_err *err)
+{
+	return rpc_server_reload_tls(srv, err);
 }
 
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct coord c = { 0 };
-	struct rpc_server *srv = NULL;
+	static struct proc p;
+	struct coord *c = &p.c;
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
@@ -262,31 +364,50 @@ int main(int argc, char **argv)
 					 .max_plans = (unsigned)a.max_plans,
 					 .rec = { (unsigned)a.learn_quorum, a.stale_after_ns } };
 
-		rc = coord_open(&c, &co, &err);
+		rc = coord_open(c, &co, &err);
 	}
-	if (!rc && a.http)
-		rc = coord_http_start(&c, a.http, ready, &http, &err);
+	if (!rc && kube_wanted(&a)) {
+		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
+					.dry_run = a.dry_run, .registry = c->m.reg,
+					.node_excluded = node_excluded, .node_arg = c,
+					.remedies = fleet_remedies, .remedies_arg = c };
+
+		if ((rc = ctrl_start(&ko, &p.kube, &err)))
+			dt_err_prefix(&err, "kube: ");
+	}
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = (unsigned)a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
-			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
-			.observe = coord_observe_rpc, .observe_user = &c,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
+			.observe = coord_observe_rpc, .observe_user = c,
 		};
 
-		rc = rpc_server_start(&o, &srv, &err);
+		rc = rpc_server_start(&o, &p.srv, &err);
 	}
+	if (!rc && !a.tls.insecure) {
+		struct certwatch_opts wo = { a.tls.cert, a.tls.key, a.tls.ca, "server", reload_tls,
+					     p.srv, c->m.reg, 0, 0 };
+
+		rc = certwatch_start(&wo, &p.certs, &err);
+	}
+	if (!rc && a.http)
+		rc = coord_http_start(c, a.http, ready, &p, &http, &err);
 	if (rc) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
 	} else {
-		log_start(&a, &c, srv, http);
-		signal_loop(&sigs, srv, a.tls.insecure);
+		log_start(&a, c, p.srv, http);
+		signal_loop(&sigs, p.certs);
 	}
-	/* Drain the calls in flight (their reports commit), then the rest. */
-	rpc_server_shutdown(srv, DRAIN_MS);
+	/* The HTTP server before the watcher its gauges read, the watcher
+	 * before the server it reloads; then drain the calls in flight (their
+	 * reports commit), then the rest. */
 	obs_http_stop(http);
-	coord_close(&c);
+	certwatch_stop(p.certs);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
+	ctrl_stop(p.kube);
+	coord_close(c);
 	hwdb_reset();
 	opts_free(&coord_cmd, &a);
 	if (!rc)

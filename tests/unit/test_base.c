@@ -8,6 +8,7 @@
 #include "dt_test.h"
 #include "err.h"
 #include "escape.h"
+#include "hash.h"
 #include "hex.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -319,7 +320,19 @@ static void test_html(void)
 	sb_free(&sb);
 }
 
+/* FNV-1a's published test vectors, and fields that hash apart. */
+static void test_hash_fnv1a(void)
+{
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "", 0), 0xcbf29ce484222325ull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "foobar", 6), 0x85944171f73967e8ull);
+	CU_ASSERT_NOT_EQUAL(hash_field(hash_field(HASH_FNV_OFFSET, "ab"), "c"),
+			    hash_field(hash_field(HASH_FNV_OFFSET, "a"), "bc"));
+	CU_ASSERT_EQUAL(hash_field(HASH_FNV_OFFSET, NULL), hash_field(HASH_FNV_OFFSET, ""));
+}
+
 DT_SUITE_MAIN("base",
+	      DT_TEST(test_hash_fnv1a),
 	      DT_TEST(test_err_set_negates_and_formats),
 	      DT_TEST(test_err_prefix),
 	      DT_TEST(test_err_truncates_long_messages),
