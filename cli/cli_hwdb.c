@@ -114,7 +114,7 @@ static const struct opts_cmd show_cmd = {
 		 "{\"instanceType\": {...}, \"resourceSlices\": [...]}.",
 	.opts = show_opts,
 	.epilog = "--coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
-		  "it learned from its fleet). " CLI_REMOTE_NOTE,
+		  "it learned from its fleet).\n\n" CLI_REMOTE_NOTE,
 	.operands = OPTS_AT(struct opts, names),
 	.max_operands = 1,
 	.operand_hint = "one instance type",
@@ -129,7 +129,7 @@ static const struct opts_cmd export_cmd = {
 	.opts = export_opts,
 	.epilog = "--coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
 		  "it learned from its fleet); export it, add onDemandPricePerHour, and give it\n"
-		  "to plan --coordinator --hwdb-extra to launch a learned type. " CLI_REMOTE_NOTE,
+		  "to plan --coordinator --hwdb-extra to launch a learned type.\n\n" CLI_REMOTE_NOTE,
 	.operands = OPTS_AT(struct opts, names),
 	.max_operands = SIZE_MAX,
 };

@@ -74,7 +74,7 @@ static const struct opts_cmd plan_cmd = {
 		  "fleet (the nodes that match, with their predicted slices) plus the manifests,\n"
 		  "with its hwdb and the types its fleet learned; --hwdb-extra files go with the\n"
 		  "request and apply to this plan only (a learned type is launched once one\n"
-		  "gives it a price). " CLI_REMOTE_NOTE "\n\n"
+		  "gives it a price).\n\n" CLI_REMOTE_NOTE "\n\n"
 		  "Exit codes: 0 every pod placed, 1 invalid input or failure, 2 usage error,\n"
 		  "3 some pod is unschedulable.",
 	.operand_hint = "manifests follow -f",
