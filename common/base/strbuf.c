@@ -77,6 +77,23 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sb_join_list(struct strbuf *sb, const char *list, char sep, const char *conj)
+{
+	const char *last = strrchr(list, sep);
+
+	for (const char *p = list; *p; p++) {
+		if (*p != sep) {
+			sb_putc(sb, *p);
+		} else if (p == last) {
+			sb_putc(sb, ' ');
+			sb_puts(sb, conj);
+			sb_putc(sb, ' ');
+		} else {
+			sb_puts(sb, ", ");
+		}
+	}
+}
+
 void sb_repeat(struct strbuf *sb, char c, size_t n)
 {
 	if (!sb_reserve(sb, n))

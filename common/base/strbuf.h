@@ -52,6 +52,9 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* The items of list (separated by sep) as an English list: "a, b and c"
+ * with conj "and", "a, b or c" with "or" (a message's alternatives). */
+void sb_join_list(struct strbuf *sb, const char *list, char sep, const char *conj);
 /* n copies of c (indentation, padding). */
 void sb_repeat(struct strbuf *sb, char c, size_t n);
 void sb_reset(struct strbuf *sb);           /* len = 0, keeps the memory */

@@ -177,19 +177,6 @@ static int list_push(struct parse *p, struct opts_list *l, const char *v)
 	return 0;
 }
 
-/* "a|b|c" as "a, b or c". */
-static void choices_text(const char *choices, struct strbuf *sb)
-{
-	const char *last = strrchr(choices, '|');
-
-	for (const char *s = choices; *s; s++) {
-		if (*s != '|')
-			sb_putc(sb, *s);
-		else
-			sb_puts(sb, s == last ? " or " : ", ");
-	}
-}
-
 static int set_choice(struct parse *p, const struct opt *o, const char *v, int *dst)
 {
 	size_t vlen = strlen(v);
@@ -206,7 +193,7 @@ static int set_choice(struct parse *p, const struct opt *o, const char *v, int *
 		}
 		s += len + (bar != NULL);
 	}
-	choices_text(o->choices, &sb);
+	sb_join_list(&sb, o->choices, '|', "or");
 	fail(p, "--%s: unknown value '%s' (%s)", o->name, v, sb_str(&sb));
 	sb_free(&sb);
 	return -1;

@@ -1289,7 +1289,70 @@ static void test_parse_each(void)
 	CU_ASSERT_EQUAL(k.n, 1);
 }
 
+/* The JSON writer: its layouts, empty containers, a NaN taking back all. */
+static void test_json_writer(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_jw w;
+	const int styles[] = { DOC_JSON_PRETTY, DOC_JSON_LINE, DOC_JSON_COMPACT };
+	const char *const want[] = {
+		"{\n    \"a\": [\n        1,\n        \"x\\u003c\\u003e\",\n        {}\n    ],\n"
+		"    \"b\": [],\n    \"c\": 0.5,\n    \"d\": true,\n    \"e\": null\n}\n",
+		"{\"a\":[1,\"x\\u003c\\u003e\",{}],\"b\":[],\"c\":0.5,\"d\":true,\"e\":null}\n",
+		"{\"a\":[1,\"x\\u003c\\u003e\",{}],\"b\":[],\"c\":0.5,\"d\":true,\"e\":null}",
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		sb_reset(&sb);
+		doc_jw_begin(&w, &sb, styles[i]);
+		doc_jw_map(&w);
+		doc_jw_key(&w, "a");
+		doc_jw_seq(&w);
+		doc_jw_int(&w, 1);
+		doc_jw_strn(&w, "x<>", 3);
+		doc_jw_map(&w);
+		doc_jw_end_map(&w);
+		doc_jw_end_seq(&w);
+		doc_jw_key(&w, "b");
+		doc_jw_seq(&w);
+		doc_jw_end_seq(&w);
+		doc_jw_key(&w, "c");
+		doc_jw_float(&w, 0.5);
+		doc_jw_key(&w, "d");
+		doc_jw_bool(&w, true);
+		doc_jw_key(&w, "e");
+		doc_jw_str(&w, NULL);
+		doc_jw_end_map(&w);
+		CU_ASSERT_EQUAL(doc_jw_end(&w), 0);
+		DT_ASSERT_STR(sb_str(&sb), want[i]);
+	}
+	/* deep indentation past the constant's 32 levels, INT64_MIN */
+	sb_reset(&sb);
+	doc_jw_begin(&w, &sb, DOC_JSON_PRETTY);
+	for (int i = 0; i < 40; i++)
+		doc_jw_seq(&w);
+	doc_jw_int(&w, INT64_MIN);
+	for (int i = 0; i < 40; i++)
+		doc_jw_end_seq(&w);
+	CU_ASSERT_EQUAL(doc_jw_end(&w), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\n" "                                        "
+				     "                                        "
+				     "                                        "
+				     "                                        -9223372036854775808\n"));
+	/* NaN: an error, and nothing is left written */
+	sb_reset(&sb);
+	sb_puts(&sb, "before");
+	doc_jw_begin(&w, &sb, DOC_JSON_PRETTY);
+	doc_jw_seq(&w);
+	doc_jw_float(&w, NAN);
+	doc_jw_end_seq(&w);
+	CU_ASSERT_EQUAL(doc_jw_end(&w), -ERANGE);
+	DT_ASSERT_STR(sb_str(&sb), "before");
+	sb_free(&sb);
+}
+
 DT_SUITE_MAIN("doc",
+	      DT_TEST(test_json_writer),
 	      DT_TEST(test_parse_each),
 	      DT_TEST(test_scalar_resolution),
 	      DT_TEST(test_source_text_and_quoting),

@@ -391,7 +391,12 @@ static void test_long_help_column(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	const char *argv[] = { "w", "-z", NULL };
+	struct run r;
 
+	/* no operands: an unknown short option is only that */
+	parse_into(&c, &r, (char **)argv);
+	DT_ASSERT_STR(first_err_line(&r), "w: unknown option '-z'");
 	opts_usage(&c, f);
 	fclose(f);
 	DT_ASSERT_STR(buf, "usage: w\n\noptions:\n"
