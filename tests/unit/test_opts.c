@@ -279,6 +279,7 @@ static void test_errors(void)
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: unknown option '-output' (did you mean '--output'?)");
 	PARSE(&r, "-f", "a", "--node");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: option '--node' needs a value");
+	done(&r);                       /* -f's list, made before the error */
 	PARSE(&r, "-n");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: option '-n' needs a value");
 	PARSE(&r, "-vn");
