@@ -31,6 +31,8 @@ struct query_opts {
 	struct cli_remote remote;
 	int output;                     /* enum output; yaml: nodes' remedies */
 	bool compact;
+	bool lifts;                     /* nodes --lifts: for kubectl delete */
+	const char *forget;             /* nodes --forget NAME */
 	const char *type;
 	int verdict;                    /* a Dratopo__V1__Verdict, 0: any */
 };
@@ -58,6 +60,11 @@ static const struct opt nodes_opts[] = {
 	  .help = "only nodes of this instance type" },
 	{ .name = "verdict", .type = OPT_FUNC, .arg = "VERDICT", .set = set_verdict,
 	  .help = "only nodes with this verdict: match, drift, unknown\nor learned" },
+	{ .name = "lifts", .type = OPT_FLAG, .at = OPTS_AT(struct query_opts, lifts),
+	  .help = "what lifts the remedies of nodes that match again,\n"
+		  "for `kubectl delete --ignore-not-found -f -`" },
+	{ .name = "forget", .type = OPT_STR, .arg = "NODE", .at = OPTS_AT(struct query_opts, forget),
+	  .help = "forget a node that left the cluster" },
 	{ 0 }
 };
 
@@ -74,14 +81,21 @@ static const struct opts_cmd nodes_cmd = {
 	.prog = "dratopo nodes",
 	.synopsis = "dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
 		    "                     [--compact] [--type TYPE]\n"
-		    "                     [--verdict match|drift|unknown|learned]",
+		    "                     [--verdict match|drift|unknown|learned]\n"
+		    "       dratopo nodes --coordinator ADDR [TLS options] --lifts\n"
+		    "       dratopo nodes --coordinator ADDR [TLS options] --forget NODE",
 	.about = "The nodes a running coordinator knows: instance type, its verdict on the\n"
 		 "last report (with the differences for a drift), when that report came,\n"
 		 "and whether planning may use the node (and why not).\n"
 		 "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
-		 "DeviceTaintRule per affected device of every drifted node, and as\n"
-		 "comments the Node taint of unfit nodes and the kubectl commands that\n"
-		 "lift the remedies of nodes that match again.",
+		 "DeviceTaintRule per affected device of every drifted node, as a\n"
+		 "comment the Node taint of unfit nodes, and last the rule dratopo-drift,\n"
+		 "which selects no device: kubectl apply refuses an input without objects.\n"
+		 "--lifts prints what lifts the remedies of nodes that match again, for\n"
+		 "`kubectl delete --ignore-not-found -f -`: their DeviceTaintRules as\n"
+		 "objects, and as a comment the command that removes the Node taint.\n"
+		 "--forget NODE forgets a node that left the cluster (the coordinator's\n"
+		 "--forget-after does it for nodes silent that long).",
 	.opts = nodes_opts,
 	.epilog = CLI_REMOTE_NOTE,
 };
@@ -120,7 +134,8 @@ static int flush_out(const char *cmd, struct strbuf *sb)
 	return rc;
 }
 
-/* nodes -o yaml: the coordinator's remedies, as it wrote them. */
+/* nodes -o yaml / --lifts: the coordinator's remedies or lifts, as it
+ * wrote them. */
 static int remedies(struct query_opts *o)
 {
 	Dratopo__V1__RemediesRequest req = DRATOPO__V1__REMEDIES_REQUEST__INIT;
@@ -134,9 +149,30 @@ static int remedies(struct query_opts *o)
 	if (rc)
 		return rc;
 	r = (Dratopo__V1__RemediesResponse *)resp;
-	sb_puts(&sb, r->yaml);
+	sb_puts(&sb, o->lifts ? r->lifts_yaml : r->yaml);
+	/* kubectl delete -f - takes a comment as "nothing"; the apply stream
+	 * ends with an object, empty only from a coordinator before that. */
+	if (!sb.len)
+		sb_puts(&sb, o->lifts ? "# no node to lift\n" : "# no node in drift\n");
 	protobuf_c_message_free_unpacked(resp, NULL);
 	return flush_out("nodes", &sb);
+}
+
+/* nodes --forget NODE. */
+static int forget(struct query_opts *o)
+{
+	Dratopo__V1__ForgetRequest req = DRATOPO__V1__FORGET_REQUEST__INIT;
+	ProtobufCMessage *resp = NULL;
+	int rc;
+
+	req.node = (char *)o->forget;
+	rc = cli_remote_call(&o->remote, "nodes", "/dratopo.v1.Fleet/Forget", &req.base,
+			     &dratopo__v1__forget_response__descriptor, QUERY_DEADLINE_MS, &resp);
+	if (rc)
+		return rc;
+	protobuf_c_message_free_unpacked(resp, NULL);
+	fprintf(stderr, "dratopo nodes: forgot %s\n", o->forget);
+	return CLI_EXIT_OK;
 }
 
 /* ---- nodes ---- */
@@ -187,7 +223,11 @@ int cli_nodes(int argc, char **argv)
 
 	if (parse(&nodes_cmd, argc, argv, &o, &rc))
 		return rc;
-	if (o.output == OUT_YAML)
+	if ((o.forget != NULL) + o.lifts + (o.output == OUT_YAML) > 1)
+		return opts_usage_error(&nodes_cmd, "--forget, --lifts and -o yaml go alone");
+	if (o.forget)
+		return forget(&o);
+	if (o.output == OUT_YAML || o.lifts)
 		return remedies(&o);
 	if (o.type)
 		req.instance_type = (char *)o.type;

@@ -510,3 +510,31 @@ int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 	enqueue(c->commit, j);
 	return wait_job(c->commit, j, err);
 }
+
+int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
+			 struct dt_err *err)
+{
+	struct store_batch *grown;
+	struct job *j;
+	int rc;
+
+	/* As for a report: the fleet's change and its place in the queue in
+	 * one order, so a report of the node queued before is not undone. */
+	pthread_mutex_lock(&c->apply_lock);
+	rc = rec_fleet_forget(coord_fleet_get(c), node, changes, err);
+	coord_fleet_put(c);
+	j = rc ? NULL : job_new(NULL, false, NULL, 0, changes);
+	grown = j ? realloc(j->batches, (j->n_batches + 1) * sizeof(*grown)) : NULL;
+	if (!rc && !grown) {
+		job_free(j);
+		pthread_mutex_unlock(&c->apply_lock);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (!rc) {
+		j->batches = grown;
+		j->batches[j->n_batches++] = (struct store_batch){ .delete_node = node };
+		enqueue(c->commit, j);
+	}
+	pthread_mutex_unlock(&c->apply_lock);
+	return rc ? rc : wait_job(c->commit, j, err);
+}

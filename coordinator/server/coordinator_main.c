@@ -39,7 +39,7 @@ struct args {
 	bool dry_run, version;
 	struct rpc_tls tls;
 	uint64_t learn_quorum, workers, max_plans;
-	int64_t interval_ns, stale_after_ns, call_timeout_ns;
+	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
 };
 
 /* --kube: unset (on with a kubeconfig or in a pod), on, off. */
@@ -95,6 +95,8 @@ static const struct opt coord_opts[] = {
 	{ .name = "stale-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(stale_after_ns),
 	  .help = "silence after which a node is stale (default 3 x interval;\n"
 		  "not shorter than the interval)" },
+	{ .name = "forget-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(forget_after_ns),
+	  .help = "forget nodes silent that long (default: never; at least\n--stale-after)" },
 	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE", .at = ARG_AT(extras),
 	  .help = "more instance types, in hwdb's source format (repeatable)" },
 	{ .name = "workers", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
@@ -166,6 +168,11 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	else if (a->stale_after_ns && a->stale_after_ns < a->interval_ns)
 		*rc = opts_usage_error(&coord_cmd, "--stale-after must not be shorter than "
 				       "--interval (every node would be stale between two reports)");
+	/* A node is stale (out of planning) before it is forgotten. */
+	else if (a->forget_after_ns &&
+		 a->forget_after_ns < (a->stale_after_ns ? a->stale_after_ns : 3 * a->interval_ns))
+		*rc = opts_usage_error(&coord_cmd, "--forget-after must be at least --stale-after "
+				       "(a node is stale, out of planning, before it is forgotten)");
 	else if (a->max_plans && a->max_plans >= a->workers)
 		*rc = opts_usage_error(&coord_cmd, "--max-plans must be below --workers (reports "
 				       "need a thread too)");
@@ -362,7 +369,8 @@ int main(int argc, char **argv)
 	if (!rc) {
 		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
 					 .max_plans = (unsigned)a.max_plans,
-					 .rec = { (unsigned)a.learn_quorum, a.stale_after_ns } };
+					 .rec = { (unsigned)a.learn_quorum, a.stale_after_ns },
+					 .forget_after_ns = a.forget_after_ns };
 
 		rc = coord_open(c, &co, &err);
 	}
