@@ -163,8 +163,7 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	if (rpc_listen_check(a->listen, &err))
 		*rc = opts_usage_error(&coord_cmd, "--listen: %s", err.msg);
 	else if (rpc_tls_check(&a->tls, &err))
-		*rc = opts_usage_error(&coord_cmd, "%s (mTLS needs --tls-cert, --tls-key and "
-				       "--tls-ca; plaintext needs --insecure)", err.msg);
+		*rc = opts_usage_error(&coord_cmd, "%s", err.msg);
 	else if (a->stale_after_ns && a->stale_after_ns < a->interval_ns)
 		*rc = opts_usage_error(&coord_cmd, "--stale-after must not be shorter than "
 				       "--interval (every node would be stale between two reports)");
