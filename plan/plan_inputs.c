@@ -410,9 +410,13 @@ const char *plan_annotation(const struct model_meta *m, const char *key)
 	return plan_label(m->annotations, m->n_annotations, key);
 }
 
-static void pool_limits(struct pool *p)
+/* The pool's limits, and what its nodes already use of them: as Karpenter
+ * counts a NodePool's resources, every node labelled with the pool (the
+ * coordinator's NodeClaims in flight among them) by its type's size. */
+static void pool_limits(const struct planner *pl, struct pool *p)
 {
 	const struct model_resource_list *l;
+	const struct model_object *o;
 
 	p->lim_cpu = p->lim_mem = p->lim_gpu = p->lim_nodes = -1;
 	if (!p->obj)
@@ -426,6 +430,21 @@ static void pool_limits(struct pool *p)
 		p->lim_gpu = -1;
 	if (!spec_has_quantity(l, "nodes", &p->lim_nodes, false))
 		p->lim_nodes = -1;
+	for (o = NULL; (o = model_set_next(pl->set, MODEL_NODE, o));) {
+		const char *pool = plan_label(o->meta.labels, o->meta.n_labels, PLAN_LABEL_NODEPOOL);
+		const struct hwdb_type *t;
+
+		if (!pool || strcmp(pool, p->name))
+			continue;
+		p->use_nodes++;
+		t = hwdb_catalog_lookup(pl->catalog, plan_label(o->meta.labels, o->meta.n_labels,
+								PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		if (t) {
+			p->use_cpu += (int64_t)t->vcpu * 1000;
+			p->use_mem += t->memory_mib << 20;
+			p->use_gpu += (int64_t)t->n_gpus;
+		}
+	}
 }
 
 /* Whether a DaemonSet's pods would run on the pool's nodes, as Karpenter
@@ -522,7 +541,7 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 	} else {
 		p->nc = find_nodeclass(pl, NULL);
 	}
-	pool_limits(p);
+	pool_limits(pl, p);
 	if (pool_daemons(pl, p) || pool_region(pl, p))
 		return -ENOMEM;
 	if (p->problem)
