@@ -200,6 +200,7 @@ enum plan_format {
 	PLAN_FORMAT_YAML,       /* karpenter.sh/v1 NodeClaims */
 	PLAN_FORMAT_JSON,       /* design.md's plan JSON */
 	PLAN_FORMAT_NONE,       /* no output: the caller reads report.result */
+	PLAN_FORMAT_JSON_COMPACT, /* the same JSON on one line (-o json --compact) */
 };
 
 /* One manifest: a file or bytes already in memory. */

@@ -95,31 +95,48 @@ void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags)
 
 /* ---- JSON ---- */
 
+/* 1 for the ASCII bytes a JSON string holds as they are: printable, and
+ * none of the quote, the backslash and what encoding/json escapes for
+ * HTML. Bytes from 0x80 need a look (invalid UTF-8, U+2028, U+2029). */
+static const unsigned char json_plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '%'] = 1, ['\''] = 1, ['(' ... ';'] = 1, ['='] = 1,
+	['?' ... '['] = 1, [']' ... 0x7f] = 1,
+};
+
 void sb_json_string(struct strbuf *sb, const char *s, size_t len)
 {
-	sb_putc(sb, '"');
+	sb_append(sb, "\"", 1);
 	for (size_t i = 0; i < len;) {
+		size_t run = i, k;
 		uint32_t c;
-		size_t k = utf8_decode(s + i, len - i, &c);
 
+		while (run < len && json_plain[(unsigned char)s[run]])
+			run++;
+		if (run > i) {                  /* most strings are one run */
+			sb_append(sb, s + i, run - i);
+			i = run;
+			if (i == len)
+				break;
+		}
+		k = utf8_decode(s + i, len - i, &c);
 		if (!k) {
-			sb_puts(sb, "\\ufffd");
+			sb_append(sb, "\\ufffd", 6);
 			i++;
 			continue;
 		}
 		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
+		case '"': sb_append(sb, "\\\"", 2); break;
+		case '\\': sb_append(sb, "\\\\", 2); break;
+		case '\n': sb_append(sb, "\\n", 2); break;
+		case '\r': sb_append(sb, "\\r", 2); break;
+		case '\t': sb_append(sb, "\\t", 2); break;
 		default:
 			if (c < 0x20 || c == '<' || c == '>' || c == '&') {
 				char e[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
 
 				sb_append(sb, e, 6);
 			} else if (c == 0x2028 || c == 0x2029) {
-				sb_printf(sb, "\\u%04x", (unsigned)c);
+				sb_append(sb, c == 0x2028 ? "\\u2028" : "\\u2029", 6);
 			} else {
 				sb_append(sb, s + i, k);
 			}

@@ -134,11 +134,10 @@ struct doc_node *doc_node_alloc(struct doc_arena *a, enum doc_kind kind, int lin
 {
 	struct doc_node *n = doc_arena_alloc(a, sizeof(*n));
 
-	if (n) {
-		n->kind = kind;
-		n->line = line;
-		n->col = col;
-	}
+	/* Every field: a document's arena is reused, unzeroed, by
+	 * doc_parse_each. */
+	if (n)
+		*n = (struct doc_node){ .kind = kind, .line = line, .col = col };
 	return n;
 }
 
@@ -171,10 +170,98 @@ void doc_stream_free(struct doc_stream *s)
 	free(s);
 }
 
+/* doc_parse_each's state. */
+struct doc_each {
+	doc_each_fn fn;
+	void *arg;
+	int rc;                         /* fn's first nonzero return */
+	size_t next;                    /* the index of the next document to hand over */
+	struct doc_arena *own;          /* the stream's arena (its filename); s->arena
+					 * is the current document's: */
+	struct doc_arena *doc;          /* one arena for every document, emptied after each */
+};
+
+/* Empty a: the memory of the largest chunk is kept for what comes next,
+ * the other chunks go. The kept memory is not zeroed again: only the
+ * parsers allocate from a document's arena, and they set what they
+ * allocate (doc_node_alloc every field, arrays up to their count). */
+static void arena_empty(struct doc_arena *a)
+{
+	struct doc_chunk *keep = a->head, *c, *next;
+
+	for (c = a->head; c; c = c->next)
+		if (c->cap > keep->cap)
+			keep = c;
+	for (c = a->head; c; c = next) {
+		next = c->next;
+		if (c != keep)
+			free(c);
+	}
+	if (keep) {
+		keep->used = 0;
+		keep->next = NULL;
+	}
+	a->head = keep;
+}
+
+/* Hand the last document over, if it is complete and not yet handed over,
+ * and give its memory back. */
+static void each_flush(struct doc_stream *s)
+{
+	struct doc_each *e = s->each;
+	size_t i = s->n_docs - 1;
+
+	if (!s->n_docs || s->arena == e->own)
+		return;                 /* no document open */
+	if (i >= e->next) {             /* (after a reset the first ones are read again) */
+		if (!e->rc)
+			e->rc = e->fn(e->arg, s, i);
+		e->next = i + 1;
+	}
+	s->docs[i].root = NULL;
+	s->docs[i].error = NULL;
+	arena_empty(e->doc);
+	s->arena = e->own;
+}
+
+int doc_stream_reset(struct doc_stream *s)
+{
+	struct doc_arena *a;
+	char *name;
+
+	if (s->each) {                  /* the documents handed over stay handed over */
+		arena_empty(s->each->doc);
+		s->arena = s->each->own;
+		free(s->docs);
+		s->docs = NULL;
+		s->n_docs = 0;
+		return 0;
+	}
+	a = doc_arena_new();
+	name = a ? doc_arena_strdup(a, s->filename) : NULL;
+
+	if (!name) {
+		doc_arena_free(a);
+		return -ENOMEM;
+	}
+	free(s->docs);
+	s->docs = NULL;
+	s->n_docs = 0;
+	doc_arena_free(s->arena);
+	s->arena = a;
+	s->filename = name;
+	return 0;
+}
+
 struct doc_document *doc_stream_add(struct doc_stream *s, int line)
 {
 	struct doc_document *docs, *d;
 	size_t cap = doc_array_cap(s->n_docs);
+
+	if (s->each) {
+		each_flush(s);          /* the one before is complete */
+		s->arena = s->each->doc;
+	}
 
 	if (s->n_docs == 0 || s->n_docs == cap) {
 		size_t ncap = s->n_docs ? cap * 2 : cap;
@@ -434,25 +521,91 @@ out:
 	return 0;
 }
 
-int doc_load_file(const char *path, struct doc_stream **out, struct dt_err *err)
+/* The whole file at path ("-": standard input) into *buf (malloc'd). */
+static int read_file(const char *path, char **buf, size_t *len, struct dt_err *err)
 {
 	bool is_stdin = path && strcmp(path, "-") == 0;
-	char *buf = NULL;
-	size_t len = 0;
 	int fd, rc;
 
-	*out = NULL;
 	if (!path)
 		return dt_err_set(err, -EINVAL, "no file name");
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return dt_err_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
-	rc = read_all(fd, is_stdin ? "standard input" : path, &buf, &len, err);
+	rc = read_all(fd, is_stdin ? "standard input" : path, buf, len, err);
 	if (!is_stdin)
 		close(fd);
+	return rc;
+}
+
+int doc_load_file(const char *path, struct doc_stream **out, struct dt_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	rc = read_file(path, &buf, &len, err);
 	if (rc < 0)
 		return rc;
 	rc = doc_parse(buf, len, DOC_FORMAT_AUTO, path, out, err);
+	free(buf);
+	if (rc < 0)
+		dt_err_prefix(err, "%s: ", path);
+	return rc;
+}
+
+int doc_parse_each(const char *buf, size_t len, enum doc_format fmt, const char *filename,
+		   doc_each_fn fn, void *arg, struct dt_err *err)
+{
+	struct doc_stream *s = doc_stream_new(filename);
+	struct doc_each e = { .fn = fn, .arg = arg };
+	int rc;
+
+	if (!s)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	if (!buf && len) {
+		rc = dt_err_set(err, -EINVAL, "no input buffer");
+		goto out;
+	}
+	if (len > DOC_MAX_FILE_SIZE) {
+		rc = dt_err_set(err, -EFBIG, "input too large (%zu bytes, limit %u)", len,
+				DOC_MAX_FILE_SIZE);
+		goto out;
+	}
+	if (fmt == DOC_FORMAT_AUTO)
+		fmt = looks_like_json(buf, len) ? DOC_FORMAT_JSON : DOC_FORMAT_YAML;
+	e.own = s->arena;
+	e.doc = doc_arena_new();
+	if (!e.doc) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	s->each = &e;
+	if (fmt == DOC_FORMAT_JSON)
+		rc = doc_parse_json(buf ? buf : "", len, s, err);
+	else
+		rc = doc_parse_yaml(buf ? buf : "", len, s, err);
+	each_flush(s);
+	s->arena = e.own;
+	if (!rc)
+		rc = e.rc;
+out:
+	s->each = NULL;
+	doc_arena_free(e.doc);
+	doc_stream_free(s);
+	return rc;
+}
+
+int doc_load_file_each(const char *path, doc_each_fn fn, void *arg, struct dt_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = read_file(path, &buf, &len, err);
+
+	if (rc < 0)
+		return rc;
+	rc = doc_parse_each(buf, len, DOC_FORMAT_AUTO, path, fn, arg, err);
 	free(buf);
 	if (rc < 0)
 		dt_err_prefix(err, "%s: ", path);

@@ -10,9 +10,7 @@
  * double-quoted with escapes; past column 80 a space between words
  * becomes a line break, as go-yaml folds long strings.
  *
- * JSON follows `kubectl get -o json` (Go's encoding/json): keys in
- * insertion order, 4-space indent (or compact), <, > and & escaped as
- * \u003c..., invalid UTF-8 replaced by U+FFFD, floats as Go prints them.
+ * JSON is doc_jw.c's.
  *
  * Whatever is printed reads back (doc_parse) as an equal tree. */
 #include "doc_impl.h"
@@ -92,7 +90,7 @@ static void put_cp(struct strbuf *out, uint32_t cp)
 
 /* The source text of a float that is an integer too big for int64 keeps
  * all its digits; other floats are printed from their value. */
-static bool keep_big_int_text(const struct doc_node *n)
+bool doc_keep_big_int_text(const struct doc_node *n)
 {
 	size_t i = 0;
 
@@ -412,7 +410,7 @@ static int y_scalar(struct strbuf *out, const struct doc_node *n, int indent)
 		sb_printf(out, "%lld\n", (long long)n->u.i);
 		break;
 	case DOC_FLOAT:
-		if (keep_big_int_text(n)) {
+		if (doc_keep_big_int_text(n)) {
 			sb_append(out, n->text, n->text_len);
 		} else {
 			doc_fmt_float_yaml(n->u.f, false, buf);
@@ -615,138 +613,5 @@ int doc_emit_yaml(const struct doc_node *n, struct strbuf *out)
 
 	if (rc < 0)
 		return rc;
-	return sb_error(out);
-}
-
-/* ---- JSON ---- */
-
-static void j_string(struct strbuf *out, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-
-	sb_putc(out, '"');
-	for (size_t i = 0; i < len;) {
-		uint32_t c;
-		size_t k = utf8_dec(u, len, i, &c);
-
-		if (!k) {
-			sb_puts(out, "\\ufffd");
-			i++;
-			continue;
-		}
-		i += k;
-		switch (c) {
-		case '"': sb_puts(out, "\\\""); continue;
-		case '\\': sb_puts(out, "\\\\"); continue;
-		case '\n': sb_puts(out, "\\n"); continue;
-		case '\r': sb_puts(out, "\\r"); continue;
-		case '\t': sb_puts(out, "\\t"); continue;
-		default:
-			break;
-		}
-		if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			char e[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-
-			sb_append(out, e, 6);
-		} else if (c == 0x2028 || c == 0x2029) {
-			sb_printf(out, "\\u%04x", c);
-		} else {
-			sb_append(out, s + i - k, k);
-		}
-	}
-	sb_putc(out, '"');
-}
-
-static void j_newline(struct strbuf *out, int indent, int level)
-{
-	if (indent <= 0)
-		return;
-	sb_putc(out, '\n');
-	y_indent(out, indent * level);
-}
-
-static int j_node(struct strbuf *out, const struct doc_node *n, int indent, int level)
-{
-	char buf[DOC_NUM_BUF];
-	int rc = 0;
-
-	if (level > EMIT_MAX_DEPTH)
-		return -ELOOP;
-	if (!n) {
-		sb_puts(out, "null");
-		return 0;
-	}
-	switch (n->kind) {
-	case DOC_NULL:
-		sb_puts(out, "null");
-		break;
-	case DOC_BOOL:
-		sb_puts(out, n->u.b ? "true" : "false");
-		break;
-	case DOC_INT:
-		sb_printf(out, "%lld", (long long)n->u.i);
-		break;
-	case DOC_FLOAT:
-		if (keep_big_int_text(n)) {
-			sb_append(out, n->text, n->text_len);
-			break;
-		}
-		if (doc_fmt_float_json(n->u.f, buf) < 0)
-			return -ERANGE;     /* NaN and infinities have no JSON form */
-		sb_puts(out, buf);
-		break;
-	case DOC_STRING:
-		j_string(out, n->text ? n->text : "", n->text ? n->text_len : 0);
-		break;
-	case DOC_SEQ:
-		sb_putc(out, '[');
-		for (size_t i = 0; i < n->u.seq.n && rc == 0; i++) {
-			if (i)
-				sb_putc(out, ',');
-			j_newline(out, indent, level + 1);
-			rc = j_node(out, n->u.seq.items[i], indent, level + 1);
-		}
-		if (n->u.seq.n)
-			j_newline(out, indent, level);
-		sb_putc(out, ']');
-		break;
-	case DOC_MAP:
-		sb_putc(out, '{');
-		for (size_t i = 0; i < n->u.map.n && rc == 0; i++) {
-			const struct doc_node *k = n->u.map.pairs[i].key;
-
-			if (i)
-				sb_putc(out, ',');
-			j_newline(out, indent, level + 1);
-			j_string(out, k && k->text ? k->text : "", k && k->text ? k->text_len : 0);
-			sb_puts(out, indent > 0 ? ": " : ":");
-			rc = j_node(out, n->u.map.pairs[i].value, indent, level + 1);
-		}
-		if (n->u.map.n)
-			j_newline(out, indent, level);
-		sb_putc(out, '}');
-		break;
-	}
-	return rc;
-}
-
-int doc_emit_json(const struct doc_node *n, int indent, struct strbuf *out)
-{
-	size_t start = out->len;
-	int rc;
-
-	if (indent > 32)
-		indent = 32;
-	rc = j_node(out, n, indent, 0);
-	if (rc < 0) {
-		/* Leave nothing half-written behind. */
-		out->len = start;
-		if (out->buf)
-			out->buf[start] = '\0';
-		return rc;
-	}
-	if (indent > 0)
-		sb_putc(out, '\n');
 	return sb_error(out);
 }

@@ -27,6 +27,7 @@ struct jctx {
 	size_t line_start;          /* offset where that line starts */
 	size_t col_off;             /* column cache: byte offset ... */
 	int col;                    /* ... and its column */
+	bool wide_line;             /* the line has a byte >= 0x80 before pos */
 	size_t cur;                 /* the document being read */
 	size_t total;               /* nodes of the stream */
 	bool failed, oom;
@@ -38,6 +39,8 @@ struct jctx {
  * minified file is one long line. */
 static int col_of(struct jctx *c, size_t off)
 {
+	if (!c->wide_line && off >= c->line_start)
+		return (int)(off - c->line_start) + 1;      /* ASCII so far: one byte, one column */
 	if (c->col_off < c->line_start || c->col_off > off) {
 		c->col_off = c->line_start;
 		c->col = 1;
@@ -109,6 +112,7 @@ static void skip_ws(struct jctx *c)
 		if (ch == '\n') {
 			c->line++;
 			c->line_start = c->pos + 1;
+			c->wide_line = false;
 		} else if (ch != ' ' && ch != '\t' && ch != '\r') {
 			return;
 		}
@@ -237,17 +241,36 @@ static int hex4(const char *p, const char *end)
 }
 
 /* Reads the string at pos (which is '"'), a value or an object key. */
+/* The bytes a string's scan stops at: the closing quote, a backslash, a
+ * control character (an error), a byte of UTF-8 (to be checked). */
+static const unsigned char string_stop[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+};
+
 static struct doc_node *parse_string(struct jctx *c, bool key)
 {
 	size_t start = c->pos, i = c->pos + 1, o = 0;
 	const char *end = c->buf + c->len;
+	unsigned char seen = 0;         /* the bits of every byte: 0x80, a '\\'? */
+	bool escaped = false;
 	struct doc_node *n;
 	char *out;
 
 	/* Find the closing quote first: the decoded text is never longer.
 	 * A raw control character (a newline, say) cannot be in a string. */
-	while (i < c->len && c->buf[i] != '"' && (unsigned char)c->buf[i] >= 0x20)
-		i += c->buf[i] == '\\' ? 2 : 1;
+	for (const unsigned char *b = (const unsigned char *)c->buf;; i++) {
+		while (i < c->len && !string_stop[b[i]])
+			i++;
+		if (i >= c->len || b[i] == '"' || b[i] < 0x20)
+			break;
+		seen |= b[i];
+		if (b[i] == '\\') {
+			escaped = true;
+			i++;
+		}
+	}
+	if (seen & 0x80)
+		c->wide_line = true;        /* columns count characters from here */
 	if (i >= c->len) {
 		fail_at(c, start, "unexpected end of JSON input (unterminated string)");
 		return NULL;
@@ -266,6 +289,11 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 	if (!out) {
 		c->oom = true;
 		return NULL;
+	}
+	if (!escaped && !(seen & 0x80)) {       /* plain ASCII: the text is the source */
+		o = i - start - 1;
+		memcpy(out, c->buf + start + 1, o);
+		goto done;
 	}
 	for (size_t p = start + 1; p < i;) {
 		unsigned char ch = (unsigned char)c->buf[p];
@@ -333,6 +361,7 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 		}
 		p += 2;
 	}
+done:
 	out[o] = '\0';
 	n->text = out;
 	n->text_len = o;

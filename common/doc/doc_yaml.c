@@ -747,22 +747,35 @@ static void parse_libyaml(struct yctx *c)
 	yaml_parser_delete(&p);
 }
 
+/* An event of the fast reader into the tree. */
+static int take_fast(void *arg, const yaml_event_t *ev)
+{
+	struct yctx *c = arg;
+
+	on_event(c, ev);
+	return c->oom ? -ENOMEM : 0;
+}
+
 int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
 			bool fast)
 {
 	struct yctx c = { .s = s, .buf = buf, .len = len };
-	yaml_event_t *events;
-	size_t n;
-	int rc = 0;
+	int rc = fast ? doc_yaml_fast_read(buf, len, take_fast, &c) : 1;
 
-	if (fast && !doc_yaml_fast_events(buf, len, &events, &n)) {
-		for (size_t i = 0; i < n && !c.oom; i++)
-			if (on_event(&c, &events[i]))
-				break;
-		free(events);
-	} else {
-		parse_libyaml(&c);
+	if (rc < 0)
+		c.oom = true;
+	if (rc == 1) {
+		/* Outside the subset (perhaps after some documents): libyaml
+		 * reads the whole stream again, into an empty one. */
+		free(c.scratch);
+		free(c.anchors);
+		c = (struct yctx){ .s = s, .buf = buf, .len = len };
+		if (fast && doc_stream_reset(s))
+			c.oom = true;
+		else
+			parse_libyaml(&c);
 	}
+	rc = 0;
 	if (!c.oom && s->n_docs == 0 && !doc_stream_add(s, 1))
 		c.oom = true;       /* nothing but comments: one empty document */
 	if (c.oom)

@@ -49,7 +49,7 @@ int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
 
 /* The writers (plan_output.c). The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",
  * "totalPricePerHour"}; unschedulable entries carry "details". */
-int plan_emit_json(const struct plan_result *r, struct strbuf *out);
+int plan_emit_json(const struct plan_result *r, int style, struct strbuf *out);
 /* karpenter.sh/v1 NodeClaims, one YAML document each. */
 int plan_emit_yaml(const struct plan_result *r, struct strbuf *out);
 /* One row per node claim and per unschedulable pod. */

@@ -216,9 +216,10 @@ if "$BIN" cel eval 1 >/dev/null 2>&1; then
 	cel_is '- 1' '-1'
 	expect 1 "$BIN" cel eval '-(-9223372036854775808)' && has "$TMP/err" '^error: integer overflow' \
 		"negated minimum"
-	expect 2 "$BIN" cel eval -x && has "$TMP/err" "goes after --: cel eval -- '-x'" "'-x' hint"
+	expect 2 "$BIN" cel eval -x &&
+		has "$TMP/err" "^dratopo cel eval: unknown option '-x' \(an operand that starts with '-' goes after --\)$" "'-x' hint"
 	expect 0 "$BIN" cel eval --let x=2 -- -x && has "$TMP/out" '^-2$' "-- then '-x'"
-	expect 2 "$BIN" cel eval -- && has "$TMP/err" 'no expression after --' "-- alone"
+	expect 2 "$BIN" cel eval -- && has "$TMP/err" '^dratopo cel eval: no expression to evaluate$' "-- alone"
 	if expect 0 "$BIN" cel eval --repeat 100 '1 + 1'; then
 		has "$TMP/out" '^2$' "--repeat result"
 		has "$TMP/err" '^100 evals, [0-9.]+ ns/eval$' "--repeat report"

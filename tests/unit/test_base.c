@@ -129,6 +129,20 @@ static void test_strbuf_repeat_truncate_vprintf(void)
 	sb_repeat(&sb, '-', 0);
 	CU_ASSERT_EQUAL(sb.len, 2);
 	CU_ASSERT_EQUAL(sb_error(&sb), 0);
+	sb_reset(&sb);
+	sb_join_list(&sb, "a|b|c", '|', "or");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "x y", ' ', "and");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "one", ' ', "and");
+	DT_ASSERT_STR(sb_str(&sb), "a, b or c; x and y; one");
+	/* inline appends across a growth, one byte at a time */
+	sb_reset(&sb);
+	for (int i = 0; i < 1000; i++)
+		sb_putc(&sb, (char)('a' + i % 26));
+	CU_ASSERT_EQUAL(sb.len, 1000);
+	CU_ASSERT_EQUAL(sb_str(&sb)[999], 'a' + 999 % 26);
+	CU_ASSERT_EQUAL(sb_str(&sb)[1000], '\0');
 	sb_free(&sb);
 }
 

@@ -852,7 +852,7 @@ static void test_overlay_prices_p5e(void)
 	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 40.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 40.0, 1e-9);
 	DT_ASSERT_STR(l.res->node_claims[0].price_overlay, "p5e-reserved");
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"pricePerHour\": 40"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"priceOverlay\": \"p5e-reserved\""));
 	sb_reset(&sb);
@@ -981,7 +981,7 @@ static void test_output_formats(void)
 	struct strbuf sb = STRBUF_INIT;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"nodeClaims\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"totalPricePerHour\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"existingNodes\""));

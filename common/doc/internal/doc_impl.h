@@ -58,6 +58,9 @@ void doc_fmt_float_yaml(double v, bool f32, char *buf);
 /* Go's encoding/json form: "1e-07", "0.5", "1e+21"; NaN and infinities
  * have no JSON form, return -ERANGE. */
 int doc_fmt_float_json(double v, char *buf);
+/* Whether a float's source text is an integer too big for int64, printed
+ * with all its digits rather than from the value. */
+bool doc_keep_big_int_text(const struct doc_node *n);
 /* Does s[0..len) follow the JSON number grammar? */
 bool doc_is_json_number(const char *s, size_t len);
 
@@ -88,11 +91,19 @@ int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_
 int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
 			bool fast);
 
+/* Takes one event; a nonzero return stops the reading. */
+typedef int (*doc_fast_take)(void *arg, const yaml_event_t *ev);
+
 /* The events of a stream written in the common subset of YAML
- * (doc_yaml_fast.c), as libyaml would give them, into *events (malloc'd;
- * scalars point into buf); 1 when the stream is outside the subset (then
- * libyaml must read it), 0 when read. */
-int doc_yaml_fast_events(const char *buf, size_t len, yaml_event_t **events, size_t *n);
+ * (doc_yaml_fast.c), as libyaml would give them, handed to take one at a
+ * time as they are read (scalars point into buf). 0 when the whole stream
+ * was read, -ENOMEM when take stopped it, 1 when the stream is outside the
+ * subset: then libyaml must read it all again (take has had the events up
+ * to where the stream left the subset: what they built is to be thrown
+ * away, but for the documents already complete). */
+int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *arg);
+/* Empty s again (documents, nodes) for a second reading; -ENOMEM. */
+int doc_stream_reset(struct doc_stream *s);
 int doc_parse_json(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
 
 #endif
