@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "doc.h"
+#include "escape.h"
 #include "model.h"
 #include "plan.h"
 #include "strbuf.h"
@@ -36,32 +37,12 @@ static void usage(FILE *out)
 		"Exit codes: 0 all valid, 1 invalid input, 2 usage error.\n");
 }
 
-static void json_string(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':  sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				sb_printf(sb, "\\u%04x", *p);
-			else
-				sb_putc(sb, (char)*p);
-		}
-	}
-	sb_putc(sb, '"');
-}
-
 static void json_list(struct strbuf *sb, const char *name, const struct dt_diags *d)
 {
 	sb_printf(sb, "    \"%s\": [", name);
 	for (size_t i = 0; i < d->n; i++) {
 		sb_puts(sb, i ? ",\n        " : "\n        ");
-		json_string(sb, d->msgs[i]);
+		sb_json_string(sb, d->msgs[i], strlen(d->msgs[i]));
 	}
 	sb_puts(sb, d->n ? "\n    ]" : "]");
 }

@@ -62,35 +62,79 @@ static size_t quote_go_char(struct strbuf *sb, const char *s, size_t len)
 	return k;
 }
 
+/* The character at s quoted; the bytes of s it took. */
+static size_t quote_char(struct strbuf *sb, const char *s, size_t len, unsigned flags)
+{
+	unsigned char c = (unsigned char)s[0];
+	const char *name = flags & SB_QUOTE_NAMED ? named_escape(c, flags) : NULL;
+
+	if (c == '"' || c == '\\') {
+		sb_putc(sb, '\\');
+		sb_putc(sb, (char)c);
+	} else if (name) {
+		sb_putc(sb, '\\');
+		sb_putc(sb, *name);
+	} else if (c < 0x20 || (c == 0x7f && (flags & SB_QUOTE_DEL)) ||
+		   (c >= 0x80 && (flags & SB_QUOTE_ASCII))) {
+		put_hex_byte(sb, c);
+	} else if (c >= 0x80 && (flags & SB_QUOTE_GO)) {
+		return quote_go_char(sb, s, len);
+	} else {
+		sb_putc(sb, (char)c);
+	}
+	return 1;
+}
+
+static unsigned quote_flags(unsigned flags)
+{
+	return flags & SB_QUOTE_GO ? flags | SB_QUOTE_NAMED | SB_QUOTE_DEL : flags;
+}
+
 void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags)
 {
-	if (flags & SB_QUOTE_GO)
-		flags |= SB_QUOTE_NAMED | SB_QUOTE_DEL;
+	flags = quote_flags(flags);
 	if (!(flags & SB_QUOTE_BARE))
 		sb_putc(sb, '"');
-	for (size_t i = 0; i < len;) {
-		unsigned char c = (unsigned char)s[i];
-		const char *name = flags & SB_QUOTE_NAMED ? named_escape(c, flags) : NULL;
+	for (size_t i = 0; i < len;)
+		i += quote_char(sb, s + i, len - i, flags);
+	if (!(flags & SB_QUOTE_BARE))
+		sb_putc(sb, '"');
+}
 
-		if (c == '"' || c == '\\') {
-			sb_putc(sb, '\\');
-			sb_putc(sb, (char)c);
-		} else if (name) {
-			sb_putc(sb, '\\');
-			sb_putc(sb, *name);
-		} else if (c < 0x20 || (c == 0x7f && (flags & SB_QUOTE_DEL)) ||
-			   (c >= 0x80 && (flags & SB_QUOTE_ASCII))) {
-			put_hex_byte(sb, c);
-		} else if (c >= 0x80 && (flags & SB_QUOTE_GO)) {
-			i += quote_go_char(sb, s + i, len - i);
-			continue;
-		} else {
-			sb_putc(sb, (char)c);
-		}
-		i++;
+size_t dt_quote_buf(char *out, size_t cap, const char *s, size_t len, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t q = flags & SB_QUOTE_BARE ? 0 : 1;       /* the closing quote */
+	size_t keep, n;
+
+	if (!cap)
+		return 0;
+	flags = quote_flags(flags);
+	sb_append(&sb, "\"", q);
+	keep = sb.len;
+	/* Whole escapes only, leaving room for "..." while more is to come,
+	 * and for the closing quote. */
+	for (size_t i = 0; i < len;) {
+		i += quote_char(&sb, s + i, len - i, flags);
+		if (sb.len + (i < len ? 3 : 0) + q >= cap)
+			break;
+		keep = sb.len;
 	}
-	if (!(flags & SB_QUOTE_BARE))
-		sb_putc(sb, '"');
+	n = sb_error(&sb) ? 0 : keep;
+	if (n + q >= cap) {
+		n = 0;          /* not even the quotes fit */
+		q = 0;
+	}
+	memcpy(out, sb_str(&sb), n);
+	if (keep < sb.len && n + 3 + q < cap) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	if (q && n + 1 < cap)
+		out[n++] = '"';
+	out[n] = '\0';
+	sb_free(&sb);
+	return n;
 }
 
 /* ---- JSON ---- */

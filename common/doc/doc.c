@@ -234,27 +234,6 @@ void doc_offset_pos(const char *buf, size_t len, size_t off, int *line, int *col
 	*col = c;
 }
 
-void doc_key_for_msg(const char *s, size_t len, char *out, size_t cap)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len && o + 8 < cap; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			o += (size_t)snprintf(out + o, cap - o, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-		if (i + 1 < len && o + 8 >= cap) {
-			o += (size_t)snprintf(out + o, cap - o, "...");
-			break;
-		}
-	}
-	out[o < cap ? o : cap - 1] = '\0';
-}
-
 /* ---- Duplicate keys ---- */
 
 static int key_cmp(const struct doc_node *x, const struct doc_node *y)

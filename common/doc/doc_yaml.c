@@ -332,7 +332,7 @@ static bool tagged_scalar(struct yctx *c, struct doc_node *n, const char *tag, y
 	if (strcmp(resolved_tag(r), want) != 0) {
 		char shown[80];
 
-		doc_key_for_msg(n->text, n->text_len, shown, sizeof(shown));
+		dt_quote_buf(shown, sizeof(shown), n->text, n->text_len, DOC_KEY_QUOTING);
 		fail_at(c, m, "cannot decode !!%s `%s` as a !!%s", resolved_tag(r), shown, want);
 		return false;
 	}
@@ -482,7 +482,8 @@ static bool check_dups(struct yctx *c, const struct doc_pair *pairs, size_t n)
 	}
 	if (rc > 0)
 		return true;
-	doc_key_for_msg(pairs[dup].key->text, pairs[dup].key->text_len, shown, sizeof(shown));
+	dt_quote_buf(shown, sizeof(shown), pairs[dup].key->text, pairs[dup].key->text_len,
+		     DOC_KEY_QUOTING);
 	m.line = (size_t)pairs[dup].key->line - 1;
 	m.column = (size_t)pairs[dup].key->col - 1;
 	fail_at(c, m, "mapping key \"%s\" already defined at line %d", shown,

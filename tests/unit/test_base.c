@@ -261,6 +261,25 @@ static void test_quote(void)
 	       "\"a\\xffb\\u00a0\\u200b\xc3\xa9\\U000e0001\"");
 }
 
+/* The fixed-buffer form: whole escapes only, "..." at a cut, always
+ * terminated. */
+static void test_quote_buf(void)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(dt_quote_buf(buf, sizeof(buf), "abc", 3, 0), 5);
+	DT_ASSERT_STR(buf, "\"abc\"");
+	dt_quote_buf(buf, sizeof(buf), "abcdefghijklmnopq", 17, 0);
+	DT_ASSERT_STR(buf, "\"abcdefghij...\"");
+	CU_ASSERT_EQUAL(strlen(buf), 15);
+	dt_quote_buf(buf, sizeof(buf), "abcdefgh\x01\x02\x03", 11, SB_QUOTE_BARE);
+	DT_ASSERT_STR(buf, "abcdefgh\\x01...");   /* \x02 would leave no room for ... */
+	dt_quote_buf(buf, 3, "abcdef", 6, 0);
+	CU_ASSERT_EQUAL(strlen(buf), 2);
+	dt_quote_buf(buf, 1, "abcdef", 6, 0);
+	DT_ASSERT_STR(buf, "");
+}
+
 static void test_json_string(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -328,6 +347,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
 	      DT_TEST(test_quote),
+	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
 	      DT_TEST(test_yaml_dquote),
 	      DT_TEST(test_logfmt_value),

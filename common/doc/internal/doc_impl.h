@@ -6,6 +6,7 @@
 #define DT_DOC_IMPL_H
 
 #include "doc.h"
+#include "escape.h"
 
 /* Capacity of a node's item or pair array holding n entries. Every array
  * (parsed, built or cloned) is allocated with this capacity, so that
@@ -72,8 +73,8 @@ void doc_doc_fail(struct doc_stream *s, struct doc_document *d, int line, int co
 /* Line and column (1-based, counting UTF-8 characters) of byte off in buf. */
 void doc_offset_pos(const char *buf, size_t len, size_t off, int *line, int *col);
 
-/* Key text for messages: printable, escaped, cut to fit. */
-void doc_key_for_msg(const char *s, size_t len, char *out, size_t cap);
+/* Key text for messages: printable, escaped, cut to fit (escape.h). */
+#define DOC_KEY_QUOTING (SB_QUOTE_BARE | SB_QUOTE_DEL)
 
 /* Finds the first pair whose key repeats an earlier one among pairs[0..n).
  * Returns 0 with *dup = index of the repeat and *first = the original, or
