@@ -8,6 +8,7 @@
 #include <sys/random.h>
 
 #include "alloc_internal.h"
+#include "hex.h"
 
 #define CHUNK_MIN (4u << 10)
 
@@ -195,7 +196,6 @@ void alloc_hash_free(struct alloc_hash *h)
 /* A random (version 4, variant 10) UUID, as the scheduler makes share IDs. */
 void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char b[16];
 	size_t got = 0;
 	char *p = out;
@@ -221,8 +221,8 @@ void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 	for (int i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			*p++ = '-';
-		*p++ = hex[b[i] >> 4];
-		*p++ = hex[b[i] & 15];
+		*p++ = hex_lower[b[i] >> 4];
+		*p++ = hex_lower[b[i] & 15];
 	}
 	*p = '\0';
 }
