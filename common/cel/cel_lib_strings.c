@@ -132,9 +132,7 @@ FN(last_index_of)
 			return cel_int(cp_index(s, off));
 		if (off == 0)
 			break;
-		do
-			off--;
-		while (off > 0 && ((unsigned char)s[off] & 0xc0) == 0x80);
+		off = utf8_char_start(s, off - 1);
 	}
 	return cel_int(-1);
 }
@@ -327,10 +325,10 @@ FN(trim)
 		b += l ? l : 1;
 	}
 	while (e > b) {
-		size_t p = e - 1;
+		size_t p = utf8_char_start(s, e - 1);
 
-		while (p > b && ((unsigned char)s[p] & 0xc0) == 0x80)
-			p--;
+		if (p < b)
+			p = b;
 		utf8_decode(s + p, e - p, &cp);
 		if (!is_space(cp))
 			break;

@@ -194,6 +194,11 @@ static void test_utf8_decode(void)
 	CU_ASSERT_FALSE(utf8_valid("h\xc3llo", 5));
 	CU_ASSERT_EQUAL(utf8_count("h\xc3\xa9llo", 6), 5);
 	CU_ASSERT_EQUAL(utf8_count("a\xff" "b", 3), 3);
+	/* "a" U+20AC "b": a cut at bytes 2 or 3 goes back to 1. */
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 3), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 2), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 4), 4);
+	CU_ASSERT_EQUAL(utf8_char_start("\x82\x82", 1), 0);
 }
 
 static void test_utf8_encode_round_trip(void)
