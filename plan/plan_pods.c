@@ -139,27 +139,6 @@ int plan_default_classes(struct model_set *set, struct dt_err *err)
 			 err);
 }
 
-/* ---- Growing arrays ---- */
-
-int plan_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *nv;
-	size_t nc;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	nv = realloc(*v, nc * size);
-	if (!nv)
-		return -ENOMEM;
-	memset((char *)nv + *cap * size, 0, (nc - *cap) * size);
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
-
 struct collect {
 	struct model_set *set;
 	struct plan_pods *out;
@@ -320,7 +299,7 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 
 	if (out->n_pods >= PLAN_MAX_PODS)
 		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
-	if (plan_grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
+	if (DT_GROW(out->pods, c->cap_pods, out->n_pods + 1))
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
 	p = &out->pods[out->n_pods++];
 	memset(p, 0, sizeof(*p));
@@ -881,8 +860,7 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 		if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
 			continue;
 		if (pod->spec.node_name) {
-			if (plan_grow((void **)&out->bound, &c.cap_bound, out->n_bound + 1,
-				 sizeof(*out->bound)))
+			if (DT_GROW(out->bound, c.cap_bound, out->n_bound + 1))
 				return dt_err_set(err, -ENOMEM, "out of memory");
 			out->bound[out->n_bound].node = pod->spec.node_name;
 			plan_pod_requests(&pod->spec, &out->bound[out->n_bound].req);

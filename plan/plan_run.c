@@ -92,7 +92,7 @@ int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 		const struct alloc_claim_result *cr = &o->claims[i];
 		struct plan_claim *pc;
 
-		if (plan_grow((void **)&vc->v, &vc->cap, vc->n + 1, sizeof(*vc->v)))
+		if (DT_GROW(vc->v, vc->cap, vc->n + 1))
 			return -ENOMEM;
 		pc = &vc->v[vc->n++];
 		pc->claim = ns_name(pl, cr->claim->meta.ns, cr->claim->meta.name);
@@ -123,8 +123,7 @@ int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 				seen = !strcmp(drivers->v[j], d->driver);
 			if (seen)
 				continue;
-			if (plan_grow((void **)&drivers->v, &drivers->cap, drivers->n + 1,
-				 sizeof(*drivers->v)))
+			if (DT_GROW(drivers->v, drivers->cap, drivers->n + 1))
 				return -ENOMEM;
 			drivers->v[drivers->n++] = d->driver;
 		}
@@ -134,7 +133,7 @@ int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
 
 int plan_push_str(struct vec_str *v, const char *s)
 {
-	if (!s || plan_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
+	if (!s || DT_GROW(v->v, v->cap, v->n + 1))
 		return -ENOMEM;
 	v->v[v->n++] = s;
 	return 0;

@@ -209,18 +209,10 @@ static int gather(const struct alloc_node *node, const struct model_object *cons
 				pools[pi].gen = s->pool.generation;
 			continue;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct gpool *np = realloc(pools, nc * sizeof(*np));
-
-			if (!np) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			pools = np;
-			cap = nc;
+		if (DT_GROW(pools, cap, n + 1)) {
+			rc = -ENOMEM;
+			goto out;
 		}
-		memset(&pools[n], 0, sizeof(pools[n]));
 		pools[n].driver = s->driver;
 		pools[n].name = s->pool.name;
 		pools[n].gen = s->pool.generation;
@@ -258,16 +250,9 @@ static int gather(const struct alloc_node *node, const struct model_object *cons
 		}
 		if (s->pool.generation < p->gen)
 			continue;
-		if (p->n == p->cap) {
-			size_t nc = p->cap ? p->cap * 2 : 4;
-			struct gslice *ns = realloc(p->slices, nc * sizeof(*ns));
-
-			if (!ns) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			p->slices = ns;
-			p->cap = nc;
+		if (DT_GROW(p->slices, p->cap, p->n + 1)) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		p->slices[p->n].obj = slices[i];
 		p->slices[p->n].relevant = slice_targets(node, s, &p->slices[p->n].per_device);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cel_ast.h"
 #include "strbuf.h"
 
@@ -543,15 +544,8 @@ static struct cel_fn_group *group_for(struct cel_env *env, const char *name)
 		else
 			lo = mid + 1;
 	}
-	if (env->n_fns == env->cap_fns) {
-		size_t cap = env->cap_fns ? env->cap_fns * 2 : 128;
-		struct cel_fn_group *nf = realloc(env->fns, cap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		env->fns = nf;
-		env->cap_fns = cap;
-	}
+	if (DT_GROW(env->fns, env->cap_fns, env->n_fns + 1))
+		return NULL;
 	memmove(&env->fns[lo + 1], &env->fns[lo], (env->n_fns - lo) * sizeof(*env->fns));
 	memset(&env->fns[lo], 0, sizeof(env->fns[lo]));
 	env->fns[lo].name = name;
@@ -686,15 +680,8 @@ int cel_env_declare(struct cel_env *env, const char *name, const char *type, str
 	nm = cel_arena_strdup(&env->pool, name, strlen(name));
 	if (!nm)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	if (env->n_vars == env->cap_vars) {
-		size_t cap = env->cap_vars ? env->cap_vars * 2 : 8;
-		struct cel_var_decl *nv = realloc(env->vars, cap * sizeof(*nv));
-
-		if (!nv)
-			return dt_err_set(err, -ENOMEM, "out of memory");
-		env->vars = nv;
-		env->cap_vars = cap;
-	}
+	if (DT_GROW(env->vars, env->cap_vars, env->n_vars + 1))
+		return dt_err_set(err, -ENOMEM, "out of memory");
 	env->vars[env->n_vars].name = nm;
 	env->vars[env->n_vars].type = t;
 	return (int)env->n_vars++;

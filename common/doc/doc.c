@@ -173,17 +173,10 @@ void doc_stream_free(struct doc_stream *s)
 
 struct doc_document *doc_stream_add(struct doc_stream *s, int line)
 {
-	struct doc_document *docs, *d;
-	size_t cap = doc_array_cap(s->n_docs);
+	struct doc_document *d;
 
-	if (s->n_docs == 0 || s->n_docs == cap) {
-		size_t ncap = s->n_docs ? cap * 2 : cap;
-
-		docs = realloc(s->docs, ncap * sizeof(*docs));
-		if (!docs)
-			return NULL;
-		s->docs = docs;
-	}
+	if (DT_GROW(s->docs, s->cap_docs, s->n_docs + 1))
+		return NULL;
 	d = &s->docs[s->n_docs++];
 	d->root = NULL;
 	d->line = line;
@@ -364,28 +357,17 @@ int doc_parse(const char *buf, size_t len, enum doc_format fmt,
 /* Reads all of fd into a malloc'd buffer, refusing more than the limit. */
 static int read_all(int fd, const char *path, char **bufp, size_t *lenp, struct dt_err *err)
 {
-	size_t len = 0, cap = 64u << 10;
-	char *buf = malloc(cap), *nb;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
 	int rc = 0;
 
-	if (!buf)
-		return dt_err_set(err, -ENOMEM, "out of memory reading %s", path);
 	for (;;) {
 		ssize_t r;
 
-		if (len == cap) {
-			if (cap > DOC_MAX_FILE_SIZE) {
-				rc = dt_err_set(err, -EFBIG, "%s: file too large (limit %u bytes)",
-						path, DOC_MAX_FILE_SIZE);
-				goto out;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				rc = dt_err_set(err, -ENOMEM, "out of memory reading %s", path);
-				goto out;
-			}
-			buf = nb;
+		/* len stays under the limit (checked below), so cap does too. */
+		if (len == cap && DT_GROW(buf, cap, len + (64u << 10))) {
+			rc = dt_err_set(err, -ENOMEM, "out of memory reading %s", path);
+			goto out;
 		}
 		r = read(fd, buf + len, cap - len);
 		if (r < 0) {

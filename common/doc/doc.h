@@ -73,7 +73,7 @@ struct doc_arena;
 struct doc_stream {
 	char *filename;                 /* as given to the loader, for messages */
 	struct doc_document *docs;
-	size_t n_docs;
+	size_t n_docs, cap_docs;
 	struct doc_arena *arena;        /* owns every node */
 };
 

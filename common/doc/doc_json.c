@@ -143,16 +143,9 @@ static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
 
 static int scratch_push(struct jctx *c, struct doc_node *n)
 {
-	if (c->n_scratch == c->cap_scratch) {
-		size_t ncap = c->cap_scratch ? c->cap_scratch * 2 : 256;
-		struct doc_node **p = realloc(c->scratch, ncap * sizeof(*p));
-
-		if (!p) {
-			c->oom = true;
-			return -ENOMEM;
-		}
-		c->scratch = p;
-		c->cap_scratch = ncap;
+	if (DT_GROW(c->scratch, c->cap_scratch, c->n_scratch + 1)) {
+		c->oom = true;
+		return -ENOMEM;
 	}
 	c->scratch[c->n_scratch++] = n;
 	return 0;

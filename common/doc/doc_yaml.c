@@ -144,15 +144,8 @@ static const struct yanchor *anchor_get(struct yctx *c, const char *name)
 
 static int scratch_push(struct yctx *c, struct doc_node *n)
 {
-	if (c->n_scratch == c->cap_scratch) {
-		size_t ncap = c->cap_scratch ? c->cap_scratch * 2 : 256;
-		struct doc_node **p = realloc(c->scratch, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->scratch = p;
-		c->cap_scratch = ncap;
-	}
+	if (DT_GROW(c->scratch, c->cap_scratch, c->n_scratch + 1))
+		return -ENOMEM;
 	c->scratch[c->n_scratch++] = n;
 	return 0;
 }

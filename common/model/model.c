@@ -206,15 +206,8 @@ struct model_object *model_set_add(struct model_set *s, enum model_kind k)
 
 	if ((unsigned)k >= MODEL_KIND_COUNT)
 		return NULL;
-	if (s->n_objects == s->cap_objects) {
-		size_t cap = s->cap_objects ? s->cap_objects * 2 : 16;
-		struct model_object **objs = realloc(s->objects, cap * sizeof(*objs));
-
-		if (!objs)
-			return NULL;
-		s->objects = objs;
-		s->cap_objects = cap;
-	}
+	if (DT_GROW(s->objects, s->cap_objects, s->n_objects + 1))
+		return NULL;
 	o = model_set_alloc(s, sizeof(*o));
 	if (!o)
 		return NULL;
@@ -291,15 +284,8 @@ static int find_index_see(struct model_set *s, size_t i)
 		find_index_put(s, i);
 		return 0;
 	}
-	if (ix->n_pending == ix->cap_pending) {
-		size_t cap = ix->cap_pending ? 2 * ix->cap_pending : 16;
-		size_t *p = realloc(ix->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ix->pending = p;
-		ix->cap_pending = cap;
-	}
+	if (DT_GROW(ix->pending, ix->cap_pending, ix->n_pending + 1))
+		return -ENOMEM;
 	ix->pending[ix->n_pending++] = i;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "utf8.h"
 
 enum obs_kind { KIND_COUNTER, KIND_GAUGE, KIND_HISTOGRAM, KIND_GAUGE_FUNC };
@@ -203,17 +204,8 @@ static int registry_add(struct obs_registry *reg, struct obs_metric *m,
 	for (size_t i = 0; i < reg->n; i++)
 		if (strcmp(reg->metrics[i]->name, m->name) == 0)
 			rc = dt_err_set(err, -EEXIST, "metric %s: already registered", m->name);
-	if (!rc && reg->n == reg->cap) {
-		size_t cap = reg->cap ? reg->cap * 2 : 16;
-		struct obs_metric **grown = realloc(reg->metrics, cap * sizeof(*grown));
-
-		if (grown) {
-			reg->metrics = grown;
-			reg->cap = cap;
-		} else {
-			rc = dt_err_set(err, -ENOMEM, "metric %s: out of memory", m->name);
-		}
-	}
+	if (!rc && DT_GROW(reg->metrics, reg->cap, reg->n + 1))
+		rc = dt_err_set(err, -ENOMEM, "metric %s: out of memory", m->name);
 	if (!rc)
 		reg->metrics[reg->n++] = m;
 	pthread_mutex_unlock(&reg->lock);
@@ -378,15 +370,8 @@ static struct obs_series *series_alloc(struct obs_metric *m, const char *const *
 
 static bool series_insert(struct obs_metric *m, size_t at, struct obs_series *s)
 {
-	if (m->nseries == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 8;
-		struct obs_series **grown = realloc(m->series, cap * sizeof(*grown));
-
-		if (!grown)
-			return false;
-		m->series = grown;
-		m->cap = cap;
-	}
+	if (DT_GROW(m->series, m->cap, m->nseries + 1))
+		return false;
 	memmove(m->series + at + 1, m->series + at, (m->nseries - at) * sizeof(*m->series));
 	m->series[at] = s;
 	m->nseries++;
@@ -539,19 +524,11 @@ void obs_collect(struct obs_collector *c, double value, ...)
 		n++;
 	if (!ok || n != c->metric->nlabels || c->oom)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct collected *grown = realloc(c->items, cap * sizeof(*grown));
-
-		if (!grown) {
-			c->oom = true;
-			return;
-		}
-		c->items = grown;
-		c->cap = cap;
+	if (DT_GROW(c->items, c->cap, c->n + 1)) {
+		c->oom = true;
+		return;
 	}
 	it = &c->items[c->n];
-	memset(it, 0, sizeof(*it));
 	for (size_t i = 0; i < n; i++) {
 		it->values[i] = strdup(values[i]);
 		if (!it->values[i]) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "topo_verify.h"
 
 static const char *const verdict_names[REC_N_VERDICTS] = {
@@ -123,15 +124,11 @@ static size_t name_pos(void *const *v, size_t n, const char *name, bool *found)
 /* Insert item at pos of a pointer array, growing it. */
 static int insert_at(void ***v, size_t *n, size_t *cap, size_t pos, void *item)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void **nv = realloc(*v, nc * sizeof(*nv));
+	void *grown = *v;
 
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (dt_grow(&grown, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	*v = grown;
 	memmove(*v + pos + 1, *v + pos, (*n - pos) * sizeof(**v));
 	(*v)[pos] = item;
 	(*n)++;
@@ -394,11 +391,8 @@ static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 static int append_node(struct rec_changes *c, const struct rec_fleet *f,
 		       const struct fnode *n, int64_t now)
 {
-	struct rec_node *nv = realloc(c->nodes, (c->n_nodes + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->nodes, c->cap_nodes, c->n_nodes + 1))
 		return -ENOMEM;
-	c->nodes = nv;
 	return rec_node_view(f, n, now, &c->nodes[c->n_nodes++]);
 }
 
@@ -432,7 +426,6 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 {
 	struct dt_err why = { 0 };
 	struct flearned *l;
-	struct rec_learned *nl;
 	int rc;
 
 	if (!learnable(f, ty) || n->shape->count < f->quorum)
@@ -443,12 +436,10 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 		return 0;
 	}
 	l = calloc(1, sizeof(*l));
-	nl = realloc(c->learned, (c->n_learned + 1) * sizeof(*nl));
-	if (!l || !nl) {
+	if (!l || DT_GROW(c->learned, c->cap_learned, c->n_learned + 1)) {
 		free(l);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	c->learned = nl;
 	rc = learned_source(top, n->shape, n->shape->count, warnings, &l->rec.source, &why);
 	if (rc == 0)
 		rc = learned_parse(ty->name, l->rec.source, l, &why);
@@ -478,11 +469,8 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 static int append_conflict(struct rec_changes *c, const struct rec_fleet *f,
 			   const struct ftype *t)
 {
-	struct rec_conflict *nv = realloc(c->conflicts, (c->n_conflicts + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->conflicts, c->cap_conflicts, c->n_conflicts + 1))
 		return -ENOMEM;
-	c->conflicts = nv;
 	return rec_conflict_view(f, t, &c->conflicts[c->n_conflicts++]);
 }
 

@@ -169,7 +169,7 @@ struct coord_remedies {
 	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
 	size_t device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
-	size_t n_lifted;
+	size_t n_lifted, cap_lifted;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "coord.h"
 #include "model.h"
 #include "remedy.h"
@@ -59,7 +60,6 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	struct rem_lift l = { 0 };
 	struct strbuf cmds = STRBUF_INIT;
 	const struct hwdb_type *entry;
-	char **grown;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
 
 	if (rc)
@@ -72,15 +72,11 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	grown = rc ? NULL : realloc(out->lifted, (out->n_lifted + 1) * sizeof(*grown));
-	if (!rc && (!grown || !(grown[out->n_lifted] = strdup(name)))) {
-		if (grown)
-			out->lifted = grown;
+	if (!rc && (DT_GROW(out->lifted, out->cap_lifted, out->n_lifted + 1) ||
+		    !(out->lifted[out->n_lifted] = strdup(name))))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
-	} else if (!rc) {
-		out->lifted = grown;
+	else if (!rc)
 		out->n_lifted++;
-	}
 	sb_free(&cmds);
 	rem_lift_free(&l);
 	topo_free(&t);

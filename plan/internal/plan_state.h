@@ -171,7 +171,7 @@ struct planner {
 	size_t n_rejects, cap_rejects;
 
 	struct pnode *pn;
-	size_t n_pn;
+	size_t n_pn, cap_pn;
 	struct plan_open_reqs *unit_open;       /* per unit (plan_narrow_setup) */
 	int fatal;                              /* first fatal error of a callback */
 	/* Per shape: the allocator's error (CEL runtime error, unknown class,

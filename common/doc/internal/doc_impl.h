@@ -5,6 +5,7 @@
 #ifndef DT_DOC_IMPL_H
 #define DT_DOC_IMPL_H
 
+#include "array.h"
 #include "doc.h"
 #include "escape.h"
 
