@@ -289,6 +289,10 @@ struct plan_pod {
 	 * (shared). Objects of the set. tmpl: the template, when used. */
 	const struct model_object **claims;
 	const struct model_object **tmpl;
+	/* Per claim, when it is its PodGroup's (spec.schedulingGroup, the
+	 * claim equal to one of the group's): that entry, whose claim every
+	 * pod of the group shares; NULL otherwise. NULL array: none. */
+	const struct model_pod_claim **group_claim;
 	size_t n_claims;
 	/* Set when the pod cannot be planned at all (a claim or template
 	 * that does not exist, an extended resource): the reason. */

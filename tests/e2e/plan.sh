@@ -186,6 +186,31 @@ expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" --region ap-south-1 -o json &&
 expect 2 "$BIN" plan -f "$FIX/efa-only.yaml" --region mars-north-1 &&
 	has "$TMP/err" "no prices for 'mars-north-1'; it has: us-east-1, " "bad --region"
 
+# Workload-level claims (issue 20): a PodGroup's pods share the group's
+# claim made from the template, so the plan allocates it once and puts the
+# pods together; the same template without a group gives each pod its own.
+if expect 0 "$BIN" plan -f "$FIX/podgroup-shared-claim.yaml" -o json; then
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/trainers-")) | .pods | length]' '[2]' \
+		"group: both pods on one node"
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/trainers-")) | .claims[].claim]' \
+		'["ml/trainers-gpu-tzrkr"]' "group: one claim, named for the PodGroup"
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/solo-")) | .claims | length]' '[1,1]' \
+		"no group: a claim per pod"
+	jqis '.totalPricePerHour' '0.606' "one GPU for the group, one per solo pod"
+fi
+sed 's/podGroupName: trainers/podGroupName: absent/' "$FIX/podgroup-shared-claim.yaml" >"$TMP/nogroup.yaml"
+expect 3 "$BIN" plan -f "$TMP/nogroup.yaml" -o json &&
+	jqis '[.unschedulable[].reason] | unique' \
+		'["podGroup ml/absent not found (the scheduler keeps the pod pending until it exists)"]' \
+		"a missing PodGroup"
+# generateName pods (scheduler_perf's): named as the API server names them,
+# planned, not a crash (issue 20).
+if expect 0 "$BIN" plan -f "$ROOT/tests/fixtures/corpus/scheduler-perf/pod-with-claim-template.yaml" \
+	"$ROOT/tests/fixtures/corpus/scheduler-perf/deviceclass.yaml" "$FIX/sched-template.yaml" -o json; then
+	jqis '.existingNodes[0].pods | map(test("^default/test-dra[bcdfghjklmnpqrstvwxz2456789]{5}$"))' '[true]' \
+		"a generated pod name"
+fi
+
 # Usage and input errors.
 expect 2 "$BIN" plan
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml
