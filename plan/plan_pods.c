@@ -15,71 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "plan_internal.h"
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	if (!s)
-		s = "";
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	h ^= 0xff;      /* separate consecutive strings */
-	h *= 0x100000001b3ULL;
-	return h;
-}
-
-char *plan_u64_str(uint64_t v, char out[24])
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		out[i++] = tmp[--n];
-	out[i] = 0;
-	return out;
-}
-
-size_t plan_concat(char *buf, size_t sz, ...)
-{
-	va_list ap;
-	size_t len = 0;
-
-	if (!sz)
-		return 0;
-	va_start(ap, sz);
-	for (const char *s; (s = va_arg(ap, const char *));) {
-		size_t n = strlen(s);
-
-		if (n > sz - 1 - len)
-			n = sz - 1 - len;
-		memcpy(buf + len, s, n);
-		len += n;
-	}
-	va_end(ap);
-	buf[len] = 0;
-	return len;
-}
-
-void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6])
-{
-	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-	uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b);
-	char num[24];
-
-	plan_u64_str(n, num);
-	h = fnv1a(h, num);
-	for (int i = 0; i < 5; i++) {
-		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
-		h /= sizeof(alphabet) - 1;
-	}
-	out[5] = 0;
-}
 
 bool plan_pod_is_dra(const struct model_pod_spec *spec)
 {
@@ -757,7 +694,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		for (size_t j = 0; j < m->cap; j++) {
 			if (!m->keys[j])
 				continue;
-			h = fnv1a(0xcbf29ce484222325ULL, m->keys[j]);
+			h = plan_hash(DT_HASH_INIT, m->keys[j]);
 			for (i = h % nm.cap; nm.keys[i]; i = (i + 1) % nm.cap)
 				;
 			nm.keys[i] = m->keys[j];
@@ -767,7 +704,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		free(m->ids);
 		*m = nm;
 	}
-	h = fnv1a(0xcbf29ce484222325ULL, key);
+	h = plan_hash(DT_HASH_INIT, key);
 	for (i = h % m->cap; m->keys[i]; i = (i + 1) % m->cap) {
 		if (!strcmp(m->keys[i], key)) {
 			*id = m->ids[i];

@@ -8,6 +8,7 @@
 #include "dt_test.h"
 #include "err.h"
 #include "escape.h"
+#include "hash.h"
 #include "hex.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -240,6 +241,18 @@ static void test_hex(void)
 	CU_ASSERT_EQUAL(hex_upper[11], 'B');
 }
 
+/* ---- hash ---- */
+
+static void test_hash(void)
+{
+	/* FNV-1a 64's published vectors; continuing equals hashing at once. */
+	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "", 0), 0xcbf29ce484222325ULL);
+	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "a", 1), 0xaf63dc4c8601ec8cULL);
+	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "foobar", 6), 0x85944171f73967e8ULL);
+	CU_ASSERT_EQUAL(dt_hash(dt_hash(DT_HASH_INIT, "foo", 3), "bar", 3),
+			dt_hash(DT_HASH_INIT, "foobar", 6));
+}
+
 /* ---- escapers ---- */
 
 #define QUOTED(flags, lit, want)                                \
@@ -355,6 +368,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_decode),
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
+	      DT_TEST(test_hash),
 	      DT_TEST(test_quote),
 	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
