@@ -83,6 +83,9 @@ void doc_offset_pos(const char *buf, size_t len, size_t off, int *line, int *col
  * Returns 0 with *dup = index of the repeat and *first = the original, or
  * 1 when all keys differ, or -ENOMEM. */
 int doc_find_dup_key(const struct doc_pair *pairs, size_t n, size_t *dup, size_t *first);
+/* Keys by their text: bytewise order, and equality. */
+int doc_key_cmp(const struct doc_node *x, const struct doc_node *y);
+bool doc_key_eq(const struct doc_node *x, const struct doc_node *y);
 
 int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
 /* The same with libyaml alone (fast false), for the tests that compare
