@@ -12,25 +12,6 @@
 #include "array.h"
 #include "topo_verify.h"
 
-static const char *const verdict_names[REC_N_VERDICTS] = {
-	"match", "drift", "unknown", "learned",
-};
-
-const char *rec_verdict_name(enum rec_verdict v)
-{
-	return (unsigned)v < REC_N_VERDICTS ? verdict_names[v] : "unknown";
-}
-
-int rec_verdict_parse(const char *s, enum rec_verdict *out)
-{
-	for (int i = 0; s && i < REC_N_VERDICTS; i++)
-		if (strcmp(s, verdict_names[i]) == 0) {
-			*out = (enum rec_verdict)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
 /* ---- The fleet ---- */
 
 struct rec_fleet *rec_fleet_new(const struct rec_options *opts)
@@ -187,20 +168,6 @@ static struct fshape *get_shape(struct ftype *t, const char *key)
 	s->next = t->shapes;
 	t->shapes = s;
 	return s;
-}
-
-size_t rec_type_live_shapes(const struct ftype *t)
-{
-	size_t n = 0;
-
-	for (const struct fshape *s = t->shapes; s; s = s->next)
-		n += s->count > 0;
-	return n;
-}
-
-bool rec_type_conflicted(const struct ftype *t)
-{
-	return !hwdb_lookup(t->name) && rec_type_live_shapes(t) > 1;
 }
 
 /* ---- Checking a report ---- */
