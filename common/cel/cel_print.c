@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cel_ast.h"
-#include "escape.h"
 #include "strbuf.h"
 
 void cel_print_double(struct strbuf *sb, double d)
@@ -38,13 +37,6 @@ void cel_print_double(struct strbuf *sb, double d)
 	sb_puts(sb, buf);
 	if (!strpbrk(buf, ".e"))
 		sb_puts(sb, ".0");
-}
-
-void cel_print_string(struct strbuf *sb, const char *s, size_t len, bool bytes)
-{
-	if (bytes)
-		sb_putc(sb, 'b');
-	sb_quote(sb, s, len, SB_QUOTE_NAMED | SB_QUOTE_DEL | (bytes ? SB_QUOTE_ASCII : 0));
 }
 
 void cel_value_print(struct strbuf *sb, const struct cel_value *v)
