@@ -1,5 +1,4 @@
 /* cel_types.c - the checker's built-in types and how types print. */
-#include <errno.h>
 #include <string.h>
 
 #include "cel_ast.h"
