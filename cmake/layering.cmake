@@ -92,6 +92,7 @@ function(dt_layering_check)
         endif()
       endforeach()
       string(APPEND text "set(MODULE_${t}_STEMS \"${stems}\")\n")
+      string(APPEND text "set(MODULE_${t}_ARCHIVE \"$<TARGET_FILE:${t}>\")\n")
       string(APPEND text "set(MODULE_${t}_LINKS \"${direct}\")\n")
       # Headers generated into the build tree, by the path they are
       # included with (proto: "dratopo/v1/").

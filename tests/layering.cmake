@@ -8,3 +8,8 @@ add_test(NAME layering_catches
          COMMAND ${CMAKE_COMMAND} -DCHECK=${PROJECT_SOURCE_DIR}/tools/check-layering.cmake
                  -DFIXTURE=${CMAKE_CURRENT_LIST_DIR}/fixtures/layering
                  -P ${CMAKE_CURRENT_LIST_DIR}/tools/layering_catches.cmake)
+# Inside each module, no file calls back into one that calls it
+# (tools/check-file-cycles.cmake, from the built archives).
+add_test(NAME file_cycles
+         COMMAND ${CMAKE_COMMAND} -DMANIFEST=${PROJECT_BINARY_DIR}/layering_manifest.cmake
+                 -P ${PROJECT_SOURCE_DIR}/tools/check-file-cycles.cmake)
