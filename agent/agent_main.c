@@ -1,4 +1,6 @@
-/* agent_main.c - the dratopo-agent command: probe, verify and slices.
+/* agent_main.c - the dratopo-agent command: probe, verify and slices, and
+ * `run`, which it hands to the program beside it (dratopo-agent-run) so
+ * that these one-shot commands never load gRPC or OpenSSL.
  *
  *   dratopo-agent probe  [--sysfs-root DIR] [--instance-type T] [-o text|json|yaml|svg]
  *   dratopo-agent verify [--sysfs-root DIR] [--instance-type T] [--hwdb-extra FILE]
@@ -16,10 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
-#include "agent_report.h"
-#include "agent_run.h"
+#include "agent_node.h"
 #include "doc.h"
 #include "draw.h"
 #include "hwdb.h"
@@ -42,7 +44,7 @@ static const char usage_text[] =
 	"           (exit 4: drift; exit 5: unknown type, proposed hwdb entry on stdout)\n"
 	"  slices   print the ResourceSlices the NVIDIA driver and DRANET would publish\n"
 	"  run      report to a coordinator at start, every interval and on change\n"
-	"           (dratopo-agent run --help)\n"
+	"           (dratopo-agent run --help; runs dratopo-agent-run, installed beside)\n"
 	"\n"
 	"Options:\n"
 	"  --sysfs-root DIR          read DIR/sys instead of /sys\n"
@@ -51,7 +53,8 @@ static const char usage_text[] =
 	"  --node-name N             node name for the slices (default $NODE_NAME, hostname)\n"
 	"  --consumable-capacity M   disabled, N, memory or unlimited (slices)\n"
 	"  -o FORMAT                 probe: text|json|yaml|svg (a picture, drift drawn against\n"
-	"                            hwdb); verify: text|json; slices: yaml|json\n";
+	"                            hwdb); verify: text|json; slices: yaml|json\n"
+	"  --version                 print the version\n";
 
 struct args {
 	const char *cmd;
@@ -400,6 +403,26 @@ static int cmd_slices(const struct args *a)
 	return rc ? 1 : 0;
 }
 
+/* `run` is dratopo-agent-run, beside this program: the directory of the
+ * path this process was started by (AT_EXECFN, from the kernel: no file
+ * is read to find it). argv[0] is "run"; its options pass on unchanged. */
+static int exec_run(char **argv)
+{
+	const char *self = (const char *)getauxval(AT_EXECFN);
+	const char *slash = self ? strrchr(self, '/') : NULL;
+	char path[4096];
+
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/dratopo-agent-run", (int)(slash - self), self);
+	else
+		snprintf(path, sizeof(path), "dratopo-agent-run");
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "dratopo-agent: run: cannot start %s: %s (dratopo-agent-run is installed "
+		"beside dratopo-agent)\n", path, strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -413,8 +436,12 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (strcmp(a.cmd, "--version") == 0 || strcmp(a.cmd, "version") == 0) {
+		printf("dratopo-agent %s\n", DRATOPO_VERSION);
+		return 0;
+	}
 	if (strcmp(a.cmd, "run") == 0)
-		return agent_run(argc - 1, argv + 1);
+		return exec_run(argv + 1);
 	if (strcmp(a.cmd, "probe") && strcmp(a.cmd, "verify") && strcmp(a.cmd, "slices"))
 		return usage_error("unknown command %s", a.cmd);
 	rc = parse_args(argc - 1, argv + 1, &a);

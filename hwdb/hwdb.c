@@ -17,6 +17,14 @@ bool hwdb_type_sized(const struct hwdb_type *t)
 	return t && t->vcpu > 0 && t->memory_mib > 0 && t->arch;
 }
 
+bool hwdb_type_incomplete(const struct hwdb_type *t)
+{
+	bool devices = t->n_gpus || t->n_efas;
+
+	return !hwdb_type_sized(t) || (devices && !t->dra_metadata) ||
+	       (t->n_gpus && !t->gpu_device) || (t->n_efas && !t->efa_device);
+}
+
 bool hwdb_type_price(const struct hwdb_type *t, const char *region, double *out)
 {
 	size_t lo = 0, hi = t->n_prices;

@@ -144,6 +144,14 @@ const struct hwdb_type *hwdb_lookup(const char *name);
 /* Whether t's vCPUs, memory and architecture are known. */
 bool hwdb_type_sized(const struct hwdb_type *t);
 
+/* Whether t leaves out something a fleet's nodes can teach: its size
+ * (hwdb_type_sized), the PCIe grouping of its GPUs and EFAs (dra_metadata
+ * false) or their PCI device ids. The coordinator learns such a type from
+ * its first nodes as it learns one hwdb lacks, verifies the type's nodes
+ * against the learned entry, and hwdb_catalog_add_learned merges what was
+ * learned into t. */
+bool hwdb_type_incomplete(const struct hwdb_type *t);
+
 /* t's on-demand price in region (NULL: HWDB_DEFAULT_REGION) into *out;
  * false when hwdb knows none there (not offered, or no source has it). */
 bool hwdb_type_price(const struct hwdb_type *t, const char *region, double *out);

@@ -324,18 +324,57 @@ static struct hwdb_type *copy_type(struct doc_arena *a, const struct hwdb_type *
 	return oom ? NULL : out;
 }
 
+/* Whether learned entry l can complete the incomplete entry e: the same
+ * devices, as far as e knows them. */
+static bool mergeable(const struct hwdb_type *e, const struct hwdb_type *l)
+{
+	return e->n_gpus == l->n_gpus && e->n_efas == l->n_efas &&
+	       (!e->gpu_device || (e->gpu_vendor == l->gpu_vendor && e->gpu_device == l->gpu_device)) &&
+	       (!e->efa_device || e->efa_device == l->efa_device);
+}
+
+/* e (copied into a) completed by what learned entry l saw: l's devices and
+ * their ids, l's size where e has none; e's prices, network and
+ * accelerator facts and notes. NULL when out of memory. */
+static struct hwdb_type *merge_learned(struct doc_arena *a, const struct hwdb_type *e,
+				       const struct hwdb_type *l)
+{
+	struct hwdb_type *out = copy_type(a, e);
+	bool oom = false;
+
+	if (!out)
+		return NULL;
+	out->gpus = copy_devices(a, l->gpus, l->n_gpus, &oom);
+	out->efas = copy_devices(a, l->efas, l->n_efas, &oom);
+	out->dra_metadata = l->dra_metadata;
+	out->gpu_vendor = l->gpu_vendor;
+	out->gpu_device = l->gpu_device;
+	out->efa_device = l->efa_device;
+	if (!e->gpu_model)
+		out->gpu_model = dup_str(a, l->gpu_model, &oom);
+	if (!e->gpu_architecture)
+		out->gpu_architecture = dup_str(a, l->gpu_architecture, &oom);
+	if (!hwdb_type_sized(e)) {
+		out->vcpu = l->vcpu;
+		out->memory_mib = l->memory_mib;
+		out->arch = dup_str(a, l->arch, &oom);
+	}
+	return oom ? NULL : out;
+}
+
 int hwdb_catalog_add_learned(struct hwdb_catalog *c, const struct hwdb_type *t,
 			     struct dt_err *err)
 {
-	const struct hwdb_type *copy;
+	const struct hwdb_type *have = hwdb_catalog_lookup(c, t->name), *copy;
 
-	if (hwdb_catalog_lookup(c, t->name))
+	if (have && (!hwdb_type_incomplete(have) || !mergeable(have, t)))
 		return 0;
 	if (!c->copies && !(c->copies = doc_arena_new()))
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", t->name);
 	/* On failure the copy stays in the arena, unreachable, until the
 	 * catalogue goes: nothing points at it. */
-	if (!(copy = copy_type(c->copies, t)) || add_entries(c, &copy, 1))
+	copy = have ? merge_learned(c->copies, have, t) : copy_type(c->copies, t);
+	if (!copy || add_entries(c, &copy, 1))
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", t->name);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash.h"
 #include "kube_internal.h"
 #include "obs_log.h"
 #include "utf8.h"
@@ -44,13 +45,6 @@ struct kube_recorder {
 	int64_t drain_until_ms;
 	pthread_t thread;
 };
-
-static uint64_t mix(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ 0xff) * 1099511628211ULL;
-}
 
 /* The slot for key in table t (n entries), inserting it; a full table is
  * wiped, forgetting old buckets rather than refusing events. */
@@ -185,9 +179,9 @@ static void *writer(void *arg)
 static int admit(struct kube_recorder *r, const struct kube_objref *ref, const char *type,
 		 const char *reason, const char *note)
 {
-	uint64_t obj = mix(mix(mix(mix(1469598103934665603ULL, ref->kind), ref->ns), ref->name),
-			   ref->uid);
-	uint64_t ev = mix(mix(mix(obj, type), reason), note);
+	uint64_t obj = hash_field(hash_field(hash_field(hash_field(HASH_FNV_OFFSET, ref->kind),
+							     ref->ns), ref->name), ref->uid);
+	uint64_t ev = hash_field(hash_field(hash_field(obj, type), reason), note);
 	int64_t now = kube_now_ms();
 	struct slot *s;
 	bool fresh;
@@ -232,13 +226,10 @@ static json_object *build(struct kube_recorder *r, const struct kube_objref *ref
 	json_object *o = json_object_new_object(), *meta = json_object_new_object();
 	json_object *reg = json_object_new_object();
 	struct timespec ts;
-	struct tm tm;
 	char name[300], when[40];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
+	kube_micro_time(&ts, when, sizeof(when));
 	snprintf(name, sizeof(name), "%.200s.%llx", ref->name,
 		 (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
 	json_object_object_add(o, "apiVersion", json_object_new_string("events.k8s.io/v1"));

@@ -694,7 +694,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		for (size_t j = 0; j < m->cap; j++) {
 			if (!m->keys[j])
 				continue;
-			h = plan_hash(DT_HASH_INIT, m->keys[j]);
+			h = hash_field(HASH_FNV_OFFSET, m->keys[j]);
 			for (i = h % nm.cap; nm.keys[i]; i = (i + 1) % nm.cap)
 				;
 			nm.keys[i] = m->keys[j];
@@ -704,7 +704,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		free(m->ids);
 		*m = nm;
 	}
-	h = plan_hash(DT_HASH_INIT, key);
+	h = hash_field(HASH_FNV_OFFSET, key);
 	for (i = h % m->cap; m->keys[i]; i = (i + 1) % m->cap) {
 		if (!strcmp(m->keys[i], key)) {
 			*id = m->ids[i];

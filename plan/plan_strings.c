@@ -8,12 +8,6 @@
 #include "hash.h"
 #include "plan_internal.h"
 
-uint64_t plan_hash(uint64_t h, const char *s)
-{
-	h = dt_hash(h, s ? s : "", s ? strlen(s) : 0);
-	return dt_hash(h, "\xff", 1);  /* separate consecutive strings */
-}
-
 char *plan_u64_str(uint64_t v, char out[24])
 {
 	char tmp[24];
@@ -53,11 +47,11 @@ size_t plan_concat(char *buf, size_t sz, ...)
 void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6])
 {
 	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-	uint64_t h = plan_hash(plan_hash(DT_HASH_INIT, a), b);
+	uint64_t h = hash_field(hash_field(HASH_FNV_OFFSET, a), b);
 	char num[24];
 
 	plan_u64_str(n, num);
-	h = plan_hash(h, num);
+	h = hash_field(h, num);
 	for (int i = 0; i < 5; i++) {
 		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
 		h /= sizeof(alphabet) - 1;

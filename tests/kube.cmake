@@ -18,7 +18,9 @@ option(DRATOPO_KUBE_TESTS "Run the tests that need a real kube-apiserver (built 
        ${_dt_kube_default})
 if(DRATOPO_KUBE_TESTS)
   set(_kdir ${PROJECT_BINARY_DIR}/kube-cluster)   # not kube/: that is the module's build folder
-  add_test(NAME kube_up COMMAND bash tools/kube/cluster.sh up ${_kdir}
+  # A control plane left behind by an interrupted run (ctest killed before
+  # kube_down) is this build's own: stop it rather than refuse to start.
+  add_test(NAME kube_up COMMAND sh -c "bash tools/kube/cluster.sh down '${_kdir}' >/dev/null 2>&1; exec bash tools/kube/cluster.sh up '${_kdir}'"
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   # a cold build of the binaries takes long; tools/dev test builds them first
   set_tests_properties(kube_up PROPERTIES FIXTURES_SETUP kube TIMEOUT 5400 RESOURCE_LOCK kube)
@@ -28,5 +30,18 @@ if(DRATOPO_KUBE_TESTS)
   dt_add_suite(test_kube_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_kube_cluster.c
     LIBS dt_kube INTERNAL kube)
   set_tests_properties(test_kube_cluster PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_suite(test_ctrl_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_ctrl_cluster.c
+    LIBS dt_ctrl)
+  set_tests_properties(test_ctrl_cluster PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_controller ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_controller.sh)
+  set_tests_properties(kube_controller PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_remedy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_remedy.sh)
+  set_tests_properties(kube_remedy PROPERTIES FIXTURES_REQUIRED "kube;agent_sysfs"
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_deploy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_deploy.sh)
+  set_tests_properties(kube_deploy PROPERTIES FIXTURES_REQUIRED kube
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
 endif()

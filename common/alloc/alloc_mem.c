@@ -8,6 +8,7 @@
 #include <sys/random.h>
 
 #include "alloc_internal.h"
+#include "hash.h"
 #include "hex.h"
 
 #define CHUNK_MIN (4u << 10)
@@ -110,13 +111,7 @@ struct alloc_hash_slot {
 
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 void alloc_hash_init(struct alloc_hash *h)

@@ -1,15 +1,19 @@
-/* hash.h - FNV-1a, the string hash of the codebase's hash tables and of
- * the planner's deterministic names: one copy instead of one per table. */
+/* hash.h - FNV-1a, 64 bits: the one non-cryptographic string hash of the
+ * tree (hash tables, deduplication, names derived from content). Names
+ * made from it must stay stable across versions, so the constants are
+ * FNV's own and never change. */
 #ifndef DT_HASH_H
 #define DT_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define DT_HASH_INIT 0xcbf29ce484222325ULL     /* FNV-1a 64's offset basis */
+#define HASH_FNV_OFFSET 14695981039346656037ull  /* FNV-1a's 64-bit offset basis */
 
-/* FNV-1a (64 bits) over len bytes of s, continuing from h (DT_HASH_INIT
- * to start), so that several fields hash as one. */
-uint64_t dt_hash(uint64_t h, const void *s, size_t len);
+/* h continued over n bytes of p. */
+uint64_t hash_fnv1a(uint64_t h, const void *p, size_t n);
+/* h continued over the string s (NULL as "") and a terminator, so that
+ * fields hash apart: ("ab", "c") and ("a", "bc") differ. */
+uint64_t hash_field(uint64_t h, const char *s);
 
 #endif

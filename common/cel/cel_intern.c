@@ -25,7 +25,7 @@ static size_t intern_count;
 
 static uint32_t name_hash(const char *s, size_t len)
 {
-	return (uint32_t)dt_hash(DT_HASH_INIT, s, len);
+	return (uint32_t)hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 const char *cel_intern(const char *s)

@@ -20,6 +20,7 @@
  * doc_yaml_fast.c instead of libyaml, as the same events, several times
  * faster; everything else, errors included, is libyaml's. */
 #include "doc_impl.h"
+#include "hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +85,7 @@ static void fail_at(struct yctx *c, yaml_mark_t m, const char *fmt, ...)
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, s, strlen(s));
 }
 
 static struct yanchor *anchor_slot(struct yctx *c, const char *name, uint64_t h)
@@ -436,11 +433,7 @@ struct keyset {
 
 static uint64_t hash_key(const struct doc_node *k)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < k->text_len; i++)
-		h = (h ^ (unsigned char)k->text[i]) * 1099511628211ull;
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, k->text, k->text_len);
 }
 
 /* Adds k; returns 1 when added, 0 when already there. */

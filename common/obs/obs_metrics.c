@@ -555,7 +555,8 @@ static void collector_sort(struct obs_collector *c)
 {
 	size_t nlabels = c->metric->nlabels;
 
-	qsort_r(c->items, c->n, sizeof(*c->items), cmp_collected, &nlabels);
+	if (c->n > 1)   /* no series: items is NULL, which qsort_r may not be given */
+		qsort_r(c->items, c->n, sizeof(*c->items), cmp_collected, &nlabels);
 }
 
 static void collector_free(struct obs_collector *c)

@@ -210,17 +210,14 @@ static int check_report(const struct rec_report *r, struct dt_err *err)
 
 /* ---- Verdicts ---- */
 
-/* The entry a type's nodes are held to: hwdb's, else the learned one. */
+/* The entry a type's nodes are held to: hwdb's, unless hwdb leaves the
+ * type to be learned and the fleet has learned it. */
 static const struct hwdb_type *effective(const struct ftype *t, bool *learned)
 {
 	const struct hwdb_type *e = hwdb_lookup(t->name);
 
-	*learned = false;
-	if (!e && t->learned) {
-		*learned = true;
-		e = t->learned->entry;
-	}
-	return e;
+	*learned = t->learned && (!e || hwdb_type_incomplete(e));
+	return *learned ? t->learned->entry : e;
 }
 
 /* The verdict on topology top for type ty; diffs (initialised) gets the
@@ -351,7 +348,7 @@ static int shape_nodes(const struct rec_fleet *f, const struct fshape *shape, ch
 /* Whether type ty may learn an entry now (its quorum aside). */
 static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 {
-	return !f->restoring && !ty->learned && !hwdb_lookup(ty->name) &&
+	return !f->restoring && !ty->learned && rec_type_to_learn(ty) &&
 	       !rec_type_conflicted(ty);
 }
 
@@ -396,6 +393,9 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 	int rc;
 
 	if (!learnable(f, ty) || n->shape->count < f->quorum)
+		return 0;
+	/* What hwdb does know holds: only nodes that match it complete it. */
+	if (hwdb_lookup(ty->name) && n->verdict != REC_MATCH)
 		return 0;
 	if (top->cpus <= 0 || top->memory_mib <= 0) {
 		dt_diags_add(warnings, "%s: not learned: node %s reported no CPU count or memory",

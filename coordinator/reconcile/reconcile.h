@@ -190,8 +190,10 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 
 /* ---- Queries ---- */
 
-/* The effective hwdb entry of a type: hwdb's (built-in or extra), else the
- * learned one (no price), else NULL. *learned (may be NULL) says which. */
+/* The effective hwdb entry of a type: hwdb's (built-in or extra) when it
+ * is complete; else the learned one (no price) when the fleet learned it;
+ * else hwdb's incomplete entry, or NULL. *learned (may be NULL) says
+ * whether it is the learned one. */
 const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *type,
 					      bool *learned);
 /* Every learned entry of the fleet into cat (hwdb_catalog_add_learned:

@@ -56,7 +56,7 @@ static void strings_free(struct strings *st)
 
 static size_t str_hash(const char *s, size_t len)
 {
-	return (size_t)dt_hash(DT_HASH_INIT, s, len);
+	return (size_t)hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 static bool printable(const char *s)

@@ -141,9 +141,11 @@ static enum rec_entry_source entry_source(const struct ftype *t)
 {
 	const struct hwdb_type *e = hwdb_lookup(t->name);
 
+	if (t->learned && rec_type_to_learn(t))
+		return REC_SOURCE_LEARNED;
 	if (e)
 		return e->builtin ? REC_SOURCE_HWDB : REC_SOURCE_EXTRA;
-	return t->learned ? REC_SOURCE_LEARNED : REC_SOURCE_NONE;
+	return REC_SOURCE_NONE;
 }
 
 /* Whether shape s is a better "most common shape" than best: more nodes;
@@ -283,21 +285,22 @@ int rec_fleet_conflicts(struct rec_fleet *f, struct rec_conflict_list *out,
 const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *type,
 					      bool *learned)
 {
-	const struct hwdb_type *e = hwdb_lookup(type);
+	const struct hwdb_type *e = hwdb_lookup(type), *l = NULL;
 	const struct ftype *t;
 
 	if (learned)
 		*learned = false;
-	if (e)
+	if (e && !hwdb_type_incomplete(e))
 		return e;
 	pthread_mutex_lock(&f->mu);
 	t = rec_find_type(f, type);
 	/* Learned entries are never replaced or freed before the fleet. */
-	e = t && t->learned ? t->learned->entry : NULL;
+	if (t && t->learned)
+		l = t->learned->entry;
 	pthread_mutex_unlock(&f->mu);
 	if (learned)
-		*learned = e != NULL;
-	return e;
+		*learned = l != NULL;
+	return l ? l : e;
 }
 
 int rec_fleet_add_learned(struct rec_fleet *f, struct hwdb_catalog *cat, struct dt_err *err)
@@ -366,7 +369,7 @@ int rec_node_topology(struct rec_fleet *f, const char *name, struct topo *out,
 	} else {
 		rc = rec_pack_topology(n->pack, n->type->name, n->cpus, n->memory_mib, out, err);
 		*entry = hwdb_lookup(n->type->name);
-		if (!*entry && n->type->learned)
+		if (n->type->learned && rec_type_to_learn(n->type))
 			*entry = n->type->learned->entry;
 	}
 	pthread_mutex_unlock(&f->mu);

@@ -42,9 +42,18 @@ size_t rec_type_live_shapes(const struct ftype *t)
 	return n;
 }
 
+/* Whether hwdb leaves t to be learned: it lacks the type, or its entry
+ * leaves out the grouping, PCI ids or size (hwdb_type_incomplete). */
+bool rec_type_to_learn(const struct ftype *t)
+{
+	const struct hwdb_type *e = hwdb_lookup(t->name);
+
+	return !e || hwdb_type_incomplete(e);
+}
+
 bool rec_type_conflicted(const struct ftype *t)
 {
-	return !hwdb_lookup(t->name) && rec_type_live_shapes(t) > 1;
+	return rec_type_to_learn(t) && rec_type_live_shapes(t) > 1;
 }
 
 /* ---- Freeing what the API hands out ---- */

@@ -186,6 +186,8 @@ struct coord_remedies {
 	size_t device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted, cap_lifted;
+	char **unfit;                   /* nodes in drift that get the node taint */
+	size_t n_unfit, cap_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with
@@ -196,13 +198,14 @@ void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- the status pages (coord_http.c) ---- */
 
-/* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL),
+/* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL;
+ * it gets ready_arg),
  * and the pages: / (the fleet), /nodes/NAME, /types/NAME (?o=svg: the
  * picture alone, ?o=json: the node as `dratopo nodes -o json` has it),
  * /nodes.json and /types.json (exactly `dratopo nodes|types -o json`;
  * nodes.json takes the fleet page's filters). Read-only: GET and HEAD. */
 int coord_http_start(struct coord *c, const char *addr, bool (*ready)(void *, char *, size_t),
-		     struct obs_http **out, struct dt_err *err);
+		     void *ready_arg, struct obs_http **out, struct dt_err *err);
 /* Where the fleet page gets what a controller has in flight; set it
  * before coord_http_start. */
 void coord_set_inflight(struct coord *c, coord_inflight_fn fn, void *arg);

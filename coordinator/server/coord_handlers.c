@@ -17,6 +17,7 @@
 #include "coord.h"
 #include "doc.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "obs_log.h"
 #include "strbuf.h"
 
@@ -364,6 +365,27 @@ static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessag
 	return GRPC_STATUS_OK;
 }
 
+/* Write the coordinator's entry t: a learned entry that completes hwdb's
+ * incomplete one is written merged into it (hwdb's prices and network
+ * facts, the fleet's devices), as a plan's catalogue holds it. */
+static int write_entry(const struct hwdb_type *t, bool learned, struct strbuf *text)
+{
+	struct hwdb_catalog *cat = NULL;
+	const struct hwdb_type *m = t;
+	int rc;
+
+	if (learned && hwdb_lookup(t->name)) {
+		if ((rc = hwdb_catalog_new(hwdb_catalog_process(), &cat, NULL)) ||
+		    (rc = hwdb_catalog_add_learned(cat, t, NULL)))
+			goto out;
+		m = hwdb_catalog_lookup(cat, t->name);
+	}
+	rc = hwdb_file_write_yaml(&m, 1, text);
+out:
+	hwdb_catalog_free(cat);
+	return rc;
+}
+
 static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 					  ProtobufCMessage **response)
 {
@@ -378,7 +400,7 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 		return no_memory(ctx, NULL);
 	/* The entry lives as long as the fleet: write it with the fleet held. */
 	t = rec_fleet_hwdb_lookup(coord_fleet_get(c), q->instance_type, &learned);
-	rc = t ? hwdb_file_write_yaml(&t, 1, &r->text) : -ENOENT;
+	rc = t ? write_entry(t, learned, &r->text) : -ENOENT;
 	coord_fleet_put(c);
 	if (rc == -ENOENT) {
 		resp_free(&r->m.base, NULL);

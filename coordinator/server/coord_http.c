@@ -430,10 +430,10 @@ void coord_set_inflight(struct coord *c, coord_inflight_fn fn, void *arg)
 }
 
 int coord_http_start(struct coord *c, const char *addr, bool (*ready)(void *, char *, size_t),
-		     struct obs_http **out, struct dt_err *err)
+		     void *ready_arg, struct obs_http **out, struct dt_err *err)
 {
-	struct obs_http_opts o = { .addr = addr, .reg = c->m.reg, .ready = ready, .ready_arg = c,
-				   .page = serve, .page_arg = c };
+	struct obs_http_opts o = { .addr = addr, .reg = c->m.reg, .ready = ready,
+				   .ready_arg = ready_arg, .page = serve, .page_arg = c };
 
 	return obs_http_start_opts(&o, out, err);
 }

@@ -26,6 +26,15 @@ static void comment_lines(struct strbuf *out, const char *text)
 	}
 }
 
+static int push_name(char ***list, size_t *n, size_t *cap, const char *name,
+		     struct dt_err *err)
+{
+	if (DT_GROW(*list, *cap, *n + 1) || !((*list)[*n] = strdup(name)))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
 static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
 			 struct coord_remedies *out, struct dt_err *err)
 {
@@ -47,6 +56,8 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->device_taint_rules += o.n_rules;
 		out->node_taints += o.node != NULL;
 	}
+	if (!rc && o.node)
+		rc = push_name(&out->unfit, &out->n_unfit, &out->cap_unfit, name, err);
 	rem_objects_free(&o);
 	topo_verify_result_free(&vr);
 	topo_free(&t);
@@ -72,11 +83,8 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	if (!rc && (DT_GROW(out->lifted, out->cap_lifted, out->n_lifted + 1) ||
-		    !(out->lifted[out->n_lifted] = strdup(name))))
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-	else if (!rc)
-		out->n_lifted++;
+	if (!rc)
+		rc = push_name(&out->lifted, &out->n_lifted, &out->cap_lifted, name, err);
 	sb_free(&cmds);
 	rem_lift_free(&l);
 	topo_free(&t);
@@ -135,5 +143,8 @@ void coord_remedies_free(struct coord_remedies *r)
 	for (size_t i = 0; i < r->n_lifted; i++)
 		free(r->lifted[i]);
 	free(r->lifted);
+	for (size_t i = 0; i < r->n_unfit; i++)
+		free(r->unfit[i]);
+	free(r->unfit);
 	memset(r, 0, sizeof(*r));
 }

@@ -1,7 +1,8 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
  * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
  * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files.
+ * store and exit 0; SIGHUP re-reads the TLS files, which are also watched
+ * (certwatch: reloaded when they change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -12,12 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "certwatch.h"
 #include "coord.h"
+#include "ctrl.h"
 #include "duration.h"
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "remedy.h"
 #include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
@@ -43,15 +48,24 @@ static const char usage_text[] =
 	"  --tls-cert FILE        server certificate (PEM)\n"
 	"  --tls-key FILE         its private key\n"
 	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
+	"                         (the three files are watched and reloaded when they change)\n"
 	"  --insecure             plaintext, no client certificates (tests, never production)\n"
 	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
 	"  --interval D           the agents' reporting interval (default 30s)\n"
-	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
+	"  --stale-after D        silence after which a node is stale (default 3 x interval;\n"
+	"                         not shorter than the interval)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
 	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
 	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
+	"  --kubeconfig FILE      run the Kubernetes controller against this cluster (in a\n"
+	"                         pod it runs with the service account, no flag needed)\n"
+	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
+	"  --kube on|off          the controller: on needs a cluster, off never starts it\n"
+	"                         (default: on with --kubeconfig or in a pod)\n"
+	"  --dry-run              plan the cluster's pending pods but write nothing: each\n"
+	"                         write is a log line (event=kube_dry_run) and a metric\n"
 	"  --log-level L          debug, info (default), warn, error\n"
 	"  -h, --help             this help\n"
 	"  --version              print the version\n"
@@ -60,6 +74,8 @@ static const char usage_text[] =
 
 struct args {
 	const char *listen, *db, *http, *hwdb_extra;
+	const char *kubeconfig, *context, *kube;        /* kube: "on", "off" or NULL (auto) */
+	bool dry_run;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns;
@@ -112,7 +128,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
 	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS };
+	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -129,6 +145,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "max-plans", required_argument, NULL, O_PLANS },
 		{ "call-timeout", required_argument, NULL, O_CALL },
 		{ "log-level", required_argument, NULL, O_LOG },
+		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
+		{ "context", required_argument, NULL, O_CONTEXT },
+		{ "kube", required_argument, NULL, O_KUBE },
+		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -151,6 +171,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_CA: a->tls.ca = optarg; break;
 		case O_INSECURE: a->tls.insecure = true; break;
 		case O_EXTRA: a->hwdb_extra = optarg; break;
+		case O_KUBECONFIG: a->kubeconfig = optarg; break;
+		case O_CONTEXT: a->context = optarg; break;
+		case O_DRY_RUN: a->dry_run = true; break;
+		case O_KUBE:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--kube: 'on' or 'off', not", optarg);
+			a->kube = optarg;
+			break;
 		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
 		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
 		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
@@ -178,16 +206,62 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return rc;
 	if (optind < argc)
 		return usage_error("unexpected argument", argv[optind]);
+	if (rpc_listen_check(a->listen, &err))
+		return usage_error("--listen:", err.msg);
 	if (rpc_tls_check(&a->tls, &err))
 		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
 				   "plaintext needs --insecure)");
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
+	else if (a->stale_after_ns < a->interval_ns)
+		return usage_error("--stale-after must not be shorter than --interval",
+				   "(every node would be stale between two reports)");
 	if (a->max_plans >= a->workers)
 		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
 	return 0;
+}
+
+/* Whether the controller runs: --kube says, else a kubeconfig or a pod. */
+static bool kube_wanted(const struct args *a)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+	if (a->kube)
+		return !strcmp(a->kube, "on");
+	return a->kubeconfig || (host && host[0]);
+}
+
+/* A node the fleet knows and may not plan on (drift, conflict, silence)
+ * stays out of the controller's plans; Nodes no agent reports are planned
+ * as the API server shows them. */
+static bool node_excluded(void *arg, const char *node)
+{
+	struct coord *c = arg;
+	int plannable = rec_node_plannable(coord_fleet_get(c), node, coord_now_ns(), NULL, NULL);
+
+	coord_fleet_put(c);
+	return plannable == 0;
+}
+
+/* The fleet's remedies for the controller to make real in the cluster. */
+static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
+{
+	struct coord_remedies r;
+	int rc = coord_remedies(arg, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	sb_append(yaml, r.yaml.buf ? r.yaml.buf : "", r.yaml.len);
+	/* an unfit node: the taint to add, as a Node the controller merges
+	 * into the node's own taints (never applied whole) */
+	for (size_t i = 0; i < r.n_unfit; i++)
+		sb_printf(yaml, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: \"%s\"\nspec:\n"
+			  "  taints:\n  - {key: " REM_TAINT_KEY ", value: " REM_NODE_TAINT_VALUE
+			  ", effect: NoSchedule}\n", r.unfit[i]);
+	coord_remedies_free(&r);
+	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
@@ -208,12 +282,29 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* What the process holds beside the coordinator's state: readiness asks
+ * all of it. */
+struct proc {
+	struct coord c;
+	struct rpc_server *srv;
+	struct certwatch *certs;        /* NULL when --insecure */
+	/* The controller, when it runs: /readyz waits for its first lists. Set
+	 * before the HTTP server starts. */
+	struct ctrl *kube;
+};
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
-	struct coord *c = arg;
+	struct proc *p = arg;
+	struct coord *c = &p->c;
 	struct dt_err err = { 0 };
+	struct timespec now;
 	bool stale;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (p->certs && certwatch_check(p->certs, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+					why, whylen))
+		return false;
 	pthread_rwlock_rdlock(&c->fleet_lock);
 	stale = c->fleet_stale;
 	pthread_rwlock_unlock(&c->fleet_lock);
@@ -223,6 +314,10 @@ static bool ready(void *arg, char *why, size_t whylen)
 	}
 	if (store_ready(c->store, &err)) {
 		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	if (p->kube && !ctrl_synced(p->kube)) {
+		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
 	return true;
@@ -255,12 +350,12 @@ static void log_start(const struct args *a, struct coord *c, struct rpc_server *
 	rec_type_list_free(&tl);
 }
 
-/* Wait for signals; returns on SIGTERM or SIGINT. */
-static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+/* Wait for signals; returns on SIGTERM or SIGINT. SIGHUP has the watcher
+ * reload the TLS files now (it logs the result). */
+static void signal_loop(const sigset_t *set, struct certwatch *certs)
 {
 	for (;;) {
 		siginfo_t si;
-		struct dt_err err = { 0 };
 		int sig = sigwaitinfo(set, &si);
 
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -269,21 +364,23 @@ static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecu
 		}
 		if (sig != SIGHUP)
 			continue;
-		if (insecure)
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
-		else if (rpc_server_reload_tls(srv, &err))
-			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
-				err.msg, NULL);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
 	}
+}
+
+static int reload_tls(void *srv, struct dt_err *err)
+{
+	return rpc_server_reload_tls(srv, err);
 }
 
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct coord c = { 0 };
-	struct rpc_server *srv = NULL;
+	static struct proc p;
+	struct coord *c = &p.c;
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
@@ -309,31 +406,50 @@ int main(int argc, char **argv)
 					 .max_plans = a.max_plans,
 					 .rec = { a.learn_quorum, a.stale_after_ns } };
 
-		rc = coord_open(&c, &co, &err);
+		rc = coord_open(c, &co, &err);
 	}
-	if (!rc && a.http)
-		rc = coord_http_start(&c, a.http, ready, &http, &err);
+	if (!rc && kube_wanted(&a)) {
+		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
+					.dry_run = a.dry_run, .registry = c->m.reg,
+					.node_excluded = node_excluded, .node_arg = c,
+					.remedies = fleet_remedies, .remedies_arg = c };
+
+		if ((rc = ctrl_start(&ko, &p.kube, &err)))
+			dt_err_prefix(&err, "kube: ");
+	}
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
-			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
-			.observe = coord_observe_rpc, .observe_user = &c,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
+			.observe = coord_observe_rpc, .observe_user = c,
 		};
 
-		rc = rpc_server_start(&o, &srv, &err);
+		rc = rpc_server_start(&o, &p.srv, &err);
 	}
+	if (!rc && !a.tls.insecure) {
+		struct certwatch_opts wo = { a.tls.cert, a.tls.key, a.tls.ca, "server", reload_tls,
+					     p.srv, c->m.reg, 0, 0 };
+
+		rc = certwatch_start(&wo, &p.certs, &err);
+	}
+	if (!rc && a.http)
+		rc = coord_http_start(c, a.http, ready, &p, &http, &err);
 	if (rc) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
 	} else {
-		log_start(&a, &c, srv, http);
-		signal_loop(&sigs, srv, a.tls.insecure);
+		log_start(&a, c, p.srv, http);
+		signal_loop(&sigs, p.certs);
 	}
-	/* Drain the calls in flight (their reports commit), then the rest. */
-	rpc_server_shutdown(srv, DRAIN_MS);
+	/* The HTTP server before the watcher its gauges read, the watcher
+	 * before the server it reloads; then drain the calls in flight (their
+	 * reports commit), then the rest. */
 	obs_http_stop(http);
-	coord_close(&c);
+	certwatch_stop(p.certs);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
+	ctrl_stop(p.kube);
+	coord_close(c);
 	hwdb_reset();
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);

@@ -370,11 +370,9 @@ void plan_pods_free(struct plan_pods *p);
 int plan_default_classes(struct model_set *set, struct dt_err *err);
 /* Whether a pod spec uses DRA (the definition Karpenter uses). */
 bool plan_pod_is_dra(const struct model_pod_spec *spec);
+
 /* ---- String helpers (plan_strings.c) ---- */
 
-/* dt_hash of s (NULL: "") and a separator, continuing from h: strings
- * hashed one after the other never run together. */
-uint64_t plan_hash(uint64_t h, const char *s);
 /* Names Kubernetes would generate, made deterministic: 5 characters of
  * its "bcdfghjklmnpqrstvwxz2456789" alphabet from a hash of the seeds. */
 void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6]);

@@ -114,14 +114,15 @@ if command -v strace >/dev/null 2>&1; then
 			echo "skip: strace could not trace $c here"
 			continue
 		fi
-		# libgrpc (linked for `run`) sizes per-CPU stats when it is loaded:
-		# glibc's sysconf(_SC_NPROCESSORS_CONF) reads cpu/possible. That is
-		# the dynamic loader's doing, before main, not the probe's.
 		outside=$(grep -E '"/' "$TMP/trace" | grep -v "\"$FX/p5.48xlarge/sys" |
 			grep -Ev '\.so(\.[0-9]+)*"|"/etc/ld\.so\.(cache|preload)"|execve\(|"/proc/self/' |
-			grep -v '"/sys/devices/system/cpu/possible"' | head -3)
+			head -3)
 		[ -z "$outside" ] ||
 			fail "$c looked outside the sysfs tree: $outside"
+		# the one-shot commands do not load the RPC stack (`run` is its own program)
+		loaded=$(grep -Eo 'lib(grpc|gpr|ssl|crypto|protobuf-c|microhttpd|absl)[^"/]*\.so[^"]*' \
+			"$TMP/trace" | sort -u | head -3)
+		[ -z "$loaded" ] || fail "$c loaded the RPC stack: $loaded"
 	done
 else
 	echo "skip: strace not installed; file access not checked"
@@ -150,5 +151,23 @@ NODE_NAME=gpu_1 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge"
 has "$TMP/err" '^dratopo-agent: \$NODE_NAME "gpu_1": a lowercase RFC 1123' \
 	"slices says where the name came from"
 expect 0 "$AGENT" --help
+expect 0 "$AGENT" --version
+grep -qx 'dratopo-agent [0-9][0-9.]*' "$TMP/out" || fail "--version prints 'dratopo-agent VERSION'"
+expect 0 "$AGENT" run --version
+grep -qx 'dratopo-agent [0-9][0-9.]*' "$TMP/out" || fail "run --version prints the same version"
+
+# `run` is dratopo-agent-run, found beside dratopo-agent (however it was
+# started); without it, run says what is missing
+mkdir -p "$TMP/lonely"
+cp "$AGENT" "$TMP/lonely/dratopo-agent"
+expect 1 "$TMP/lonely/dratopo-agent" run --coordinator 127.0.0.1:1 --insecure --once
+has "$TMP/err" "cannot start $TMP/lonely/dratopo-agent-run: No such file or directory" \
+	"run names the program it needs"
+pushd "$(dirname "$AGENT")" >/dev/null
+expect 2 ./dratopo-agent run --insecure
+popd >/dev/null
+has "$TMP/err" 'coordinator ADDR is required' "run found beside a relative path"
+PATH="$(dirname "$AGENT"):$PATH" expect 2 dratopo-agent run --insecure
+has "$TMP/err" 'coordinator ADDR is required' "run found beside a program found on PATH"
 
 e2e_finish

@@ -15,7 +15,12 @@
 #     never sends;
 #   - SIGKILL in the middle of a stream of acknowledged reports: after a
 #     restart on the same database every acknowledged report is there;
-#   - SIGTERM exits 0; a corrupt database is refused and left untouched.
+#   - SIGTERM exits 0; a corrupt database is refused and left untouched;
+#   - an EFA type hwdb knows without its grouping (c6in.32xlarge): its first
+#     node matches hwdb, the second completes the quorum and the grouping is
+#     learned; hwdb show --coordinator gives hwdb's price with the learned
+#     roots, and a plan puts a pod that wants the EFA on one root onto a new
+#     c6in.32xlarge at hwdb's price, where a plan without the fleet cannot.
 NAME=coordinator; . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 CLIENT="$1/tests/coord_client"
@@ -282,6 +287,34 @@ jq -r '.nodes[].name' "$TMP/out" | sort >"$TMP/stored"
 missing=$(comm -23 <(sort "$TMP/acked") "$TMP/stored" | wc -l)
 [ "$missing" = 0 ] || fail "SIGKILL: $missing of $acked acknowledged reports missing after the restart"
 echo "SIGKILL: $acked acknowledged, $(wc -l <"$TMP/stored") stored, $missing missing"
+stop_coord TERM
+
+# ---- an EFA type hwdb knows without its grouping: learned, then planned ----
+bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/fx" c6in.32xlarge >/dev/null || fail "mksysfs.sh c6in.32xlarge"
+start_coord "$TMP/hpc.log" --db "$TMP/hpc.db" --insecure
+hpc() {   # hpc NODE: one report of a c6in.32xlarge, plaintext
+	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$1" \
+		--sysfs-root "$TMP/fx/c6in.32xlarge" --insecure
+}
+expect 0 "$BIN" hwdb show c6in.32xlarge -o json &&
+	jqis '[.resourceSlices[].spec.devices[].attributes["resource.kubernetes.io/pcieRoot"]]' '[null,null]' \
+		"hwdb alone: c6in.32xlarge's EFA roots unknown"
+hpc hpc-1 && jqis .verdict '"match"' "first c6in.32xlarge: hwdb's entry, which has no grouping"
+hpc hpc-2 && jqis .verdict '"learned"' "second c6in.32xlarge: the grouping learned"
+has "$TMP/hpc.log" 'event=learned type=c6in.32xlarge shape="v1 2\*\(efa1x1d0f:efa1\)"' "learned event"
+expect 0 "$BIN" hwdb show c6in.32xlarge --coordinator "127.0.0.1:$PORT" --insecure -o json &&
+	jqis '.instanceType.source' '"learned"' "the coordinator's entry: learned" &&
+	jqis '[.instanceType.onDemandPricePerHour, .instanceType.vcpu]' '[7.2576,128]' "hwdb's price and size kept" &&
+	jqis '[.resourceSlices[].spec.devices[].attributes["resource.kubernetes.io/pcieRoot"].string]' \
+		'["pci0000:00","pci0000:80"]' "the learned roots"
+expect 3 "$BIN" plan -f "$GOLD/efa-root-pods.yaml" -o json &&
+	jqis '.nodeClaims | length' '0' "without the fleet no type holds an EFA on pci0000:80"
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" --insecure -f "$GOLD/efa-root-pods.yaml" -o json &&
+	jqis '[.existingNodes[] | {node, pods: (.pods | length)}]' \
+		'[{"node":"hpc-1","pods":1},{"node":"hpc-2","pods":1}]' "one such pod on each live node" &&
+	jqis '[.nodeClaims[] | {instanceType, pricePerHour, pods: (.pods | length)}]' \
+		'[{"instanceType":"c6in.32xlarge","pricePerHour":7.2576,"pods":1}]' \
+		"the third on a new c6in.32xlarge, planned with the learned grouping at hwdb's price"
 stop_coord TERM
 
 # ---- a corrupt database is refused, never rewritten ----

@@ -545,7 +545,7 @@ fi
 
 COORD="${BIN%/dratopo}/dratopo-coordinator"
 if [ -x "$COORD" ]; then
-	expect 1 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
+	expect 2 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
 		has "$TMP/err" 'listen: address "127\.0\.0\.1:99999": port 99999 is not 0-65535' "coordinator --listen"
 	expect 1 "$BIN" nodes --coordinator localhost:70000 --insecure &&
 		has "$TMP/err" 'port 70000 is not 0-65535' "nodes --coordinator"

@@ -241,18 +241,6 @@ static void test_hex(void)
 	CU_ASSERT_EQUAL(hex_upper[11], 'B');
 }
 
-/* ---- hash ---- */
-
-static void test_hash(void)
-{
-	/* FNV-1a 64's published vectors; continuing equals hashing at once. */
-	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "", 0), 0xcbf29ce484222325ULL);
-	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "a", 1), 0xaf63dc4c8601ec8cULL);
-	CU_ASSERT_EQUAL(dt_hash(DT_HASH_INIT, "foobar", 6), 0x85944171f73967e8ULL);
-	CU_ASSERT_EQUAL(dt_hash(dt_hash(DT_HASH_INIT, "foo", 3), "bar", 3),
-			dt_hash(DT_HASH_INIT, "foobar", 6));
-}
-
 /* ---- escapers ---- */
 
 #define QUOTED(flags, lit, want)                                \
@@ -356,7 +344,19 @@ static void test_html(void)
 	sb_free(&sb);
 }
 
+/* FNV-1a's published test vectors, and fields that hash apart. */
+static void test_hash_fnv1a(void)
+{
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "", 0), 0xcbf29ce484222325ull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "foobar", 6), 0x85944171f73967e8ull);
+	CU_ASSERT_NOT_EQUAL(hash_field(hash_field(HASH_FNV_OFFSET, "ab"), "c"),
+			    hash_field(hash_field(HASH_FNV_OFFSET, "a"), "bc"));
+	CU_ASSERT_EQUAL(hash_field(HASH_FNV_OFFSET, NULL), hash_field(HASH_FNV_OFFSET, ""));
+}
+
 DT_SUITE_MAIN("base",
+	      DT_TEST(test_hash_fnv1a),
 	      DT_TEST(test_err_set_negates_and_formats),
 	      DT_TEST(test_err_prefix),
 	      DT_TEST(test_err_truncates_long_messages),
@@ -368,7 +368,6 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_decode),
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
-	      DT_TEST(test_hash),
 	      DT_TEST(test_quote),
 	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
