@@ -139,10 +139,24 @@ size_t dt_quote_buf(char *out, size_t cap, const char *s, size_t len, unsigned f
 
 /* ---- JSON ---- */
 
+/* The escapes JSON and logfmt share: \" \\ \n \r \t; NULL for others. */
+static const char *backslash_escape(uint32_t c)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	default: return NULL;
+	}
+}
+
 void sb_json_string(struct strbuf *sb, const char *s, size_t len)
 {
 	sb_putc(sb, '"');
 	for (size_t i = 0; i < len;) {
+		const char *e;
 		uint32_t c;
 		size_t k = utf8_decode(s + i, len - i, &c);
 
@@ -151,22 +165,16 @@ void sb_json_string(struct strbuf *sb, const char *s, size_t len)
 			i++;
 			continue;
 		}
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-				char e[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
+		if ((e = backslash_escape(c))) {
+			sb_puts(sb, e);
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			char u[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
 
-				sb_append(sb, e, 6);
-			} else if (c == 0x2028 || c == 0x2029) {
-				sb_printf(sb, "\\u%04x", (unsigned)c);
-			} else {
-				sb_append(sb, s + i, k);
-			}
+			sb_append(sb, u, 6);
+		} else if (c == 0x2028 || c == 0x2029) {
+			sb_printf(sb, "\\u%04x", (unsigned)c);
+		} else {
+			sb_append(sb, s + i, k);
 		}
 		i += k;
 	}
@@ -257,19 +265,14 @@ void sb_logfmt_value(struct strbuf *sb, const char *value)
 	sb_putc(sb, '"');
 	for (const char *p = value; *p; p++) {
 		unsigned char c = (unsigned char)*p;
+		const char *e = backslash_escape(c);
 
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < ' ' || c == 0x7f)
-				sb_printf(sb, "\\u%04x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
+		if (e)
+			sb_puts(sb, e);
+		else if (c < ' ' || c == 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_putc(sb, (char)c);
 	}
 	sb_putc(sb, '"');
 }
