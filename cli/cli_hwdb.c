@@ -367,6 +367,14 @@ static int cmd_list(const struct opts *o)
 		sort_region = o->region;
 		qsort(ts, n_ts, sizeof(*ts), cmp_region_price);
 	}
+	/* An empty result is a result (exit 0), but say so: a bare header
+	 * reads as a failure to print. */
+	if (!n_ts)
+		fprintf(stderr, "dratopo hwdb list: no instance type matches these filters%s%s%s\n",
+			o->region ? " (--region " : "", o->region ? o->region : "",
+			o->region ? " lists only the types with a price there)" : "");
+	if (json && o->region && doc_map_set(a, root, "region", doc_new_string(a, o->region)))
+		sb.oom = true;
 	if (!json) {
 		table_widths(ts, n_ts, &w);
 		sb_printf(&sb, "%-*s  %-*s %5s %7s %-5s %4s  %-*s %-9s %4s %5s %10s\n", w.name,

@@ -28,7 +28,9 @@ struct query_opts {
 	struct cli_remote remote;
 	bool json;
 	bool yaml;                      /* nodes: the remedies, for kubectl apply */
+	bool lifts;                     /* nodes --lifts: for kubectl delete */
 	const char *type, *verdict;
+	const char *forget;             /* nodes --forget NAME */
 };
 
 static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
@@ -37,14 +39,21 @@ static void usage(FILE *f, const char *cmd)
 {
 	if (!strcmp(cmd, "nodes"))
 		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
-			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n\n"
+			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n"
+			   "       dratopo nodes --coordinator ADDR [TLS options] --lifts\n"
+			   "       dratopo nodes --coordinator ADDR [TLS options] --forget NODE\n\n"
 			   "The nodes a running coordinator knows: instance type, its verdict on the\n"
 			   "last report (with the differences for a drift), when that report came,\n"
 			   "and whether planning may use the node (and why not).\n"
 			   "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
-			   "DeviceTaintRule per affected device of every drifted node, and as\n"
-			   "comments the Node taint of unfit nodes and the kubectl commands that\n"
-			   "lift the remedies of nodes that match again.\n\n");
+			   "DeviceTaintRule per affected device of every drifted node, as a\n"
+			   "comment the Node taint of unfit nodes, and last the rule dratopo-drift,\n"
+			   "which selects no device: kubectl apply refuses an input without objects.\n"
+			   "--lifts prints what lifts the remedies of nodes that match again, for\n"
+			   "`kubectl delete --ignore-not-found -f -`: their DeviceTaintRules as\n"
+			   "objects, and as a comment the command that removes the Node taint.\n"
+			   "--forget NODE forgets a node that left the cluster (the coordinator's\n"
+			   "--forget-after does it for nodes silent that long).\n\n");
 	else
 		fprintf(f, "usage: dratopo types --coordinator ADDR [TLS options] [-o table|json]\n\n"
 			   "Per instance type: nodes, how many match or drift, the most common live\n"
@@ -67,7 +76,8 @@ static int parse(int argc, char **argv, struct query_opts *o, bool *help)
 
 		if (r > 0)
 			continue;
-		if (r < 0 || (a[0] == '-' && i + 1 >= argc && strcmp(a, "-h") && strcmp(a, "--help"))) {
+		if (r < 0 || (a[0] == '-' && i + 1 >= argc && strcmp(a, "-h") && strcmp(a, "--help") &&
+			      strcmp(a, "--lifts"))) {
 			fprintf(stderr, "dratopo %s: option '%s' needs a value\n\n", cmd, a);
 			goto usage;
 		}
@@ -87,8 +97,14 @@ static int parse(int argc, char **argv, struct query_opts *o, bool *help)
 			o->yaml = !strcmp(a, "yaml");
 			continue;
 		}
+		if (!strcmp(cmd, "nodes") && !strcmp(a, "--lifts")) {
+			o->lifts = true;
+			continue;
+		}
 		if (!strcmp(cmd, "nodes") && !strcmp(a, "--type"))
 			val = &o->type;
+		else if (!strcmp(cmd, "nodes") && !strcmp(a, "--forget"))
+			val = &o->forget;
 		else if (!strcmp(cmd, "nodes") && !strcmp(a, "--verdict"))
 			val = &o->verdict;
 		if (!val) {
@@ -122,7 +138,8 @@ static int flush_out(const char *cmd, struct strbuf *sb)
 	return rc;
 }
 
-/* nodes -o yaml: the coordinator's remedies, as it wrote them. */
+/* nodes -o yaml / --lifts: the coordinator's remedies or lifts, as it
+ * wrote them. */
 static int remedies(struct query_opts *o)
 {
 	Dratopo__V1__RemediesRequest req = DRATOPO__V1__REMEDIES_REQUEST__INIT;
@@ -136,9 +153,30 @@ static int remedies(struct query_opts *o)
 	if (rc)
 		return rc;
 	r = (Dratopo__V1__RemediesResponse *)resp;
-	sb_puts(&sb, r->yaml);
+	sb_puts(&sb, o->lifts ? r->lifts_yaml : r->yaml);
+	/* kubectl delete -f - takes a comment as "nothing"; the apply stream
+	 * ends with an object, empty only from a coordinator before that. */
+	if (!sb.len)
+		sb_puts(&sb, o->lifts ? "# no node to lift\n" : "# no node in drift\n");
 	protobuf_c_message_free_unpacked(resp, NULL);
 	return flush_out("nodes", &sb);
+}
+
+/* nodes --forget NODE. */
+static int forget(struct query_opts *o)
+{
+	Dratopo__V1__ForgetRequest req = DRATOPO__V1__FORGET_REQUEST__INIT;
+	ProtobufCMessage *resp = NULL;
+	int rc;
+
+	req.node = (char *)o->forget;
+	rc = cli_remote_call(&o->remote, "nodes", "/dratopo.v1.Fleet/Forget", &req.base,
+			     &dratopo__v1__forget_response__descriptor, QUERY_DEADLINE_MS, &resp);
+	if (rc)
+		return rc;
+	protobuf_c_message_free_unpacked(resp, NULL);
+	fprintf(stderr, "dratopo nodes: forgot %s\n", o->forget);
+	return CLI_EXIT_OK;
 }
 
 /* ---- nodes ---- */
@@ -189,7 +227,13 @@ int cli_nodes(int argc, char **argv)
 
 	if (rc || help)
 		return help ? (usage(stdout, "nodes"), CLI_EXIT_OK) : rc;
-	if (o.yaml)
+	if ((o.forget != NULL) + o.lifts + o.yaml > 1) {
+		fprintf(stderr, "dratopo nodes: --forget, --lifts and -o yaml go alone\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (o.forget)
+		return forget(&o);
+	if (o.yaml || o.lifts)
 		return remedies(&o);
 	if (o.type)
 		req.instance_type = (char *)o.type;

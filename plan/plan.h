@@ -130,6 +130,11 @@ struct plan_node_claim {
 	size_t n_drivers;
 	const char *node_class;         /* the EC2NodeClass it launches with */
 	struct plan_res requests;       /* what its pods and DaemonSets request, summed */
+	/* vpc.amazonaws.com/efa to request: every EFA of its type when its
+	 * pods use dra.net devices, as DRA-enabled Karpenter attaches every
+	 * EFA for them (with its DRA support off, the default, Karpenter
+	 * attaches EFAs only for this request); 0: none. */
+	int64_t efas;
 	/* Its requirements on the keys a node gets at launch (zone, region,
 	 * zone id) as its pods and pool narrow them; these replace the
 	 * pool's requirements on those keys. */
@@ -280,5 +285,13 @@ void plan_report_free(struct plan_report *report);
 struct hwdb_type;
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb);
+
+/* ---- Extended resources ---- */
+
+/* Whether a DeviceClass of set backs the extended resource name (its
+ * spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class>):
+ * a pod asking for it is a DRA pod, as kube-scheduler decides
+ * (plan_extres.c). */
+bool plan_extres_backed(const struct model_set *set, const char *name);
 
 #endif

@@ -279,6 +279,9 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 		}
 	nc->drivers = drivers->v;
 	nc->n_drivers = drivers->n;
+	for (size_t i = 0; i < drivers->n; i++)
+		if (!strcmp(drivers->v[i], "dra.net"))
+			nc->efas = (int64_t)c->type->n_efas;
 	nc->node_class = p->nc ? p->nc->meta.name
 			       : p->obj && p->obj->u.node_pool.node_class_ref.name
 				 ? p->obj->u.node_pool.node_class_ref.name : "default";

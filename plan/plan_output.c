@@ -294,6 +294,10 @@ static struct doc_node *node_claim_tree(const struct plan_result *plan,
 			    doc_map_set(a, rq, plan->ext_names[i], doc_new_string(a, n)))
 				return NULL;
 		}
+		snprintf(pods, sizeof(pods), "%" PRId64, nc->efas);
+		if (nc->efas && !doc_get(rq, "vpc.amazonaws.com/efa") &&
+		    doc_map_set(a, rq, "vpc.amazonaws.com/efa", doc_new_string(a, pods)))
+			return NULL;
 		if (doc_map_set(a, res, "requests", rq) || doc_map_set(a, spec, "resources", res))
 			return NULL;
 	}

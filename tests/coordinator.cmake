@@ -26,3 +26,8 @@ dt_add_suite(test_coord SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_coord.c
              LIBS dt_coord dt_agent_run INTERNAL coordinator/store)
 set_tests_properties(test_coord PROPERTIES FIXTURES_REQUIRED agent_sysfs
                      ENVIRONMENT "GRPC_VERBOSITY=NONE")
+# Nodes forgotten, one coordinator per database, lifts as objects, device
+# names as the drivers write them (tests/e2e/housekeeping.sh).
+add_test(NAME housekeeping_e2e COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/e2e/housekeeping.sh ${PROJECT_BINARY_DIR}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(housekeeping_e2e PROPERTIES FIXTURES_REQUIRED agent_sysfs TIMEOUT 300)

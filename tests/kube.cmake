@@ -18,6 +18,9 @@ option(DRATOPO_KUBE_TESTS "Run the tests that need a real kube-apiserver (built 
        ${_dt_kube_default})
 if(DRATOPO_KUBE_TESTS)
   set(_kdir ${PROJECT_BINARY_DIR}/kube-cluster)   # not kube/: that is the module's build folder
+  # Suites of other modules that need the control plane require the kube
+  # fixture and read it from here (DT_KUBE_DIR in their environment).
+  set(DT_KUBE_CLUSTER_DIR ${_kdir})
   # A control plane left behind by an interrupted run (ctest killed before
   # kube_down) is this build's own: stop it rather than refuse to start.
   add_test(NAME kube_up COMMAND sh -c "bash tools/kube/cluster.sh down '${_kdir}' >/dev/null 2>&1; exec bash tools/kube/cluster.sh up '${_kdir}'"

@@ -326,3 +326,26 @@ int topo_node_name_check(const char *what, const char *name, struct dt_err *err)
 		return 0;
 	return dt_err_set(err, -EINVAL, "%s \"%.64s\": %s (a Node's name)", what, name, msgs.m[0]);
 }
+
+const char *topo_dranet_pci_name(const char *bdf, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "pci-%s", bdf);
+
+	for (size_t i = 4; i < n && i < len; i++)
+		if (buf[i] == ':' || buf[i] == '.')
+			buf[i] = '-';
+	return buf;
+}
+
+const char *topo_device_dra_name(const struct topo *t, size_t i, char *buf, size_t len)
+{
+	const struct topo_device *d = &t->devices[i];
+	size_t minor = 0;
+
+	if (d->kind == TOPO_EFA)
+		return topo_dranet_pci_name(d->bdf_str, buf, len);
+	for (size_t j = 0; j < i; j++)
+		minor += t->devices[j].kind == TOPO_GPU;
+	snprintf(buf, len, "gpu-%zu", minor);
+	return buf;
+}

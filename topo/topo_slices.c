@@ -18,6 +18,7 @@ static int learn_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 
 	if (rc)
 		return rc;
+	topo_learned_use_node_names(learned, t);
 	rc = hwdb_slices(&learned->type, mode, node_name, set, out, n_out, err);
 	if (rc)
 		topo_learned_free(learned);

@@ -99,10 +99,40 @@ void ctrl_stats(struct ctrl *c, struct ctrl_stats *out)
 
 /* ---- the cluster as the planner's input ---- */
 
+/* Whether a container (or init container) of the pod asks for an
+ * extended resource a DeviceClass of set backs (requests, or limits,
+ * from which the API server defaults them). */
+static bool pod_dra_extres(json_object *pod, const struct model_set *set)
+{
+	static const char *const lists[] = { "containers", "initContainers" };
+	static const char *const kinds[] = { "requests", "limits" };
+
+	for (size_t l = 0; l < 2; l++) {
+		json_object *cs = kube_json_get(pod, "spec", lists[l], NULL);
+
+		for (size_t i = 0; cs && i < json_object_array_length(cs); i++)
+			for (size_t k = 0; k < 2; k++) {
+				json_object *r = kube_json_get(json_object_array_get_idx(cs, i),
+							       "resources", kinds[k], NULL);
+
+				if (!r || !json_object_is_type(r, json_type_object))
+					continue;
+				json_object_object_foreach(r, key, v) {
+					(void)v;
+					if (strchr(key, '/') && plan_extres_backed(set, key))
+						return true;
+				}
+			}
+	}
+	return false;
+}
+
 /* A pending pod is dratopo's when it asks for claims or for extended
- * resources (DRA-backed ones among them); bound pods stay as capacity in
- * use. Plain pending pods are Karpenter's. */
-static bool pod_wanted(const char *json)
+ * resources a DeviceClass backs, and no scheduling gate holds it; bound
+ * pods stay as capacity in use. Other pending pods (device-plugin
+ * resources such as nvidia.com/gpu among them) are Karpenter's. set holds
+ * the DeviceClasses already (they join first). */
+static bool pod_wanted(const char *json, const struct model_set *set)
 {
 	json_object *o = json_tokener_parse(json), *cs;
 	bool want = false;
@@ -111,20 +141,16 @@ static bool pod_wanted(const char *json)
 		return false;
 	if (kube_json_str(o, "spec", "nodeName", NULL)) {
 		want = true;
+	} else if ((cs = kube_json_get(o, "spec", "schedulingGates", NULL)) &&
+		   json_object_array_length(cs) > 0) {
+		/* gated (a queue such as Kueue holds it): kube-scheduler will not
+		 * place it, and Karpenter provisions for none such */
+		want = false;
 	} else if ((cs = kube_json_get(o, "spec", "resourceClaims", NULL)) &&
 		   json_object_array_length(cs) > 0) {
 		want = true;
-	} else if ((cs = kube_json_get(o, "spec", "containers", NULL))) {
-		for (size_t i = 0; !want && i < json_object_array_length(cs); i++) {
-			json_object *req = kube_json_get(json_object_array_get_idx(cs, i),
-							 "resources", "requests", NULL);
-
-			json_object_object_foreach(req ? req : o, key, v) {
-				(void)v;
-				if (req && strchr(key, '/') && strncmp(key, "hugepages-", 10))
-					want = true;
-			}
-		}
+	} else {
+		want = pod_dra_extres(o, set);
 	}
 	json_object_put(o);
 	return want;
@@ -146,7 +172,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 		l->refused++;
 		return 0;
 	}
-	if (l->which == W_PODS && !pod_wanted(obj->json))
+	if (l->which == W_PODS && !pod_wanted(obj->json, l->set))
 		return 0;
 	if (l->which == W_NODES && l->c->o.node_excluded &&
 	    l->c->o.node_excluded(l->c->o.node_arg, obj->name))
@@ -166,6 +192,15 @@ const char *ctrl_claim_type(const struct model_node_claim *nc)
 			return r->values[0];
 	}
 	return NULL;
+}
+
+/* labels[*n] = key=value unless a label of that key is there already. */
+static void add_label(struct model_kv *labels, size_t *n, const char *key, const char *value)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(labels[j].key, key))
+			return;
+	labels[(*n)++] = (struct model_kv){ key, value };
 }
 
 /* The consumable-capacity mode of the EC2NodeClass a NodeClaim launches
@@ -213,21 +248,23 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	node = model_set_find(set, MODEL_NODE, NULL, claim->meta.name);
 	if (rc < 0 || !node)
 		return rc < 0 ? rc : 0;
-	/* the claim's labels (its pool, capacity type) are the node's too */
-	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels + 1,
-				  sizeof(*labels));
+	/* the claim's labels (its pool, capacity type) are the node's too, and
+	 * so is every requirement of one value (the zone, the region): Karpenter
+	 * labels the node with them, and a pod pinned to the zone must find its
+	 * NodeClaim in flight there, not get a second one */
+	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels +
+				  nc->n_requirements + 1, sizeof(*labels));
 	if (!labels)
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
 		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
-	for (size_t i = 0; i < claim->meta.n_labels; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < node->meta.n_labels; j++)
-			dup |= !strcmp(labels[j].key, claim->meta.labels[i].key);
-		if (!dup)
-			labels[node->meta.n_labels++] = claim->meta.labels[i];
-	}
+	for (size_t i = 0; i < claim->meta.n_labels; i++)
+		add_label(labels, &node->meta.n_labels, claim->meta.labels[i].key,
+			  claim->meta.labels[i].value);
+	for (size_t i = 0; i < nc->n_requirements; i++)
+		if (nc->requirements[i].op == MODEL_OP_IN && nc->requirements[i].n_values == 1)
+			add_label(labels, &node->meta.n_labels, nc->requirements[i].key,
+				  nc->requirements[i].values[0]);
 	node->meta.labels = labels;
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;
@@ -331,36 +368,6 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 	return kv[*n - 1].key && kv[*n - 1].value ? 0 : -ENOMEM;
 }
 
-/* Karpenter attaches EFA interfaces only when the NodeClaim requests
- * vpc.amazonaws.com/efa (with its DRA support off, the default): a node
- * whose pods use dra.net devices asks for every EFA of its type, as
- * DRA-enabled Karpenter attaches every EFA for them. */
-static int efa_request(struct model_set *set, struct model_object *o,
-		       const struct plan_node_claim *nc)
-{
-	struct model_resource_list *req = &o->u.node_claim.resource_requests;
-	const struct hwdb_type *t = hwdb_lookup(nc->instance_type);
-	struct model_quantity_entry *items;
-	bool efa = false;
-
-	for (size_t i = 0; i < nc->n_drivers; i++)
-		efa |= !strcmp(nc->drivers[i], "dra.net");
-	for (size_t i = 0; efa && i < req->n_items; i++)
-		efa = strcmp(req->items[i].name, "vpc.amazonaws.com/efa") != 0;
-	if (!efa || !t || !t->n_efas)
-		return 0;
-	items = model_set_calloc(set, req->n_items + 1, sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	if (req->n_items)
-		memcpy(items, req->items, req->n_items * sizeof(*items));
-	items[req->n_items].name = "vpc.amazonaws.com/efa";
-	items[req->n_items].value = quantity_from_int((int64_t)t->n_efas, QUANTITY_DECIMAL_SI);
-	req->items = items;
-	req->n_items++;
-	return 0;
-}
-
 static void pods_list(const struct plan_node_claim *nc, struct strbuf *sb)
 {
 	for (size_t i = 0; i < nc->n_pods; i++)
@@ -383,10 +390,6 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	if (have)
 		return;                 /* applied already: nothing to write */
 	pods_list(nc, &pods);
-	if (efa_request(ncs, o, nc)) {
-		sb_free(&pods);
-		return;
-	}
 	o->meta.name = model_set_strdup(ncs, name);
 	if (!o->meta.name || sb_error(&pods) ||
 	    ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY, CTRL_MANAGED_BY) ||
@@ -401,16 +404,16 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 			"nodeclaims.karpenter.sh", "name", name, "instance_type", nc->instance_type,
 			"pods", sb_str(&pods), NULL);
 		obs_inc(obs_series(c->m_dry, "apply", "nodeclaims", NULL));
-		rc = 0;
-	} else {
-		rc = kube_apply_object(c->kc, o, NULL, &err);
-		if (rc)
-			obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
-		else
-			obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
-				nc->instance_type, "capacity_type", nc->capacity_type, "pods",
-				sb_str(&pods), NULL);
+		sb_free(&pods);
+		return;                 /* nothing written, so none counted as written */
 	}
+	rc = kube_apply_object(c->kc, o, NULL, &err);
+	if (rc)
+		obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
+	else
+		obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
+			nc->instance_type, "capacity_type", nc->capacity_type, "pods",
+			sb_str(&pods), NULL);
 	pthread_mutex_lock(&c->lock);
 	if (rc)
 		c->stats.write_errors++;
@@ -418,7 +421,7 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 		c->stats.nodeclaims_written++;
 	pthread_mutex_unlock(&c->lock);
 	obs_inc(rc ? c->s_errors : c->s_written);
-	if (!rc && !c->o.dry_run) {
+	if (!rc) {
 		struct kube_objref ref = { "karpenter.sh/v1", "NodeClaim", NULL, name, NULL };
 
 		kube_event(c->rec, &ref, "Normal", "Launching", "Provisioning",

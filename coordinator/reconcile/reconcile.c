@@ -721,6 +721,70 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	return rc;
 }
 
+/* ---- Forgetting ---- */
+
+int rec_fleet_forget(struct rec_fleet *f, const char *name, struct rec_changes *out,
+		     struct dt_err *err)
+{
+	struct touched t = { 0 };
+	struct fnode *n;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&f->mu);
+	if (f->restoring) {
+		rc = dt_err_set(err, -EBUSY, "the fleet is being restored");
+		goto out;
+	}
+	n = rec_find_node(f, name, NULL);
+	if (!n) {
+		rc = dt_err_set(err, -ENOENT, "no node %s in the fleet", name);
+		goto out;
+	}
+	/* Its type's conflict may change or end without it. */
+	t.old_type = n->type;
+	t.old_conflicted = n->type && rec_type_conflicted(n->type);
+	drop_node(f, n);
+	if (t.old_type && (t.old_conflicted || rec_type_conflicted(t.old_type)) &&
+	    append_conflict(out, f, t.old_type))
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+out:
+	pthread_mutex_unlock(&f->mu);
+	if (rc)
+		rec_changes_free(out);
+	return rc;
+}
+
+int rec_fleet_silent(struct rec_fleet *f, int64_t now, int64_t silent_ns, char ***names,
+		     size_t *n, struct dt_err *err)
+{
+	size_t cap = 0;
+	int rc = 0;
+
+	*names = NULL;
+	*n = 0;
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
+		if (now - f->nodes[i]->received_ns <= silent_ns)
+			continue;
+		if (DT_GROW(*names, cap, *n + 1) || !((*names)[*n] = strdup(f->nodes[i]->name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (rc) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+		return dt_err_set(err, rc, "out of memory");
+	}
+	return 0;
+}
+
 /* ---- Restore ---- */
 
 int rec_fleet_restore_learned(struct rec_fleet *f, const struct rec_learned *l,

@@ -218,11 +218,15 @@ int rec_fleet_types(struct rec_fleet *f, int64_t now, struct rec_type_list *out,
 		goto out;
 	}
 	count_agreeing(f);
+	/* A type whose last node left (forgotten, or now of another type)
+	 * is not in the summary: nothing of it is live. */
 	for (size_t i = 0; i < f->n_types && !rc; i++) {
-		f->types[i]->scratch = i;
-		common[i] = common_shape(f->types[i]);
-		rc = type_head(f->types[i], &out->types[i]);
-		out->n = i + 1;
+		if (!f->types[i]->n_nodes)
+			continue;
+		f->types[i]->scratch = out->n;
+		common[out->n] = common_shape(f->types[i]);
+		rc = type_head(f->types[i], &out->types[out->n]);
+		out->n++;
 	}
 	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
 		const struct fnode *n = f->nodes[i];
@@ -244,7 +248,6 @@ int rec_fleet_types(struct rec_fleet *f, int64_t now, struct rec_type_list *out,
 		s->hwdb_suspect = (s->source == REC_SOURCE_HWDB || s->source == REC_SOURCE_EXTRA) &&
 				  common_drift[i] >= f->quorum && 2 * common_drift[i] > s->nodes;
 	}
-	/* A type whose last node left stays listed with no nodes. */
 out:
 	pthread_mutex_unlock(&f->mu);
 	free(common_drift);

@@ -35,8 +35,26 @@
 #include "dratopo/v1/plan.pb-c.h"
 
 struct coord_commit;
+struct dt_diags;
+struct model_set;
 struct obs_http;
 struct page_inflight;
+
+/* What a cluster runs that a plan against the fleet must count: the hook
+ * the Kubernetes controller fills (coord_set_cluster_source). add() puts
+ * into set, from its informers, the Pods bound to nodes and the
+ * ResourceClaims, leaving out every object whose kind, namespace and name
+ * the set already has (the request's manifests win). It may add Nodes
+ * with their ResourceSlices too: those then stand for the nodes instead
+ * of the fleet's prediction, as a Node in the manifests does. The planner
+ * counts these objects as it counts them in `plan -f` manifests
+ * (docs/coordinator.md, "Devices in use"). It runs on a handler thread in
+ * the plan's prepare step, before the fleet's nodes are added: 0, or a
+ * negative code with its message added to diags, which fails the plan. */
+struct coord_cluster_source {
+	int (*add)(void *arg, struct model_set *set, struct dt_diags *diags);
+	void *arg;
+};
 
 /* Whoever watches the cluster (the Kubernetes controller) fills out with
  * what it has in flight: the pods it cannot place yet with the planner's
@@ -75,7 +93,15 @@ struct coord {
 	 * max_plans at once, so that reports always find a free worker. */
 	atomic_uint plans_running;
 	unsigned max_plans;
+	struct coord_cluster_source cluster;    /* add NULL: no controller */
 	struct coord_metrics m;
+	/* --forget-after: the sweeper (coord_forget.c) forgets nodes silent
+	 * that long; 0: never. */
+	int64_t forget_after_ns;
+	pthread_t sweep_thread;
+	pthread_mutex_t sweep_lock;
+	pthread_cond_t sweep_cond;
+	bool sweep_inited, sweep_running, sweep_stop;
 	/* The fleet page's pending pods and NodeClaims (coord_set_inflight);
 	 * NULL: no controller, the page says so. */
 	coord_inflight_fn inflight;
@@ -90,6 +116,7 @@ struct coord_opts {
 	struct rec_options rec;
 	bool insecure;                  /* no client identities to check */
 	unsigned max_plans;             /* plans at once; 0: COORD_DEFAULT_MAX_PLANS */
+	int64_t forget_after_ns;        /* forget nodes silent that long; 0: never */
 };
 
 #define COORD_DEFAULT_MAX_PLANS 4
@@ -145,6 +172,22 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);
+/* Forget node in the fleet (rec_fleet_forget: *changes, its type's
+ * conflict) and delete its record with those changes in one durable
+ * transaction; returns once it is durable or failed. */
+int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
+			 struct dt_err *err);
+
+/* ---- Nodes that left (coord_forget.c) ---- */
+
+/* Forget node: out of the fleet, its record deleted, durable before it
+ * returns. -ENOENT: no such node. The hook for whatever learns that a node
+ * left (the Kubernetes controller on a Node's deletion; Fleet.Forget). */
+int coord_forget(struct coord *c, const char *node, struct dt_err *err);
+/* The --forget-after sweeper: started by coord_open when
+ * forget_after_ns > 0, stopped (and joined) by coord_close. */
+int coord_sweeper_start(struct coord *c, struct dt_err *err);
+void coord_sweeper_stop(struct coord *c);
 
 /* ---- conversions (coord_convert.c) ---- */
 
@@ -179,11 +222,19 @@ void coord_plan_release(ProtobufCMessage *response, void *user);
 /* Unix ns, CLOCK_REALTIME. */
 int64_t coord_now_ns(void);
 
+/* ---- plans (coord_plan.c) ---- */
+
+/* Plans count what src adds from now on; set once, before the server
+ * takes calls, and valid until coord_close. NULL: plans see only their
+ * manifests and the fleet. */
+void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source *src);
+
 /* ---- remedies (coord_remedy.c) ---- */
 
 struct coord_remedies {
-	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
-	size_t device_taint_rules, node_taints;
+	struct strbuf yaml;             /* for kubectl apply (see coord_remedies_anchor) */
+	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
+	size_t nodes_in_drift, device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted, cap_lifted;
 	char **unfit;                   /* nodes in drift that get the node taint */
@@ -194,6 +245,11 @@ struct coord_remedies {
  * coord_remedies_free (not needed after an error). */
 int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
 		   struct dt_err *err);
+/* End r->yaml with dt_remedy's anchor (rem_anchor_emit), summing r up,
+ * after "# no node in drift" when r holds nothing: what Fleet.Remedies
+ * sends, so that `kubectl apply -f -` always gets an object. Not for the
+ * controller, which applies r's rules itself. 0 or -ENOMEM. */
+int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err);
 void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- the status pages (coord_http.c) ---- */

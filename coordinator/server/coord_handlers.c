@@ -30,6 +30,7 @@ struct resp {
 		Dratopo__V1__ListTypesResponse types;
 		Dratopo__V1__GetHwdbEntryResponse entry;
 		Dratopo__V1__RemediesResponse remedies;
+		Dratopo__V1__ForgetResponse forget;
 	} m;                            /* first: the glue hands &m.base back */
 	struct doc_arena *arena;        /* the message's arrays and strings */
 	struct rec_outcome outcome;
@@ -435,12 +436,68 @@ static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage 
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
 	}
 	r->has_rem = true;
+	if (coord_remedies_anchor(&r->rem, &err)) {
+		resp_free(&r->m.base, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
+	}
 	dratopo__v1__remedies_response__init(&r->m.remedies);
 	r->m.remedies.yaml = (char *)sb_str(&r->rem.yaml);
 	r->m.remedies.device_taint_rules = (uint32_t)r->rem.device_taint_rules;
 	r->m.remedies.node_taints = (uint32_t)r->rem.node_taints;
 	r->m.remedies.lifted = r->rem.lifted;
 	r->m.remedies.n_lifted = r->rem.n_lifted;
+	r->m.remedies.lifts_yaml = (char *)sb_str(&r->rem.lifts);
+	*response = &r->m.base;
+	return GRPC_STATUS_OK;
+}
+
+/* Agents report; they do not administer: a certificate that names a node
+ * of the fleet may not forget one. */
+static bool peer_is_agent(struct coord *c, struct rpc_ctx *ctx)
+{
+	const char *cn = rpc_ctx_peer_cn(ctx);
+	struct rec_node n;
+	bool agent;
+
+	if (c->insecure || !cn)
+		return false;
+	agent = rec_fleet_node(coord_fleet_get(c), cn, coord_now_ns(), &n, NULL) == 0;
+	coord_fleet_put(c);
+	if (agent)
+		rec_node_free(&n);
+	return agent;
+}
+
+static grpc_status_code on_forget(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+				  ProtobufCMessage **response)
+{
+	struct coord *c = rpc_ctx_user(ctx);
+	const Dratopo__V1__ForgetRequest *q = (const void *)request;
+	struct dt_err err = { 0 };
+	struct resp *r;
+	int rc;
+
+	if (!q->node[0])
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INVALID_ARGUMENT, "node is empty");
+	if (peer_is_agent(c, ctx)) {
+		obs_log(OBS_WARN, "auth_refused", "method", "Forget", "peer", rpc_ctx_peer(ctx),
+			"cn", rpc_ctx_peer_cn(ctx), "node", q->node, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_PERMISSION_DENIED,
+				    "certificate %s is a node's: agents may not forget nodes",
+				    rpc_ctx_peer_cn(ctx));
+	}
+	rc = coord_forget(c, q->node, &err);
+	if (rc == -ENOENT)
+		return rpc_ctx_fail(ctx, GRPC_STATUS_NOT_FOUND, "no node %s", q->node);
+	if (rc)
+		return rpc_ctx_fail(ctx, rc == -EBUSY ? GRPC_STATUS_UNAVAILABLE
+				    : GRPC_STATUS_INTERNAL, "forget %s: %s", q->node, err.msg);
+	if (!(r = resp_new()))
+		return no_memory(ctx, NULL);
+	dratopo__v1__forget_response__init(&r->m.forget);
+	r->m.forget.node = doc_arena_strdup(r->arena, q->node);
+	if (!r->m.forget.node)
+		return no_memory(ctx, r);
 	*response = &r->m.base;
 	return GRPC_STATUS_OK;
 }
@@ -460,5 +517,8 @@ const struct rpc_method coord_methods[] = {
 	  on_remedies, resp_free },
 	{ "/dratopo.v1.Planner/Plan", &dratopo__v1__plan_request__descriptor,
 	  coord_plan, coord_plan_release },
+	/* New methods go last: the fuzz corpus picks methods by index. */
+	{ "/dratopo.v1.Fleet/Forget", &dratopo__v1__forget_request__descriptor,
+	  on_forget, resp_free },
 };
 const size_t coord_n_methods = sizeof(coord_methods) / sizeof(coord_methods[0]);

@@ -54,6 +54,8 @@ static const char usage_text[] =
 	"  --interval D           the agents' reporting interval (default 30s)\n"
 	"  --stale-after D        silence after which a node is stale (default 3 x interval;\n"
 	"                         not shorter than the interval)\n"
+	"  --forget-after D       forget nodes silent that long (default: never; at least\n"
+	"                         --stale-after)\n"
 	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
 	"  --workers N            threads running handlers (default 16)\n"
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
@@ -78,7 +80,7 @@ struct args {
 	bool dry_run;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers, max_plans;
-	int64_t interval_ns, stale_after_ns, call_timeout_ns;
+	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
 };
 
 static int usage_error(const char *what, const char *arg)
@@ -127,7 +129,7 @@ static unsigned default_max_plans(unsigned workers)
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
-	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
+	       O_INTERVAL, O_STALE, O_FORGET, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
 	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -140,6 +142,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "learn-quorum", required_argument, NULL, O_QUORUM },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "stale-after", required_argument, NULL, O_STALE },
+		{ "forget-after", required_argument, NULL, O_FORGET },
 		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
 		{ "workers", required_argument, NULL, O_WORKERS },
 		{ "max-plans", required_argument, NULL, O_PLANS },
@@ -184,6 +187,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
 		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
 		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
+		case O_FORGET: rc = parse_dur("--forget-after", optarg, &a->forget_after_ns); break;
 		case O_CALL: rc = parse_dur("--call-timeout", optarg, &a->call_timeout_ns); break;
 		case O_LOG:
 			if (obs_log_parse_level(optarg, &level, &err))
@@ -216,6 +220,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	else if (a->stale_after_ns < a->interval_ns)
 		return usage_error("--stale-after must not be shorter than --interval",
 				   "(every node would be stale between two reports)");
+	/* A node is stale (out of planning) before it is forgotten. */
+	if (a->forget_after_ns && a->forget_after_ns < a->stale_after_ns)
+		return usage_error("--forget-after must be at least --stale-after",
+				   "(a node is stale, out of planning, before it is forgotten)");
 	if (a->max_plans >= a->workers)
 		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
@@ -404,7 +412,8 @@ int main(int argc, char **argv)
 	if (!rc) {
 		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
 					 .max_plans = a.max_plans,
-					 .rec = { a.learn_quorum, a.stale_after_ns } };
+					 .rec = { a.learn_quorum, a.stale_after_ns },
+					 .forget_after_ns = a.forget_after_ns };
 
 		rc = coord_open(c, &co, &err);
 	}

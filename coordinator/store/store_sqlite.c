@@ -8,10 +8,14 @@
  * is refused, then PRAGMA quick_check runs before WAL mode or a migration
  * could touch the file. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_backend.h"
 #include "store_sqlite.h"
@@ -84,6 +88,7 @@ static const char *const stmt_sql[ST__COUNT] = {
 struct sq {
 	sqlite3 *db;
 	char *path;
+	int lock_fd;            /* "<path>.lock", flock'ed; -1: none (memory) */
 	sqlite3_stmt *st[ST__COUNT];
 	int write_rc;           /* the last transaction's result: store_ready probes after a failure */
 };
@@ -550,6 +555,8 @@ static void sq_close(void *impl)
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(q->st[i]);
 	sqlite3_close_v2(q->db);
+	if (q->lock_fd >= 0)
+		close(q->lock_fd);      /* after SQLite's: the lock ends last */
 	free(q->path);
 	free(q);
 }
@@ -566,6 +573,54 @@ static const struct store_ops sqlite_ops = {
 };
 
 /* ---- opening ---------------------------------------------------------- */
+
+/* One process per database: an exclusive flock(2) on "<path>.lock", held
+ * until the store closes (the kernel drops it when the process dies, so a
+ * SIGKILLed coordinator never leaves it behind). SQLite's own locks only
+ * serialise transactions: two coordinators on one file would both run,
+ * each with a fleet in memory the other's writes never reach. The lock
+ * file holds the owner's pid, for the message. A separate file, not the
+ * database: closing any descriptor of the database would drop SQLite's
+ * POSIX locks on it. */
+static int lock_database(struct sq *q, struct dt_err *err)
+{
+	char lock[PATH_MAX], pid[32] = "";
+	ssize_t n;
+	int fd;
+
+	q->lock_fd = -1;
+	if (!strcmp(q->path, ":memory:") || !strncmp(q->path, "file::memory:", 13))
+		return 0;
+	if (snprintf(lock, sizeof(lock), "%s.lock", q->path) >= (int)sizeof(lock))
+		return dt_err_set(err, -ENAMETOOLONG, "%s: path too long", q->path);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+
+		return dt_err_set(err, e == EROFS || e == EACCES ? -EROFS : -e,
+				  "%s: cannot create the lock file %s: %s%s", q->path, lock,
+				  strerror(e), e == EROFS || e == EACCES ? store_sqlite_advice(-EROFS) : "");
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return dt_err_set(err, -EBUSY, "%s: the database is in use by another "
+					  "process (pid %s, holding %s): one dratopo-coordinator "
+					  "per database", q->path, *pid ? pid : "unknown", lock);
+		return dt_err_set(err, -e, "%s: cannot lock %s: %s", q->path, lock, strerror(e));
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* The lock holds without the pid; only the message loses it. */
+	}
+	q->lock_fd = fd;
+	return 0;
+}
 
 /* PRAGMA quick_check: "ok", or the first problem found. */
 static int check_integrity(struct sq *q, struct dt_err *err)
@@ -645,6 +700,11 @@ int store_sqlite_open(const char *location, const struct store_opts *opts,
 	if (!q || !(q->path = strdup(location))) {
 		free(q);
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", location);
+	}
+	if ((rc = lock_database(q, err))) {
+		free(q->path);
+		free(q);
+		return rc;
 	}
 	rc = sqlite3_open_v2(location, &q->db, flags, NULL);
 	if (rc != SQLITE_OK) {

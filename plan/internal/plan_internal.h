@@ -337,10 +337,17 @@ struct plan_unit {
 	size_t place;
 };
 
-/* A pod already bound (spec.nodeName): it uses its node's resources. */
+/* A pod already bound (spec.nodeName): it uses its node's resources and
+ * holds its claims' devices there. pod: its claims, resolved as a
+ * pending pod's are, and linked to the claims Kubernetes made for it
+ * (pod.status.resourceClaimStatuses, else a claim reserved for it that
+ * names the pod's claim); a template claim the input lacks is generated
+ * (plan_setup_nodes allocates the ones the input shows unallocated on the
+ * node, as the scheduler did). pod.problem: a claim the input lacks. */
 struct plan_bound {
 	const char *node;
 	struct plan_res req;
+	struct plan_pod pod;
 };
 
 struct plan_pods {

@@ -80,19 +80,25 @@ has "$TMP/out" '"driver": "gpu.nvidia.com"' "GPU slice"
 has "$TMP/out" '"driver": "dra.net"' "EFA slice"
 expect 0 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" --node-name node-a
 count_is 'name: gpu-[0-9]+$' 8 "GPU devices"
-count_is 'name: efa-[0-9]+$' 32 "EFA devices"
+# DRANET's names: pci- and the EFA's PCI address (docs/remedy.md)
+count_is 'name: pci-0000-[0-9a-f]{2}-[0-9a-f]{2}-[0-7]$' 32 "EFA devices"
+count_is 'name: efa-[0-9]+$' 0 "no placeholder EFA names on a live node"
 has "$TMP/out" 'pool:' "slices carry their pool"
 expect 0 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge-degraded" --node-name node-b
 count_is 'name: gpu-[0-9]+$' 7 "GPU devices when one is gone"
-count_is 'name: efa-[0-9]+$' 30 "EFA devices when two are gone"
+count_is 'name: pci-0000-[0-9a-f]{2}-[0-9a-f]{2}-[0-7]$' 30 "EFA devices when two are gone"
 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" \
 	--consumable-capacity shares
 
-# the prediction for a node of a known type is what `dratopo hwdb show` says
+# the prediction for a node of a known type is what `dratopo hwdb show` says,
+# but for the EFAs' names: the node's own (pci-<address>) against hwdb's
+# placeholders (efa-N, so marked)
 if [ -x "$BIN" ]; then
+	efa_names() { sed -E -e 's/name: (efa-[0-9]+|pci-0000-[0-9a-f-]+)$/name: EFA/' \
+		-e '/dratopo.io\/placeholder-device-names: "true"/d'; }
 	for f in p5.48xlarge p4d.24xlarge p5en.48xlarge g6e.48xlarge g5.48xlarge; do
-		"$BIN" hwdb show "$f" --node node-1 | tail -n +2 >"$TMP/show"
-		"$AGENT" slices --sysfs-root "$FX/$f" --node-name node-1 | tail -n +2 >"$TMP/pred"
+		"$BIN" hwdb show "$f" --node node-1 | tail -n +2 | efa_names >"$TMP/show"
+		"$AGENT" slices --sysfs-root "$FX/$f" --node-name node-1 | tail -n +2 | efa_names >"$TMP/pred"
 		if ! cmp -s "$TMP/show" "$TMP/pred"; then
 			fail "$f: slices differ from dratopo hwdb show"
 			diff "$TMP/show" "$TMP/pred" | head -10 | sed 's/^/    /'
