@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "doc.h"
+#include "escape.h"
 #include "model.h"
 #include "opts.h"
 #include "plan.h"

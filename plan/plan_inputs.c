@@ -102,7 +102,7 @@ static int index_allocated(struct planner *pl)
 			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
 			continue;
 		}
-		if (plan_grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+		if (DT_GROW(pl->by_node, cap, pl->n_by_node + 1))
 			goto out;
 		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
 	}
@@ -230,7 +230,7 @@ static int hold_bound_claims(struct planner *pl, struct exnode *en, const struct
 
 		if (!cl || cl->u.claim.status.allocation || (shared && held_has(h, cl)))
 			continue;
-		if (shared && plan_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v))) {
+		if (shared && DT_GROW(h->v, h->cap, h->n + 1)) {
 			free(todo);
 			return dt_err_set(pl->err, -ENOMEM, "out of memory");
 		}
@@ -592,8 +592,7 @@ static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t
 {
 	struct type_reject *r;
 
-	if (plan_grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
-		 sizeof(*pl->rejects)))
+	if (DT_GROW(pl->rejects, pl->cap_rejects, pl->n_rejects + 1))
 		return -ENOMEM;
 	r = &pl->rejects[pl->n_rejects++];
 	r->pool = pool;
@@ -611,7 +610,7 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
 		    pl->hypos[i].cc.shares == cc->shares && hwdb_mig_equal(&pl->hypos[i].mig, mig))
 			return i;
-	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
+	if (DT_GROW(pl->hypos, *cap, pl->n_hypos + 1))
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
@@ -696,7 +695,7 @@ static int cand_new(struct planner *pl, size_t p, const struct hwdb_type *t, siz
 	struct cand *c;
 	size_t nl;
 
-	if (plan_grow((void **)&pl->cands, cap, pl->n_cands + 1, sizeof(*pl->cands)))
+	if (DT_GROW(pl->cands, *cap, pl->n_cands + 1))
 		return -ENOMEM;
 	c = &pl->cands[pl->n_cands];
 	memset(c, 0, sizeof(*c));

@@ -76,7 +76,7 @@ struct doc_each;
 struct doc_stream {
 	char *filename;                 /* as given to the loader, for messages */
 	struct doc_document *docs;
-	size_t n_docs;
+	size_t n_docs, cap_docs;
 	struct doc_arena *arena;        /* owns every node */
 	/* While doc_parse_each reads: its handler, and the stream's own
 	 * arena (the parsers' business; NULL otherwise). */

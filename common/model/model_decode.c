@@ -373,15 +373,8 @@ static int list_manifests(const char *dir, char ***out, size_t *n_out, struct dt
 					dir, LOAD_DIR_MAX_FILES);
 			goto out;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			char **nn = realloc(names, ncap * sizeof(*nn));
-
-			if (!nn)
-				goto oom;
-			names = nn;
-			cap = ncap;
-		}
+		if (DT_GROW(names, cap, n + 1))
+			goto oom;
 		if (!(names[n] = strdup(de->d_name)))
 			goto oom;
 		n++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "escape.h"
 #include "strbuf.h"
 
 /* ---- Field paths ---- */
@@ -162,25 +163,10 @@ void model_quote(struct strbuf *sb, const char *s, size_t len)
 {
 	size_t n = len > QUOTE_MAX ? QUOTE_MAX : len;
 
+	/* Printable ASCII and UTF-8 bytes pass; control bytes and DEL are
+	 * escaped. */
 	sb_putc(sb, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"':  sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			/* Printable ASCII and UTF-8 bytes pass; control bytes
-			 * and DEL are escaped. */
-			if (c < 0x20 || c == 0x7f)
-				sb_printf(sb, "\\x%02x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
-	}
+	sb_quote(sb, s, n, SB_QUOTE_BARE | SB_QUOTE_NAMED | SB_QUOTE_DEL);
 	if (n < len)
 		sb_puts(sb, "...");
 	sb_putc(sb, '"');

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "plan.h"
 
 struct hwdb_type;
@@ -376,12 +377,12 @@ void plan_pods_free(struct plan_pods *p);
 int plan_default_classes(struct model_set *set, struct dt_err *err);
 /* Whether a pod spec uses DRA (the definition Karpenter uses). */
 bool plan_pod_is_dra(const struct model_pod_spec *spec);
+
+/* ---- String helpers (plan_strings.c) ---- */
+
 /* Names Kubernetes would generate, made deterministic: 5 characters of
  * its "bcdfghjklmnpqrstvwxz2456789" alphabet from a hash of the seeds. */
 void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6]);
-/* Make room for need elements of size bytes in *v (capacity *cap,
- * doubling; new room zeroed). 0 or -ENOMEM, *v unchanged then. */
-int plan_grow(void **v, size_t *cap, size_t need, size_t size);
 /* v in decimal, into out; returns out. */
 char *plan_u64_str(uint64_t v, char out[24]);
 /* The NULL-terminated strings after sz, concatenated into buf (cut to

@@ -209,6 +209,11 @@ static void test_utf8_decode(void)
 	CU_ASSERT_FALSE(utf8_valid("h\xc3llo", 5));
 	CU_ASSERT_EQUAL(utf8_count("h\xc3\xa9llo", 6), 5);
 	CU_ASSERT_EQUAL(utf8_count("a\xff" "b", 3), 3);
+	/* "a" U+20AC "b": a cut at bytes 2 or 3 goes back to 1. */
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 3), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 2), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 4), 4);
+	CU_ASSERT_EQUAL(utf8_char_start("\x82\x82", 1), 0);
 }
 
 static void test_utf8_encode_round_trip(void)
@@ -274,6 +279,25 @@ static void test_quote(void)
 	QUOTED(SB_QUOTE_GO, "\a\v\x1b\x7f", "\"\\a\\v\\x1b\\x7f\"");
 	QUOTED(SB_QUOTE_GO, "a\xff" "b\xc2\xa0\xe2\x80\x8b\xc3\xa9\xf3\xa0\x80\x81",
 	       "\"a\\xffb\\u00a0\\u200b\xc3\xa9\\U000e0001\"");
+}
+
+/* The fixed-buffer form: whole escapes only, "..." at a cut, always
+ * terminated. */
+static void test_quote_buf(void)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(dt_quote_buf(buf, sizeof(buf), "abc", 3, 0), 5);
+	DT_ASSERT_STR(buf, "\"abc\"");
+	dt_quote_buf(buf, sizeof(buf), "abcdefghijklmnopq", 17, 0);
+	DT_ASSERT_STR(buf, "\"abcdefghij...\"");
+	CU_ASSERT_EQUAL(strlen(buf), 15);
+	dt_quote_buf(buf, sizeof(buf), "abcdefgh\x01\x02\x03", 11, SB_QUOTE_BARE);
+	DT_ASSERT_STR(buf, "abcdefgh\\x01...");   /* \x02 would leave no room for ... */
+	dt_quote_buf(buf, 3, "abcdef", 6, 0);
+	CU_ASSERT_EQUAL(strlen(buf), 2);
+	dt_quote_buf(buf, 1, "abcdef", 6, 0);
+	DT_ASSERT_STR(buf, "");
 }
 
 static void test_json_string(void)
@@ -359,6 +383,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
 	      DT_TEST(test_quote),
+	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
 	      DT_TEST(test_yaml_dquote),
 	      DT_TEST(test_logfmt_value),

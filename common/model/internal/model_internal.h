@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "model.h"
 #include "names.h"
 
