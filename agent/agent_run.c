@@ -22,7 +22,6 @@
  * agent holds needs flushing: the coordinator owns the durable state.
  * SIGHUP reads the TLS files again (a new connection for the next report). */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -41,6 +40,7 @@
 #include "duration.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "opts.h"
 #include "probe.h"
 #include "rpc_client.h"
 #include "rpc_tlsdiag.h"
@@ -52,139 +52,105 @@
 #define DIAGNOSE_MS 3000
 #define REPORT_METHOD "/dratopo.v1.Coordinator/Report"
 
-static const char run_usage[] =
-	"usage: dratopo-agent run --coordinator ADDR [options]\n"
-	"\n"
-	"Report this node's GPUs, EFAs and predicted ResourceSlices to the coordinator at\n"
-	"start and every interval, with backoff while it is away.\n"
-	"\n"
-	"Options:\n"
-	"  --coordinator ADDR     host:port of dratopo-coordinator\n"
-	"  --interval D           probe and report every D (default 30s)\n"
-	"  --node-name N          the node reported (default $NODE_NAME, else the host name)\n"
-	"  --instance-type T      assume type T instead of the DMI product name\n"
-	"  --sysfs-root DIR       read DIR/sys instead of /sys\n"
-	"  --tls-cert FILE        this node's client certificate (CN or a DNS SAN = node name)\n"
-	"  --tls-key FILE         its private key\n"
-	"  --tls-ca FILE          CA bundle that verifies the coordinator\n"
-	"  --tls-server-name S    the name the coordinator's certificate must carry\n"
-	"                         (default: the host of --coordinator)\n"
-	"  --insecure             plaintext (the coordinator must run with --insecure too)\n"
-	"  --http ADDR            serve /healthz, /readyz and /metrics on ADDR (default: off)\n"
-	"  --unhealthy-after D    /healthz fails when no report was acknowledged for D\n"
-	"                         (default 3 x interval)\n"
-	"  --log-level L          debug, info (default), warn, error\n"
-	"  --once                 one probe and one report; print the coordinator's verdict as\n"
-	"                         JSON and exit 0 (1 when the report was not taken)\n"
-	"  --version              print the version\n"
-	"\n"
-	"The TLS files are watched: a renewed certificate is used for the next report\n"
-	"without a restart (SIGHUP forces a reload).\n";
-
 struct run_args {
 	const char *coordinator, *node_name, *instance_type, *root, *http;
 	struct rpc_tls tls;
 	int64_t interval_ns, unhealthy_after_ns;
-	bool once;
+	bool once, compact, version;
 };
 
-static int run_usage_error(const char *what, const char *arg)
+static int set_log_level(void *dst, const char *v, struct dt_err *err)
 {
-	fprintf(stderr, "dratopo-agent run: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
-		run_usage);
-	return EXIT_USAGE;
-}
-
-static int parse_duration(const char *opt, const char *v, int64_t *out)
-{
-	struct dt_err err = { 0 };
-	char what[64];
-
-	if (!duration_parse(v, out, &err) && *out)
-		return 0;
-	snprintf(what, sizeof(what), "%s:", opt);
-	return run_usage_error(what, err.msg[0] ? err.msg : "must not be 0");
-}
-
-/* 0 to run, -1 after --help/--version, else the exit code. */
-static int parse_run_args(int argc, char **argv, struct run_args *a)
-{
-	enum { O_COORD = 256, O_INTERVAL, O_NODE, O_TYPE, O_ROOT, O_CERT, O_KEY, O_CA,
-	       O_SNAME, O_INSECURE, O_ONCE, O_HTTP, O_UNHEALTHY, O_LOG, O_VERSION };
-	static const struct option opts[] = {
-		{ "coordinator", required_argument, NULL, O_COORD },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "node-name", required_argument, NULL, O_NODE },
-		{ "instance-type", required_argument, NULL, O_TYPE },
-		{ "sysfs-root", required_argument, NULL, O_ROOT },
-		{ "tls-cert", required_argument, NULL, O_CERT },
-		{ "tls-key", required_argument, NULL, O_KEY },
-		{ "tls-ca", required_argument, NULL, O_CA },
-		{ "tls-server-name", required_argument, NULL, O_SNAME },
-		{ "insecure", no_argument, NULL, O_INSECURE },
-		{ "once", no_argument, NULL, O_ONCE },
-		{ "http", required_argument, NULL, O_HTTP },
-		{ "unhealthy-after", required_argument, NULL, O_UNHEALTHY },
-		{ "log-level", required_argument, NULL, O_LOG },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct dt_err err = { 0 };
 	enum obs_level level;
-	int c, rc = 0;
+
+	(void)dst;
+	if (obs_log_parse_level(v, &level, err))
+		return -EINVAL;
+	obs_log_set_level(level);
+	return 0;
+}
+
+#define RUN_AT(f) OPTS_AT(struct run_args, f)
+
+static const struct opt run_opts[] = {
+	{ .name = "coordinator", .type = OPT_STR, .arg = "ADDR", .at = RUN_AT(coordinator),
+	  .help = "host:port of dratopo-coordinator" },
+	{ .name = "interval", .type = OPT_DURATION, .arg = "D", .at = RUN_AT(interval_ns),
+	  .help = "probe and report every D (default 30s)" },
+	{ .name = "node-name", .type = OPT_STR, .arg = "N", .at = RUN_AT(node_name),
+	  .help = "the node reported (default $NODE_NAME, else the host name)" },
+	{ .name = "instance-type", .type = OPT_STR, .arg = "T", .at = RUN_AT(instance_type),
+	  .help = "assume type T instead of the DMI product name" },
+	{ .name = "sysfs-root", .type = OPT_STR, .arg = "DIR", .at = RUN_AT(root),
+	  .help = "read DIR/sys instead of /sys" },
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = RUN_AT(tls.cert),
+	  .help = "this node's client certificate (CN or a DNS SAN = node\nname)" },
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = RUN_AT(tls.key),
+	  .help = "its private key" },
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = RUN_AT(tls.ca),
+	  .help = "CA bundle that verifies the coordinator" },
+	{ .name = "tls-server-name", .type = OPT_STR, .arg = "S", .at = RUN_AT(tls.server_name),
+	  .help = "the name the coordinator's certificate must carry\n"
+		  "(default: the host of --coordinator)" },
+	{ .name = "insecure", .type = OPT_FLAG, .at = RUN_AT(tls.insecure),
+	  .help = "plaintext (the coordinator must run with --insecure too)" },
+	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = RUN_AT(http),
+	  .help = "serve /healthz, /readyz and /metrics on ADDR (default: off)" },
+	{ .name = "unhealthy-after", .type = OPT_DURATION, .arg = "D",
+	  .at = RUN_AT(unhealthy_after_ns),
+	  .help = "/healthz fails when no report was acknowledged for D\n(default 3 x interval)" },
+	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
+	  .help = "debug, info (default), warn, error" },
+	{ .name = "once", .type = OPT_FLAG, .at = RUN_AT(once),
+	  .help = "one probe and one report; print the coordinator's verdict\n"
+		  "as JSON and exit 0 (1 when the report was not taken)" },
+	OPTS_COMPACT(struct run_args, compact),
+	{ .name = "version", .type = OPT_FLAG, .at = RUN_AT(version), .help = "print the version" },
+	{ 0 }
+};
+
+static const struct opts_cmd run_cmd = {
+	.prog = "dratopo-agent run",
+	.synopsis = "dratopo-agent run --coordinator ADDR [--interval D] [--node-name N]\n"
+		    "                         [--instance-type T] [--sysfs-root DIR]\n"
+		    "                         [--tls-cert F --tls-key F --tls-ca F\n"
+		    "                          [--tls-server-name S] | --insecure]\n"
+		    "                         [--http ADDR] [--unhealthy-after D] [--log-level L]\n"
+		    "                         [--once [--compact]]",
+	.about = "Report this node's GPUs, EFAs and predicted ResourceSlices to the coordinator at\n"
+		 "start and every interval, with backoff while it is away.",
+	.opts = run_opts,
+	.epilog = "The TLS files are watched: a renewed certificate is used for the next report\n"
+		  "without a restart (SIGHUP forces a reload).\n\n"
+		  "Exit codes: 0 stopped by SIGTERM/SIGINT (or --once reported), 1 failure,\n"
+		  "2 usage error.",
+};
+
+/* false to run; true and *rc when the process ends here. */
+static bool parse_run_args(int argc, char **argv, struct run_args *a, int *rc)
+{
+	struct dt_err err = { 0 };
 
 	*a = (struct run_args){ .root = "/", .interval_ns = DEFAULT_INTERVAL_NS };
-	optind = 1;
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_COORD: a->coordinator = optarg; break;
-		case O_NODE: a->node_name = optarg; break;
-		case O_TYPE: a->instance_type = optarg; break;
-		case O_ROOT: a->root = optarg; break;
-		case O_CERT: a->tls.cert = optarg; break;
-		case O_KEY: a->tls.key = optarg; break;
-		case O_CA: a->tls.ca = optarg; break;
-		case O_SNAME: a->tls.server_name = optarg; break;
-		case O_INSECURE: a->tls.insecure = true; break;
-		case O_ONCE: a->once = true; break;
-		case O_HTTP: a->http = optarg; break;
-		case O_INTERVAL: rc = parse_duration("--interval", optarg, &a->interval_ns); break;
-		case O_UNHEALTHY:
-			rc = parse_duration("--unhealthy-after", optarg, &a->unhealthy_after_ns);
-			break;
-		case O_LOG:
-			if (obs_log_parse_level(optarg, &level, &err))
-				return run_usage_error(err.msg, NULL);
-			obs_log_set_level(level);
-			break;
-		case O_VERSION:
-			printf("dratopo-agent %s\n", DRATOPO_VERSION);
-			return -1;
-		case 'h':
-			fputs(run_usage, stdout);
-			return -1;
-		case ':':
-			return run_usage_error("option needs a value:", argv[optind - 1]);
-		default:
-			return run_usage_error("unknown option", argv[optind - 1]);
-		}
+	/* argv[0] is this program's path: the grammar's argv[0] is "run" */
+	if (opts_parse(&run_cmd, argc, argv, a, rc))
+		return true;
+	if (a->version) {
+		printf("dratopo-agent %s\n", DRATOPO_VERSION);
+		return true;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return run_usage_error("unexpected argument", argv[optind]);
 	if (!a->coordinator)
-		return run_usage_error("--coordinator ADDR is required", NULL);
-	if (!*a->root)
-		return run_usage_error("--sysfs-root must not be empty", NULL);
-	if (rpc_tls_check(&a->tls, &err))
-		return run_usage_error(err.msg, NULL);
-	if (a->unhealthy_after_ns && a->unhealthy_after_ns < a->interval_ns)
-		return run_usage_error("--unhealthy-after must not be shorter than --interval",
-				       "(a healthy agent reports once per interval)");
-	return 0;
+		*rc = opts_usage_error(&run_cmd, "--coordinator ADDR is required");
+	else if (!*a->root)
+		*rc = opts_usage_error(&run_cmd, "--sysfs-root must not be empty");
+	else if (a->compact && !a->once)
+		*rc = opts_usage_error(&run_cmd, "--compact goes with --once");
+	else if (rpc_tls_check(&a->tls, &err))
+		*rc = opts_usage_error(&run_cmd, "%s", err.msg);
+	else if (a->unhealthy_after_ns && a->unhealthy_after_ns < a->interval_ns)
+		*rc = opts_usage_error(&run_cmd, "--unhealthy-after must not be shorter than "
+				       "--interval (a healthy agent reports once per interval)");
+	return *rc != 0;
 }
 
 static int64_t clock_ns(clockid_t clk)
@@ -455,7 +421,7 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 }
 
 /* --once: the coordinator's answer on stdout. */
-static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
+static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack, bool compact)
 {
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *m = a ? doc_new_map(a) : NULL, *d = a ? doc_new_seq(a) : NULL;
@@ -471,9 +437,9 @@ static int print_ack(const char *node, const Dratopo__V1__ReportAck *ack)
 		     doc_map_set(a, m, "differences", d) ||
 		     doc_map_set(a, m, "conflict", doc_new_bool(a, ack->conflict)) ||
 		     doc_map_set(a, m, "sequence", doc_new_int(a, (int64_t)ack->sequence)) ||
-		     doc_emit_json(m, 0, &sb);
+		     doc_emit_json(m, DOC_JSON_OUTPUT(compact), &sb);
 	if (!rc)
-		printf("%s\n", sb_str(&sb));
+		fputs(sb_str(&sb), stdout);
 	sb_free(&sb);
 	doc_arena_free(a);
 	return rc || fflush(stdout) ? -1 : 0;
@@ -528,7 +494,7 @@ static int run_once(struct run_env *env)
 
 	agent_loop_turn(env->loop);
 	agent_loop_status(env->loop, &st);
-	rc = st.acks && env->last_ack ? print_ack(env->node, env->last_ack) : -1;
+	rc = st.acks && env->last_ack ? print_ack(env->node, env->last_ack, env->a->compact) : -1;
 	if (env->last_ack)
 		dratopo__v1__report_ack__free_unpacked(env->last_ack, NULL);
 	return rc ? 1 : 0;
@@ -542,10 +508,10 @@ int main(int argc, char **argv)
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
 	char host[256];
-	int rc = parse_run_args(argc, argv, &a);
+	int rc;
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (parse_run_args(argc, argv, &a, &rc))
+		return rc;
 	if (!(env.node = agent_node_name(a.node_name, host, sizeof(host), &err))) {
 		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
 		return EXIT_USAGE;

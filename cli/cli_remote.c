@@ -22,54 +22,6 @@
 #include "doc.h"
 #include "rpc_client.h"
 
-const char cli_remote_help[] =
-	"      --coordinator ADDR  the coordinator (host:port)\n"
-	"      --tls-cert FILE     client certificate (PEM), with --tls-key and --tls-ca\n"
-	"      --tls-key FILE      its private key\n"
-	"      --tls-ca FILE       CA bundle that verifies the coordinator\n"
-	"      --tls-server-name S the name the coordinator's certificate must carry, when\n"
-	"                          ADDR is not one (kubectl port-forward to localhost)\n"
-	"      --insecure          plaintext (a coordinator started with --insecure)\n"
-	"      TLS settings also come from $DRATOPO_TLS_CERT, _KEY, _CA, _SERVER_NAME,\n"
-	"      $DRATOPO_INSECURE or $DRATOPO_CONFIG (default ~/.config/dratopo/config.yaml:\n"
-	"      tlsCert, tlsKey, tlsCA, tlsServerName, insecure); flags win.\n";
-
-static int take_value(int argc, char **argv, int *i, const char *name, const char **out)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n) || (a[n] && a[n] != '='))
-		return 0;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return 1;
-	}
-	if (*i + 1 >= argc)
-		return -1;
-	*out = argv[++*i];
-	return 1;
-}
-
-int cli_remote_take(struct cli_remote *r, int argc, char **argv, int *i)
-{
-	int rc;
-
-	if (!strcmp(argv[*i], "--insecure")) {
-		r->tls.insecure = true;
-		return 1;
-	}
-	if ((rc = take_value(argc, argv, i, "--coordinator", &r->addr)))
-		return rc;
-	if ((rc = take_value(argc, argv, i, "--tls-cert", &r->tls.cert)))
-		return rc;
-	if ((rc = take_value(argc, argv, i, "--tls-key", &r->tls.key)))
-		return rc;
-	if ((rc = take_value(argc, argv, i, "--tls-server-name", &r->tls.server_name)))
-		return rc;
-	return take_value(argc, argv, i, "--tls-ca", &r->tls.ca);
-}
-
 /* ---- where the TLS settings come from ---- */
 
 /* One source's settings; a config file's strings are its own. */

@@ -35,6 +35,8 @@
 #include "hwdb_source.h"
 #include "model.h"
 
+const char *const hwdb_gpu_node_uniform_attrs[] = { "driverVersion", "cudaDriverVersion", NULL };
+
 #define ANNOTATION_INSTANCE_TYPE "dratopo.io/instance-type"
 #define ANNOTATION_CC "dratopo.io/consumable-capacity"
 #define ANNOTATION_TOPOLOGY "dratopo.io/topology"

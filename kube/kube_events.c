@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "kube_internal.h"
 #include "obs_log.h"
+#include "utf8.h"
 
 #define NOTE_MAX  1024
 #define TABLE_CAP 8192                  /* objects and events remembered */
@@ -215,10 +216,7 @@ static void cut_utf8(char *s, size_t max)
 
 	if (n <= max)
 		return;
-	n = max;
-	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;                    /* never end inside a character */
-	s[n] = '\0';
+	s[utf8_char_start(s, max)] = '\0';        /* never end inside a character */
 }
 
 static json_object *build(struct kube_recorder *r, const struct kube_objref *ref,

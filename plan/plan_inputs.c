@@ -102,7 +102,7 @@ static int index_allocated(struct planner *pl)
 			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
 			continue;
 		}
-		if (plan_grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+		if (DT_GROW(pl->by_node, cap, pl->n_by_node + 1))
 			goto out;
 		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
 	}
@@ -230,7 +230,7 @@ static int hold_bound_claims(struct planner *pl, struct exnode *en, const struct
 
 		if (!cl || cl->u.claim.status.allocation || (shared && held_has(h, cl)))
 			continue;
-		if (shared && plan_grow((void **)&h->v, &h->cap, h->n + 1, sizeof(*h->v))) {
+		if (shared && DT_GROW(h->v, h->cap, h->n + 1)) {
 			free(todo);
 			return dt_err_set(pl->err, -ENOMEM, "out of memory");
 		}
@@ -410,9 +410,13 @@ const char *plan_annotation(const struct model_meta *m, const char *key)
 	return plan_label(m->annotations, m->n_annotations, key);
 }
 
-static void pool_limits(struct pool *p)
+/* The pool's limits, and what its nodes already use of them: as Karpenter
+ * counts a NodePool's resources, every node labelled with the pool (the
+ * coordinator's NodeClaims in flight among them) by its type's size. */
+static void pool_limits(const struct planner *pl, struct pool *p)
 {
 	const struct model_resource_list *l;
+	const struct model_object *o;
 
 	p->lim_cpu = p->lim_mem = p->lim_gpu = p->lim_nodes = -1;
 	if (!p->obj)
@@ -426,6 +430,21 @@ static void pool_limits(struct pool *p)
 		p->lim_gpu = -1;
 	if (!spec_has_quantity(l, "nodes", &p->lim_nodes, false))
 		p->lim_nodes = -1;
+	for (o = NULL; (o = model_set_next(pl->set, MODEL_NODE, o));) {
+		const char *pool = plan_label(o->meta.labels, o->meta.n_labels, PLAN_LABEL_NODEPOOL);
+		const struct hwdb_type *t;
+
+		if (!pool || strcmp(pool, p->name))
+			continue;
+		p->use_nodes++;
+		t = hwdb_catalog_lookup(pl->catalog, plan_label(o->meta.labels, o->meta.n_labels,
+								PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		if (t) {
+			p->use_cpu += (int64_t)t->vcpu * 1000;
+			p->use_mem += t->memory_mib << 20;
+			p->use_gpu += (int64_t)t->n_gpus;
+		}
+	}
 }
 
 /* Whether a DaemonSet's pods would run on the pool's nodes, as Karpenter
@@ -562,7 +581,7 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 	} else {
 		p->nc = find_nodeclass(pl, NULL);
 	}
-	pool_limits(p);
+	pool_limits(pl, p);
 	if (pool_daemons(pl, p) || pool_region(pl, p))
 		return -ENOMEM;
 	if (p->problem)
@@ -603,8 +622,7 @@ static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t
 {
 	struct type_reject *r;
 
-	if (plan_grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
-		 sizeof(*pl->rejects)))
+	if (DT_GROW(pl->rejects, pl->cap_rejects, pl->n_rejects + 1))
 		return -ENOMEM;
 	r = &pl->rejects[pl->n_rejects++];
 	r->pool = pool;
@@ -622,7 +640,7 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
 		    pl->hypos[i].cc.shares == cc->shares && hwdb_mig_equal(&pl->hypos[i].mig, mig))
 			return i;
-	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
+	if (DT_GROW(pl->hypos, *cap, pl->n_hypos + 1))
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
@@ -707,7 +725,7 @@ static int cand_new(struct planner *pl, size_t p, const struct hwdb_type *t, siz
 	struct cand *c;
 	size_t nl;
 
-	if (plan_grow((void **)&pl->cands, cap, pl->n_cands + 1, sizeof(*pl->cands)))
+	if (DT_GROW(pl->cands, *cap, pl->n_cands + 1))
 		return -ENOMEM;
 	c = &pl->cands[pl->n_cands];
 	memset(c, 0, sizeof(*c));

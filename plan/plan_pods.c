@@ -15,71 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "plan_internal.h"
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	if (!s)
-		s = "";
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	h ^= 0xff;      /* separate consecutive strings */
-	h *= 0x100000001b3ULL;
-	return h;
-}
-
-char *plan_u64_str(uint64_t v, char out[24])
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		out[i++] = tmp[--n];
-	out[i] = 0;
-	return out;
-}
-
-size_t plan_concat(char *buf, size_t sz, ...)
-{
-	va_list ap;
-	size_t len = 0;
-
-	if (!sz)
-		return 0;
-	va_start(ap, sz);
-	for (const char *s; (s = va_arg(ap, const char *));) {
-		size_t n = strlen(s);
-
-		if (n > sz - 1 - len)
-			n = sz - 1 - len;
-		memcpy(buf + len, s, n);
-		len += n;
-	}
-	va_end(ap);
-	buf[len] = 0;
-	return len;
-}
-
-void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6])
-{
-	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-	uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b);
-	char num[24];
-
-	plan_u64_str(n, num);
-	h = fnv1a(h, num);
-	for (int i = 0; i < 5; i++) {
-		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
-		h /= sizeof(alphabet) - 1;
-	}
-	out[5] = 0;
-}
 
 bool plan_pod_is_dra(const struct model_pod_spec *spec)
 {
@@ -137,27 +74,6 @@ int plan_default_classes(struct model_set *set, struct dt_err *err)
 			 "device.driver == \"dra.net\" && "
 			 "device.attributes[\"dra.net\"].pciDevice == \"Elastic Fabric Adapter (EFA)\"",
 			 err);
-}
-
-/* ---- Growing arrays ---- */
-
-int plan_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *nv;
-	size_t nc;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	nv = realloc(*v, nc * size);
-	if (!nv)
-		return -ENOMEM;
-	memset((char *)nv + *cap * size, 0, (nc - *cap) * size);
-	*v = nv;
-	*cap = nc;
-	return 0;
 }
 
 /* A claim reserved for a pod (status.reservedFor), by namespace and pod. */
@@ -528,7 +444,7 @@ static int add_bound(struct collect *c, const struct model_object *o)
 	struct plan_pods *out = c->out;
 	struct plan_bound *b;
 
-	if (plan_grow((void **)&out->bound, &c->cap_bound, out->n_bound + 1, sizeof(*out->bound)))
+	if (DT_GROW(out->bound, c->cap_bound, out->n_bound + 1))
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
 	b = &out->bound[out->n_bound++];
 	memset(b, 0, sizeof(*b));
@@ -553,7 +469,7 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 
 	if (out->n_pods >= PLAN_MAX_PODS)
 		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
-	if (plan_grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
+	if (DT_GROW(out->pods, c->cap_pods, out->n_pods + 1))
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
 	p = &out->pods[out->n_pods++];
 	memset(p, 0, sizeof(*p));
@@ -892,7 +808,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		for (size_t j = 0; j < m->cap; j++) {
 			if (!m->keys[j])
 				continue;
-			h = fnv1a(0xcbf29ce484222325ULL, m->keys[j]);
+			h = hash_field(HASH_FNV_OFFSET, m->keys[j]);
 			for (i = h % nm.cap; nm.keys[i]; i = (i + 1) % nm.cap)
 				;
 			nm.keys[i] = m->keys[j];
@@ -902,7 +818,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		free(m->ids);
 		*m = nm;
 	}
-	h = fnv1a(0xcbf29ce484222325ULL, key);
+	h = hash_field(HASH_FNV_OFFSET, key);
 	for (i = h % m->cap; m->keys[i]; i = (i + 1) % m->cap) {
 		if (!strcmp(m->keys[i], key)) {
 			*id = m->ids[i];

@@ -57,8 +57,8 @@ struct topo_device {
  * arrays point into struct topo.devices. */
 struct topo_root {
 	char name[TOPO_NAME_MAX];
-	size_t *gpus, n_gpus;
-	size_t *efas, n_efas;
+	size_t *gpus, n_gpus, cap_gpus;
+	size_t *efas, n_efas, cap_efas;
 };
 
 struct topo {
@@ -67,7 +67,7 @@ struct topo {
 	size_t n_devices;
 	size_t n_gpus, n_efas;
 	struct topo_root *roots;       /* sorted by name */
-	size_t n_roots;
+	size_t n_roots, cap_roots;
 	/* Devices of the other kinds seen (noise), for the summary line. */
 	size_t n_other;
 	/* What was odd, one line each, for stderr. */

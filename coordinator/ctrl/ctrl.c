@@ -24,23 +24,6 @@ static const struct kube_resource *const watched[KIND_COUNT] = {
 	&kube_res_resourceclaims, &kube_res_pods, &kube_res_nodeclaims,
 };
 
-int64_t ctrl_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool ctrl_ours(const struct model_object *o)
-{
-	for (size_t i = 0; i < o->meta.n_labels; i++)
-		if (!strcmp(o->meta.labels[i].key, CTRL_MANAGED_BY_KEY) &&
-		    !strcmp(o->meta.labels[i].value, CTRL_MANAGED_BY))
-			return true;
-	return false;
-}
-
 static void on_event(void *arg, enum kube_event_type type, const struct kube_object *obj)
 {
 	struct ctrl_watch *w = arg;
@@ -68,38 +51,6 @@ void ctrl_stats(struct ctrl *c, struct ctrl_stats *out)
 	pthread_mutex_lock(&c->lock);
 	*out = c->stats;
 	pthread_mutex_unlock(&c->lock);
-}
-
-const char *ctrl_claim_req(const struct model_node_claim *nc, const char *key)
-{
-	for (size_t i = 0; i < nc->n_requirements; i++) {
-		const struct model_requirement *r = &nc->requirements[i];
-
-		if (!strcmp(r->key, key) && r->op == MODEL_OP_IN && r->n_values == 1)
-			return r->values[0];
-	}
-	return NULL;
-}
-
-const char *ctrl_claim_type(const struct model_node_claim *nc)
-{
-	return ctrl_claim_req(nc, "node.kubernetes.io/instance-type");
-}
-
-int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
-		  const char *value)
-{
-	struct model_kv *kv = model_set_calloc(set, *n + 1, sizeof(*kv));
-
-	if (!kv)
-		return -ENOMEM;
-	if (*n)
-		memcpy(kv, *items, *n * sizeof(*kv));
-	kv[*n].key = model_set_strdup(set, key);
-	kv[*n].value = model_set_strdup(set, value);
-	*items = kv;
-	(*n)++;
-	return kv[*n - 1].key && kv[*n - 1].value ? 0 : -ENOMEM;
 }
 
 /* ---- one plan ---- */
@@ -185,7 +136,8 @@ static void *run(void *arg)
 
 		if (c->o.remedies && now >= next_remedy) {
 			pthread_mutex_unlock(&c->lock);
-			ctrl_remedies(c);
+			if (ctrl_synced(c))
+				ctrl_remedies(c);
 			pthread_mutex_lock(&c->lock);
 			next_remedy = ctrl_now_ms() + period;
 			continue;

@@ -6,7 +6,8 @@
  * current window opens it, or pushes its end out to 1 s after (the idle
  * time), but never past 10 s after it opened; a pod seen already in the
  * window changes nothing. Here the same rule holds for pods that dratopo
- * plans (pending, asking for claims or extended resources), and only for
+ * plans (pending, not gated, asking for claims or extended resources: a
+ * DeviceClass may back those, which the snapshot decides), and only for
  * changes to what a plan reads of them (labels, annotations, spec, phase:
  * kube-controller-manager filling status.resourceClaimStatuses is not
  * one). Other changes that can change a plan (Nodes, ResourceSlices,
@@ -23,21 +24,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "array.h"
 #include "ctrl_internal.h"
 #include "hash.h"
 
-static bool asks_extended(const struct model_container *cs, size_t n)
+/* Whether a container asks for an extended resource (in its requests, or
+ * its limits, from which the API server defaults them); with set, only one
+ * that a DeviceClass of set backs. */
+static bool asks_extended(const struct model_container *cs, size_t n,
+			  const struct model_set *set)
 {
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < cs[i].requests.n_items; k++) {
-			const char *r = cs[i].requests.items[k].name;
+		for (size_t l = 0; l < 2; l++) {
+			const struct model_resource_list *r = l ? &cs[i].limits : &cs[i].requests;
 
-			if (strchr(r, '/') && strncmp(r, "hugepages-", 10))
-				return true;
+			for (size_t k = 0; k < r->n_items; k++) {
+				const char *name = r->items[k].name;
+
+				if (strchr(name, '/') && strncmp(name, "hugepages-", 10) &&
+				    (!set || plan_extres_backed(set, name)))
+					return true;
+			}
 		}
 	return false;
+}
+
+bool ctrl_pod_asks_extended(const struct model_object *o, const struct model_set *set)
+{
+	const struct model_pod_spec *p = &o->u.pod.spec;
+
+	return asks_extended(p->containers, p->n_containers, set) ||
+	       asks_extended(p->init_containers, p->n_init_containers, set);
 }
 
 enum ctrl_pod_class ctrl_pod_class(const struct model_object *o)
@@ -49,12 +68,13 @@ enum ctrl_pod_class ctrl_pod_class(const struct model_object *o)
 		return POD_OTHER;
 	if (p->spec.node_name)
 		return POD_BOUND;
-	if (o->meta.deletion_timestamp)
+	/* a gated pod (a queue such as Kueue holds it): kube-scheduler will
+	 * not place it, and Karpenter provisions for none such */
+	if (o->meta.deletion_timestamp || p->spec.n_scheduling_gates)
 		return POD_OTHER;
-	if (p->spec.n_resource_claims || asks_extended(p->spec.containers, p->spec.n_containers) ||
-	    asks_extended(p->spec.init_containers, p->spec.n_init_containers))
+	if (p->spec.n_resource_claims)
 		return POD_PENDING;
-	return POD_OTHER;
+	return ctrl_pod_asks_extended(o, NULL) ? POD_EXTRES : POD_OTHER;
 }
 
 uint64_t ctrl_object_key(size_t which, const char *ns, const char *name)
@@ -96,6 +116,15 @@ static uint64_t fingerprint(size_t which, const struct kube_object *obj, enum ct
 }
 
 /* ---- the window ---- */
+
+int64_t ctrl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 
 static void open_window(struct ctrl *c, int64_t now)
 {
@@ -298,7 +327,7 @@ static void pod_event(struct ctrl *c, enum kube_event_type type, const struct ku
 	if (had && old == fp)
 		return;                 /* nothing a plan reads changed */
 	u64map_put(&c->batch.prints, key, fp ? fp : 1);  /* no room: it triggers again */
-	if (cls != POD_PENDING) {
+	if (cls != POD_PENDING && cls != POD_EXTRES) {
 		forget_waiting(&c->batch, key);
 		return;
 	}

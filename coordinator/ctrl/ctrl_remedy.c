@@ -220,7 +220,7 @@ void ctrl_remedies(struct ctrl *c)
 	struct dt_err err = { 0 };
 	struct model_object *o;
 
-	if (!c->o.remedies || !ctrl_synced(c))
+	if (!c->o.remedies)
 		return;
 	want = model_set_new();
 	if (!want || c->o.remedies(c->o.remedies_arg, &yaml, &err) ||

@@ -1,8 +1,10 @@
 /* ctrl_snapshot.c - the cluster as the planner's input, taken from the
  * informers' caches: every object the model accepted, but pending pods
- * that ask for neither claims nor extended resources (Karpenter's), pods
- * still waiting for what their plan needs (ctrl_batch.c), Nodes the fleet
- * keeps out (in drift, stale, in conflict); then each NodeClaim in flight
+ * that ask for neither claims nor extended resources a DeviceClass backs
+ * (Karpenter's: nvidia.com/gpu of the device plugin among them), pods a
+ * scheduling gate holds, pods still waiting for what their plan needs
+ * (ctrl_batch.c), Nodes the fleet keeps out (in drift, stale, in
+ * conflict); then each NodeClaim in flight
  * (launched, not yet a Node) as a node of its type with the slices its
  * node class makes hwdb predict, so the pods it was made for find their
  * place there instead of on a second one; a NodeClaim's Node as Karpenter's
@@ -27,23 +29,31 @@ struct load_ctx {
 	struct dt_err *err;
 };
 
-/* A pod's class as the batch saw it last; one it has not seen yet (its
- * event still on the way) is decoded here. */
-static int pod_class_of(struct load_ctx *l, const struct kube_object *obj, uint64_t key)
+/* Whether the plan takes a pod: of the class the batch saw last (one it
+ * has not seen yet, its event still on the way, is decoded here), not
+ * waiting for its inputs; one asking for extended resources only when a
+ * DeviceClass backs one of them (the DeviceClasses are in l->set already:
+ * they load first), so that a DeviceClass created after the pod counts. */
+static bool pod_planned(struct load_ctx *l, const struct kube_object *obj)
 {
+	uint64_t key = ctrl_object_key(W_PODS, obj->ns, obj->name), v;
 	struct model_set *s;
 	struct model_object *m = NULL;
-	uint64_t v;
-	int cls = 0;
+	bool take = false;
 
-	if (u64map_get(l->prints, key, &v))
-		return (int)(v & 3);
+	if (u64map_get(l->waiting, key, NULL))
+		return false;
+	if (u64map_get(l->prints, key, &v) && (v & 3) != POD_EXTRES)
+		return (v & 3) != POD_OTHER;
 	if (!(s = model_set_new()))
-		return 0;
-	if (kube_decode(s, obj->json, obj->json_len, "kube-apiserver", NULL, &m, NULL) >= 0 && m)
-		cls = ctrl_pod_class(m);
+		return false;
+	if (kube_decode(s, obj->json, obj->json_len, "kube-apiserver", NULL, &m, NULL) >= 0 && m) {
+		enum ctrl_pod_class cls = ctrl_pod_class(m);
+
+		take = cls == POD_EXTRES ? ctrl_pod_asks_extended(m, l->set) : cls != POD_OTHER;
+	}
 	model_set_free(s);
-	return cls;
+	return take;
 }
 
 static int load_one(void *arg, const struct kube_object *obj)
@@ -52,12 +62,8 @@ static int load_one(void *arg, const struct kube_object *obj)
 
 	if (obj->problems[0])
 		return 0;               /* refused by the model: logged by the informer */
-	if (l->which == W_PODS) {
-		uint64_t key = ctrl_object_key(W_PODS, obj->ns, obj->name);
-
-		if (u64map_get(l->waiting, key, NULL) || pod_class_of(l, obj, key) == POD_OTHER)
-			return 0;
-	}
+	if (l->which == W_PODS && !pod_planned(l, obj))
+		return 0;
 	if (l->which == W_NODES && l->c->o.node_excluded &&
 	    l->c->o.node_excluded(l->c->o.node_arg, obj->name))
 		return 0;
@@ -92,25 +98,37 @@ int ctrl_predict(const struct model_set *classes, struct model_set *into,
 				err);
 }
 
-/* The claim's labels (its pool, capacity type) are the node's too. */
+/* labels[*n] = key=value unless a label of that key is there already. */
+static void add_label(struct model_kv *labels, size_t *n, const char *key, const char *value)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(labels[j].key, key))
+			return;
+	labels[(*n)++] = (struct model_kv){ key, value };
+}
+
+/* The claim's labels (its pool, capacity type) are the node's too, and so
+ * is every requirement of one value (the zone, the region): Karpenter
+ * labels the node with them, and a pod pinned to the zone must find the
+ * NodeClaim in flight there, not get a second one. */
 static int merge_labels(struct model_set *set, struct model_object *node,
 			const struct model_object *claim)
 {
-	struct model_kv *labels = model_set_calloc(set, node->meta.n_labels +
-						   claim->meta.n_labels + 1, sizeof(*labels));
+	const struct model_node_claim *nc = &claim->u.node_claim;
+	struct model_kv *labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels +
+						   nc->n_requirements + 1, sizeof(*labels));
 
 	if (!labels)
 		return -ENOMEM;
 	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
 		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
-	for (size_t i = 0; i < claim->meta.n_labels; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < node->meta.n_labels; j++)
-			dup |= !strcmp(labels[j].key, claim->meta.labels[i].key);
-		if (!dup)
-			labels[node->meta.n_labels++] = claim->meta.labels[i];
-	}
+	for (size_t i = 0; i < claim->meta.n_labels; i++)
+		add_label(labels, &node->meta.n_labels, claim->meta.labels[i].key,
+			  claim->meta.labels[i].value);
+	for (size_t i = 0; i < nc->n_requirements; i++)
+		if (nc->requirements[i].op == MODEL_OP_IN && nc->requirements[i].n_values == 1)
+			add_label(labels, &node->meta.n_labels, nc->requirements[i].key,
+				  nc->requirements[i].values[0]);
 	node->meta.labels = labels;
 	return 0;
 }

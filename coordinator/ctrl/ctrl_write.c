@@ -19,7 +19,6 @@
 
 #include "ctrl_internal.h"
 #include "hash.h"
-#include "hwdb.h"
 #include "obs_log.h"
 #include "obs_metrics.h"
 
@@ -121,36 +120,6 @@ static bool pick_name(struct ctrl *c, const struct ctrl_cycle *cy,
 
 /* ---- the NodeClaims ---- */
 
-/* Karpenter attaches EFA interfaces only when the NodeClaim requests
- * vpc.amazonaws.com/efa (with its DRA support off, the default): a node
- * whose pods use dra.net devices asks for every EFA of its type, as
- * DRA-enabled Karpenter attaches every EFA for them. */
-static int efa_request(struct model_set *set, struct model_object *o,
-		       const struct plan_node_claim *nc)
-{
-	struct model_resource_list *req = &o->u.node_claim.resource_requests;
-	const struct hwdb_type *t = hwdb_lookup(nc->instance_type);
-	struct model_quantity_entry *items;
-	bool efa = false;
-
-	for (size_t i = 0; i < nc->n_drivers; i++)
-		efa |= !strcmp(nc->drivers[i], "dra.net");
-	for (size_t i = 0; efa && i < req->n_items; i++)
-		efa = strcmp(req->items[i].name, "vpc.amazonaws.com/efa") != 0;
-	if (!efa || !t || !t->n_efas)
-		return 0;
-	items = model_set_calloc(set, req->n_items + 1, sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	if (req->n_items)
-		memcpy(items, req->items, req->n_items * sizeof(*items));
-	items[req->n_items].name = "vpc.amazonaws.com/efa";
-	items[req->n_items].value = quantity_from_int((int64_t)t->n_efas, QUANTITY_DECIMAL_SI);
-	req->items = items;
-	req->n_items++;
-	return 0;
-}
-
 struct job {
 	struct ctrl *c;
 	const struct model_object *o;
@@ -170,7 +139,7 @@ static int dress(struct model_set *ncs, struct model_object *o, struct job *j,
 	for (size_t i = 0; i < j->nc->n_pods; i++)
 		sb_printf(&pods, "%s%s", i ? "," : "", j->nc->pods[i]);
 	o->meta.name = model_set_strdup(ncs, j->name);
-	rc = sb_error(&pods) || !o->meta.name || efa_request(ncs, o, j->nc) ||
+	rc = sb_error(&pods) || !o->meta.name ||
 	     ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY,
 			 CTRL_MANAGED_BY) ||
 	     ctrl_add_kv(ncs, &o->meta.labels, &o->meta.n_labels, CTRL_PLAN_LABEL, plan_id) ||
@@ -251,7 +220,8 @@ void ctrl_write_claims(struct ctrl *c, struct ctrl_cycle *cy, const struct plan_
 		       struct model_set *ncs, const char *plan_id, size_t *written)
 {
 	struct job *jobs = calloc(res->n_node_claims + 1, sizeof(*jobs));
-	size_t n = 0, gated = 0;
+	size_t n = 0;
+	unsigned long long before;
 
 	*written = 0;
 	for (size_t i = 0; jobs && i < res->n_node_claims; i++) {
@@ -265,22 +235,23 @@ void ctrl_write_claims(struct ctrl *c, struct ctrl_cycle *cy, const struct plan_
 			continue;
 		if (!ctrl_gate(c, SCOPE_PLAN, "apply", NODECLAIMS, j->name, "instance_type",
 			       nc->instance_type, "pods", j->pods, NULL)) {
-			free(j->pods);
-			gated++;
+			free(j->pods);  /* dry run: a dry-run write, not a written one */
 			continue;
 		}
 		n++;
 	}
 	ctrl_gate_round(c, SCOPE_PLAN);
+	pthread_mutex_lock(&c->lock);
+	before = c->stats.nodeclaims_written;
+	pthread_mutex_unlock(&c->lock);
 	if (n)
 		apply_all(jobs, n);
 	for (size_t i = 0; i < n; i++)
 		free(jobs[i].pods);
 	free(jobs);
 	pthread_mutex_lock(&c->lock);
-	c->stats.nodeclaims_written += gated;   /* dry run: would have */
+	*written = (size_t)(c->stats.nodeclaims_written - before);     /* applied, not failed */
 	pthread_mutex_unlock(&c->lock);
-	*written = n + gated;
 }
 
 /* A pod no option can take: a Warning with the planner's reasons. */

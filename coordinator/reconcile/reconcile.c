@@ -9,26 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "topo_verify.h"
-
-static const char *const verdict_names[REC_N_VERDICTS] = {
-	"match", "drift", "unknown", "learned",
-};
-
-const char *rec_verdict_name(enum rec_verdict v)
-{
-	return (unsigned)v < REC_N_VERDICTS ? verdict_names[v] : "unknown";
-}
-
-int rec_verdict_parse(const char *s, enum rec_verdict *out)
-{
-	for (int i = 0; s && i < REC_N_VERDICTS; i++)
-		if (strcmp(s, verdict_names[i]) == 0) {
-			*out = (enum rec_verdict)i;
-			return 0;
-		}
-	return -EINVAL;
-}
 
 /* ---- The fleet ---- */
 
@@ -123,15 +105,11 @@ static size_t name_pos(void *const *v, size_t n, const char *name, bool *found)
 /* Insert item at pos of a pointer array, growing it. */
 static int insert_at(void ***v, size_t *n, size_t *cap, size_t pos, void *item)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void **nv = realloc(*v, nc * sizeof(*nv));
+	void *grown = *v;
 
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (dt_grow(&grown, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	*v = grown;
 	memmove(*v + pos + 1, *v + pos, (*n - pos) * sizeof(**v));
 	(*v)[pos] = item;
 	(*n)++;
@@ -190,29 +168,6 @@ static struct fshape *get_shape(struct ftype *t, const char *key)
 	s->next = t->shapes;
 	t->shapes = s;
 	return s;
-}
-
-size_t rec_type_live_shapes(const struct ftype *t)
-{
-	size_t n = 0;
-
-	for (const struct fshape *s = t->shapes; s; s = s->next)
-		n += s->count > 0;
-	return n;
-}
-
-/* Whether hwdb leaves t to be learned: it lacks the type, or its entry
- * leaves out the grouping, PCI ids or size (hwdb_type_incomplete). */
-bool rec_type_to_learn(const struct ftype *t)
-{
-	const struct hwdb_type *e = hwdb_lookup(t->name);
-
-	return !e || hwdb_type_incomplete(e);
-}
-
-bool rec_type_conflicted(const struct ftype *t)
-{
-	return rec_type_to_learn(t) && rec_type_live_shapes(t) > 1;
 }
 
 /* ---- Checking a report ---- */
@@ -400,11 +355,8 @@ static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 static int append_node(struct rec_changes *c, const struct rec_fleet *f,
 		       const struct fnode *n, int64_t now)
 {
-	struct rec_node *nv = realloc(c->nodes, (c->n_nodes + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->nodes, c->cap_nodes, c->n_nodes + 1))
 		return -ENOMEM;
-	c->nodes = nv;
 	return rec_node_view(f, n, now, &c->nodes[c->n_nodes++]);
 }
 
@@ -438,7 +390,6 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 {
 	struct dt_err why = { 0 };
 	struct flearned *l;
-	struct rec_learned *nl;
 	int rc;
 
 	if (!learnable(f, ty) || n->shape->count < f->quorum)
@@ -452,12 +403,10 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 		return 0;
 	}
 	l = calloc(1, sizeof(*l));
-	nl = realloc(c->learned, (c->n_learned + 1) * sizeof(*nl));
-	if (!l || !nl) {
+	if (!l || DT_GROW(c->learned, c->cap_learned, c->n_learned + 1)) {
 		free(l);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	c->learned = nl;
 	rc = learned_source(top, n->shape, n->shape->count, warnings, &l->rec.source, &why);
 	if (rc == 0)
 		rc = learned_parse(ty->name, l->rec.source, l, &why);
@@ -487,11 +436,8 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 static int append_conflict(struct rec_changes *c, const struct rec_fleet *f,
 			   const struct ftype *t)
 {
-	struct rec_conflict *nv = realloc(c->conflicts, (c->n_conflicts + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->conflicts, c->cap_conflicts, c->n_conflicts + 1))
 		return -ENOMEM;
-	c->conflicts = nv;
 	return rec_conflict_view(f, t, &c->conflicts[c->n_conflicts++]);
 }
 
@@ -812,24 +758,19 @@ out:
 int rec_fleet_silent(struct rec_fleet *f, int64_t now, int64_t silent_ns, char ***names,
 		     size_t *n, struct dt_err *err)
 {
+	size_t cap = 0;
 	int rc = 0;
 
 	*names = NULL;
 	*n = 0;
 	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
-		char **nv;
-
 		if (now - f->nodes[i]->received_ns <= silent_ns)
 			continue;
-		nv = realloc(*names, (*n + 1) * sizeof(*nv));
-		if (!nv || !(nv[*n] = strdup(f->nodes[i]->name))) {
-			if (nv)
-				*names = nv;
+		if (DT_GROW(*names, cap, *n + 1) || !((*names)[*n] = strdup(f->nodes[i]->name))) {
 			rc = -ENOMEM;
 			break;
 		}
-		*names = nv;
 		(*n)++;
 	}
 	pthread_mutex_unlock(&f->mu);

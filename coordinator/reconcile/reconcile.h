@@ -156,11 +156,11 @@ void rec_conflict_free(struct rec_conflict *c);
  * persist in the same write. */
 struct rec_changes {
 	struct rec_node *nodes;         /* other nodes whose verdict changed */
-	size_t n_nodes;
+	size_t n_nodes, cap_nodes;
 	struct rec_learned *learned;    /* entries learned */
-	size_t n_learned;
+	size_t n_learned, cap_learned;
 	struct rec_conflict *conflicts; /* conflicts that appeared, changed or ended */
-	size_t n_conflicts;
+	size_t n_conflicts, cap_conflicts;
 };
 void rec_changes_free(struct rec_changes *c);
 

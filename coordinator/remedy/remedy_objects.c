@@ -10,18 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "model.h"
 
 void rem_rule_name(const char *node, const char *device, char *buf, size_t len)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h;
 
 	if (strlen(REM_RULE_PREFIX) + strlen(node) + 1 + strlen(device) < REM_NAME_MAX) {
 		snprintf(buf, len, REM_RULE_PREFIX "%s.%s", node, device);
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)node; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
+	h = hash_fnv1a(HASH_FNV_OFFSET, node, strlen(node));
 	snprintf(buf, len, REM_RULE_PREFIX "n%016" PRIx64 ".%s", h, device);
 }
 

@@ -236,9 +236,9 @@ struct coord_remedies {
 	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
 	size_t nodes_in_drift, device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
-	size_t n_lifted;
+	size_t n_lifted, cap_lifted;
 	char **unfit;                   /* nodes in drift that get the node taint */
-	size_t n_unfit;
+	size_t n_unfit, cap_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with

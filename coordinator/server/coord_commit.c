@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "coord.h"
 #include "obs_log.h"
 
@@ -34,7 +35,7 @@
 struct job {
 	struct job *next;
 	struct store_batch *batches;
-	size_t n_batches;
+	size_t n_batches, cap_batches;
 	struct store_node *nodes;           /* [0] the reporter, when there is one */
 	bool touch;                         /* nodes[0] is a heartbeat: no blob */
 	bool *need_blob;
@@ -107,7 +108,8 @@ static struct job *job_new(const struct rec_node *node, bool touch, const uint8_
 			n_rows += ch->conflicts[i].shapes[s].n_nodes;
 	j->n_nodes = (node ? 1 : 0) + ch->n_nodes;
 	j->n_batches = j->n_nodes + ch->n_learned + ch->n_conflicts;
-	j->batches = calloc(j->n_batches + 1, sizeof(*j->batches));
+	j->cap_batches = j->n_batches + 1;
+	j->batches = calloc(j->cap_batches, sizeof(*j->batches));
 	j->nodes = calloc(j->n_nodes + 1, sizeof(*j->nodes));
 	j->need_blob = calloc(j->n_nodes + 1, sizeof(*j->need_blob));
 	j->learned = calloc(ch->n_learned + 1, sizeof(*j->learned));
@@ -514,7 +516,6 @@ int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
 			 struct dt_err *err)
 {
-	struct store_batch *grown;
 	struct job *j;
 	int rc;
 
@@ -524,14 +525,12 @@ int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *
 	rc = rec_fleet_forget(coord_fleet_get(c), node, changes, err);
 	coord_fleet_put(c);
 	j = rc ? NULL : job_new(NULL, false, NULL, 0, changes);
-	grown = j ? realloc(j->batches, (j->n_batches + 1) * sizeof(*grown)) : NULL;
-	if (!rc && !grown) {
+	if (!rc && (!j || DT_GROW(j->batches, j->cap_batches, j->n_batches + 1))) {
 		job_free(j);
 		pthread_mutex_unlock(&c->apply_lock);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (!rc) {
-		j->batches = grown;
 		j->batches[j->n_batches++] = (struct store_batch){ .delete_node = node };
 		enqueue(c->commit, j);
 	}

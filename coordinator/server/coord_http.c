@@ -47,9 +47,8 @@ static int json_error(struct obs_http_page *page, unsigned status, const char *m
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *top = a ? doc_new_map(a) : NULL;
 	int rc = !top || doc_map_set(a, top, "error", doc_new_string(a, msg)) ? -ENOMEM
-		 : doc_emit_json(top, 2, &page->body);
+		 : doc_emit_json(top, DOC_JSON_PRETTY, &page->body);
 
-	sb_putc(&page->body, '\n');
 	doc_arena_free(a);
 	page->status = status;
 	page->content_type = JSON_TYPE;
@@ -59,9 +58,8 @@ static int json_error(struct obs_http_page *page, unsigned status, const char *m
 /* top (in a) as the CLI prints JSON; frees a. */
 static int json_page(struct obs_http_page *page, struct doc_arena *a, struct doc_node *top)
 {
-	int rc = top ? doc_emit_json(top, 2, &page->body) : -ENOMEM;
+	int rc = top ? doc_emit_json(top, DOC_JSON_PRETTY, &page->body) : -ENOMEM;
 
-	sb_putc(&page->body, '\n');
 	doc_arena_free(a);
 	page->content_type = JSON_TYPE;
 	return rc;

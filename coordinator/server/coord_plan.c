@@ -171,6 +171,8 @@ static enum plan_format plan_format(Dratopo__V1__PlanFormat fmt)
 		return PLAN_FORMAT_YAML;
 	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE:
 		return PLAN_FORMAT_TABLE;
+	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON_COMPACT:
+		return PLAN_FORMAT_JSON_COMPACT;
 	default:
 		return PLAN_FORMAT_JSON;
 	}

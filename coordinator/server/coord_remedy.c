@@ -13,19 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "coord.h"
 #include "model.h"
 #include "remedy.h"
 #include "topo_verify.h"
 
-static int push_name(char ***list, size_t *n, const char *name, struct dt_err *err)
+static int push_name(char ***list, size_t *n, size_t *cap, const char *name,
+		     struct dt_err *err)
 {
-	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
-
-	if (!grown)
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	*list = grown;
-	if (!(grown[*n] = strdup(name)))
+	if (DT_GROW(*list, *cap, *n + 1) || !((*list)[*n] = strdup(name)))
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	(*n)++;
 	return 0;
@@ -53,7 +50,7 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->node_taints += o.node != NULL;
 	}
 	if (!rc && o.node)
-		rc = push_name(&out->unfit, &out->n_unfit, name, err);
+		rc = push_name(&out->unfit, &out->n_unfit, &out->cap_unfit, name, err);
 	rem_objects_free(&o);
 	topo_verify_result_free(&vr);
 	topo_free(&t);
@@ -79,7 +76,7 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (!rc)
-		rc = push_name(&out->lifted, &out->n_lifted, name, err);
+		rc = push_name(&out->lifted, &out->n_lifted, &out->cap_lifted, name, err);
 	rem_lift_free(&l);
 	topo_free(&t);
 	return rc;

@@ -8,7 +8,6 @@
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
  * handler runs in signal context. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,214 +21,168 @@
 #include "hwdb.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "opts.h"
 #include "page.h"
 #include "remedy.h"
 #include "rpc_tlsdiag.h"
 
-#define EXIT_USAGE 2
 #define DEFAULT_LISTEN "0.0.0.0:7443"
 #define DEFAULT_DB "/var/lib/dratopo/coordinator.db"
 #define DEFAULT_INTERVAL_NS (30 * 1000000000LL)
 #define DEFAULT_WORKERS 16
 #define DRAIN_MS 5000
 
-static const char usage_text[] =
-	"usage: dratopo-coordinator [options]\n"
-	"\n"
-	"The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
-	"(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
-	"drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
-	"hwdb show|plan --coordinator`.\n"
-	"\n"
-	"Options:\n"
-	"  --listen ADDR          gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)\n"
-	"  --db FILE              SQLite database (default " DEFAULT_DB ")\n"
-	"  --http ADDR            serve the status pages (/), /metrics, /healthz and /readyz\n"
-	"                         on ADDR, read-only (default: off)\n"
-	"  --tls-cert FILE        server certificate (PEM)\n"
-	"  --tls-key FILE         its private key\n"
-	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
-	"                         (the three files are watched and reloaded when they change)\n"
-	"  --insecure             plaintext, no client certificates (tests, never production)\n"
-	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
-	"  --interval D           the agents' reporting interval (default 30s)\n"
-	"  --stale-after D        silence after which a node is stale (default 3 x interval;\n"
-	"                         not shorter than the interval)\n"
-	"  --forget-after D       forget nodes silent that long (default: never; at least\n"
-	"                         --stale-after)\n"
-	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
-	"  --workers N            threads running handlers (default 16)\n"
-	"  --max-plans N          Plan calls running at once; more are refused with\n"
-	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
-	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
-	"  --kubeconfig FILE      run the Kubernetes controller against this cluster (in a\n"
-	"                         pod it runs with the service account, no flag needed)\n"
-	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
-	"  --kube on|off          the controller: on needs a cluster, off never starts it\n"
-	"                         (default: on with --kubeconfig or in a pod)\n"
-	"  --dry-run              plan the cluster's pending pods but write nothing: each\n"
-	"                         write is a log line (event=kube_dry_run) and a metric\n"
-	"  --log-level L          debug, info (default), warn, error\n"
-	"  -h, --help             this help\n"
-	"  --version              print the version\n"
-	"\n"
-	"Exit codes: 0 stopped by SIGTERM/SIGINT, 1 start-up failure, 2 usage error.\n";
-
 struct args {
-	const char *listen, *db, *http, *hwdb_extra;
-	const char *kubeconfig, *context, *kube;        /* kube: "on", "off" or NULL (auto) */
-	bool dry_run;
+	const char *listen, *db, *http;
+	struct opts_list extras;        /* --hwdb-extra */
+	const char *kubeconfig, *context;
+	int kube;                       /* enum kube_mode */
+	bool dry_run, version;
 	struct rpc_tls tls;
-	unsigned learn_quorum, workers, max_plans;
+	uint64_t learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
 };
 
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, "dratopo-coordinator: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
-		usage_text);
-	return EXIT_USAGE;
-}
+/* --kube: unset (on with a kubeconfig or in a pod), on, off. */
+enum kube_mode { KUBE_AUTO, KUBE_ON, KUBE_OFF };
 
-static int parse_count(const char *opt, const char *v, unsigned max, unsigned *out)
+static int set_kube(void *dst, const char *v, struct dt_err *err)
 {
-	char *end;
-	unsigned long n = strtoul(v, &end, 10);
+	struct args *a = dst;
 
-	if (!*v || *end || n < 1 || n > max) {
-		fprintf(stderr, "dratopo-coordinator: %s: '%s' is not a count from 1 to %u\n", opt, v,
-			max);
-		return EXIT_USAGE;
-	}
-	*out = (unsigned)n;
+	if (!strcmp(v, "on"))
+		a->kube = KUBE_ON;
+	else if (!strcmp(v, "off"))
+		a->kube = KUBE_OFF;
+	else
+		return dt_err_set(err, -EINVAL, "unknown value '%s' (on or off)", v);
 	return 0;
 }
 
-static int parse_dur(const char *opt, const char *v, int64_t *out)
+static int set_log_level(void *dst, const char *v, struct dt_err *err)
 {
-	struct dt_err err = { 0 };
+	enum obs_level level;
 
-	if (duration_parse(v, out, &err) || !*out) {
-		fprintf(stderr, "dratopo-coordinator: %s: %s\n", opt,
-			err.msg[0] ? err.msg : "must not be 0");
-		return EXIT_USAGE;
-	}
+	(void)dst;
+	if (obs_log_parse_level(v, &level, err))
+		return -EINVAL;
+	obs_log_set_level(level);
 	return 0;
 }
+
+#define ARG_AT(f) OPTS_AT(struct args, f)
+
+static const struct opt coord_opts[] = {
+	{ .name = "listen", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(listen),
+	  .help = "gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)" },
+	{ .name = "db", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(db),
+	  .help = "SQLite database (default " DEFAULT_DB ")" },
+	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(http),
+	  .help = "serve the status pages (/), /metrics, /healthz and /readyz\n"
+		  "on ADDR, read-only (default: off)" },
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.cert),
+	  .help = "server certificate (PEM)" },
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.key),
+	  .help = "its private key" },
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.ca),
+	  .help = "CA bundle that client certificates must chain to\n"
+		  "(the three files are watched and reloaded when they change)" },
+	{ .name = "insecure", .type = OPT_FLAG, .at = ARG_AT(tls.insecure),
+	  .help = "plaintext, no client certificates (tests, never production)" },
+	{ .name = "learn-quorum", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1000,
+	  .at = ARG_AT(learn_quorum), .help = "agreeing nodes that make a learned entry (default 2)" },
+	{ .name = "interval", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(interval_ns),
+	  .help = "the agents' reporting interval (default 30s)" },
+	{ .name = "stale-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(stale_after_ns),
+	  .help = "silence after which a node is stale (default 3 x interval;\n"
+		  "not shorter than the interval)" },
+	{ .name = "forget-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(forget_after_ns),
+	  .help = "forget nodes silent that long (default: never; at least\n--stale-after)" },
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE", .at = ARG_AT(extras),
+	  .help = "more instance types, in hwdb's source format (repeatable)" },
+	{ .name = "workers", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
+	  .at = ARG_AT(workers), .help = "threads running handlers (default 16)" },
+	{ .name = "max-plans", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
+	  .at = ARG_AT(max_plans),
+	  .help = "Plan calls running at once; more are refused with\n"
+		  "RESOURCE_EXHAUSTED (default 4, at most half the workers)" },
+	{ .name = "call-timeout", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(call_timeout_ns),
+	  .help = "longest a call may take, whatever its deadline (default 60s)" },
+	{ .name = "kubeconfig", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(kubeconfig),
+	  .help = "run the Kubernetes controller against this cluster (in a\n"
+		  "pod it runs with the service account, no flag needed)" },
+	{ .name = "context", .type = OPT_STR, .arg = "NAME", .at = ARG_AT(context),
+	  .help = "the kubeconfig's context (default: its current-context)" },
+	{ .name = "kube", .type = OPT_FUNC, .arg = "on|off", .set = set_kube,
+	  .help = "the controller: on needs a cluster, off never starts it\n"
+		  "(default: on with --kubeconfig or in a pod)" },
+	{ .name = "dry-run", .type = OPT_FLAG, .at = ARG_AT(dry_run),
+	  .help = "plan the cluster's pending pods but write nothing: each\n"
+		  "write is a log line (event=kube_dry_run) and a metric" },
+	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
+	  .help = "debug, info (default), warn, error" },
+	{ .name = "version", .type = OPT_FLAG, .at = ARG_AT(version), .help = "print the version" },
+	{ 0 }
+};
+
+static const struct opts_cmd coord_cmd = {
+	.prog = "dratopo-coordinator",
+	.synopsis = "dratopo-coordinator [--listen ADDR] [--db FILE] [--http ADDR]\n"
+		    "                           [--tls-cert F --tls-key F --tls-ca F | --insecure]\n"
+		    "                           [--kubeconfig FILE] [options]",
+	.about = "The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
+		 "(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
+		 "drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
+		 "hwdb show|plan --coordinator`.",
+	.opts = coord_opts,
+	.epilog = "Exit codes: 0 stopped by SIGTERM/SIGINT, 1 start-up failure, 2 usage error.",
+};
 
 /* Half the workers, 1 to COORD_DEFAULT_MAX_PLANS: a burst of plans
  * leaves threads for the agents' reports. */
-static unsigned default_max_plans(unsigned workers)
+static unsigned default_max_plans(uint64_t workers)
 {
-	unsigned n = workers / 2;
+	uint64_t n = workers / 2;
 
-	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : n;
+	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : (unsigned)n;
 }
 
-/* 0 to run, -1 after --help/--version, else the exit code. */
-static int parse_args(int argc, char **argv, struct args *a)
+/* false to run; true and *rc when the process ends here. */
+static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 {
-	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
-	       O_INTERVAL, O_STALE, O_FORGET, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN };
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "db", required_argument, NULL, O_DB },
-		{ "http", required_argument, NULL, O_HTTP },
-		{ "tls-cert", required_argument, NULL, O_CERT },
-		{ "tls-key", required_argument, NULL, O_KEY },
-		{ "tls-ca", required_argument, NULL, O_CA },
-		{ "insecure", no_argument, NULL, O_INSECURE },
-		{ "learn-quorum", required_argument, NULL, O_QUORUM },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "stale-after", required_argument, NULL, O_STALE },
-		{ "forget-after", required_argument, NULL, O_FORGET },
-		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "max-plans", required_argument, NULL, O_PLANS },
-		{ "call-timeout", required_argument, NULL, O_CALL },
-		{ "log-level", required_argument, NULL, O_LOG },
-		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
-		{ "context", required_argument, NULL, O_CONTEXT },
-		{ "kube", required_argument, NULL, O_KUBE },
-		{ "dry-run", no_argument, NULL, O_DRY_RUN },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dt_err err = { 0 };
-	enum obs_level level;
-	int c, rc = 0;
 
 	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB,
 			    .learn_quorum = REC_DEFAULT_LEARN_QUORUM, .workers = DEFAULT_WORKERS,
 			    .interval_ns = DEFAULT_INTERVAL_NS };
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_LISTEN: a->listen = optarg; break;
-		case O_DB: a->db = optarg; break;
-		case O_HTTP: a->http = optarg; break;
-		case O_CERT: a->tls.cert = optarg; break;
-		case O_KEY: a->tls.key = optarg; break;
-		case O_CA: a->tls.ca = optarg; break;
-		case O_INSECURE: a->tls.insecure = true; break;
-		case O_EXTRA: a->hwdb_extra = optarg; break;
-		case O_KUBECONFIG: a->kubeconfig = optarg; break;
-		case O_CONTEXT: a->context = optarg; break;
-		case O_DRY_RUN: a->dry_run = true; break;
-		case O_KUBE:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return usage_error("--kube: 'on' or 'off', not", optarg);
-			a->kube = optarg;
-			break;
-		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
-		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
-		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
-		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
-		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
-		case O_FORGET: rc = parse_dur("--forget-after", optarg, &a->forget_after_ns); break;
-		case O_CALL: rc = parse_dur("--call-timeout", optarg, &a->call_timeout_ns); break;
-		case O_LOG:
-			if (obs_log_parse_level(optarg, &level, &err))
-				return usage_error(err.msg, NULL);
-			obs_log_set_level(level);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		case O_VERSION:
-			printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
-			return -1;
-		case ':':
-			return usage_error("option needs a value:", argv[optind - 1]);
-		default:
-			return usage_error("unknown option", argv[optind - 1]);
-		}
+	if (opts_parse(&coord_cmd, argc, argv, a, rc))
+		return true;
+	if (a->version) {
+		printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
+		return true;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
 	if (rpc_listen_check(a->listen, &err))
-		return usage_error("--listen:", err.msg);
-	if (rpc_tls_check(&a->tls, &err))
-		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
-				   "plaintext needs --insecure)");
+		*rc = opts_usage_error(&coord_cmd, "--listen: %s", err.msg);
+	else if (rpc_tls_check(&a->tls, &err))
+		*rc = opts_usage_error(&coord_cmd, "%s", err.msg);
+	else if (a->stale_after_ns && a->stale_after_ns < a->interval_ns)
+		*rc = opts_usage_error(&coord_cmd, "--stale-after must not be shorter than "
+				       "--interval (every node would be stale between two reports)");
+	/* A node is stale (out of planning) before it is forgotten. */
+	else if (a->forget_after_ns &&
+		 a->forget_after_ns < (a->stale_after_ns ? a->stale_after_ns : 3 * a->interval_ns))
+		*rc = opts_usage_error(&coord_cmd, "--forget-after must be at least --stale-after "
+				       "(a node is stale, out of planning, before it is forgotten)");
+	else if (a->max_plans && a->max_plans >= a->workers)
+		*rc = opts_usage_error(&coord_cmd, "--max-plans must be below --workers (reports "
+				       "need a thread too)");
+	if (*rc)
+		return true;
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
-	else if (a->stale_after_ns < a->interval_ns)
-		return usage_error("--stale-after must not be shorter than --interval",
-				   "(every node would be stale between two reports)");
-	/* A node is stale (out of planning) before it is forgotten. */
-	if (a->forget_after_ns && a->forget_after_ns < a->stale_after_ns)
-		return usage_error("--forget-after must be at least --stale-after",
-				   "(a node is stale, out of planning, before it is forgotten)");
-	if (a->max_plans >= a->workers)
-		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
-	return 0;
+	return false;
 }
 
 /* Whether the controller runs: --kube says, else a kubeconfig or a pod. */
@@ -237,8 +190,8 @@ static bool kube_wanted(const struct args *a)
 {
 	const char *host = getenv("KUBERNETES_SERVICE_HOST");
 
-	if (a->kube)
-		return !strcmp(a->kube, "on");
+	if (a->kube != KUBE_AUTO)
+		return a->kube == KUBE_ON;
 	return a->kubeconfig || (host && host[0]);
 }
 
@@ -421,10 +374,12 @@ int main(int argc, char **argv)
 	struct obs_http *http = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
-	int rc = parse_args(argc, argv, &a);
+	int rc;
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (parse_args(argc, argv, &a, &rc)) {
+		opts_free(&coord_cmd, &a);
+		return rc;
+	}
 	/* Before any thread exists, so every thread inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -436,12 +391,13 @@ int main(int argc, char **argv)
 
 	/* Into the process's catalogue, before any thread: reports are
 	 * verified against it, and every plan's catalogue starts from it. */
-	if (a.hwdb_extra && (rc = hwdb_load_extra(a.hwdb_extra, &err)))
-		dt_err_prefix(&err, "--hwdb-extra: ");
+	for (size_t i = 0; !rc && i < a.extras.n; i++)
+		if ((rc = hwdb_load_extra(a.extras.v[i], &err)))
+			dt_err_prefix(&err, "--hwdb-extra: ");
 	if (!rc) {
 		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
-					 .max_plans = a.max_plans,
-					 .rec = { a.learn_quorum, a.stale_after_ns },
+					 .max_plans = (unsigned)a.max_plans,
+					 .rec = { (unsigned)a.learn_quorum, a.stale_after_ns },
 					 .forget_after_ns = a.forget_after_ns };
 
 		rc = coord_open(c, &co, &err);
@@ -459,7 +415,7 @@ int main(int argc, char **argv)
 	}
 	if (!rc) {
 		struct rpc_server_opts o = {
-			.listen = a.listen, .tls = a.tls, .workers = a.workers,
+			.listen = a.listen, .tls = a.tls, .workers = (unsigned)a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
 			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
 			.observe = coord_observe_rpc, .observe_user = c,
@@ -491,6 +447,7 @@ int main(int argc, char **argv)
 	ctrl_stop(p.kube);
 	coord_close(c);
 	hwdb_reset();
+	opts_free(&coord_cmd, &a);
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);
 	return rc ? 1 : 0;

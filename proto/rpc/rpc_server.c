@@ -31,6 +31,7 @@
 
 #include <grpc/support/string_util.h>
 
+#include "array.h"
 #include "rpc_internal.h"
 #include "rpc_server.h"
 
@@ -125,7 +126,7 @@ struct rpc_ctx {
 
 	char *peer, *peer_cn;
 	char **peer_dns;
-	size_t n_peer_dns;
+	size_t n_peer_dns, cap_peer_dns;
 
 	struct rpc_ctx *wd_prev, *wd_next;
 	bool watched, capped;
@@ -425,16 +426,12 @@ static void read_identity(struct rpc_ctx *c)
 		c->peer_cn = strndup(p->value, p->value_length);
 	it = grpc_auth_context_find_properties_by_name(ac, GRPC_PEER_DNS_PROPERTY_NAME);
 	while ((p = grpc_auth_property_iterator_next(&it))) {
-		char **grown = realloc(c->peer_dns, (c->n_peer_dns + 1) * sizeof(*grown));
 		char *name = strndup(p->value, p->value_length);
 
-		if (!grown || !name) {      /* an identity cut short only denies more */
-			free(name);
-			if (grown)
-				c->peer_dns = grown;
+		if (!name || DT_GROW(c->peer_dns, c->cap_peer_dns, c->n_peer_dns + 1)) {
+			free(name);         /* an identity cut short only denies more */
 			break;
 		}
-		c->peer_dns = grown;
 		c->peer_dns[c->n_peer_dns++] = name;
 	}
 out:

@@ -22,7 +22,8 @@ expect 0 "$BIN" hwdb list -o json && grep -q '"instanceTypes"' "$TMP/out" ||
 expect 0 "$BIN" hwdb list --family p5 &&
 	[ "$(awk 'NR > 1' "$TMP/out" | wc -l)" = 2 ] || fail "--family p5 lists 2 types"
 expect 2 "$BIN" hwdb list -o xml
-expect 0 "$BIN" hwdb --help && grep -q 'consumable-capacity' "$TMP/out" || fail "hwdb --help"
+expect 0 "$BIN" hwdb --help && grep -q '^  show ' "$TMP/out" || fail "hwdb --help"
+expect 0 "$BIN" hwdb show --help && grep -q 'consumable-capacity' "$TMP/out" || fail "hwdb show --help"
 expect 2 "$BIN" hwdb frobnicate
 
 # ---- list filters ----

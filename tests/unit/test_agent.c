@@ -842,7 +842,7 @@ static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas
 
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture(fixture, &t), 0);
-	CU_ASSERT_EQUAL_FATAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, &sb, &w,
+	CU_ASSERT_EQUAL_FATAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, false, &sb, &w,
 						&err), 0);
 	CU_ASSERT_EQUAL_FATAL(doc_parse(sb_str(&sb), sb.len, DOC_FORMAT_JSON, "slices", &st,
 					&err), 0);
@@ -922,7 +922,7 @@ static void check_slices_equal_hwdb(const char *type_name)
 	sb_puts(&want, "#\n");
 	for (size_t i = 0; i < n; i++)
 		CU_ASSERT_EQUAL(model_emit(slices[i], DOC_FORMAT_YAML, &want), 0);
-	CU_ASSERT_EQUAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, &got, &w, &err), 0);
+	CU_ASSERT_EQUAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, false, &got, &w, &err), 0);
 	/* past the comment line, which says where the slices come from */
 	body = strchr(sb_str(&got), '\n');
 	CU_ASSERT_PTR_NOT_NULL_FATAL(body);

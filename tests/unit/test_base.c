@@ -131,6 +131,20 @@ static void test_strbuf_repeat_truncate_vprintf(void)
 	sb_repeat(&sb, '-', 0);
 	CU_ASSERT_EQUAL(sb.len, 2);
 	CU_ASSERT_EQUAL(sb_error(&sb), 0);
+	sb_reset(&sb);
+	sb_join_list(&sb, "a|b|c", '|', "or");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "x y", ' ', "and");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "one", ' ', "and");
+	DT_ASSERT_STR(sb_str(&sb), "a, b or c; x and y; one");
+	/* inline appends across a growth, one byte at a time */
+	sb_reset(&sb);
+	for (int i = 0; i < 1000; i++)
+		sb_putc(&sb, (char)('a' + i % 26));
+	CU_ASSERT_EQUAL(sb.len, 1000);
+	CU_ASSERT_EQUAL(sb_str(&sb)[999], 'a' + 999 % 26);
+	CU_ASSERT_EQUAL(sb_str(&sb)[1000], '\0');
 	sb_free(&sb);
 }
 
@@ -197,6 +211,11 @@ static void test_utf8_decode(void)
 	CU_ASSERT_FALSE(utf8_valid("h\xc3llo", 5));
 	CU_ASSERT_EQUAL(utf8_count("h\xc3\xa9llo", 6), 5);
 	CU_ASSERT_EQUAL(utf8_count("a\xff" "b", 3), 3);
+	/* "a" U+20AC "b": a cut at bytes 2 or 3 goes back to 1. */
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 3), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 2), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 4), 4);
+	CU_ASSERT_EQUAL(utf8_char_start("\x82\x82", 1), 0);
 }
 
 static void test_utf8_encode_round_trip(void)
@@ -262,6 +281,25 @@ static void test_quote(void)
 	QUOTED(SB_QUOTE_GO, "\a\v\x1b\x7f", "\"\\a\\v\\x1b\\x7f\"");
 	QUOTED(SB_QUOTE_GO, "a\xff" "b\xc2\xa0\xe2\x80\x8b\xc3\xa9\xf3\xa0\x80\x81",
 	       "\"a\\xffb\\u00a0\\u200b\xc3\xa9\\U000e0001\"");
+}
+
+/* The fixed-buffer form: whole escapes only, "..." at a cut, always
+ * terminated. */
+static void test_quote_buf(void)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(dt_quote_buf(buf, sizeof(buf), "abc", 3, 0), 5);
+	DT_ASSERT_STR(buf, "\"abc\"");
+	dt_quote_buf(buf, sizeof(buf), "abcdefghijklmnopq", 17, 0);
+	DT_ASSERT_STR(buf, "\"abcdefghij...\"");
+	CU_ASSERT_EQUAL(strlen(buf), 15);
+	dt_quote_buf(buf, sizeof(buf), "abcdefgh\x01\x02\x03", 11, SB_QUOTE_BARE);
+	DT_ASSERT_STR(buf, "abcdefgh\\x01...");   /* \x02 would leave no room for ... */
+	dt_quote_buf(buf, 3, "abcdef", 6, 0);
+	CU_ASSERT_EQUAL(strlen(buf), 2);
+	dt_quote_buf(buf, 1, "abcdef", 6, 0);
+	DT_ASSERT_STR(buf, "");
 }
 
 static void test_json_string(void)
@@ -400,6 +438,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
 	      DT_TEST(test_quote),
+	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
 	      DT_TEST(test_yaml_dquote),
 	      DT_TEST(test_logfmt_value),

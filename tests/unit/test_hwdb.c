@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dt_test.h"
 #include "hwdb.h"
 #include "hwdb_catalog.h"
@@ -31,7 +32,7 @@ struct expect {
 };
 
 static struct expect *expects;
-static size_t n_expects;
+static size_t n_expects, cap_expects;
 
 /* A line of efa-types.txt; 0 / "" / -1 where the sources have nothing. */
 struct efa_expect {
@@ -44,7 +45,7 @@ struct efa_expect {
 };
 
 static struct efa_expect *efa_expects;
-static size_t n_efa_expects;
+static size_t n_efa_expects, cap_efa_expects;
 
 static double price_or_none(const char *s)
 {
@@ -61,7 +62,6 @@ static int load_efa_expectations(void)
 	while (fgets(line, sizeof(line), f)) {
 		struct efa_expect e = { 0 };
 		char vcpu[16], mem[32], price[32], eu[32];
-		struct efa_expect *grown;
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
@@ -76,11 +76,10 @@ static int load_efa_expectations(void)
 			e.arch[0] = '\0';
 		e.price = price_or_none(price);
 		e.eu_price = price_or_none(eu);
-		if (!(grown = realloc(efa_expects, (n_efa_expects + 1) * sizeof(*grown)))) {
+		if (DT_GROW(efa_expects, cap_efa_expects, n_efa_expects + 1)) {
 			fclose(f);
 			return -1;
 		}
-		efa_expects = grown;
 		efa_expects[n_efa_expects++] = e;
 	}
 	fclose(f);
@@ -113,8 +112,7 @@ static int load_expectations(void)
 				   &e.roots[e.n_roots].gpus, &e.roots[e.n_roots].efas) == 3)
 				e.n_roots++;
 		}
-		expects = realloc(expects, (n_expects + 1) * sizeof(*expects));
-		if (!expects) {
+		if (DT_GROW(expects, cap_expects, n_expects + 1)) {
 			fclose(f);
 			return -1;
 		}

@@ -17,6 +17,7 @@
 #include "dt_test.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "escape.h"
 #include "obs_metrics.h"
 
 /* ---- logging ---- */
@@ -26,7 +27,7 @@ static char *logfmt(const char *value)
 	static char out[256];
 	struct strbuf sb = STRBUF_INIT;
 
-	obs_logfmt_value(&sb, value);
+	sb_logfmt_value(&sb, value);
 	snprintf(out, sizeof(out), "%s", sb_str(&sb));
 	sb_free(&sb);
 	return out;

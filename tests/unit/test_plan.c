@@ -925,7 +925,7 @@ static void test_overlay_prices_p5e(void)
 	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 40.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 40.0, 1e-9);
 	DT_ASSERT_STR(l.res->node_claims[0].price_overlay, "p5e-reserved");
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"pricePerHour\": 40"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"priceOverlay\": \"p5e-reserved\""));
 	sb_reset(&sb);
@@ -1011,6 +1011,20 @@ static void test_pool_limits(void)
 	loaded_free(&l);
 }
 
+/* QA-78: the pool's running nodes count against its limits (its own only). */
+static void test_pool_limits_count_nodes(void)
+{
+	struct loaded l = plan_files("tests/fixtures/qa/plan-limit-existing.yaml", NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_EQUAL(hwdb_lookup(l.res->node_claims[0].instance_type)->n_gpus, 1);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason,
+				      "the NodePool's limits are reached"));
+	loaded_free(&l);
+}
+
 /* QA-31: a new node's host name is none a pod can name. */
 static void test_hostname_pins_to_existing(void)
 {
@@ -1040,7 +1054,7 @@ static void test_output_formats(void)
 	struct strbuf sb = STRBUF_INIT;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"nodeClaims\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"totalPricePerHour\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"existingNodes\""));
@@ -1502,6 +1516,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_overlay_makes_type_dearer),
 	      DT_TEST(test_overlay_capacity),
 	      DT_TEST(test_pool_limits),
+	      DT_TEST(test_pool_limits_count_nodes),
 	      DT_TEST(test_hostname_pins_to_existing),
 	      DT_TEST(test_catalog_extra_type),
 	      DT_TEST(test_catalog_learned_type),

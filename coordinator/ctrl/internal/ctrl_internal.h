@@ -105,9 +105,8 @@ struct ctrl {
 	struct obs_series *s_mismatch;
 };
 
-/* ---- ctrl.c ---- */
+/* ---- ctrl_objects.c: what every file reads of objects ---- */
 
-int64_t ctrl_now_ms(void);
 /* Append key=value to a map of a set's object (labels, annotations). */
 int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
 		const char *value);
@@ -120,11 +119,20 @@ bool ctrl_ours(const struct model_object *o);
 
 /* ---- ctrl_batch.c: when to plan ---- */
 
+/* The monotonic clock in ms: the window's, the offerings' and the loop's. */
+int64_t ctrl_now_ms(void);
+
 /* A pod the controller plans: pending (not bound, not finished, not
- * going) and asking for claims or for extended resources; bound pods
- * stay in the plan as capacity in use; the others are not its. */
-enum ctrl_pod_class { POD_OTHER, POD_BOUND, POD_PENDING };
+ * going, no scheduling gate holding it) and asking for claims, or for
+ * extended resources (POD_EXTRES: its only when a DeviceClass backs one,
+ * which the snapshot decides; nvidia.com/gpu of the device plugin is
+ * Karpenter's); bound pods stay in the plan as capacity in use; the others
+ * are not its. The class fits in two bits (ctrl_batch.c's fingerprints). */
+enum ctrl_pod_class { POD_OTHER, POD_BOUND, POD_PENDING, POD_EXTRES };
 enum ctrl_pod_class ctrl_pod_class(const struct model_object *pod);
+/* Whether a container of the pod asks for an extended resource; with set,
+ * only for one a DeviceClass of set backs (plan_extres_backed). */
+bool ctrl_pod_asks_extended(const struct model_object *pod, const struct model_set *set);
 /* The key of an object of informer which in the batch's maps. */
 uint64_t ctrl_object_key(size_t which, const char *ns, const char *name);
 
@@ -196,7 +204,7 @@ void ctrl_view_free(struct ctrl_view *v);
 
 /* Registered NodeClaims of ours: their live slices against the plan's. */
 void ctrl_verify_registered(struct ctrl *c, struct model_set *set);
-/* One round of remedies. */
+/* One round of remedies (the caller waits until the informers listed). */
 void ctrl_remedies(struct ctrl *c);
 
 #endif
