@@ -157,12 +157,9 @@ gpus=$(jq '[.items[] | select(.spec.driver == "gpu.nvidia.com") | .spec.devices[
 expect 0 "$K" apply -f "$TMP/slices.json"
 lines=$(wc -l <"$TMP/coord2.log")
 expect 0 "$K" -n "$NS" label pod rdma-worker touched=1
-for _ in $(seq 1 300); do
-	tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan ' && break
-	sleep 0.1
-done
-tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan .*nodeclaims=0 written=0' ||
-	fail "a registered node's pods got another NodeClaim: $(tail -n +$((lines + 1)) "$TMP/coord2.log" | grep kube_plan)"
+next_plan "$TMP/coord2.log" "$lines" 30 &&
+	case $PLAN in *" nodeclaims=0 written=0 "*) ;;
+	*) fail "a registered node's pods got another NodeClaim: $PLAN" ;; esac
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "NodeClaims after registration"
 # ...which is a Warning on the Node and a log line
 wait_log "$TMP/coord2.log" "event=slices_differ node=$NODE" 30

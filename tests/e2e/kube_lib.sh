@@ -4,6 +4,7 @@
 #
 #   wait_log "$TMP/coord.log" 'event=kube_plan ' 30
 #   until_true 40 "DeviceTaintRules applied" rules '> 0'
+#   next_plan "$TMP/coord.log" "$lines" 30 && case $PLAN in ...
 export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
 K="$DT_KUBE_DIR/bin/kubectl"
 
@@ -16,6 +17,19 @@ wait_log() {
 	done
 	fail "no line matching /$2/ in $(basename "$1") within $3 s"
 	tail -5 "$1" >&2
+	return 1
+}
+
+# next_plan FILE LINES SECONDS: PLAN gets the first kube_plan line that
+# FILE (the coordinator's log) has after its first LINES lines, within
+# SECONDS; empty, and a failure, when none came.
+next_plan() {
+	for _ in $(seq 1 $(($3 * 10))); do
+		PLAN=$(tail -n +$(($2 + 1)) "$1" | grep -m1 'event=kube_plan ') && return 0
+		sleep 0.1
+	done
+	PLAN=
+	fail "no plan in $(basename "$1") within $3 s"
 	return 1
 }
 

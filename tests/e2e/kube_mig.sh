@@ -39,11 +39,7 @@ has "$TMP/coord.log" "event=nodeclaim_created .*pods=$NS/mig-user(-2)?,$NS/mig-u
 	"one NodeClaim for both pods"
 lines=$(wc -l <"$TMP/coord.log")
 expect 0 "$K" -n "$NS" label pod mig-user again=1
-for _ in $(seq 1 300); do
-	tail -n +$((lines + 1)) "$TMP/coord.log" | grep -q 'event=kube_plan ' && break
-	sleep 0.1
-done
-tail -n +$((lines + 1)) "$TMP/coord.log" | grep -q 'event=kube_plan ' || fail "no second plan"
+next_plan "$TMP/coord.log" "$lines" 30
 # (the plan logs once its writes are done)
 [ "$(grep -c "event=nodeclaim_created .*$NS/" "$TMP/coord.log")" = 1 ] ||
 	fail "the in-flight NodeClaim did not hold its MIG pods: $(grep "nodeclaim_created .*$NS/" "$TMP/coord.log")"
