@@ -73,8 +73,11 @@ ours >"$TMP/out" || fail "list NodeClaims"
 jq -c "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | split(\",\") | any(startswith(\"$NS/\"))) | {t: .metadata.labels[\"node.kubernetes.io/instance-type\"], p: (.metadata.annotations[\"dratopo.io/pods\"] | split(\",\") | sort)}] | sort" \
 	"$TMP/out" >"$TMP/online"
 [ -s "$TMP/offline" ] && [ "$(cat "$TMP/offline")" != "[]" ] || fail "the offline plan has no NodeClaim"
-cmp -s "$TMP/offline" "$TMP/online" ||
+cmp -s "$TMP/offline" "$TMP/online" || {
 	fail "controller's NodeClaims $(cat "$TMP/online") differ from the offline plan's $(cat "$TMP/offline")"
+	grep -E 'event=(kube_listed|kube_plan|nodeclaim_created|kube_plan_problem)' "$TMP/coord.log" |
+		cut -c1-400 >&2
+}
 # what Karpenter needs: the pool's node class, the type, the capacity type, the pool label
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | [.spec.nodeClassRef.kind, .metadata.labels[\"karpenter.sh/nodepool\"], ([.spec.requirements[] | select(.key == \"karpenter.sh/capacity-type\") | .values[0]] | .[0])]" \
 	'["EC2NodeClass","gpu-dra","on-demand"]' "NodeClaim fields"
