@@ -259,10 +259,10 @@ static const char *node_str(struct model_dec *d, const struct doc_node *n)
 		model_dec_report(d, n, "must be a string");
 		return NULL;
 	}
-	if (n->text && memchr(n->text, '\0', n->text_len)) {
+	/* The text before the NUL is kept, as model_get_time keeps its text:
+	 * validation must not call the field missing as well (QA-90). */
+	if (n->text && memchr(n->text, '\0', n->text_len))
 		model_dec_report(d, n, "must not contain NUL characters");
-		return NULL;
-	}
 	return model_dstrdup(d, n);
 }
 
