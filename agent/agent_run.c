@@ -59,17 +59,6 @@ struct run_args {
 	bool once, compact, version;
 };
 
-static int set_log_level(void *dst, const char *v, struct dt_err *err)
-{
-	enum obs_level level;
-
-	(void)dst;
-	if (obs_log_parse_level(v, &level, err))
-		return -EINVAL;
-	obs_log_set_level(level);
-	return 0;
-}
-
 #define RUN_AT(f) OPTS_AT(struct run_args, f)
 
 static const struct opt run_opts[] = {
@@ -99,8 +88,7 @@ static const struct opt run_opts[] = {
 	{ .name = "unhealthy-after", .type = OPT_DURATION, .arg = "D",
 	  .at = RUN_AT(unhealthy_after_ns),
 	  .help = "/healthz fails when no report was acknowledged for D\n(default 3 x interval)" },
-	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
-	  .help = "debug, info (default), warn, error" },
+	OBS_LOG_LEVEL_OPT,
 	{ .name = "once", .type = OPT_FLAG, .at = RUN_AT(once),
 	  .help = "one probe and one report; print the coordinator's verdict\n"
 		  "as JSON and exit 0 (1 when the report was not taken)" },
