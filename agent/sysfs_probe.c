@@ -19,9 +19,14 @@
 
 int probe_check_file(const char *path)
 {
+	return probe_check_file_at(AT_FDCWD, path);
+}
+
+int probe_check_file_at(int dirfd, const char *path)
+{
 	struct stat st;
 
-	if (stat(path, &st) != 0)
+	if (fstatat(dirfd, path, &st, 0) != 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
