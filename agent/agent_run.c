@@ -45,7 +45,6 @@
 #include "rpc_client.h"
 #include "rpc_tlsdiag.h"
 
-#define EXIT_USAGE 2
 #define NS_PER_S 1000000000LL
 #define DEFAULT_INTERVAL_NS (30 * NS_PER_S)
 #define CALL_DEADLINE_MS 10000
@@ -500,10 +499,8 @@ int main(int argc, char **argv)
 
 	if (parse_run_args(argc, argv, &a, &rc))
 		return rc;
-	if (!(env.node = agent_node_name(a.node_name, host, sizeof(host), &err))) {
-		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (!(env.node = agent_node_name(a.node_name, host, sizeof(host), &err)))
+		return opts_usage_error(&run_cmd, "%s", err.msg);
 	if (init_wake(&env) || start_signal_thread(&env)) {
 		fprintf(stderr, "dratopo-agent run: cannot start its threads\n");
 		return 1;
