@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "model_internal.h"
 #include "strbuf.h"
 
@@ -389,9 +390,7 @@ oom:
 	rc = dt_err_set(err, -ENOMEM, "out of memory");
 out:
 	closedir(dh);
-	for (size_t i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
+	dt_strv_free(names, n);
 	return rc;
 }
 
@@ -435,9 +434,7 @@ static int load_dir(struct model_set *s, const char *dir, struct dt_diags *errs,
 	}
 	rc = first_rc;
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	dt_strv_free(names, n);
 	return rc;
 }
 

@@ -181,6 +181,23 @@ static void test_grow(void)
 	free(v);
 }
 
+/* dt_strv_free: every string and the array, NULL entries and a NULL
+ * array too (the sanitizer build's leak check is the assertion). */
+static void test_strv_free(void)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL_FATAL(DT_GROW(v, cap, n + 1), 0);
+		v[n++] = i % 5 ? strdup("name") : NULL;
+	}
+	CU_ASSERT_PTR_NULL(v[5]);
+	CU_ASSERT_STRING_EQUAL(v[6], "name");
+	dt_strv_free(v, n);
+	dt_strv_free(NULL, 3);
+}
+
 /* ---- UTF-8 ---- */
 
 static void test_utf8_decode(void)
@@ -379,6 +396,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_strbuf_appends),
 	      DT_TEST(test_strbuf_repeat_truncate_vprintf),
 	      DT_TEST(test_grow),
+	      DT_TEST(test_strv_free),
 	      DT_TEST(test_utf8_decode),
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
