@@ -251,6 +251,10 @@ static void test_typed_values(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(first_err_line(&r), "t cmd: --interval: duration '3x'"));
 	PARSE(&r, "--interval=0s");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: --interval: must not be 0");
+	/* QA-98: a fraction is named as such, not as a unit '.' */
+	PARSE(&r, "--interval=1.5h");
+	DT_ASSERT_STR(first_err_line(&r), "t cmd: --interval: duration '1.5h': no fractions; "
+		      "write whole units (1h30m, 1500ms)");
 	PARSE(&r, "--let=x");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: --let: wants NAME=EXPR, got \"x\"");
 }
