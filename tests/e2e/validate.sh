@@ -146,6 +146,16 @@ for cmd in validate plan "allocate --node n"; do
 		grep -q "^$TMP/empty: no manifests (\*.yaml, \*.yml, \*.json) in the directory" "$TMP/err" ||
 		fail "$cmd: empty directory not reported"
 done
+# QA-99: a FIFO among a directory's manifests is refused, not opened (it
+# waited forever for a writer); a directory named like a manifest is
+# skipped; a pipe given alone is read (-f <(...)).
+mkdir -p "$TMP/fifodir/d.yaml"
+cp "$SEED/nodepool.yaml" "$TMP/fifodir/a.yaml"
+mkfifo "$TMP/fifodir/b.yaml"
+E2E_TIMEOUT=10 expect 1 "$BIN" validate -f "$TMP/fifodir" &&
+	same "$TMP/err" "$TMP/fifodir/b.yaml: not a regular file (a FIFO, socket or device in a directory is not read)"
+E2E_TIMEOUT=10 expect 0 "$BIN" validate -f <(cat "$SEED/nodepool.yaml") &&
+	same "$TMP/out" 'NodePool: 1 valid'
 # plan reads a directory the same way.
 if expect 0 "$BIN" plan -o json -f "$TMP/dir/sub" -f "$TMP/dir/a.yaml"; then
 	grep -q '"nodeClaims"' "$TMP/out" || fail "plan -f DIR"
