@@ -223,4 +223,20 @@ expect 1 "$BIN" plan -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'bad.yaml: document 1' "invalid manifest message"
 expect 0 "$BIN" plan --help
 
+# QA-100: a pool shared by two existing nodes (a slice with a nodeSelector)
+# is allocated once for the cluster: its two devices go to one pod, placed
+# or running, and the other pod gets neither on the other node.
+if expect 3 "$BIN" plan -f "$FIX/shared-pool.yaml" -o json; then
+	jqis '[.existingNodes[].pods[]]' '["default/p0"]' "one pod on the shared pool"
+	jqis '[.unschedulable[].pod]' '["default/p1"]' "the other not on the same devices"
+	jqis '.unschedulable[0].reason | test("n2: .*0 of those are available: 2 in use")' 'true' \
+		"the devices are in use on n2 too"
+fi
+sed '/^metadata: {name: p0}$/{n;s/^spec:$/spec:\n  nodeName: n1/}' \
+	"$FIX/shared-pool.yaml" >"$TMP/shared-bound.yaml"
+grep -q 'nodeName: n1' "$TMP/shared-bound.yaml" || fail "shared-bound.yaml not made"
+if expect 3 "$BIN" plan -f "$TMP/shared-bound.yaml" -o json; then
+	jqis '[.unschedulable[].pod]' '["default/p1"]' "a running pod holds the shared devices"
+fi
+
 e2e_finish
