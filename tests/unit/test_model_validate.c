@@ -1370,6 +1370,29 @@ static void test_seed_examples_valid(void)
 
 /* QA-90, QA-91: a name with a NUL is told once (not also "Required"), and
  * the control bytes of a name are escaped in the message's object. */
+/* QA-101: a scalar of the wrong type in a string field is told once: the
+ * field was given, so no "must specify one of" follows. */
+static void test_wrong_type_told_once(void)
+{
+	static const char yaml[] = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\n"
+				   "metadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n"
+				   "  resourceClaims: [{name: a, resourceClaimName: y}, "
+				   "{name: b, resourceClaimTemplateName: 12}]\n";
+	struct dt_diags errs;
+	struct model_set *s = check(yaml, &errs);
+
+	CU_ASSERT_EQUAL(errs.n, 2);
+	if (errs.n != 2)
+		dump(&errs);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 1 (PodGroup default/g): spec.resourceClaims[0]."
+			  "resourceClaimName: Invalid value: y: must be a string (YAML reads this "
+			  "word as a boolean; quote it)"));
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 1 (PodGroup default/g): spec.resourceClaims[1]."
+			  "resourceClaimTemplateName: Invalid value: 12: must be a string"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 static void test_odd_names_told_once(void)
 {
 	static const char json[] = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\","
@@ -1404,4 +1427,5 @@ DT_SUITE_MAIN("model_validate",
 	      DT_TEST(test_all_errors_reported),
 	      DT_TEST(test_duplicates),
 	      DT_TEST(test_seed_examples_valid),
-	      DT_TEST(test_odd_names_told_once))
+	      DT_TEST(test_odd_names_told_once),
+	      DT_TEST(test_wrong_type_told_once))
