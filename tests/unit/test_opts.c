@@ -430,6 +430,14 @@ static void test_print_diags(void)
 	DT_ASSERT_STR(buf, "a: bad\nb: bad\ndratopo validate: 7 more errors not shown\n"
 			   "warning: a: bad\nwarning: b: bad\ndratopo plan: 7 more warnings not shown\n");
 	free(buf);
+	/* one: singular */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	d.dropped = 1;
+	opts_print_diags(f, "dratopo allocate", "", "errors", &d);
+	fclose(f);
+	DT_ASSERT_STR(buf, "a: bad\nb: bad\ndratopo allocate: 1 more error not shown\n");
+	free(buf);
 	dt_diags_free(&d);
 }
 
