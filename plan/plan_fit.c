@@ -264,6 +264,33 @@ static void container_requests(const struct model_container *c, int64_t *cpu, in
 	}
 }
 
+/* Pod-level resources (spec.resources), as kube-scheduler's PodRequests
+ * takes them with PodLevelResources: a pod-level cpu or memory request
+ * (or, without one, its limit, which the API server copies into the
+ * request) stands for the pod instead of its containers' (QA-103). */
+static void pod_level_requests(const struct model_pod_spec *spec, struct plan_res *out)
+{
+	struct model_container pod = { .requests = spec->pod_requests, .limits = spec->pod_limits };
+	bool has_cpu = false, has_mem = false;
+	int64_t cpu, mem;
+
+	for (int l = 0; l < 2; l++) {
+		const struct model_resource_list *list = l ? &spec->pod_limits : &spec->pod_requests;
+
+		for (size_t i = 0; i < list->n_items; i++) {
+			has_cpu |= !strcmp(list->items[i].name, "cpu");
+			has_mem |= !strcmp(list->items[i].name, "memory");
+		}
+	}
+	if (!has_cpu && !has_mem)
+		return;
+	container_requests(&pod, &cpu, &mem);
+	if (has_cpu)
+		out->cpu_milli = cpu;
+	if (has_mem)
+		out->mem_bytes = mem;
+}
+
 void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 {
 	int64_t cpu = 0, mem = 0, icpu = 0, imem = 0, c, m;
@@ -280,6 +307,7 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 	}
 	out->cpu_milli = cpu > icpu ? cpu : icpu;
 	out->mem_bytes = mem > imem ? mem : imem;
+	pod_level_requests(spec, out);
 	for (size_t i = 0; i < spec->overhead.n_items; i++) {
 		const struct model_quantity_entry *e = &spec->overhead.items[i];
 

@@ -520,6 +520,10 @@ struct model_pod_spec {
 	struct model_container *init_containers;
 	size_t n_init_containers;
 	struct model_resource_list overhead;
+	/* spec.resources (PodLevelResources, beta and on by default since
+	 * 1.34): the pod's cpu, memory and hugepages as a whole, which the
+	 * scheduler then counts instead of its containers' sum. */
+	struct model_resource_list pod_requests, pod_limits;
 	bool has_priority;
 	int64_t priority;
 	const char *priority_class_name;

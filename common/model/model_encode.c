@@ -632,6 +632,13 @@ static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec 
 	put_str(e, spec, "nodeName", p->node_name);
 	put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
 	put_resources(e, spec, "overhead", &p->overhead);
+	if (p->pod_requests.n_items || p->pod_limits.n_items) {
+		struct doc_node *res = new_map(e);
+
+		put_resources(e, res, "limits", &p->pod_limits);
+		put_resources(e, res, "requests", &p->pod_requests);
+		put(e, spec, "resources", res);
+	}
 	if (p->has_priority)
 		put_int(e, spec, "priority", p->priority);
 	put_str(e, spec, "priorityClassName", p->priority_class_name);

@@ -270,6 +270,12 @@ void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 	}
 	P_POP(v, f);
 	model_v_resource_list(v, "overhead", &p->overhead);
+	if (p->pod_requests.n_items || p->pod_limits.n_items) {
+		f = P_FIELD(v, "resources");
+		model_v_resource_list(v, "requests", &p->pod_requests);
+		model_v_resource_list(v, "limits", &p->pod_limits);
+		P_POP(v, f);
+	}
 	if (p->pod_group_name) {
 		f = P_FIELD(v, "schedulingGroup");
 		size_t g = P_FIELD(v, "podGroupName");

@@ -239,4 +239,34 @@ if expect 3 "$BIN" plan -f "$TMP/shared-bound.yaml" -o json; then
 	jqis '[.unschedulable[].pod]' '["default/p1"]' "a running pod holds the shared devices"
 fi
 
+# QA-103: pod-level resources (spec.resources, PodLevelResources) stand for
+# the pod: 300Gi asked at the pod level does not fit a c6in (256Gi), though
+# its container asks for nothing; a pod-level limit alone counts the same.
+cat >"$TMP/podlevel.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}
+      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [c6in]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  resources:
+    requests: {cpu: "30", memory: 300Gi}
+  containers: [{name: c, image: x}]
+YAML
+expect 0 "$BIN" validate -f "$TMP/podlevel.yaml"
+expect 3 "$BIN" plan -f "$TMP/podlevel.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("too small")' 'true' "pod-level memory counted"
+sed 's/requests: {cpu: "30", memory: 300Gi}/limits: {memory: 300Gi}/' "$TMP/podlevel.yaml" >"$TMP/podlimit.yaml"
+expect 3 "$BIN" plan -f "$TMP/podlimit.yaml" -o json
+sed 's/memory: 300Gi/memory: 200Gi/' "$TMP/podlevel.yaml" >"$TMP/podfits.yaml"
+expect 0 "$BIN" plan -f "$TMP/podfits.yaml" -o json &&
+	jqis '.nodeClaims[0].instanceType | startswith("c6in.")' 'true' "200Gi fits a c6in"
+
 e2e_finish
