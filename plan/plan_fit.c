@@ -291,9 +291,13 @@ static void pod_level_requests(const struct model_pod_spec *spec, struct plan_re
 		out->mem_bytes = mem;
 }
 
+/* As kube-scheduler's PodRequests: the containers' sum with the sidecars'
+ * (init containers with restartPolicy Always, which keep running), or the
+ * largest init container together with the sidecars started before it,
+ * whichever is more (QA-104). */
 void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 {
-	int64_t cpu = 0, mem = 0, icpu = 0, imem = 0, c, m;
+	int64_t cpu = 0, mem = 0, icpu = 0, imem = 0, scpu = 0, smem = 0, c, m;
 
 	for (size_t i = 0; i < spec->n_containers; i++) {
 		container_requests(&spec->containers[i], &c, &m);
@@ -301,7 +305,18 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 		mem = sat_add(mem, m);
 	}
 	for (size_t i = 0; i < spec->n_init_containers; i++) {
-		container_requests(&spec->init_containers[i], &c, &m);
+		const struct model_container *ic = &spec->init_containers[i];
+
+		container_requests(ic, &c, &m);
+		if (ic->restart_policy && !strcmp(ic->restart_policy, "Always")) {
+			cpu = sat_add(cpu, c);
+			mem = sat_add(mem, m);
+			c = scpu = sat_add(scpu, c);
+			m = smem = sat_add(smem, m);
+		} else {
+			c = sat_add(c, scpu);
+			m = sat_add(m, smem);
+		}
 		icpu = c > icpu ? c : icpu;
 		imem = m > imem ? m : imem;
 	}

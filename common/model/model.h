@@ -487,6 +487,9 @@ struct model_container_claim {
 struct model_container {
 	const char *name;
 	const char *image;
+	/* "Always" on an init container: a sidecar (native sidecars, GA in
+	 * 1.33), which runs beside the containers and counts with them. */
+	const char *restart_policy;
 	struct model_resource_list requests;
 	struct model_resource_list limits;
 	struct model_container_claim *claims;

@@ -37,6 +37,7 @@ static void item_container(struct model_dec *d, const struct doc_node *it, void 
 
 	c->name = model_get_str(d, it, "name");
 	c->image = model_get_str(d, it, "image");
+	c->restart_policy = model_get_str(d, it, "restartPolicy");
 	if (res) {
 		size_t rm = model_path_field(&d->path, "resources");
 		const struct doc_node *claims = model_get_seq(d, res, "claims");

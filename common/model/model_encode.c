@@ -595,6 +595,7 @@ static struct doc_node *enc_container(struct enc *e, const void *item)
 
 	put_str(e, m, "image", c->image);
 	put_str(e, m, "name", c->name);
+	put_str(e, m, "restartPolicy", c->restart_policy);
 	PUT_LIST(e, res, "claims", c->claims, c->n_claims, enc_container_claim);
 	put_resources(e, res, "limits", &c->limits);
 	put_resources(e, res, "requests", &c->requests);

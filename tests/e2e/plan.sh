@@ -269,4 +269,22 @@ sed 's/memory: 300Gi/memory: 200Gi/' "$TMP/podlevel.yaml" >"$TMP/podfits.yaml"
 expect 0 "$BIN" plan -f "$TMP/podfits.yaml" -o json &&
 	jqis '.nodeClaims[0].instanceType | startswith("c6in.")' 'true' "200Gi fits a c6in"
 
+# QA-104: a sidecar (an init container with restartPolicy Always) runs
+# beside the containers: 150Gi + 150Gi does not fit a c6in, where a plain
+# init container of 150Gi beside a 150Gi container does.
+{ sed -n '1,/^---$/p' "$TMP/podlevel.yaml"; cat <<'YAML'; } >"$TMP/side.yaml"
+apiVersion: v1
+kind: Pod
+metadata: {name: side}
+spec:
+  initContainers:
+  - {name: proxy, image: x, restartPolicy: Always, resources: {requests: {memory: 150Gi}}}
+  containers: [{name: c, image: x, resources: {requests: {memory: 150Gi}}}]
+YAML
+expect 0 "$BIN" validate -f "$TMP/side.yaml"
+expect 3 "$BIN" plan -f "$TMP/side.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("too small")' 'true' "a sidecar counts with the containers"
+sed '/restartPolicy: Always/s/restartPolicy: Always, //' "$TMP/side.yaml" >"$TMP/init.yaml"
+expect 0 "$BIN" plan -f "$TMP/init.yaml" -o json
+
 e2e_finish
