@@ -105,12 +105,13 @@ struct plan_options {
  * of the input. */
 #define PLAN_MAX_NODE_EXT 8
 
-/* CPU (millicores), memory (bytes) and pod slots: what a pod asks for and
- * what a node offers; ext[i]: the count of the i-th node extended resource
- * (plan_result.ext_names). */
+/* CPU (millicores), memory and ephemeral-storage (bytes) and pod slots:
+ * what a pod asks for and what a node offers; ext[i]: the count of the
+ * i-th node extended resource (plan_result.ext_names). */
 struct plan_res {
 	int64_t cpu_milli;
 	int64_t mem_bytes;
+	int64_t storage_bytes;          /* ephemeral-storage */
 	int64_t pods;
 	int64_t ext[PLAN_MAX_NODE_EXT];
 };

@@ -5,6 +5,7 @@
  * as the scheduler would. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +71,31 @@ const char *plan_unit_static(struct planner *pl, const struct plan_unit *u,
 	return NULL;
 }
 
+/* "50Ti", "17Gi", "1.5Gi", "100Mi": bytes in the largest binary unit
+ * (Mi at least) they make one of, to a tenth, rounded up or down (a
+ * request up, what is left down, so that the text never says it fits). */
+static const char *bytes_text(int64_t bytes, bool up, char buf[32])
+{
+	static const char *const units[] = { "Mi", "Gi", "Ti", "Pi", "Ei" };
+	int u = 0;
+	double tenths;
+
+	while (u + 1 < 5 && bytes >= (INT64_C(1) << (10 * (u + 3))))
+		u++;
+	tenths = (double)bytes * 10 / (double)(INT64_C(1) << (10 * (u + 2)));
+	tenths = up ? ceil(tenths - 1e-9) : floor(tenths + 1e-9);
+	if (fmod(tenths, 10) == 0)
+		snprintf(buf, 32, "%.0f%s", tenths / 10, units[u]);
+	else
+		snprintf(buf, 32, "%.1f%s", tenths / 10, units[u]);
+	return buf;
+}
+
 void plan_res_text(const char *dim, const struct plan_res *need, const struct plan_res *cap,
 		   const char *const *ext_names, char *buf, size_t sz)
 {
+	char nb[32], cb[32];
+
 	if (!strcmp(dim, "extended")) {
 		for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
 			if (need->ext[i] > cap->ext[i]) {
@@ -87,6 +110,9 @@ void plan_res_text(const char *dim, const struct plan_res *need, const struct pl
 	else if (!strcmp(dim, "memory"))
 		snprintf(buf, sz, "memory: needs %" PRId64 "Mi, %" PRId64 "Mi allocatable",
 			 (need->mem_bytes + (1 << 20) - 1) >> 20, cap->mem_bytes >> 20);
+	else if (!strcmp(dim, "ephemeral-storage"))
+		snprintf(buf, sz, "ephemeral-storage: needs %s, %s allocatable",
+			 bytes_text(need->storage_bytes, true, nb), bytes_text(cap->storage_bytes, false, cb));
 	else
 		snprintf(buf, sz, "pods: needs %" PRId64 ", the node takes %" PRId64,
 			 need->pods, cap->pods);

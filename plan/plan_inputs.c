@@ -322,6 +322,7 @@ int plan_setup_nodes(struct planner *pl)
 				plan_label(o->meta.labels, o->meta.n_labels,
 					   PLAN_LABEL_INSTANCE_TYPE) ?: "");
 		struct plan_res guess = { .cpu_milli = PLAN_RES_MAX, .mem_bytes = PLAN_RES_MAX,
+					  .storage_bytes = PLAN_RES_MAX,
 					  .pods = PLAN_DEFAULT_MAX_PODS };
 
 		if (t) {
@@ -334,6 +335,8 @@ int plan_setup_nodes(struct planner *pl)
 			en->cap.cpu_milli = guess.cpu_milli;
 		if (!spec_has_quantity(al, "memory", &en->cap.mem_bytes, false))
 			en->cap.mem_bytes = guess.mem_bytes;
+		if (!spec_has_quantity(al, "ephemeral-storage", &en->cap.storage_bytes, false))
+			en->cap.storage_bytes = guess.storage_bytes;
 		if (!spec_has_quantity(al, "pods", &en->cap.pods, false))
 			en->cap.pods = guess.pods;
 		/* Extended resources the node really has (its device plugins'). */

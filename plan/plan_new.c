@@ -161,10 +161,12 @@ static size_t pack_bound(void *ctx, size_t shape, size_t cand)
 	const struct plan_res *n = &pl->pods.units[pl->shape_rep[shape]].req;
 	const struct plan_res *c = &pl->cands[cand].alloc;
 	size_t b = per_dim(c->cpu_milli, n->cpu_milli), m = per_dim(c->mem_bytes, n->mem_bytes);
-	size_t p = per_dim(c->pods, n->pods);
+	size_t p = per_dim(c->pods, n->pods), s = per_dim(c->storage_bytes, n->storage_bytes);
 
 	if (m < b)
 		b = m;
+	if (s < b)
+		b = s;
 	for (size_t i = 0; i < pl->pods.n_ext_names; i++) {
 		size_t e = per_dim(c->ext[i], n->ext[i]);
 

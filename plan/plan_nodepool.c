@@ -532,7 +532,8 @@ void plan_node_yaml(const char *name, const char *instance_type, const struct hw
 		plan_kubelet_defaults(&k);
 		plan_node_allocatable(t->vcpu, t->memory_mib, &k, &a);
 		sb_printf(sb, "status:\n  allocatable:\n    cpu: \"%" PRId64 "m\"\n"
-			  "    memory: \"%" PRId64 "\"\n    pods: \"%" PRId64 "\"\n",
-			  a.cpu_milli, a.mem_bytes, a.pods);
+			  "    memory: \"%" PRId64 "\"\n    ephemeral-storage: \"%" PRId64 "\"\n"
+			  "    pods: \"%" PRId64 "\"\n",
+			  a.cpu_milli, a.mem_bytes, a.storage_bytes, a.pods);
 	}
 }

@@ -303,6 +303,15 @@ static struct doc_node *node_claim_tree(const struct plan_result *plan,
 		    doc_map_set(a, rq, "memory", doc_new_string(a, mem)) ||
 		    doc_map_set(a, rq, "pods", doc_new_string(a, pods)))
 			return NULL;
+		if (nc->requests.storage_bytes) {
+			struct quantity qs = quantity_from_int(nc->requests.storage_bytes,
+							       QUANTITY_BINARY_SI);
+			char st[QUANTITY_STR_MAX];
+
+			quantity_format(&qs, st);
+			if (doc_map_set(a, rq, "ephemeral-storage", doc_new_string(a, st)))
+				return NULL;
+		}
 		for (size_t i = 0; i < plan->n_ext_names; i++) {
 			char n[24];
 

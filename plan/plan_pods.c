@@ -642,6 +642,8 @@ static void shape_key(const struct plan_pod *p, struct strbuf *sb)
 	put_i64(sb, p->req.cpu_milli);
 	sb_putc(sb, '|');
 	put_i64(sb, p->req.mem_bytes);
+	sb_putc(sb, '|');
+	put_i64(sb, p->req.storage_bytes);
 	for (size_t i = 0; i < PLAN_MAX_NODE_EXT; i++)
 		if (p->req.ext[i]) {
 			sb_putc(sb, ',');

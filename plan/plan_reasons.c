@@ -421,14 +421,9 @@ static int explain_unit(struct planner *pl, size_t ui, struct reasons *r, struct
 		} else if (!(cat = plan_unit_static(pl, u, &spec, en->obj->u.node.taints,
 					       en->obj->u.node.n_taints, why, sizeof(why)))) {
 			if ((dim = plan_res_short(&u->req, &en->used, &en->cap))) {
-				struct plan_res left = {
-					.cpu_milli = en->cap.cpu_milli - en->used.cpu_milli,
-					.mem_bytes = en->cap.mem_bytes - en->used.mem_bytes,
-					.pods = en->cap.pods - en->used.pods,
-				};
+				struct plan_res left = en->cap;
 
-				for (size_t k = 0; k < PLAN_MAX_NODE_EXT; k++)
-					left.ext[k] = en->cap.ext[k] - en->used.ext[k];
+				plan_res_take(&left, &en->used);
 				cat = "resources";
 				plan_res_text(dim, &u->req, &left, pl->pods.ext_names, why, sizeof(why));
 			} else if (!u->n_claims) {

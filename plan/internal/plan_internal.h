@@ -223,24 +223,36 @@ size_t plan_overlay_ext_names(const struct model_set *set, const char **names, s
 /* ---- Node overhead and pod requests (plan_fit.c) ---- */
 
 
-/* The kubelet settings of an EC2NodeClass (spec.kubelet) that change what
- * a node can hold; -1 = not set. */
+/* What an EC2NodeClass says of the nodes it launches that changes what
+ * they can hold: its kubelet settings (spec.kubelet) and the size of the
+ * volume the kubelet's ephemeral storage lives on; -1 = not set. */
 struct plan_kubelet {
 	int64_t max_pods;
 	int64_t pods_per_core;
 	int64_t kube_reserved_cpu, kube_reserved_mem;       /* milli, bytes */
 	int64_t system_reserved_cpu, system_reserved_mem;
+	int64_t kube_reserved_storage, system_reserved_storage; /* bytes */
 	int64_t eviction_mem;           /* bytes; */
 	double eviction_mem_percent;    /* or a percentage of capacity, -1 unset */
+	int64_t eviction_storage;       /* nodefs.available, bytes; */
+	double eviction_storage_percent;        /* or a percentage, -1 unset */
+	/* ephemeral-storage capacity: the root volume's size (20Gi when the
+	 * class does not set it); -1 when the class puts it on the instance
+	 * store (instanceStorePolicy RAID0), whose size hwdb does not know. */
+	int64_t storage;
 };
 
 #define PLAN_DEFAULT_MAX_PODS       110     /* kubelet's default */
 #define PLAN_VM_OVERHEAD_PERCENT    0.075   /* Karpenter's vmMemoryOverheadPercent */
 #define PLAN_EVICTION_HARD_MEM      (100LL << 20)   /* memory.available 100Mi */
+#define PLAN_EVICTION_NODEFS        0.10    /* nodefs.available 10% */
+#define PLAN_ROOT_VOLUME_DEFAULT    (20LL << 30)    /* Karpenter's default EBS volume */
+#define PLAN_KUBE_RESERVED_STORAGE  (1LL << 30)     /* kubeReserved ephemeral-storage */
 
 void plan_kubelet_defaults(struct plan_kubelet *k);
-/* Read spec.kubelet of an EC2NodeClass (may be NULL). -EINVAL with the
- * field path for values that do not parse. */
+/* Read spec.kubelet and the ephemeral storage volume of an EC2NodeClass
+ * (may be NULL). -EINVAL with the field path for values that do not
+ * parse. */
 int plan_kubelet_from_nodeclass(const struct model_object *nc, struct plan_kubelet *k,
 				struct dt_err *err);
 /* Karpenter's AWS kube-reserved: CPU from the vCPU count, memory from the
@@ -249,7 +261,8 @@ int64_t plan_kube_reserved_cpu(int vcpu);
 int64_t plan_kube_reserved_mem(int64_t max_pods);
 /* The pods a node of vcpu vCPUs may run. */
 int64_t plan_max_pods(const struct plan_kubelet *k, int vcpu);
-/* What a new node of vcpu/memory_mib leaves for pods. */
+/* What a new node of vcpu/memory_mib leaves for pods (ephemeral storage:
+ * PLAN_RES_MAX when k->storage is unknown). */
 void plan_node_allocatable(int vcpu, int64_t memory_mib, const struct plan_kubelet *k,
 			   struct plan_res *out);
 /* A pod's effective requests: max(sum of containers, largest init
@@ -267,8 +280,8 @@ void plan_res_add(struct plan_res *a, const struct plan_res *b);
 void plan_res_take(struct plan_res *a, const struct plan_res *b);
 bool plan_res_fits(const struct plan_res *need, const struct plan_res *used,
 		   const struct plan_res *cap);
-/* "cpu", "memory", "pods" or "extended" (a node extended resource): the
- * first dimension that does not fit. */
+/* "cpu", "memory", "ephemeral-storage", "pods" or "extended" (a node
+ * extended resource): the first dimension that does not fit. */
 const char *plan_res_short(const struct plan_res *need, const struct plan_res *used,
 			   const struct plan_res *cap);
 

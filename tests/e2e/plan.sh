@@ -287,4 +287,58 @@ expect 3 "$BIN" plan -f "$TMP/side.yaml" -o json &&
 sed '/restartPolicy: Always/s/restartPolicy: Always, //' "$TMP/side.yaml" >"$TMP/init.yaml"
 expect 0 "$BIN" plan -f "$TMP/init.yaml" -o json
 
+# QA-105: ephemeral-storage requests count. A new node's comes from its
+# EC2NodeClass's root volume (20Gi by default: 17Gi allocatable after 1Gi
+# kubeReserved and the 10% nodefs.available threshold); a bigger
+# blockDeviceMappings volume takes more; an existing Node's allocatable
+# ephemeral-storage holds what it says.
+{ sed -n '1,/^---$/p' "$TMP/podlevel.yaml"; cat <<'YAML'; } >"$TMP/disk.yaml"
+apiVersion: v1
+kind: Pod
+metadata: {name: disk}
+spec:
+  initContainers:
+  - {name: log, image: x, restartPolicy: Always, resources: {requests: {ephemeral-storage: 8Gi}}}
+  containers: [{name: c, image: x, resources: {limits: {ephemeral-storage: 10Gi}}}]
+YAML
+expect 3 "$BIN" plan -f "$TMP/disk.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("ephemeral-storage: needs 18Gi, 17Gi allocatable")' \
+		'true' "ephemeral-storage over the default root volume"
+cat >"$TMP/disk-class.yaml" <<'YAML'
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: d}
+spec:
+  role: r
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {k: v}}]
+  securityGroupSelectorTerms: [{tags: {k: v}}]
+  blockDeviceMappings:
+  - deviceName: /dev/xvda
+    ebs: {volumeSize: 100Gi, volumeType: gp3}
+YAML
+expect 0 "$BIN" plan -f "$TMP/disk.yaml" -f "$TMP/disk-class.yaml" -o yaml &&
+	grep -q 'ephemeral-storage: 18Gi' "$TMP/out" || fail "a 100Gi root volume takes 18Gi"
+sed 's/ephemeral-storage: 10Gi/ephemeral-storage: 50Ti/' "$TMP/disk.yaml" >"$TMP/disk-50ti.yaml"
+expect 3 "$BIN" plan -f "$TMP/disk-50ti.yaml" -f "$TMP/disk-class.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("needs 50.1Ti, 89Gi allocatable")' 'true' \
+		"50Ti fits no c6in"
+sed 's/    ebs: {volumeSize: 100Gi/    ebs: {volumeSize: 10Ti/' "$TMP/disk-class.yaml" >"$TMP/disk-huge.yaml"
+expect 3 "$BIN" plan -f "$TMP/disk-50ti.yaml" -f "$TMP/disk-huge.yaml" -o json
+cat >"$TMP/disk-node.yaml" <<'YAML'
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {kubernetes.io/hostname: n1, node.kubernetes.io/instance-type: c6in.32xlarge}
+status:
+  allocatable: {cpu: "127", memory: 250Gi, pods: "110", ephemeral-storage: 9Gi}
+YAML
+expect 0 "$BIN" plan -f "$TMP/disk.yaml" -f "$TMP/disk-class.yaml" -f "$TMP/disk-node.yaml" -o json &&
+	jqis '[[.existingNodes[].pods[]], [.nodeClaims[].pods[]]]' '[[],["default/disk"]]' \
+		"9Gi on the existing node is too little: a new node"
+sed 's/ephemeral-storage: 9Gi/ephemeral-storage: 30Gi/' "$TMP/disk-node.yaml" >"$TMP/disk-node2.yaml"
+expect 0 "$BIN" plan -f "$TMP/disk.yaml" -f "$TMP/disk-node2.yaml" -o json &&
+	jqis '.existingNodes[0].pods' '["default/disk"]' "30Gi on the existing node is enough"
+
 e2e_finish
