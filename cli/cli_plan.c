@@ -66,8 +66,8 @@ static const struct opts_cmd plan_cmd = {
 		 "the devices hwdb predicts for each instance type.\n\n"
 		 "Input kinds: Pod, Deployment, ReplicaSet, StatefulSet, Job, ResourceClaim,\n"
 		 "ResourceClaimTemplate, DeviceClass, DeviceTaintRule, ResourceSlice, Node,\n"
-		 "DaemonSet (node overhead), NodePool, EC2NodeClass, NodeOverlay (YAML or\n"
-		 "JSON, multi-document, kind: List).\n"
+		 "DaemonSet (node overhead), NodePool, EC2NodeClass, NodeOverlay, PodGroup,\n"
+		 "PriorityClass (YAML or JSON, multi-document, kind: List).\n"
 		 "\"-\" reads standard input.",
 	.opts = plan_opts,
 	.epilog = "With --coordinator the plan is made by a running coordinator, over its live\n"

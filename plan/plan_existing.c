@@ -125,8 +125,7 @@ static int64_t unit_priority(const struct planner *pl, const struct plan_unit *u
 	int64_t best = INT64_MIN;
 
 	for (size_t i = 0; i < u->n_pods; i++) {
-		const struct model_pod_spec *sp = pl->pods.pods[u->pods[i]].spec;
-		int64_t p = sp->has_priority ? sp->priority : 0;
+		int64_t p = pl->pods.pods[u->pods[i]].priority;
 
 		best = p > best ? p : best;
 	}

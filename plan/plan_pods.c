@@ -464,7 +464,8 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 {
 	struct plan_pods *out = c->out;
 	struct plan_pod *p;
-	const char *ext, *why;
+	const char *ext, *why, *field;
+	char refused[256];
 	int rc;
 
 	if (out->n_pods >= PLAN_MAX_PODS)
@@ -493,6 +494,11 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 	else if (rc)
 		p->problem = fmt_problem(c->set, "extended resource %s: %s", ext, why);
 	p->dra = p->dra || p->ext;
+	/* A class admission does not know keeps the pod from being made. */
+	if (model_pod_priority(c->set, spec, &p->priority, &field, refused, sizeof(refused)) &&
+	    !p->problem)
+		p->problem = fmt_problem(c->set, "the API server refuses the pod: spec.%s: %s",
+					 field, refused);
 	return resolve_claims(c, p, st);
 }
 

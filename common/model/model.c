@@ -78,6 +78,7 @@ static const struct {
 	[MODEL_EC2_NODE_CLASS]          = { "karpenter.k8s.aws/v1", "EC2NodeClass", false },
 	[MODEL_NODE_OVERLAY]            = { "karpenter.sh/v1alpha1", "NodeOverlay", false },
 	[MODEL_POD_GROUP]               = { "scheduling.k8s.io/v1beta1", "PodGroup", true },
+	[MODEL_PRIORITY_CLASS]          = { "scheduling.k8s.io/v1", "PriorityClass", false },
 };
 
 const char *model_kind_name(enum model_kind k)

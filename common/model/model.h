@@ -60,6 +60,7 @@ enum model_kind {
 	MODEL_EC2_NODE_CLASS,           /* karpenter.k8s.aws/v1, cluster-scoped */
 	MODEL_NODE_OVERLAY,             /* karpenter.sh/v1alpha1, cluster-scoped */
 	MODEL_POD_GROUP,                /* scheduling.k8s.io/v1beta1 (and v1alpha3) */
+	MODEL_PRIORITY_CLASS,           /* scheduling.k8s.io/v1, cluster-scoped */
 	MODEL_KIND_COUNT
 };
 
@@ -725,6 +726,22 @@ struct model_node_overlay {
 int model_overlay_parse_price(const char *s, double *price);
 int model_overlay_parse_adjustment(const char *s, double *amount, bool *percent);
 
+/* scheduling.k8s.io/v1 PriorityClass: the priority the API server's
+ * Priority admission gives the pods naming it (or every pod naming none,
+ * for the globalDefault class). Its fields are at the top level. */
+struct model_priority_class {
+	int64_t value;                          /* absent: 0, as the API stores it */
+	bool global_default;
+	const char *preemption_policy;          /* NULL absent */
+	const char *description;
+};
+
+/* The built-in classes every API server creates, and the largest value a
+ * user's class may have. */
+#define MODEL_PRIORITY_CLUSTER_CRITICAL 2000000000
+#define MODEL_PRIORITY_NODE_CRITICAL    2000001000
+#define MODEL_PRIORITY_USER_MAX         1000000000
+
 /* ------------------------------------------------------------------ */
 /* Objects and sets                                                    */
 /* ------------------------------------------------------------------ */
@@ -759,6 +776,7 @@ struct model_object {
 		struct model_ec2_node_class ec2_node_class;
 		struct model_node_overlay node_overlay;
 		struct model_pod_group pod_group;
+		struct model_priority_class priority_class;
 	} u;
 };
 
@@ -893,6 +911,18 @@ int model_set_check_duplicates(const struct model_set *s, struct dt_diags *errs)
 /* One object; same messages. */
 int model_validate_object(const struct model_object *o, const struct model_validate_opts *opts,
 			  struct dt_diags *errs);
+
+/* A pod's priority as the API server's Priority admission sets it on
+ * create: its priorityClassName's value (a class of the set or a built-in
+ * system class), else the set's globalDefault class's (the lowest of
+ * several, as admission takes it), else 0. spec.priority, when the pod has
+ * it, must agree with a class the set holds; with a class name the set
+ * does not know it stands as written (a pod read from a cluster was
+ * admitted there). 0 and *out; -ENOENT (no such class) or -EINVAL (the
+ * written priority disagrees) with admission's message in why, and
+ * *field the field it is about ("priorityClassName", "priority"). */
+int model_pod_priority(const struct model_set *s, const struct model_pod_spec *spec,
+		       int64_t *out, const char **field, char *why, size_t whysz);
 
 /* ---- Writing objects out ----
  *

@@ -121,6 +121,9 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	case MODEL_POD_GROUP:
 		model_dec_pod_group(d, root, &o->u.pod_group);
 		break;
+	case MODEL_PRIORITY_CLASS:
+		model_dec_priority_class(d, root, &o->u.priority_class);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}

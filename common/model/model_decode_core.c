@@ -239,6 +239,17 @@ void model_dec_node(struct model_dec *d, const struct doc_node *root, struct mod
 
 /* scheduling.k8s.io PodGroup: the scheduling policy and the shared claims
  * (the rest of the spec does not change where pods fit). */
+void model_dec_priority_class(struct model_dec *d, const struct doc_node *root,
+			      struct model_priority_class *c)
+{
+	bool has;
+
+	model_get_int(d, root, "value", 32, &has, &c->value);
+	model_get_bool(d, root, "globalDefault", &has, &c->global_default);
+	c->preemption_policy = model_get_str(d, root, "preemptionPolicy");
+	c->description = model_get_str(d, root, "description");
+}
+
 void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
 			 struct model_pod_group *g)
 {

@@ -1027,6 +1027,13 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 	case MODEL_POD_GROUP:
 		enc_pod_group(&e, root, &o->u.pod_group);
 		break;
+	case MODEL_PRIORITY_CLASS:
+		put_int(&e, root, "value", o->u.priority_class.value);
+		if (o->u.priority_class.global_default)
+			put_bool(&e, root, "globalDefault", true);
+		put_str(&e, root, "preemptionPolicy", o->u.priority_class.preemption_policy);
+		put_str(&e, root, "description", o->u.priority_class.description);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}

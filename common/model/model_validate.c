@@ -66,6 +66,9 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	case MODEL_POD_GROUP:
 		model_v_pod_group(&v, &o->u.pod_group);
 		break;
+	case MODEL_PRIORITY_CLASS:
+		model_v_priority_class(&v, &o->u.priority_class);
+		break;
 	case MODEL_EC2_NODE_CLASS:
 		model_v_ec2_node_class(&v, &o->u.ec2_node_class);
 		break;
@@ -172,5 +175,9 @@ int model_validate_set(const struct model_set *s, const struct model_validate_op
 			return rc;
 		total += rc;
 	}
-	return total;
+	{
+		int rc = model_check_priorities(s, errs);
+
+		return rc < 0 ? rc : total + rc;
+	}
 }

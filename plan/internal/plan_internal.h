@@ -293,6 +293,7 @@ struct plan_pod {
 	const char *ns, *name;                  /* replicas get generated names */
 	const struct model_pod_spec *spec;
 	struct plan_res req;
+	int64_t priority;                       /* as Priority admission sets it */
 	bool dra;                               /* spec.resourceClaims or container claims */
 	/* Extended resources backed by DRA: the last of claims is the claim
 	 * kube-scheduler makes for them (plan_extres.c). */

@@ -341,4 +341,35 @@ sed 's/ephemeral-storage: 9Gi/ephemeral-storage: 30Gi/' "$TMP/disk-node.yaml" >"
 expect 0 "$BIN" plan -f "$TMP/disk.yaml" -f "$TMP/disk-node2.yaml" -o json &&
 	jqis '.existingNodes[0].pods' '["default/disk"]' "30Gi on the existing node is enough"
 
+# QA-62: priorityClassName resolved as the API server's Priority admission
+# does: the class's value orders pods onto existing nodes; a class that
+# does not exist refuses a Pod (validate and plan), and a workload's
+# replicas, which the API server would never create, are unschedulable.
+PC="$ROOT/tests/fixtures/qa/plan-priority-class.yaml"
+expect 0 "$BIN" plan -f "$PC" -o json &&
+	jqis '[.existingNodes[0].pods, [.nodeClaims[].pods[]]]' '[["default/important"],["default/low"]]' \
+		"the PriorityClass's value puts important first"
+grep -q 'PriorityClass' "$TMP/err" && fail "PriorityClass skipped: $(cat "$TMP/err")"
+sed 's/priorityClassName: high/priorityClassName: hihg/' "$PC" >"$TMP/pc-typo.yaml"
+expect 1 "$BIN" validate -f "$TMP/pc-typo.yaml"
+grep -q 'document 6 (Pod default/important): spec.priorityClassName: Forbidden: no PriorityClass with name hihg was found' \
+	"$TMP/out" "$TMP/err" || fail "unknown class not named"
+expect 1 "$BIN" plan -f "$TMP/pc-typo.yaml"
+cat >"$TMP/pc-deploy.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priorityClassName: missing
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+YAML
+expect 3 "$BIN" plan -f "$TMP/pc-deploy.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("spec.priorityClassName: no PriorityClass with name missing was found")' \
+		'true' "a replica of an unknown class"
+
 e2e_finish

@@ -1012,8 +1012,8 @@ static void test_served_kinds(void)
 		{ "resource.k8s.io/v1alpha3", "DeviceTaintRule", NULL, NULL },
 		{ "resource.k8s.io/v1beta2", "DeviceTaintRule", NULL, NULL },
 		{ "v1", "Namespace", NULL, "skipping v1 Namespace: not a kind dratopo reads" },
-		{ "scheduling.k8s.io/v1", "PriorityClass", NULL,
-		  "skipping scheduling.k8s.io/v1 PriorityClass: not a kind dratopo reads" },
+		{ "apps/v1", "ControllerRevision", NULL,
+		  "skipping apps/v1 ControllerRevision: not a kind dratopo reads" },
 		{ "example.com/v1", "Widget", NULL,
 		  "skipping example.com/v1 Widget: not a kind dratopo reads" },
 		{ "resource.nvidia.com/v1beta1", "ComputeDomain", NULL,
@@ -1089,6 +1089,90 @@ static void test_taint_rule_selectors(void)
 	model_set_free(s);
 }
 
+static bool has_msg(const struct dt_diags *d, const char *part)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strstr(d->msgs[i], part))
+			return true;
+	return false;
+}
+
+static int64_t priority_of(const struct model_set *s, const char *pod, int want_rc)
+{
+	const struct model_object *o = model_set_find(s, MODEL_POD, "default", pod);
+	const char *field = NULL;
+	char why[256];
+	int64_t p = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(model_pod_priority(s, &o->u.pod.spec, &p, &field, why, sizeof(why)),
+			want_rc);
+	return p;
+}
+
+#define PC(name, rest) "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n" \
+	"metadata: {name: " name "}\n" rest "---\n"
+#define POD(name, spec) "apiVersion: v1\nkind: Pod\nmetadata: {name: " name "}\n" \
+	"spec: {" spec "containers: [{name: c, image: x}]}\n---\n"
+
+/* QA-62: pods' priority as Priority admission sets it, and the API's
+ * rules for PriorityClasses. */
+static void test_priority_classes(void)
+{
+	struct dt_diags errs;
+	struct model_set *s = load_str(
+		PC("high", "value: 1000000\n") PC("floor", "value: 5\nglobalDefault: true\n")
+		POD("named", "priorityClassName: high, ") POD("none", "")
+		POD("critical", "priorityClassName: system-node-critical, ")
+		POD("agrees", "priorityClassName: high, priority: 1000000, ")
+		POD("admitted", "priorityClassName: elsewhere, priority: 9, "), &errs);
+
+	CU_ASSERT_EQUAL(errs.n, 0);
+	CU_ASSERT_EQUAL(s->warnings.n, 0);
+	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 0);
+	dump(&errs);
+	CU_ASSERT_EQUAL(priority_of(s, "named", 0), 1000000);
+	CU_ASSERT_EQUAL(priority_of(s, "none", 0), 5);
+	CU_ASSERT_EQUAL(priority_of(s, "critical", 0), MODEL_PRIORITY_NODE_CRITICAL);
+	CU_ASSERT_EQUAL(priority_of(s, "agrees", 0), 1000000);
+	CU_ASSERT_EQUAL(priority_of(s, "admitted", 0), 9);
+	dt_diags_free(&errs);
+	model_set_free(s);
+
+	s = load_str(
+		PC("system-mine", "value: 5\n") PC("huge", "value: 1000000001\n")
+		PC("odd", "value: 1\npreemptionPolicy: Sometimes\n")
+		PC("d1", "value: 3\nglobalDefault: true\n") PC("d2", "value: 2\nglobalDefault: true\n")
+		POD("missing", "priorityClassName: nope, ")
+		POD("disagrees", "priorityClassName: d1, priority: 7, ")
+		POD("unnamed", "priority: 7, "), &errs);
+	CU_ASSERT_EQUAL(errs.n, 0);
+	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 7);
+	CU_ASSERT(has_msg(&errs, "(PriorityClass system-mine): metadata.name: Forbidden: priority "
+			  "class names with 'system-' prefix are reserved for system use only. "
+			  "error: system-mine is not a known system priority class"));
+	CU_ASSERT(has_msg(&errs, "(PriorityClass huge): value: Forbidden: maximum allowed value "
+			  "of a user defined priority is 1000000000"));
+	CU_ASSERT(has_msg(&errs, "(PriorityClass odd): preemptionPolicy: Unsupported value: "
+			  "\"Sometimes\""));
+	CU_ASSERT(has_msg(&errs, "(PriorityClass d2): globalDefault: Forbidden: PriorityClass d1 "
+			  "is already marked as default. Only one default can exist"));
+	CU_ASSERT(has_msg(&errs, "(Pod default/missing): spec.priorityClassName: Forbidden: no "
+			  "PriorityClass with name nope was found"));
+	CU_ASSERT(has_msg(&errs, "(Pod default/disagrees): spec.priority: Forbidden: the integer "
+			  "value of priority (7) must not be provided in pod spec; priority admission "
+			  "controller computed 3 from the given PriorityClass name"));
+	/* The default admission takes is the lowest of those marked: d2's 2. */
+	CU_ASSERT(has_msg(&errs, "(Pod default/unnamed): spec.priority: Forbidden: the integer "
+			  "value of priority (7) must not be provided in pod spec; priority admission "
+			  "controller computed 2"));
+	dump(&errs);
+	priority_of(s, "missing", -ENOENT);
+	priority_of(s, "disagrees", -EINVAL);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 DT_SUITE_MAIN("model",
 	      DT_TEST(test_kind_table),
 	      DT_TEST(test_overlay_formats),
@@ -1096,6 +1180,7 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_taint_rule_selectors),
 	      DT_TEST(test_generate_name),
 	      DT_TEST(test_served_kinds),
+	      DT_TEST(test_priority_classes),
 	      DT_TEST(test_defaults),
 	      DT_TEST(test_lists_json_and_sources),
 	      DT_TEST(test_built_in_code),

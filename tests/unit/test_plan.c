@@ -315,6 +315,25 @@ static void test_priority_first_on_existing(void)
 	loaded_free(&l);
 }
 
+/* QA-62: a pod naming a PriorityClass gets the class's value, as the API
+ * server's Priority admission sets it, and the free GPU before a pod of
+ * priority 0 listed ahead of it. */
+static void test_priority_class_first_on_existing(void)
+{
+	struct loaded l = plan_files("tests/fixtures/qa/plan-priority-class.yaml", NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.set->warnings.n, 0);      /* PriorityClass is read */
+	CU_ASSERT_EQUAL(l.res->warnings.n, 0);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	CU_ASSERT_EQUAL_FATAL(l.res->existing[0].n_pods, 1);
+	DT_ASSERT_STR(l.res->existing[0].pods[0], "default/important");
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].pods[0], "default/low");
+	loaded_free(&l);
+}
+
 static void test_two_small_nodes_beat_one_big(void)
 {
 	struct loaded l = plan_files("tests/fixtures/plan/two-small.yaml", NULL);
@@ -1502,6 +1521,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_existing_nodes_first),
 	      DT_TEST(test_bound_pod_holds_devices),
 	      DT_TEST(test_priority_first_on_existing),
+	      DT_TEST(test_priority_class_first_on_existing),
 	      DT_TEST(test_two_small_nodes_beat_one_big),
 	      DT_TEST(test_shared_claim_one_node),
 	      DT_TEST(test_reasons),

@@ -226,6 +226,11 @@ void model_v_claim_template(struct model_val *v, const struct model_resource_cla
 void model_v_taint_rule(struct model_val *v, const struct model_device_taint_rule *r);
 void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p);
 void model_v_pod_group(struct model_val *v, const struct model_pod_group *g);
+void model_v_priority_class(struct model_val *v, const struct model_priority_class *c);
+/* Priority admission over the set: pods whose priorityClassName or
+ * priority it refuses, a second globalDefault class. Returns the count,
+ * or -ENOMEM. */
+int model_check_priorities(const struct model_set *s, struct dt_diags *errs);
 void model_v_resource_list(struct model_val *v, const char *field,
 			   const struct model_resource_list *l);
 void model_v_workload(struct model_val *v, const struct model_workload *w);
@@ -363,6 +368,8 @@ void model_dec_claim_template(struct model_dec *d, const struct doc_node *root,
 void model_dec_taint_rule(struct model_dec *d, const struct doc_node *root,
 			  struct model_device_taint_rule *r);
 void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p);
+void model_dec_priority_class(struct model_dec *d, const struct doc_node *root,
+			      struct model_priority_class *c);
 void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
 			 struct model_pod_group *g);
 void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum model_kind k,
