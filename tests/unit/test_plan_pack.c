@@ -1,6 +1,7 @@
 /* test_plan_pack.c - the planner's pure parts with hand-built structs:
  * requirement matching, taints, Karpenter's node overhead, and the price
  * optimizer on a toy resource model (CPU and GPUs per node). */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -227,6 +228,87 @@ static void test_node_allocatable(void)
 	CU_ASSERT_EQUAL(r.cpu_milli, 4000 - 600);
 	CU_ASSERT_TRUE(r.mem_bytes < ((mib - overhead) << 20) - (1LL << 30) -
 				     ((mib - overhead) << 20) / 10 + 1);
+}
+
+/* The kubelet settings and ephemeral storage of an EC2NodeClass whose
+ * spec is the flow mapping spec; 0 or the error of plan_kubelet_from_nodeclass. */
+static int nodeclass_kubelet(const char *spec, struct plan_kubelet *k, struct dt_err *err)
+{
+	char yaml[1024];
+	struct model_set *s = model_set_new();
+	const struct model_object *o;
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	snprintf(yaml, sizeof(yaml), "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n"
+		 "metadata: {name: c}\nspec: %s\n", spec);
+	CU_ASSERT_EQUAL(model_set_load_buffer(s, yaml, strlen(yaml), "c.yaml", NULL, NULL), 0);
+	o = model_set_find(s, MODEL_EC2_NODE_CLASS, NULL, "c");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	rc = plan_kubelet_from_nodeclass(o, k, err);
+	model_set_free(s);
+	return rc;
+}
+
+/* QA-105: a new node's ephemeral-storage, as Karpenter's AWS provider
+ * sizes it from the EC2NodeClass. */
+static void test_node_storage(void)
+{
+	const int64_t gi = 1LL << 30;
+	struct plan_kubelet k;
+	struct plan_res r;
+	struct dt_err err = { 0 };
+
+	/* No class: the 20Gi default, less 1Gi kubeReserved and 10% nodefs. */
+	plan_kubelet_defaults(&k);
+	plan_node_allocatable(4, 16384, &k, &r);
+	CU_ASSERT_EQUAL(r.storage_bytes, 20 * gi - gi - 2 * gi);
+	/* AL2023: /dev/xvda's volume. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{amiSelectorTerms: [{alias: al2023@latest}], "
+		"blockDeviceMappings: [{deviceName: /dev/xvdb, ebs: {volumeSize: 500Gi}}, "
+		"{deviceName: /dev/xvda, ebs: {volumeSize: 100Gi}}]}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, 100 * gi);
+	plan_node_allocatable(4, 16384, &k, &r);
+	CU_ASSERT_EQUAL(r.storage_bytes, 89 * gi);
+	/* Bottlerocket keeps it on its data volume, /dev/xvdb. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{amiSelectorTerms: [{alias: bottlerocket@latest}], "
+		"blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 4Gi}}, "
+		"{deviceName: /dev/xvdb, ebs: {volumeSize: 60Gi}}]}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, 60 * gi);
+	/* rootVolume: true wins wherever it is. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{amiFamily: AL2023, blockDeviceMappings: ["
+		"{deviceName: /dev/xvda, ebs: {volumeSize: 30Gi}}, "
+		"{deviceName: /dev/sdf, rootVolume: true, ebs: {volumeSize: 200Gi}}]}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, 200 * gi);
+	/* Custom: the last mapping. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{amiFamily: Custom, blockDeviceMappings: ["
+		"{deviceName: /dev/xvda, ebs: {volumeSize: 30Gi}}, "
+		"{deviceName: /dev/sdf, ebs: {volumeSize: 70Gi}}]}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, 70 * gi);
+	/* No mapping on the device: the default. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{blockDeviceMappings: ["
+		"{deviceName: /dev/sdf, ebs: {volumeSize: 70Gi}}]}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, 20 * gi);
+	/* The instance store, whose size hwdb does not know: unlimited. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{instanceStorePolicy: RAID0}", &k, &err), 0);
+	CU_ASSERT_EQUAL(k.storage, -1);
+	plan_node_allocatable(4, 16384, &k, &r);
+	CU_ASSERT_EQUAL(r.storage_bytes, PLAN_RES_MAX);
+	/* spec.kubelet: reservations, and the larger of the nodefs thresholds. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{blockDeviceMappings: [{deviceName: /dev/xvda, "
+		"ebs: {volumeSize: 100Gi}}], kubelet: {kubeReserved: {ephemeral-storage: 2Gi}, "
+		"systemReserved: {ephemeral-storage: 1Gi}, "
+		"evictionHard: {nodefs.available: 5Gi}, "
+		"evictionSoft: {nodefs.available: 20%}}}", &k, &err), 0);
+	plan_node_allocatable(4, 16384, &k, &r);
+	CU_ASSERT_EQUAL(r.storage_bytes, 100 * gi - 2 * gi - gi - 20 * gi);
+	/* A size that is no quantity, named by its path. */
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{blockDeviceMappings: [{deviceName: /dev/xvda, "
+		"ebs: {volumeSize: lots}}]}", &k, &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "spec.blockDeviceMappings[0].ebs.volumeSize: "));
+	CU_ASSERT_EQUAL(nodeclass_kubelet("{kubelet: {evictionHard: {nodefs.available: 120%}}}",
+					  &k, &err), -EINVAL);
+	DT_ASSERT_STR(err.msg, "spec.kubelet.evictionHard.nodefs.available: invalid percentage 120%");
 }
 
 static void test_type_labels(void)
@@ -550,6 +632,7 @@ DT_SUITE_MAIN("plan_pack",
 	      DT_TEST(test_taints),
 	      DT_TEST(test_kube_reserved),
 	      DT_TEST(test_node_allocatable),
+	      DT_TEST(test_node_storage),
 	      DT_TEST(test_type_labels),
 	      DT_TEST(test_two_small_beat_one_big),
 	      DT_TEST(test_one_big_beats_many_small),
