@@ -916,9 +916,10 @@ int model_validate_object(const struct model_object *o, const struct model_valid
  * create: its priorityClassName's value (a class of the set or a built-in
  * system class), else the set's globalDefault class's (the lowest of
  * several, as admission takes it), else 0. spec.priority, when the pod has
- * it, must agree with a class the set holds; with a class name the set
- * does not know it stands as written (a pod read from a cluster was
- * admitted there). 0 and *out; -ENOENT (no such class) or -EINVAL (the
+ * it, must agree with that; with a class name the set does not know it
+ * stands as written (a pod read from a cluster was admitted there, where
+ * the class exists; admission names the default class in the pod, so an
+ * admitted pod without a name has priority 0). 0 and *out; -ENOENT (no such class) or -EINVAL (the
  * written priority disagrees) with admission's message in why, and
  * *field the field it is about ("priorityClassName", "priority"). */
 int model_pod_priority(const struct model_set *s, const struct model_pod_spec *spec,

@@ -48,7 +48,7 @@ static const char *system_class_error(const char *name, const struct model_prior
 
 void model_v_priority_class(struct model_val *v, const struct model_priority_class *c)
 {
-	static const char *const policies[] = { "Never", "PreemptLowerPriority", NULL };
+	static const char *const policies[] = { "PreemptLowerPriority", "Never", NULL };
 	const char *name = v->o->meta.name ? v->o->meta.name : "";
 	char why[160], msg[256];
 	size_t f;
@@ -108,10 +108,6 @@ int model_pod_priority(const struct model_set *s, const struct model_pod_spec *s
 			known = false;
 	} else if ((pc = default_class(s))) {
 		value = pc->u.priority_class.value;
-	} else if (spec->has_priority) {
-		/* No class to compute it from here: the cluster's default
-		 * is not in the input, so the written value stands. */
-		value = spec->priority;
 	}
 	if (!known) {
 		if (spec->has_priority) {

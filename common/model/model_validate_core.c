@@ -47,6 +47,29 @@ void model_v_resource_list(struct model_val *v, const char *field,
 	P_POP(v, f);
 }
 
+/* Pod-level resources (spec.resources): the API takes cpu, memory and
+ * hugepages there, nothing else (ephemeral-storage included). */
+static void v_pod_level_list(struct model_val *v, const char *field,
+			     const struct model_resource_list *l)
+{
+	static const char *const supported[] = { "cpu", "hugepages-", "memory", NULL };
+	size_t f;
+
+	model_v_resource_list(v, field, l);
+	f = P_FIELD(v, field);
+	for (size_t i = 0; i < l->n_items; i++) {
+		const char *n = l->items[i].name;
+
+		if (strcmp(n, "cpu") && strcmp(n, "memory") && strncmp(n, "hugepages-", 10)) {
+			size_t k = P_KEY(v, n);
+
+			model_e_not_supported(v, n, supported);
+			P_POP(v, k);
+		}
+	}
+	P_POP(v, f);
+}
+
 /* The API server's IsOvercommitAllowed: native resources but hugepages
  * may be requested below their limit; extended ones may not. */
 static bool overcommit_allowed(const char *name)
@@ -272,8 +295,8 @@ void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 	model_v_resource_list(v, "overhead", &p->overhead);
 	if (p->pod_requests.n_items || p->pod_limits.n_items) {
 		f = P_FIELD(v, "resources");
-		model_v_resource_list(v, "requests", &p->pod_requests);
-		model_v_resource_list(v, "limits", &p->pod_limits);
+		v_pod_level_list(v, "requests", &p->pod_requests);
+		v_pod_level_list(v, "limits", &p->pod_limits);
 		P_POP(v, f);
 	}
 	if (p->pod_group_name) {

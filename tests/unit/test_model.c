@@ -1146,6 +1146,8 @@ static void test_priority_classes(void)
 		POD("missing", "priorityClassName: nope, ")
 		POD("disagrees", "priorityClassName: d1, priority: 7, ")
 		POD("unnamed", "priority: 7, "), &errs);
+	/* (Without d1 and d2, "unnamed" would be refused all the same, with
+	 * 0: an admitted pod naming no class has priority 0.) */
 	CU_ASSERT_EQUAL(errs.n, 0);
 	CU_ASSERT_EQUAL(model_validate_set(s, NULL, &errs), 7);
 	CU_ASSERT(has_msg(&errs, "(PriorityClass system-mine): metadata.name: Forbidden: priority "
@@ -1154,7 +1156,7 @@ static void test_priority_classes(void)
 	CU_ASSERT(has_msg(&errs, "(PriorityClass huge): value: Forbidden: maximum allowed value "
 			  "of a user defined priority is 1000000000"));
 	CU_ASSERT(has_msg(&errs, "(PriorityClass odd): preemptionPolicy: Unsupported value: "
-			  "\"Sometimes\""));
+			  "\"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\""));
 	CU_ASSERT(has_msg(&errs, "(PriorityClass d2): globalDefault: Forbidden: PriorityClass d1 "
 			  "is already marked as default. Only one default can exist"));
 	CU_ASSERT(has_msg(&errs, "(Pod default/missing): spec.priorityClassName: Forbidden: no "

@@ -464,6 +464,14 @@ static const struct vcase cases[] = {
 
 	/* pods */
 	{ POD("  containers: []\n"), PP "spec.containers: Required value" },
+	/* Pod-level resources take cpu, memory and hugepages only (the API
+	 * server's message, checked against kube-apiserver 1.37). */
+	{ POD("  resources: {requests: {cpu: \"1\", memory: 1Gi}}\n"
+	      "  containers: [{name: c, image: i}]\n"), NULL },
+	{ POD("  resources: {requests: {cpu: \"1\", ephemeral-storage: 1Gi}}\n"
+	      "  containers: [{name: c, image: i}]\n"),
+	  PP "spec.resources.requests[ephemeral-storage]: Unsupported value: "
+	  "\"ephemeral-storage\": supported values: \"cpu\", \"hugepages-\", \"memory\"" },
 	{ POD("  containers: [{name: c}]\n"), PP "spec.containers[0].image: Required value" },
 	{ POD("  containers: [{name: c, image: i, resources: {claims: [{name: gpu}]}}]\n"),
 	  PP "spec.containers[0].resources.claims[0]: Not found: \"gpu\": must be one of the names "
