@@ -195,7 +195,8 @@ static const char *ephemeral_device(const struct model_ec2_node_class *c)
 
 /* ephemeral-storage capacity as Karpenter's AWS provider predicts it: the
  * instance store with instanceStorePolicy RAID0 (unknown here); else the
- * rootVolume mapping's size, else the AMI family's ephemeral device's (the
+ * rootVolume mapping's size (when it has one), else the AMI family's
+ * ephemeral device's (the
  * last mapping for a Custom family), else 20Gi. */
 static int node_storage(const struct model_ec2_node_class *c, int64_t *out, struct dt_err *err)
 {
@@ -216,7 +217,7 @@ static int node_storage(const struct model_ec2_node_class *c, int64_t *out, stru
 		const struct doc_node *root = doc_get(m, "rootVolume");
 		const struct doc_node *vs = doc_get(doc_get(m, "ebs"), "volumeSize");
 
-		if (root && root->kind == DOC_BOOL && root->u.b) {
+		if (root && root->kind == DOC_BOOL && root->u.b && vs) {
 			size = vs, at = i;
 			break;
 		}
