@@ -1,0 +1,32 @@
+# The Kubernetes client: test_kube needs no API server (a scripted HTTP
+# server plays it); the cluster suite runs against the control plane that
+# tools/kube/cluster.sh starts (DRATOPO_KUBE_TESTS, see below).
+dt_add_suite(test_kube SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_kube.c
+  LIBS dt_kube INTERNAL kube)
+
+# The cluster suite: kube_up starts a control plane under the build
+# directory (building the binaries first when the cache lacks them), the
+# suite runs against it, kube_down stops it. On by default where a Go
+# toolchain is found; tools/dev test turns it on or off explicitly.
+find_program(DT_GO go PATHS /usr/local/go/bin)
+if(DT_GO)
+  set(_dt_kube_default ON)
+else()
+  set(_dt_kube_default OFF)
+endif()
+option(DRATOPO_KUBE_TESTS "Run the tests that need a real kube-apiserver (built with Go)"
+       ${_dt_kube_default})
+if(DRATOPO_KUBE_TESTS)
+  set(_kdir ${PROJECT_BINARY_DIR}/kube)
+  add_test(NAME kube_up COMMAND bash tools/kube/cluster.sh up ${_kdir}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  # a cold build of the binaries takes long; tools/dev test builds them first
+  set_tests_properties(kube_up PROPERTIES FIXTURES_SETUP kube TIMEOUT 5400 RESOURCE_LOCK kube)
+  add_test(NAME kube_down COMMAND bash tools/kube/cluster.sh down ${_kdir}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(kube_down PROPERTIES FIXTURES_CLEANUP kube RESOURCE_LOCK kube)
+  dt_add_suite(test_kube_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_kube_cluster.c
+    LIBS dt_kube INTERNAL kube)
+  set_tests_properties(test_kube_cluster PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+endif()
