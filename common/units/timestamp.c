@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "strbuf.h"
 #include "timestamp.h"
@@ -221,4 +222,39 @@ int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_er
 	if (t->day < 1 || t->day > days_in(t->month, t->year))
 		return parse_error(err, s, len, NULL, NULL, ": day out of range", NULL);
 	return 0;
+}
+
+int64_t timestamp_unix_ns(const struct timestamp *t)
+{
+	struct tm tm = { .tm_year = t->year - 1900, .tm_mon = t->month - 1, .tm_mday = t->day,
+			 .tm_hour = t->hour, .tm_min = t->minute, .tm_sec = t->second };
+
+	return ((int64_t)timegm(&tm) - t->offset) * 1000000000 + t->nsec;
+}
+
+char *timestamp_format(int64_t unix_ns, unsigned frac_digits, char *buf, size_t size)
+{
+	int64_t s = unix_ns / 1000000000, ns = unix_ns % 1000000000;
+	time_t secs;
+	struct tm tm;
+	char frac[12] = "";
+
+	if (ns < 0) {
+		ns += 1000000000;
+		s--;
+	}
+	secs = (time_t)s;
+	gmtime_r(&secs, &tm);
+	if (frac_digits > 9)
+		frac_digits = 9;
+	if (frac_digits) {
+		long v = (long)ns;
+
+		for (unsigned i = frac_digits; i < 9; i++)
+			v /= 10;
+		snprintf(frac, sizeof(frac), ".%0*ld", (int)frac_digits, v);
+	}
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	return buf;
 }
