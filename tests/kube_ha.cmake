@@ -1,0 +1,9 @@
+# High availability (issue 19): leader election against the real API server
+# of ctest's kube_up fixture (tests/kube.cmake), and the coordinators' HA
+# end-to-end test. Its unit suite, test_kube_leader, is in kube.cmake.
+if(DRATOPO_KUBE_TESTS)
+  dt_add_suite(test_leader_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_leader_cluster.c
+    LIBS dt_kube INTERNAL kube)
+  set_tests_properties(test_leader_cluster PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${PROJECT_BINARY_DIR}/kube")
+endif()
