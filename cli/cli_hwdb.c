@@ -1,7 +1,8 @@
 /* cli_hwdb.c - `dratopo hwdb`: the instance types hwdb knows and the
  * ResourceSlices their drivers publish.
  *
- *   dratopo hwdb list [-o table|json] [--family F] [--hwdb-extra FILE]...
+ *   dratopo hwdb list [-o table|json] [--family F] [--efa] [--gpu] [--region R]
+ *                     [--hwdb-extra FILE]...
  *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
  *                     [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...
  *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
@@ -26,6 +27,8 @@
 struct opts {
 	const char *output;
 	const char *family;
+	const char *region;             /* list: price column and filter */
+	bool efa, gpu;                  /* list: only types with EFAs / GPUs */
 	const char *cc;
 	const char *mig;
 	const char *node;
@@ -41,14 +44,16 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--hwdb-extra FILE]...\n"
+		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--efa] [--gpu]\n"
+		"                         [--region REGION] [--hwdb-extra FILE]...\n"
 		"       dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]\n"
 		"                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
 		"                         [--coordinator ADDR [TLS options]]\n"
 		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
 		"                           [--coordinator ADDR [TLS options]]\n"
 		"\n"
-		"list    the known EC2 GPU instance types, cheapest first (no on-demand price last)\n"
+		"list    the known EC2 GPU and EFA instance types, cheapest first (no on-demand\n"
+		"        price last)\n"
 		"show    the resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
 		"        and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
 		"        {\"instanceType\": {...}, \"resourceSlices\": [...]}\n"
@@ -56,6 +61,12 @@ static void usage(FILE *f)
 		"\n"
 		"  -o, --output FORMAT          table|json (list), yaml|json (show)\n"
 		"  --family FAMILY              list only that family (p5, g6e, ...)\n"
+		"  --efa, --gpu                 list only types with EFAs / NVIDIA GPUs\n"
+		"  --region REGION              prices in REGION (default us-east-1); only types\n"
+		"                               with a price there\n"
+		"list: VCPU, MEMORY or ARCH '?': no source has them (the type cannot be planned\n"
+		"until --hwdb-extra or a fleet gives them); ROOTS '?': PCIe grouping unknown;\n"
+		"GPU 'NAME*': accelerators hwdb names but does not model (Trainium, Inferentia)\n"
 		"  --consumable-capacity MODE   the NVIDIA driver's GPU sharing: disabled, memory,\n"
 		"                               unlimited, or a number of shares N (default disabled)\n"
 		"  --mig LAYOUT                 the GPUs' MIG partitioning: dynamic (every placement,\n"
@@ -112,6 +123,11 @@ static int parse(int argc, char **argv, int first, struct opts *o)
 			o->output = v;
 		} else if ((r = take(argc, argv, &i, "--family", NULL, &v))) {
 			o->family = v;
+		} else if ((r = take(argc, argv, &i, "--region", NULL, &v))) {
+			o->region = v;
+		} else if (!strcmp(argv[i], "--efa") || !strcmp(argv[i], "--gpu")) {
+			*(argv[i][2] == 'e' ? &o->efa : &o->gpu) = true;
+			continue;
 		} else if ((r = take(argc, argv, &i, "--consumable-capacity", NULL, &v))) {
 			o->cc = v;
 		} else if ((r = take(argc, argv, &i, "--mig", NULL, &v))) {
@@ -192,14 +208,33 @@ struct widths {
 	int name, family, gpu;
 };
 
-static void table_row(struct strbuf *sb, const struct widths *w, const struct hwdb_type *t)
+/* A type's GPU column: its GPU model, or the accelerators hwdb names but
+ * does not model, marked with '*'. */
+static const char *gpu_column(const struct hwdb_type *t, char *buf, size_t len)
+{
+	if (t->gpu_model)
+		return t->gpu_model;
+	if (!t->accel_kind)
+		return "-";
+	snprintf(buf, len, "%s*", t->accel_kind);
+	return buf;
+}
+
+static void table_row(struct strbuf *sb, const struct widths *w, const struct hwdb_type *t,
+		      const char *region)
 {
 	size_t n_roots = hwdb_type_roots(t, NULL, 0);
-	char mem[32], price[32], roots_s[16];
+	char mem[32], price[32], roots_s[16], vcpu[16], gpu[96];
+	double p;
 
-	snprintf(mem, sizeof(mem), "%lldGi", (long long)(t->memory_mib / 1024));
-	if (t->has_price)
-		snprintf(price, sizeof(price), "%.4f", t->price);
+	/* "?": no source has the size; the planner cannot use the type */
+	snprintf(vcpu, sizeof(vcpu), t->vcpu ? "%d" : "?", t->vcpu);
+	if (t->memory_mib)
+		snprintf(mem, sizeof(mem), "%lldGi", (long long)(t->memory_mib / 1024));
+	else
+		snprintf(mem, sizeof(mem), "?");
+	if (hwdb_type_price(t, region, &p))
+		snprintf(price, sizeof(price), "%.4f", p);
 	else
 		snprintf(price, sizeof(price), "-");
 	/* "?": the topology of a type without scraped data is unknown */
@@ -207,29 +242,64 @@ static void table_row(struct strbuf *sb, const struct widths *w, const struct hw
 		snprintf(roots_s, sizeof(roots_s), "%zu", n_roots);
 	else
 		snprintf(roots_s, sizeof(roots_s), "?");
-	sb_printf(sb, "%-*s  %-*s %5d %7s %-5s %4zu  %-*s %-9s %4zu %5s %10s\n", w->name, t->name,
-		  w->family, t->family, t->vcpu, mem, t->arch, t->n_gpus, w->gpu,
-		  t->gpu_model ? t->gpu_model : "-",
+	sb_printf(sb, "%-*s  %-*s %5s %7s %-5s %4zu  %-*s %-9s %4zu %5s %10s\n", w->name, t->name,
+		  w->family, t->family, vcpu, mem, t->arch ? t->arch : "?", t->n_gpus, w->gpu,
+		  gpu_column(t, gpu, sizeof(gpu)),
 		  t->n_gpus && t->gpus[0].memory ? t->gpus[0].memory : "-", t->n_efas, roots_s,
 		  price);
 }
 
-static void table_widths(const struct opts *o, struct widths *w)
+static void table_widths(const struct hwdb_type *const *ts, size_t n_ts, struct widths *w)
 {
+	char buf[96];
+
 	*w = (struct widths){ (int)strlen("NAME"), (int)strlen("FAMILY"), (int)strlen("GPU") };
-	for (size_t i = 0; i < hwdb_count(); i++) {
-		const struct hwdb_type *t = hwdb_at(i);
+	for (size_t i = 0; i < n_ts; i++) {
+		const struct hwdb_type *t = ts[i];
 		int n;
 
-		if (o->family && strcmp(t->family, o->family))
-			continue;
 		if ((n = (int)strlen(t->name)) > w->name)
 			w->name = n;
 		if ((n = (int)strlen(t->family)) > w->family)
 			w->family = n;
-		if (t->gpu_model && (n = (int)strlen(t->gpu_model)) > w->gpu)
+		if ((n = (int)strlen(gpu_column(t, buf, sizeof(buf)))) > w->gpu)
 			w->gpu = n;
 	}
+}
+
+/* Whether list shows t: every filter given holds. */
+static bool shown(const struct opts *o, const struct hwdb_type *t)
+{
+	double p;
+
+	return (!o->family || !strcmp(t->family, o->family)) && (!o->efa || t->n_efas) &&
+	       (!o->gpu || t->n_gpus) && (!o->region || hwdb_type_price(t, o->region, &p));
+}
+
+/* The order of a list in a region: cheapest there first, no price last,
+ * ties by name (hwdb's own order is us-east-1's). */
+static const char *sort_region;
+
+static int cmp_region_price(const void *a, const void *b)
+{
+	const struct hwdb_type *x = *(const struct hwdb_type *const *)a;
+	const struct hwdb_type *y = *(const struct hwdb_type *const *)b;
+	double px, py;
+	bool hx = hwdb_type_price(x, sort_region, &px), hy = hwdb_type_price(y, sort_region, &py);
+
+	if (hx != hy)
+		return hx ? -1 : 1;
+	if (hx && px != py)
+		return px < py ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The regions hwdb prices, for an error message. */
+static void print_regions(FILE *f)
+{
+	for (size_t i = 0; hwdb_regions[i]; i++)
+		fprintf(f, "%s%s", i ? ", " : "", hwdb_regions[i]);
+	fputc('\n', f);
 }
 
 static bool family_known(const char *family)
@@ -246,7 +316,9 @@ static int cmd_list(const struct opts *o)
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a = NULL;
 	struct doc_node *root = NULL, *list = NULL;
-	struct widths w;
+	const struct hwdb_type **ts;
+	size_t n_ts = 0;
+	struct widths w = { 0 };
 	int rc;
 
 	if (o->output && !json && strcmp(o->output, "table")) {
@@ -256,6 +328,12 @@ static int cmd_list(const struct opts *o)
 	}
 	if (o->n_names) {
 		fprintf(stderr, "dratopo hwdb list: unexpected argument '%s'\n", o->names[0]);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->region && !hwdb_region_known(o->region)) {
+		fprintf(stderr, "dratopo hwdb list: --region: hwdb has no prices for '%s'; it has: ",
+			o->region);
+		print_regions(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	/* An empty table would read as "hwdb has none", not "no such family". */
@@ -274,22 +352,31 @@ static int cmd_list(const struct opts *o)
 			fprintf(stderr, "dratopo hwdb: out of memory\n");
 			return CLI_EXIT_FAIL;
 		}
-	} else {
-		table_widths(o, &w);
+	}
+	if (!(ts = calloc(hwdb_count() + 1, sizeof(*ts)))) {
+		doc_arena_free(a);
+		fprintf(stderr, "dratopo hwdb: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < hwdb_count(); i++)
+		if (shown(o, hwdb_at(i)))
+			ts[n_ts++] = hwdb_at(i);
+	if (o->region) {
+		sort_region = o->region;
+		qsort(ts, n_ts, sizeof(*ts), cmp_region_price);
+	}
+	if (!json) {
+		table_widths(ts, n_ts, &w);
 		sb_printf(&sb, "%-*s  %-*s %5s %7s %-5s %4s  %-*s %-9s %4s %5s %10s\n", w.name,
 			  "NAME", w.family, "FAMILY", "VCPU", "MEMORY", "ARCH", "GPUS", w.gpu, "GPU",
 			  "GPU-MEM", "EFAS", "ROOTS", "PRICE/H");
 	}
-	for (size_t i = 0; i < hwdb_count(); i++) {
-		const struct hwdb_type *t = hwdb_at(i);
-
-		if (o->family && strcmp(t->family, o->family))
-			continue;
+	for (size_t i = 0; i < n_ts; i++) {
 		if (json) {
-			if (doc_seq_push(a, list, hwdb_type_encode(t, a)))
+			if (doc_seq_push(a, list, hwdb_type_encode(ts[i], a)))
 				sb.oom = true;
 		} else {
-			table_row(&sb, &w, t);
+			table_row(&sb, &w, ts[i], o->region);
 		}
 	}
 	if (json) {
@@ -300,6 +387,7 @@ static int cmd_list(const struct opts *o)
 	rc = write_out(&sb);
 	sb_free(&sb);
 	doc_arena_free(a);
+	free(ts);
 	return rc;
 }
 

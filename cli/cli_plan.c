@@ -29,8 +29,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--coordinator ADDR]\n"
-		"                    [-o table|yaml|json]\n\n"
+		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--region REGION]\n"
+		"                    [--coordinator ADDR] [-o table|yaml|json]\n\n"
 		"Plan pending pods: existing nodes first (their ResourceSlices minus what is\n"
 		"allocated), then the lowest-priced set of new nodes the NodePools allow, with\n"
 		"the devices hwdb predicts for each instance type.\n\n"
@@ -43,6 +43,12 @@ static void usage(FILE *out)
 		"  -f, --filename FILE...  manifests (repeatable; FILEs may follow one -f)\n"
 		"      --hwdb-extra FILE   more instance types, in hwdb's source format\n"
 		"                          (repeatable)\n"
+		"      --region REGION     the region the cluster runs in: new nodes are priced\n"
+		"                          there, and a NodePool whose\n"
+		"                          topology.kubernetes.io/region excludes it launches\n"
+		"                          nothing (default: each NodePool's region requirement,\n"
+		"                          else us-east-1; `dratopo hwdb list --region` shows\n"
+		"                          the regions hwdb prices)\n"
 		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
 		"  -h, --help              this help\n\n"
 		"With --coordinator the plan is made by a running coordinator, over its live\n"
@@ -66,6 +72,7 @@ static void print_diags(const char *prefix, const struct dt_diags *d)
 /* The offline plan: plan_execute over the files, with hwdb and the
  * extras. */
 static int plan_local(const char **files, size_t n_files, const char **extras, size_t n_extras,
+		      const char *region,
 		      enum plan_format fmt)
 {
 	struct plan_manifest *m = calloc(n_files, sizeof(*m));
@@ -92,6 +99,7 @@ static int plan_local(const char **files, size_t n_files, const char **extras, s
 	for (size_t i = 0; i < n_files; i++)
 		m[i].name = files[i];
 	rq.opts.catalog = cat;
+	rq.opts.region = region;
 	rc = plan_execute(&rq, &rep);
 	print_diags("warning: ", &rep.warnings);
 	print_diags("", &rep.diags);
@@ -221,6 +229,7 @@ int cli_plan(int argc, char **argv)
 	enum plan_format fmt = PLAN_FORMAT_TABLE;
 	bool after_f = false;
 	const char *opt = NULL; /* the option whose value is missing */
+	const char *region = NULL;     /* --region: the cluster's */
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -267,6 +276,23 @@ int cli_plan(int argc, char **argv)
 			after_f = false;
 			continue;
 		}
+		if (!strcmp(a, "--region") || !strncmp(a, "--region=", 9)) {
+			if (!a[8] && ++i >= argc) {
+				opt = a;
+				goto no_value;
+			}
+			region = a[8] ? a + 9 : argv[i];
+			if (!hwdb_region_known(region)) {
+				fprintf(stderr, "dratopo plan: --region: hwdb has no prices for '%s'; "
+					"it has:", region);
+				for (size_t k = 0; hwdb_regions[k]; k++)
+					fprintf(stderr, "%s %s", k ? "," : "", hwdb_regions[k]);
+				fputc('\n', stderr);
+				return CLI_EXIT_USAGE;
+			}
+			after_f = false;
+			continue;
+		}
 		if (!strcmp(a, "--hwdb-extra")) {
 			if (++i >= argc) {
 				opt = a;
@@ -304,9 +330,14 @@ int cli_plan(int argc, char **argv)
 		fprintf(stderr, "dratopo plan: no input: give manifests with -f FILE\n\n");
 		goto usage;
 	}
+	if (remote.addr && region) {
+		fprintf(stderr, "dratopo plan: --region plans locally only; a coordinator prices in "
+			"each NodePool's region requirement, else us-east-1\n");
+		return CLI_EXIT_USAGE;
+	}
 	if (remote.addr)
 		return plan_remote(&remote, files, n_files, extras, n_extras, fmt);
-	return plan_local(files, n_files, extras, n_extras, fmt);
+	return plan_local(files, n_files, extras, n_extras, region, fmt);
 no_value:
 	fprintf(stderr, "dratopo plan: option '%s' needs a value\n\n", opt);
 	goto usage;

@@ -12,6 +12,45 @@
 
 const char *const hwdb_gpu_node_uniform_attrs[] = { "driverVersion", "cudaDriverVersion", NULL };
 
+/* ---- Sizes and prices ---- */
+
+bool hwdb_type_sized(const struct hwdb_type *t)
+{
+	return t && t->vcpu > 0 && t->memory_mib > 0 && t->arch;
+}
+
+bool hwdb_type_price(const struct hwdb_type *t, const char *region, double *out)
+{
+	size_t lo = 0, hi = t->n_prices;
+
+	if (!region || !strcmp(region, HWDB_DEFAULT_REGION)) {
+		*out = t->price;
+		return t->has_price;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(region, t->prices[mid].region);
+
+		if (!r) {
+			*out = t->prices[mid].price;
+			return true;
+		}
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
+bool hwdb_region_known(const char *name)
+{
+	for (size_t i = 0; name && hwdb_regions[i]; i++)
+		if (!strcmp(hwdb_regions[i], name))
+			return true;
+	return false;
+}
+
 /* ---- Entries held apart ---- */
 
 struct hwdb_entry {

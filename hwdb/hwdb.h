@@ -74,14 +74,31 @@ struct hwdb_device {
 
 /* ---- Instance types ---- */
 
+/* The region whose price an entry's has_price/price give, and the one a
+ * plan prices in when nothing names another. */
+#define HWDB_DEFAULT_REGION "us-east-1"
+
+/* An on-demand price in a region other than HWDB_DEFAULT_REGION. */
+struct hwdb_price {
+	const char *region;             /* "eu-west-1" */
+	double price;                   /* USD per hour, Linux on-demand */
+};
+
 struct hwdb_type {
 	const char *name;               /* "p5.48xlarge" */
 	const char *family;             /* "p5" */
-	const char *arch;               /* kubernetes.io/arch: "amd64", "arm64" */
+	/* kubernetes.io/arch ("amd64", "arm64"), vCPUs and memory; NULL / 0
+	 * when no source has them (hwdb_type_sized() is false): such a type
+	 * is listed but cannot be planned until an extra file or a fleet's
+	 * agents give them. */
+	const char *arch;
 	int vcpu;
 	int64_t memory_mib;
-	bool has_price;                 /* false: no on-demand offering */
+	bool has_price;                 /* false: no on-demand offering in us-east-1 */
 	double price;                   /* USD per hour, us-east-1 Linux on-demand */
+	/* Prices in other regions, sorted by region (hwdb_type_price). */
+	const struct hwdb_price *prices;
+	size_t n_prices;
 	/* true: the device list was scraped from live nodes (pcieRoot and NUMA
 	 * are facts). false: only counts and models are known. */
 	bool dra_metadata;
@@ -104,6 +121,13 @@ struct hwdb_type {
 	const struct hwdb_device *efas;
 	size_t n_efas;
 
+	/* Accelerators that are neither NVIDIA GPUs nor EFAs (Trainium,
+	 * Inferentia, FPGAs): named so that nobody takes the type for a plain
+	 * CPU one, but not modelled: no driver's devices are predicted for
+	 * them. accel_kind NULL: none; accel_count -1: how many is unknown. */
+	const char *accel_kind;
+	int accel_count;
+
 	/* Free-text remarks carried from the facts (sources, doubts). */
 	const char *const *notes;
 	size_t n_notes;
@@ -116,6 +140,18 @@ struct hwdb_type {
 
 /* Lookup by exact name; NULL when unknown. */
 const struct hwdb_type *hwdb_lookup(const char *name);
+
+/* Whether t's vCPUs, memory and architecture are known. */
+bool hwdb_type_sized(const struct hwdb_type *t);
+
+/* t's on-demand price in region (NULL: HWDB_DEFAULT_REGION) into *out;
+ * false when hwdb knows none there (not offered, or no source has it). */
+bool hwdb_type_price(const struct hwdb_type *t, const char *region, double *out);
+
+/* The regions the built-in prices cover, HWDB_DEFAULT_REGION first, the
+ * others sorted (NULL-terminated), and whether name is one of them. */
+extern const char *const hwdb_regions[];
+bool hwdb_region_known(const char *name);
 
 /* Every known type in price order: cheapest first, types without an
  * on-demand price last, ties by name. i < hwdb_count(). */
@@ -178,6 +214,7 @@ int hwdb_entry_write_yaml(const struct hwdb_type *t, struct strbuf *out);
 int hwdb_file_write_yaml(const struct hwdb_type *const *types, size_t n, struct strbuf *out);
 
 /* ---- PCI ids (hwdb/pci-ids.yaml) ---- */
+
 
 #define HWDB_PCI_VENDOR_NVIDIA  0x10de
 #define HWDB_PCI_VENDOR_AMAZON  0x1d0f

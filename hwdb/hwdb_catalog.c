@@ -7,13 +7,14 @@
  * the set of entries changes; lookups never allocate. */
 #include "hwdb_catalog.h"
 
-#include <ctype.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
 #include "hwdb_source.h"
+#include "suggest.h"
 
 struct index {
 	const struct hwdb_type **by_name;   /* sorted by name */
@@ -311,6 +312,14 @@ static struct hwdb_type *copy_type(struct doc_arena *a, const struct hwdb_type *
 	out->gpu_architecture = dup_str(a, t->gpu_architecture, &oom);
 	out->gpus = copy_devices(a, t->gpus, t->n_gpus, &oom);
 	out->efas = copy_devices(a, t->efas, t->n_efas, &oom);
+	out->accel_kind = dup_str(a, t->accel_kind, &oom);
+	if (t->n_prices) {
+		struct hwdb_price *p = dup_mem(a, t->prices, t->n_prices * sizeof(*p), &oom);
+
+		for (size_t i = 0; p && i < t->n_prices; i++)
+			p[i].region = dup_str(a, t->prices[i].region, &oom);
+		out->prices = p;
+	}
 	notes = dup_mem(a, t->notes, t->n_notes * sizeof(*notes), &oom);
 	for (size_t i = 0; notes && i < t->n_notes; i++)
 		notes[i] = dup_str(a, t->notes[i], &oom);
@@ -381,56 +390,23 @@ size_t hwdb_catalog_family(const struct hwdb_catalog *c, const char *family,
 	return n;
 }
 
-/* Levenshtein distance, bounded to names of sane length; letters compare
- * without case, so "P5.48XLARGE" finds p5.48xlarge. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) ==
-				      tolower((unsigned char)b[j - 1]) ? 0 : 1;
-			size_t best = diag + cost;
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 const char *hwdb_catalog_suggest(const struct hwdb_catalog *c, const char *name)
 {
 	const char *best = NULL;
-	size_t best_d = (size_t)-1, limit;
+	size_t best_d = SIZE_MAX;
 
 	if (!name)
 		return NULL;
-	/* Close enough to be a typo or a truncation ("p5.48xl"), not so far
-	 * that any name would do. */
-	limit = strlen(name) / 2 + 1;
 	for (size_t i = 0; i < c->idx.n; i++) {
-		size_t d = edit_distance(name, c->idx.by_name[i]->name);
+		size_t d = dt_edit_distance(name, c->idx.by_name[i]->name);
 
 		if (d < best_d) {
 			best_d = d;
 			best = c->idx.by_name[i]->name;
 		}
 	}
-	return best_d <= limit ? best : NULL;
+	/* A typo or a truncation ("p5.48xl"), not any name at all. */
+	return best && dt_suggest_close(name, best_d) ? best : NULL;
 }
 
 /* ---- The process's catalogue (hwdb.h) ---- */

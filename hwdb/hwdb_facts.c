@@ -108,6 +108,38 @@ static struct doc_node *roots(struct doc_arena *a, const struct hwdb_type *t)
 	return rc ? NULL : list;
 }
 
+/* Every region's price, us-east-1's included: {region: price}. */
+static struct doc_node *prices(struct doc_arena *a, const struct hwdb_type *t)
+{
+	struct doc_node *m = doc_new_map(a);
+	int rc = 0;
+
+	if (!m)
+		return NULL;
+	if (t->has_price)
+		rc |= doc_map_set(a, m, HWDB_DEFAULT_REGION, doc_new_float(a, t->price));
+	for (size_t i = 0; i < t->n_prices; i++)
+		rc |= doc_map_set(a, m, t->prices[i].region, doc_new_float(a, t->prices[i].price));
+	return rc ? NULL : m;
+}
+
+/* {kind, count, modelled: false}, or null. */
+static struct doc_node *accelerators(struct doc_arena *a, const struct hwdb_type *t)
+{
+	struct doc_node *m;
+	int rc = 0;
+
+	if (!t->accel_kind)
+		return doc_new_null(a);
+	if (!(m = doc_new_map(a)))
+		return NULL;
+	rc |= doc_map_set(a, m, "kind", doc_new_string(a, t->accel_kind));
+	rc |= doc_map_set(a, m, "count", t->accel_count >= 0 ? doc_new_int(a, t->accel_count)
+							     : doc_new_null(a));
+	rc |= doc_map_set(a, m, "modelled", doc_new_bool(a, false));
+	return rc ? NULL : m;
+}
+
 struct doc_node *hwdb_type_encode(const struct hwdb_type *t, struct doc_arena *a)
 {
 	struct doc_node *m = doc_new_map(a), *gpu = doc_new_map(a), *efa = doc_new_map(a);
@@ -119,11 +151,13 @@ struct doc_node *hwdb_type_encode(const struct hwdb_type *t, struct doc_arena *a
 		return NULL;
 	rc |= doc_map_set(a, m, "name", doc_new_string(a, t->name));
 	rc |= doc_map_set(a, m, "family", doc_new_string(a, t->family));
-	rc |= doc_map_set(a, m, "vcpu", doc_new_int(a, t->vcpu));
-	rc |= doc_map_set(a, m, "memoryMiB", doc_new_int(a, t->memory_mib));
-	rc |= doc_map_set(a, m, "arch", doc_new_string(a, t->arch));
+	rc |= doc_map_set(a, m, "vcpu", t->vcpu ? doc_new_int(a, t->vcpu) : doc_new_null(a));
+	rc |= doc_map_set(a, m, "memoryMiB",
+			  t->memory_mib ? doc_new_int(a, t->memory_mib) : doc_new_null(a));
+	rc |= doc_map_set(a, m, "arch", str_or_null(a, t->arch));
 	rc |= doc_map_set(a, m, "onDemandPricePerHour",
 			  t->has_price ? doc_new_float(a, t->price) : doc_new_null(a));
+	rc |= doc_map_set(a, m, "onDemandPrices", prices(a, t));
 	rc |= doc_map_set(a, m, "draMetadata", doc_new_bool(a, t->dra_metadata));
 	rc |= doc_map_set(a, m, "topology", doc_new_string(a, t->dra_metadata ? "known" : "unknown"));
 
@@ -143,6 +177,7 @@ struct doc_node *hwdb_type_encode(const struct hwdb_type *t, struct doc_arena *a
 	rc |= doc_map_set(a, m, "gpus", devices(a, t->gpus, t->n_gpus, true));
 	rc |= doc_map_set(a, m, "efas", devices(a, t->efas, t->n_efas, false));
 	rc |= doc_map_set(a, m, "pcieRoots", roots(a, t));
+	rc |= doc_map_set(a, m, "accelerators", accelerators(a, t));
 	for (size_t i = 0; i < t->n_notes; i++)
 		rc |= doc_seq_push(a, notes, doc_new_string(a, t->notes[i]));
 	rc |= doc_map_set(a, m, "notes", notes);

@@ -1,9 +1,11 @@
-/* hwdb_gen.c - the build-time generator: compiles hwdb/instance-types.yaml,
- * hwdb/pci-ids.yaml and hwdb/mig-profiles.yaml into C tables (hwdb_data.c
- * in the build directory).
+/* hwdb_gen.c - the build-time generator: compiles the instance-type files
+ * (hwdb/instance-types.yaml, hwdb/efa-instance-types.yaml), the prices per
+ * region (hwdb/prices.yaml), hwdb/pci-ids.yaml and hwdb/mig-profiles.yaml
+ * into C tables (hwdb_data.c in the build directory).
  *
- *   hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml MIG_PROFILES.yaml OUT.c
+ *   hwdb_gen OUT.c PCI_IDS.yaml MIG_PROFILES.yaml PRICES.yaml TYPES.yaml...
  *
+ * A type in two files, or a price for a type no file has, fails the build.
  * It decodes both files with the same decoder `--hwdb-extra` uses
  * (hwdb_source.c), so the built-in data obeys the rules an extra file does,
  * and a bad data file fails the build with the decoder's message. The
@@ -143,14 +145,25 @@ out:
 	return rc;
 }
 
-static int put_types(struct strbuf *out, const struct hwdb_source *src)
+static void put_prices(struct strbuf *out, const char *var, const struct hwdb_type *t)
+{
+	sb_printf(out, "static const struct hwdb_price %s[] = {\n", var);
+	for (size_t j = 0; j < t->n_prices; j++) {
+		sb_puts(out, "\t{ ");
+		put_cstr(out, t->prices[j].region);
+		sb_printf(out, ", %.17g },\n", t->prices[j].price);
+	}
+	sb_puts(out, "};\n\n");
+}
+
+static int put_types(struct strbuf *out, const struct hwdb_type *types, size_t n_types)
 {
 	struct attr_pool pool = { 0 };
 	struct strbuf table = STRBUF_INIT;
 	int rc = 0;
 
-	for (size_t i = 0; i < src->n_types && !rc; i++) {
-		const struct hwdb_type *t = &src->types[i];
+	for (size_t i = 0; i < n_types && !rc; i++) {
+		const struct hwdb_type *t = &types[i];
 		char var[32];
 
 		if (t->n_gpus) {
@@ -164,6 +177,10 @@ static int put_types(struct strbuf *out, const struct hwdb_source *src)
 		if (!rc && t->n_notes) {
 			snprintf(var, sizeof(var), "notes_%zu", i);
 			put_notes(out, var, t->notes, t->n_notes);
+		}
+		if (!rc && t->n_prices) {
+			snprintf(var, sizeof(var), "prices_%zu", i);
+			put_prices(out, var, t);
 		}
 		sb_puts(&table, "\t{\n\t\t.name = ");
 		put_cstr(&table, t->name);
@@ -192,10 +209,16 @@ static int put_types(struct strbuf *out, const struct hwdb_source *src)
 			sb_printf(&table, "\t\t.efas = efas_%zu, .n_efas = %zu,\n", i, t->n_efas);
 		if (t->n_notes)
 			sb_printf(&table, "\t\t.notes = notes_%zu, .n_notes = %zu,\n", i, t->n_notes);
+		if (t->n_prices)
+			sb_printf(&table, "\t\t.prices = prices_%zu, .n_prices = %zu,\n", i,
+				  t->n_prices);
+		sb_puts(&table, "\t\t.accel_kind = ");
+		put_cstr(&table, t->accel_kind);
+		sb_printf(&table, ", .accel_count = %d,\n", t->accel_count);
 		sb_puts(&table, "\t\t.builtin = true,\n\t},\n");
 	}
 	sb_printf(out, "const struct hwdb_type hwdb_builtin_types[] = {\n%s};\n", sb_str(&table));
-	sb_printf(out, "const size_t hwdb_builtin_n_types = %zu;\n\n", src->n_types);
+	sb_printf(out, "const size_t hwdb_builtin_n_types = %zu;\n\n", n_types);
 	if (!rc)
 		rc = sb_error(&table);
 	for (size_t i = 0; i < pool.n; i++)
@@ -330,46 +353,164 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static int cmp_type_name(const void *a, const void *b)
+{
+	return strcmp(((const struct hwdb_type *)a)->name, ((const struct hwdb_type *)b)->name);
+}
+
+/* Every type of every file, by name; a name in two files is an error. */
+static struct hwdb_type *all_types(struct hwdb_source **files, size_t n_files, size_t *n_out)
+{
+	struct hwdb_type *all;
+	size_t n = 0;
+
+	for (size_t f = 0; f < n_files; f++)
+		n += files[f]->n_types;
+	all = calloc(n + 1, sizeof(*all));
+	if (!all) {
+		fprintf(stderr, "hwdb_gen: out of memory\n");
+		return NULL;
+	}
+	n = 0;
+	for (size_t f = 0; f < n_files; f++)
+		for (size_t i = 0; i < files[f]->n_types; i++)
+			all[n++] = files[f]->types[i];
+	qsort(all, n, sizeof(*all), cmp_type_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(all[i - 1].name, all[i].name)) {
+			fprintf(stderr, "hwdb_gen: %s: in two instance-type files\n", all[i].name);
+			free(all);
+			return NULL;
+		}
+	*n_out = n;
+	return all;
+}
+
+/* Each type's prices from the price file; the arrays live until exit. */
+static int attach_prices(struct hwdb_type *types, size_t n, const struct hwdb_source *pr,
+			 const char *path)
+{
+	for (size_t i = 0; i < pr->n_prices; i++) {
+		const struct hwdb_source_price *p = &pr->prices[i];
+		struct hwdb_type key = { .name = p->type }, *t;
+		struct hwdb_price *arr;
+
+		t = bsearch(&key, types, n, sizeof(*types), cmp_type_name);
+		if (!t) {
+			fprintf(stderr, "hwdb_gen: %s: %s: %s: no instance-type file has this type\n",
+				path, p->region, p->type);
+			return -1;
+		}
+		arr = realloc((void *)t->prices, (t->n_prices + 1) * sizeof(*arr));
+		if (!arr)
+			return -1;
+		arr[t->n_prices] = (struct hwdb_price){ p->region, p->price };
+		t->prices = arr;
+		t->n_prices++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t dup;
+
+		if (types[i].n_prices &&
+		    hwdb_source_sort_prices((struct hwdb_price *)types[i].prices, types[i].n_prices,
+					    &dup)) {
+			fprintf(stderr, "hwdb_gen: %s: %s: two prices in %s\n", path, types[i].name,
+				types[i].prices[dup].region);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* hwdb_regions: the default region, then the price file's, sorted. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void put_regions(struct strbuf *out, const struct hwdb_source *pr)
+{
+	const char **r = calloc(pr->n_regions + 1, sizeof(*r));
+
+	if (!r) {
+		out->oom = true;
+		return;
+	}
+	memcpy(r, pr->regions, pr->n_regions * sizeof(*r));
+	qsort(r, pr->n_regions, sizeof(*r), cmp_str);
+	sb_puts(out, "const char *const hwdb_regions[] = {\n\t");
+	put_cstr(out, HWDB_DEFAULT_REGION);
+	sb_puts(out, ",\n");
+	for (size_t i = 0; i < pr->n_regions; i++) {
+		sb_puts(out, "\t");
+		put_cstr(out, r[i]);
+		sb_puts(out, ",\n");
+	}
+	sb_puts(out, "\tNULL,\n};\n\n");
+	free(r);
+}
 int main(int argc, char **argv)
 {
-	struct hwdb_source *types = NULL, *pci = NULL, *mig = NULL;
+	struct hwdb_source *files[8] = { 0 }, *pci = NULL, *mig = NULL, *prices = NULL;
+	size_t n_files = (size_t)(argc > 5 ? argc - 5 : 0), n_types = 0;
+	struct hwdb_type *types = NULL;
 	struct strbuf out = STRBUF_INIT;
 	struct dt_err err = { 0 };
 	int status = 1;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: hwdb_gen INSTANCE_TYPES.yaml PCI_IDS.yaml MIG_PROFILES.yaml "
-			"OUT.c\n");
+	if (argc < 6 || n_files > 8) {
+		fprintf(stderr, "usage: hwdb_gen OUT.c PCI_IDS.yaml MIG_PROFILES.yaml PRICES.yaml "
+			"TYPES.yaml... (at most 8)\n");
 		return 2;
 	}
-	if (hwdb_source_load_types(argv[1], true, &types, &err) ||
-	    hwdb_source_load_pci(argv[2], &pci, &err) ||
-	    hwdb_source_load_mig(argv[3], &mig, &err)) {
-		fprintf(stderr, "hwdb_gen: %s\n", err.msg);
+	for (size_t f = 0; f < n_files; f++)
+		if (hwdb_source_load_types(argv[5 + f], true, &files[f], &err))
+			goto bad;
+	if (hwdb_source_load_pci(argv[2], &pci, &err) ||
+	    hwdb_source_load_mig(argv[3], &mig, &err) ||
+	    hwdb_source_load_prices(argv[4], &prices, &err))
+		goto bad;
+	for (size_t f = 0; f < n_files; f++)
+		for (size_t i = 0; i < files[f]->n_types; i++)
+			if (files[f]->types[i].n_prices) {
+				fprintf(stderr, "hwdb_gen: %s: %s: built-in entries take their regional "
+					"prices from %s, not onDemandPrices\n", argv[5 + f],
+					files[f]->types[i].name, base_name(argv[4]));
+				goto out;
+			}
+	if (!(types = all_types(files, n_files, &n_types)) ||
+	    attach_prices(types, n_types, prices, argv[4]))
 		goto out;
-	}
 	/* Base names only: the output must not depend on where the tree is. */
-	sb_printf(&out, "/* hwdb_data.c - generated by hwdb_gen from %s, %s and %s.\n"
+	sb_printf(&out, "/* hwdb_data.c - generated by hwdb_gen from the YAML files of hwdb/.\n"
 		  " * Do not edit: change the YAML files and rebuild. */\n"
-		  "#include \"hwdb_mig_internal.h\"\n#include \"hwdb_source.h\"\n\n",
-		  base_name(argv[1]), base_name(argv[2]), base_name(argv[3]));
-	if (put_types(&out, types)) {
+		  "#include \"hwdb_mig_internal.h\"\n#include \"hwdb_source.h\"\n\n");
+	if (put_types(&out, types, n_types)) {
 		fprintf(stderr, "hwdb_gen: out of memory\n");
 		goto out;
 	}
+	put_regions(&out, prices);
 	put_pci(&out, pci);
 	put_mig(&out, mig);
 	if (sb_error(&out)) {
 		fprintf(stderr, "hwdb_gen: out of memory\n");
 		goto out;
 	}
-	if (write_file(argv[4], &out))
+	if (write_file(argv[1], &out))
 		goto out;
 	status = 0;
+	goto out;
+bad:
+	fprintf(stderr, "hwdb_gen: %s\n", err.msg);
 out:
+	for (size_t i = 0; types && i < n_types; i++)
+		free((void *)types[i].prices);
+	free(types);
 	sb_free(&out);
-	hwdb_source_free(types);
+	for (size_t f = 0; f < n_files; f++)
+		hwdb_source_free(files[f]);
 	hwdb_source_free(pci);
 	hwdb_source_free(mig);
+	hwdb_source_free(prices);
 	return status;
 }

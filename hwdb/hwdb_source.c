@@ -647,12 +647,146 @@ static const char *attr_str(const struct hwdb_device *d, const char *name)
 	return a && a->type == HWDB_ATTR_STRING ? a->str : NULL;
 }
 
+/* vcpu, memoryMiB and arch: required, but an explicit null says no source
+ * has them (0 / NULL in the entry). */
+static int decode_size(struct ctx *c, const struct doc_node *e, struct hwdb_type *t)
+{
+	static const char *const keys[] = { "vcpu", "memoryMiB", "arch" };
+	int64_t v;
+	int rc;
+
+	for (size_t i = 0; i < 3; i++)
+		if (!doc_get(e, keys[i]))
+			return fail(c, e, keys[i], "required field (null: unknown)");
+	if (!is_null(doc_get(e, "vcpu"))) {
+		if ((rc = get_count(c, e, "vcpu", 1, 1 << 20, false, &v)))
+			return rc;
+		t->vcpu = (int)v;
+	}
+	if (!is_null(doc_get(e, "memoryMiB")) &&
+	    (rc = get_count(c, e, "memoryMiB", 1, INT64_MAX >> 20, false, &t->memory_mib)))
+		return rc;
+	if ((rc = get_str(c, e, "arch", "arch", false, &t->arch)))
+		return rc;
+	if (t->arch && strcmp(t->arch, "amd64") && strcmp(t->arch, "arm64"))
+		return fail(c, doc_get(e, "arch"), "arch",
+			    "Unsupported value: \"%s\": supported values: \"amd64\", \"arm64\"", t->arch);
+	return 0;
+}
+
+/* AWS region names: "eu-west-1", "us-gov-west-1", "ap-southeast-7". */
+bool hwdb_source_valid_region(const char *s)
+{
+	size_t n = strlen(s), parts = 0;
+
+	if (n < 9 || n > 32 || !islower((unsigned char)s[0]) || !isdigit((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '-') {
+			if (i == 0 || s[i - 1] == '-')
+				return false;
+			parts++;
+		} else if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	return parts >= 2;
+}
+
+static int cmp_price_region(const void *a, const void *b)
+{
+	return strcmp(((const struct hwdb_price *)a)->region, ((const struct hwdb_price *)b)->region);
+}
+
+/* Sort prices by region; -1 when a region appears twice (its index in *dup). */
+int hwdb_source_sort_prices(struct hwdb_price *p, size_t n, size_t *dup)
+{
+	qsort(p, n, sizeof(*p), cmp_price_region);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(p[i - 1].region, p[i].region)) {
+			*dup = i;
+			return -1;
+		}
+	return 0;
+}
+
+/* onDemandPrices: {region: price}. us-east-1's is onDemandPricePerHour. */
+static int decode_prices(struct ctx *c, const struct doc_node *e, struct hwdb_type *t)
+{
+	const struct doc_node *m = doc_get(e, "onDemandPrices");
+	struct hwdb_price *p;
+	char field[96];
+	size_t n = 0, dup;
+
+	if (is_null(m))
+		return 0;
+	if (m->kind != DOC_MAP)
+		return fail(c, m, "onDemandPrices", "must be a map of region to price per hour");
+	p = m->u.map.n ? doc_arena_alloc(c->arena, m->u.map.n * sizeof(*p)) : NULL;
+	if (m->u.map.n && !p)
+		return oom(c);
+	for (size_t i = 0; i < m->u.map.n; i++) {
+		const char *region = m->u.map.pairs[i].key->text;
+		bool present;
+		double v;
+		int rc;
+
+		snprintf(field, sizeof(field), "onDemandPrices.%s", region);
+		if (!hwdb_source_valid_region(region))
+			return fail(c, m->u.map.pairs[i].key, field,
+				    "not an AWS region name such as \"eu-west-1\"");
+		if ((rc = get_number(c, m, region, field, &present, &v)))
+			return rc;
+		if (!present)
+			return fail(c, m, field, "must be a price per hour");
+		if (!strcmp(region, HWDB_DEFAULT_REGION)) {
+			if (t->has_price && t->price != v)
+				return fail(c, m->u.map.pairs[i].value, field,
+					    "differs from onDemandPricePerHour (%g)", t->price);
+			t->has_price = true;
+			t->price = v;
+			continue;
+		}
+		p[n].region = doc_arena_strdup(c->arena, region);
+		if (!p[n].region)
+			return oom(c);
+		p[n++].price = v;
+	}
+	if (n && hwdb_source_sort_prices(p, n, &dup))
+		return fail(c, m, "onDemandPrices", "region %s given twice", p[dup].region);
+	t->prices = n ? p : NULL;
+	t->n_prices = n;
+	return 0;
+}
+
+/* accelerators: {kind: "AWS Trainium2", count: 16 | null}. */
+static int decode_accelerators(struct ctx *c, const struct doc_node *e, struct hwdb_type *t)
+{
+	static const char *const keys[] = { "kind", "count", NULL };
+	const struct doc_node *m = doc_get(e, "accelerators");
+	bool present;
+	int64_t n;
+	int rc;
+
+	t->accel_count = -1;
+	if (is_null(m))
+		return 0;
+	if (m->kind != DOC_MAP)
+		return fail(c, m, "accelerators", "must be a map (kind, count)");
+	if ((rc = check_keys(c, m, "accelerators", keys)) ||
+	    (rc = get_str(c, m, "kind", "accelerators.kind", true, &t->accel_kind)) ||
+	    (rc = get_int(c, m, "count", "accelerators.count", 0, 4096, &present, &n)))
+		return rc;
+	t->accel_count = present ? (int)n : -1;
+	return 0;
+}
+
 static int decode_type(struct ctx *c, const struct doc_node *e, bool builtin, struct hwdb_type *t)
 {
 	static const char *const keys[] = {
 		"name", "family", "vcpu", "memoryMiB", "arch", "onDemandPricePerHour",
-		"draMetadata", "maxEfaInterfaces", "networkCards", "networkBandwidthGbps",
-		"gpu", "efa", "notes", NULL,
+		"onDemandPrices", "draMetadata", "maxEfaInterfaces", "networkCards",
+		"networkBandwidthGbps", "gpu", "efa", "accelerators", "notes", NULL,
 	};
 	uint16_t efa_vendor;
 	bool present;
@@ -684,17 +818,10 @@ static int decode_type(struct ctx *c, const struct doc_node *e, bool builtin, st
 		f[dot - t->name] = '\0';
 		t->family = f;
 	}
-	if ((rc = get_count(c, e, "vcpu", 1, 1 << 20, false, &v)))
-		return rc;
-	t->vcpu = (int)v;
-	if ((rc = get_count(c, e, "memoryMiB", 1, INT64_MAX >> 20, false, &t->memory_mib)) ||
-	    (rc = get_str(c, e, "arch", "arch", true, &t->arch)))
-		return rc;
-	if (strcmp(t->arch, "amd64") && strcmp(t->arch, "arm64"))
-		return fail(c, doc_get(e, "arch"), "arch",
-			    "Unsupported value: \"%s\": supported values: \"amd64\", \"arm64\"", t->arch);
-	if ((rc = get_number(c, e, "onDemandPricePerHour", "onDemandPricePerHour", &t->has_price,
-			     &t->price)))
+	if ((rc = decode_size(c, e, t)) ||
+	    (rc = get_number(c, e, "onDemandPricePerHour", "onDemandPricePerHour", &t->has_price,
+			     &t->price)) ||
+	    (rc = decode_prices(c, e, t)) || (rc = decode_accelerators(c, e, t)))
 		return rc;
 	if ((rc = get_bool(c, e, "draMetadata", "draMetadata", false, &t->dra_metadata)))
 		return rc;
@@ -757,6 +884,7 @@ void hwdb_source_free(struct hwdb_source *s)
 {
 	if (!s)
 		return;
+	free(s->prices);
 	doc_arena_free(s->arena);
 	free(s->filename);
 	free(s);
@@ -1154,6 +1282,100 @@ out:
 	return rc;
 }
 
+/* ---- Prices per region ---- */
+
+static int decode_region(struct ctx *c, const struct doc_node *e, struct hwdb_source *s)
+{
+	static const char *const keys[] = { "region", "source", "stale", "prices", NULL };
+	const struct doc_node *list;
+	const char *region, *source;
+	int rc;
+
+	if ((rc = check_entry(c, e, keys)) ||
+	    (rc = get_str(c, e, "region", "region", true, &region)) ||
+	    (rc = get_str(c, e, "source", "source", true, &source)))
+		return rc;
+	c->entry_name = region;
+	if (!hwdb_source_valid_region(region))
+		return fail(c, doc_get(e, "region"), "region", "not an AWS region name");
+	if (!strcmp(region, HWDB_DEFAULT_REGION))
+		return fail(c, doc_get(e, "region"), "region", "%s's prices are the entries' "
+			    "onDemandPricePerHour", HWDB_DEFAULT_REGION);
+	for (size_t i = 0; i < s->n_regions; i++)
+		if (!strcmp(s->regions[i], region))
+			return fail(c, e, "region", "duplicate region");
+	s->regions[s->n_regions++] = region;
+	list = doc_get(e, "prices");
+	if (is_null(list) || list->kind != DOC_SEQ)
+		return fail(c, list ? list : e, "prices", "required: a list of maps of type to price");
+	for (size_t i = 0; i < list->u.seq.n; i++) {
+		const struct doc_node *m = list->u.seq.items[i];
+		char field[96];
+
+		snprintf(field, sizeof(field), "prices[%zu]", i);
+		if (m->kind != DOC_MAP)
+			return fail(c, m, field, "must be a map of instance type to price");
+		for (size_t j = 0; j < m->u.map.n; j++) {
+			struct hwdb_source_price *p;
+			bool present;
+
+			if (s->n_prices % 256 == 0) {
+				p = realloc(s->prices, (s->n_prices + 256) * sizeof(*p));
+				if (!p)
+					return oom(c);
+				s->prices = p;
+			}
+			p = &s->prices[s->n_prices];
+			p->region = region;
+			p->type = m->u.map.pairs[j].key->text;
+			snprintf(field, sizeof(field), "prices[%zu].%s", i, p->type);
+			if ((rc = get_number(c, m, p->type, field, &present, &p->price)))
+				return rc;
+			if (!present)
+				return fail(c, m, field, "must be a price per hour");
+			if (!(p->type = doc_arena_strdup(c->arena, p->type)))
+				return oom(c);
+			s->n_prices++;
+		}
+	}
+	return 0;
+}
+
+int hwdb_source_load_prices(const char *path, struct hwdb_source **out, struct dt_err *err)
+{
+	const struct doc_node *root, *list;
+	struct doc_stream *st = NULL;
+	struct hwdb_source *s = NULL;
+	struct ctx c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = doc_load_file(path, &st, err)))
+		return rc;
+	if ((rc = source_start(st, path, "regions", &root, &s, err)))
+		goto out;
+	c = (struct ctx){ .file = path, .section = "regions", .arena = s->arena, .err = err };
+	if ((rc = pci_list(&c, root, "regions", &list)))
+		goto out;
+	s->regions = doc_arena_alloc(s->arena, ((list ? list->u.seq.n : 0) + 1) * sizeof(char *));
+	if (!s->regions) {
+		rc = dt_err_set(err, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	for (c.index = 0; list && c.index < list->u.seq.n; c.index++) {
+		c.entry_name = NULL;
+		if ((rc = decode_region(&c, list->u.seq.items[c.index], s)))
+			goto out;
+	}
+	*out = s;
+	s = NULL;
+	rc = 0;
+out:
+	hwdb_source_free(s);
+	doc_stream_free(st);
+	return rc;
+}
+
 /* ---- Writing an entry back ---- */
 
 static bool attr_equal(const struct hwdb_attr *a, const struct hwdb_attr *b)
@@ -1293,11 +1515,22 @@ struct doc_node *hwdb_source_encode_type(const struct hwdb_type *t, struct doc_a
 		return NULL;
 	rc |= put_str(ar, m, "name", t->name);
 	rc |= put_str(ar, m, "family", t->family);
-	rc |= doc_map_set(ar, m, "vcpu", doc_new_int(ar, t->vcpu));
-	rc |= doc_map_set(ar, m, "memoryMiB", doc_new_int(ar, t->memory_mib));
+	rc |= doc_map_set(ar, m, "vcpu", t->vcpu ? doc_new_int(ar, t->vcpu) : doc_new_null(ar));
+	rc |= doc_map_set(ar, m, "memoryMiB",
+			  t->memory_mib ? doc_new_int(ar, t->memory_mib) : doc_new_null(ar));
 	rc |= put_str(ar, m, "arch", t->arch);
 	rc |= doc_map_set(ar, m, "onDemandPricePerHour",
 			  t->has_price ? doc_new_float(ar, t->price) : doc_new_null(ar));
+	if (t->n_prices) {
+		struct doc_node *pm = doc_new_map(ar);
+
+		if (!pm)
+			return NULL;
+		for (size_t i = 0; i < t->n_prices; i++)
+			rc |= doc_map_set(ar, pm, t->prices[i].region,
+					  doc_new_float(ar, t->prices[i].price));
+		rc |= doc_map_set(ar, m, "onDemandPrices", pm);
+	}
 	rc |= doc_map_set(ar, m, "draMetadata", doc_new_bool(ar, t->dra_metadata));
 	rc |= doc_map_set(ar, m, "maxEfaInterfaces", doc_new_int(ar, t->max_efa_interfaces));
 	rc |= doc_map_set(ar, m, "networkCards", doc_new_int(ar, t->network_cards));
@@ -1308,6 +1541,16 @@ struct doc_node *hwdb_source_encode_type(const struct hwdb_type *t, struct doc_a
 	if (t->n_efas)
 		rc |= doc_map_set(ar, m, "efa", encode_kind(ar, t->efas, t->n_efas, "efa",
 							    HWDB_PCI_VENDOR_AMAZON, t->efa_device));
+	if (t->accel_kind) {
+		struct doc_node *am = doc_new_map(ar);
+
+		if (!am)
+			return NULL;
+		rc |= put_str(ar, am, "kind", t->accel_kind);
+		rc |= doc_map_set(ar, am, "count", t->accel_count >= 0
+				  ? doc_new_int(ar, t->accel_count) : doc_new_null(ar));
+		rc |= doc_map_set(ar, m, "accelerators", am);
+	}
 	if (t->n_notes) {
 		struct doc_node *notes = doc_new_seq(ar);
 

@@ -77,6 +77,12 @@ struct plan_options {
 	 * (hwdb_lookup's). It must stay alive and unchanged while the result
 	 * is used: the result borrows type names from it. */
 	const struct hwdb_catalog *catalog;
+	/* The region the cluster runs in (--region): what new nodes are
+	 * priced in, and a NodePool whose topology.kubernetes.io/region
+	 * requirement excludes it launches nothing. NULL: each NodePool's
+	 * requirement names its region (one value of In), else
+	 * HWDB_DEFAULT_REGION. */
+	const char *region;
 };
 
 /* Node extended resources the planner counts: the names NodeOverlays give
@@ -113,6 +119,7 @@ struct plan_node_claim {
 	const struct model_object *pool; /* NULL for the default NodePool */
 	const char *instance_type;
 	const char *capacity_type;      /* "on-demand" */
+	const char *region;             /* the region it is priced in */
 	double price;
 	const char *price_overlay;      /* the NodeOverlay that set or adjusted it; NULL: hwdb's */
 	const char **pods;              /* "NS/NAME" */

@@ -399,6 +399,32 @@ static int pool_daemons(struct planner *pl, struct pool *p)
 	return 0;
 }
 
+/* The region p's nodes are priced in: --region, else the one value of its
+ * topology.kubernetes.io/region In requirement, else the default; a pool
+ * that excludes --region gets a problem instead. 0 or -ENOMEM. */
+static int pool_region(struct planner *pl, struct pool *p)
+{
+	const char *cluster = pl->opts ? pl->opts->region : NULL;
+
+	p->region = cluster ? cluster : HWDB_DEFAULT_REGION;
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		struct plan_vset r;
+
+		if (strcmp(p->reqs[i].key, PLAN_LABEL_REGION) || plan_vset_from_req(&p->reqs[i], &r))
+			continue;
+		if (cluster && !plan_vset_has(&r, cluster)) {
+			p->problem = plan_afmt(pl, "it requires %s %s, and the cluster runs in %s "
+					       "(--region)", PLAN_LABEL_REGION,
+					       p->reqs[i].n_values == 1 ? p->reqs[i].values[0]
+					       : "values without it", cluster);
+			return p->problem ? 0 : -ENOMEM;
+		}
+		if (!cluster && p->reqs[i].op == MODEL_OP_IN && p->reqs[i].n_values == 1)
+			p->region = p->reqs[i].values[0];
+	}
+	return 0;
+}
+
 static int setup_pool(struct planner *pl, struct pool *p, const struct model_object *o)
 {
 	struct dt_err e;
@@ -422,8 +448,10 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 		p->nc = find_nodeclass(pl, NULL);
 	}
 	pool_limits(p);
-	if (pool_daemons(pl, p))
+	if (pool_daemons(pl, p) || pool_region(pl, p))
 		return -ENOMEM;
+	if (p->problem)
+		return 0;
 	/* karpenter.sh/capacity-type: on-demand unless the pool says. */
 	for (size_t i = 0; i < p->n_reqs; i++) {
 		struct plan_vset r;
@@ -544,11 +572,19 @@ int plan_hypo_ctx(struct planner *pl, struct hypo *h)
 /* Why t has no priced offering, from plan_overlay_price's why. A type the
  * fleet learned has no price of its own: say so and how to give it one,
  * unless a NodeOverlay (overlay) tried and failed: then why says how. */
-static const char *no_offering(const struct hwdb_type *t, const char *overlay, char *why,
-			       size_t sz)
+static const char *no_offering(const struct hwdb_type *t, const struct pool *pool,
+			       const char *overlay, char *why, size_t sz)
 {
 	char was[512];
+	double p;
 
+	/* Priced elsewhere, but not in this pool's region. */
+	if (!overlay && pool->on_demand && !hwdb_type_price(t, pool->region, &p) &&
+	    (t->has_price || t->n_prices)) {
+		snprintf(why, sz, "no on-demand price in %s in hwdb (not offered there, or no "
+			 "public price data); a NodeOverlay can set one", pool->region);
+		return why;
+	}
 	if (!t->learned || t->has_price)
 		return why;
 	if (!overlay)
@@ -623,17 +659,23 @@ static int cand_admit(struct planner *pl, struct cand *c, size_t *cap_h, bool *o
 	const struct hwdb_type *t = c->type;
 	const char *kind = NULL, *reason = NULL;
 	struct hwdb_mig_layout mig;
+	bool priced;
+	double base;
 	char why[512];
 
+	/* hwdb prices on-demand offerings in the pool's region; NodeOverlays
+	 * set or adjust. */
+	priced = pool->on_demand && hwdb_type_price(t, pool->region, &base);
 	if (!plan_pool_accepts(pool->reqs, pool->n_reqs, c->labels, c->n_labels, why,
 			       sizeof(why)))
 		kind = "requirement", reason = why;
-	/* hwdb prices on-demand offerings; NodeOverlays set or adjust. */
+	else if (!hwdb_type_sized(t))
+		kind = "size", reason = "hwdb does not know its vCPUs, memory or architecture: give "
+				      "them with --hwdb-extra (a fleet's agents report them)";
 	else if (!plan_overlay_price(&pl->overlays, c->labels, c->n_labels, c->ct,
-				     pool->on_demand && t->has_price ? &t->price : NULL, &c->price,
-				     why, sizeof(why)))
+				     priced ? &base : NULL, &c->price, why, sizeof(why)))
 		kind = t->learned && !t->has_price ? "learned" : "offering",
-		reason = no_offering(t, c->price.overlay, why, sizeof(why));
+		reason = no_offering(t, pool, c->price.overlay, why, sizeof(why));
 	else if (plan_mig_for_type(&pool->mig, t, &mig, why, sizeof(why)))
 		kind = "mig", reason = why;
 	*ok = !kind;

@@ -177,6 +177,20 @@ static size_t pack_bound(void *ctx, size_t shape, size_t cand)
 	return p < b ? p : b;
 }
 
+/* Whether a unit's claims constrain devices to match each other (a
+ * matchAttribute or distinctAttribute): on a type whose device topology
+ * hwdb does not know, such a claim cannot be judged. Claims that only count
+ * and select devices can: the predicted slices hold what the drivers
+ * publish there, and a selector on an attribute they lack matches nothing,
+ * as on the node. */
+static bool unit_constrains(const struct plan_unit *u)
+{
+	for (size_t i = 0; i < u->n_claims; i++)
+		if (u->claims[i]->u.claim.spec.n_constraints)
+			return true;
+	return false;
+}
+
 /* Static fit of a shape on a candidate: NULL or the category (why in buf). */
 const char *plan_cand_static(struct planner *pl, size_t shape, size_t ci, char *buf,
 			       size_t sz)
@@ -191,8 +205,9 @@ const char *plan_cand_static(struct planner *pl, size_t shape, size_t ci, char *
 
 	if (cat)
 		return cat;
-	if (u->n_claims && !c->type->dra_metadata) {
-		snprintf(buf, sz, "device topology unknown (no DRA metadata for %s)", c->type->name);
+	if (!c->type->dra_metadata && unit_constrains(u)) {
+		snprintf(buf, sz, "device topology unknown (no DRA metadata for %s) and the claim "
+			 "constrains its devices to match", c->type->name);
 		return "topology";
 	}
 	struct plan_res zero = { .pods = 0 };
@@ -252,6 +267,7 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 	nc->instance_type = c->type->name;
 	nc->capacity_type = c->ct;
 	nc->price = c->price.value;
+	nc->region = pl->pools[c->pool].region;
 	nc->price_overlay = c->price.overlay;
 	nc->pods = pods->v;
 	nc->n_pods = pods->n;

@@ -114,6 +114,7 @@ static struct doc_node *json_tree(const struct plan_result *r, struct doc_arena 
 		    doc_map_set(a, m, "nodePool", doc_new_string(a, nc->node_pool)) ||
 		    doc_map_set(a, m, "instanceType", doc_new_string(a, nc->instance_type)) ||
 		    doc_map_set(a, m, "capacityType", doc_new_string(a, nc->capacity_type)) ||
+		    doc_map_set(a, m, "region", doc_new_string(a, nc->region)) ||
 		    doc_map_set(a, m, "pricePerHour", doc_new_float(a, price_round(nc->price))) ||
 		    (nc->price_overlay &&
 		     doc_map_set(a, m, "priceOverlay", doc_new_string(a, nc->price_overlay))) ||
@@ -325,7 +326,7 @@ int plan_emit_yaml(const struct plan_result *r, struct strbuf *out)
 		sb_printf(out, "---\n# pods: ");
 		for (size_t k = 0; k < r->node_claims[i].n_pods; k++)
 			sb_printf(out, "%s%s", k ? ", " : "", r->node_claims[i].pods[k]);
-		sb_printf(out, "\n");
+		sb_printf(out, "\n# priced in %s\n", r->node_claims[i].region);
 		if (r->node_claims[i].price_overlay)
 			sb_printf(out, "# price: %.4f per hour, from NodeOverlay %s\n",
 				  price_round(r->node_claims[i].price),
@@ -352,6 +353,20 @@ static void table_narrowed(const struct plan_node_claim *nc, struct strbuf *out)
 		for (size_t k = 0; k < r->n_values; k++)
 			sb_printf(out, "%s%s", k ? "|" : "", r->values[k]);
 		sb_puts(out, "; ");
+	}
+}
+
+/* " in eu-west-1" (each region the node claims are priced in, once, in
+ * order of first use); nothing without node claims. */
+static void regions_priced(const struct plan_result *r, struct strbuf *out)
+{
+	for (size_t i = 0; i < r->n_node_claims; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(r->node_claims[k].region, r->node_claims[i].region);
+		if (!seen)
+			sb_printf(out, "%s%s", i ? " and " : " in ", r->node_claims[i].region);
 	}
 }
 
@@ -397,8 +412,10 @@ int plan_emit_table(const struct plan_result *r, struct strbuf *out)
 		sb_printf(out, "%-13s %-*s %-*s %-*s %10s %5s  %s\n", "unschedulable", (int)w_name,
 			  r->unschedulable[i].pod, (int)w_pool, "-", (int)w_type, "-", "-", "-",
 			  r->unschedulable[i].reason);
-	sb_printf(out, "total %.4f per hour, %zu node claim%s, %zu of %zu pod%s unschedulable%s\n",
-		  price_round(r->total_price), r->n_node_claims, r->n_node_claims == 1 ? "" : "s",
+	sb_printf(out, "total %.4f per hour", price_round(r->total_price));
+	regions_priced(r, out);
+	sb_printf(out, ", %zu node claim%s, %zu of %zu pod%s unschedulable%s\n",
+		  r->n_node_claims, r->n_node_claims == 1 ? "" : "s",
 		  r->n_unschedulable, r->n_pods, r->n_pods == 1 ? "" : "s",
 		  r->optimal && r->n_node_claims ? " (price proven lowest)" : "");
 	return sb_error(out);

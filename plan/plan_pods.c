@@ -168,6 +168,15 @@ struct collect {
 	/* The template found last, by namespace and name (find_template). */
 	const struct model_object *tmpl;
 	const char *tmpl_ns, *tmpl_name;
+	/* The PodGroup found last (find_group), and the claims generated
+	 * for PodGroups from templates: entry -> claim, open addressing over
+	 * a power-of-two table (group_claims). */
+	const struct model_object *group;
+	const struct group_made {
+		const struct model_pod_claim *entry;
+		const struct model_object *claim;
+	} *made;
+	size_t n_made, cap_made;
 };
 
 static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
@@ -184,11 +193,12 @@ static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
 	return model_set_strdup(set, buf);
 }
 
-/* The claim generated for a pod from a template: name as the resourceclaim
- * controller builds it ("<pod>-<claim>-" cut to 57 characters, a
+/* The claim generated from a template for its owner (a pod, or a
+ * PodGroup for the claims its pods share): name as the resourceclaim
+ * controller builds it ("<owner>-<claim>-" cut to 57 characters, a
  * 5-character suffix), spec copied from the template. */
-static struct model_object *generate_claim(struct model_set *set, const struct plan_pod *p,
-					   const struct model_pod_claim *pc,
+static struct model_object *generate_claim(struct model_set *set, const char *ns,
+					   const char *owner, const char *claim_name,
 					   const struct model_object *tmpl)
 {
 	struct model_object *o = model_set_add(set, MODEL_RESOURCE_CLAIM);
@@ -196,24 +206,24 @@ static struct model_object *generate_claim(struct model_set *set, const struct p
 
 	if (!o)
 		return NULL;
-	size_t lp = strlen(p->name), lc = strlen(pc->name), total = lp + lc + 2;
+	size_t lp = strlen(owner), lc = strlen(claim_name), total = lp + lc + 2;
 
 	/* Leave room for the suffix in 63 characters: both parts are cut in
-	 * proportion when "<pod>-<claim>-" is longer than 57. */
+	 * proportion when "<owner>-<claim>-" is longer than 57. */
 	if (total > 57) {
 		lp = lp * 57 / total;
 		lc = lc * 57 / total;
 	}
-	plan_name_suffix(p->name, pc->name, 0, suffix);
-	/* lp + lc + 2 <= 57 now: "<pod>-<claim>-<suffix>" fits name. No
+	plan_name_suffix(owner, claim_name, 0, suffix);
+	/* lp + lc + 2 <= 57 now: "<owner>-<claim>-<suffix>" fits name. No
 	 * printf: this runs for every replica. */
-	memcpy(name, p->name, lp);
+	memcpy(name, owner, lp);
 	name[lp] = '-';
-	memcpy(name + lp + 1, pc->name, lc);
+	memcpy(name + lp + 1, claim_name, lc);
 	name[lp + 1 + lc] = '-';
 	memcpy(name + lp + lc + 2, suffix, sizeof(suffix));
 	o->meta.name = model_set_strdup(set, name);
-	o->meta.ns = p->ns;
+	o->meta.ns = ns;
 	o->meta.labels = tmpl->u.claim_template.claim_meta.labels;
 	o->meta.n_labels = tmpl->u.claim_template.claim_meta.n_labels;
 	o->meta.annotations = tmpl->u.claim_template.claim_meta.annotations;
@@ -225,13 +235,92 @@ static struct model_object *generate_claim(struct model_set *set, const struct p
 	return o;
 }
 
-static const char *status_claim_name(const struct model_pod_status *st, const char *name)
+/* The claim status statuses[0..n) gives name (a pod's or a PodGroup's
+ * status.resourceClaimStatuses): the claim made for it, or NULL. */
+static const char *status_claim_name(const struct model_pod_claim_status *statuses, size_t n,
+				     const char *name)
 {
-	for (size_t i = 0; i < st->n_resource_claim_statuses; i++)
-		if (st->resource_claim_statuses[i].name &&
-		    !strcmp(st->resource_claim_statuses[i].name, name))
-			return st->resource_claim_statuses[i].resource_claim_name;
+	for (size_t i = 0; i < n; i++)
+		if (statuses[i].name && !strcmp(statuses[i].name, name))
+			return statuses[i].resource_claim_name;
 	return NULL;
+}
+
+static bool str_eq_null(const char *a, const char *b)
+{
+	return a ? b && !strcmp(a, b) : !b;
+}
+
+/* The PodGroup ns/name (pods of a group come in runs: the last one found
+ * is compared first). */
+static const struct model_object *find_group(struct collect *c, const char *ns,
+					     const char *name)
+{
+	if (c->group && !strcmp(c->group->meta.name, name) && !strcmp(c->group->meta.ns, ns))
+		return c->group;
+	c->group = model_set_find(c->set, MODEL_POD_GROUP, ns, name);
+	return c->group;
+}
+
+/* The group's claim that pc matches: every field equal, as
+ * DRAWorkloadResourceClaims matches a pod's claim to its PodGroup's. */
+static const struct model_pod_claim *group_claim_of(const struct model_object *group,
+							  const struct model_pod_claim *pc)
+{
+	const struct model_pod_group *g = &group->u.pod_group;
+
+	for (size_t i = 0; i < g->n_resource_claims; i++) {
+		const struct model_pod_claim *gc = &g->resource_claims[i];
+
+		if (str_eq_null(gc->name, pc->name) &&
+		    str_eq_null(gc->resource_claim_name, pc->resource_claim_name) &&
+		    str_eq_null(gc->resource_claim_template_name, pc->resource_claim_template_name))
+			return gc;
+	}
+	return NULL;
+}
+
+/* The claim made for a PodGroup's entry, once for all its pods: the one
+ * its status names when it exists, else generated from the template. */
+static const struct model_object *group_claim(struct collect *c,
+					      const struct model_object *group,
+					      const struct model_pod_claim *gc,
+					      const struct model_object *tmpl)
+{
+	size_t at;
+
+	if (2 * (c->n_made + 1) > c->cap_made) {
+		size_t cap = c->cap_made ? 2 * c->cap_made : 16;
+		struct group_made *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < c->cap_made; i++) {
+			if (!c->made[i].entry)
+				continue;
+			at = ((uintptr_t)c->made[i].entry >> 4) * 0x9e3779b97f4a7c15ULL & (cap - 1);
+			while (t[at].entry)
+				at = (at + 1) & (cap - 1);
+			t[at] = c->made[i];
+		}
+		free((void *)c->made);
+		c->made = t;
+		c->cap_made = cap;
+	}
+	at = ((uintptr_t)gc >> 4) * 0x9e3779b97f4a7c15ULL & (c->cap_made - 1);
+	while (c->made[at].entry && c->made[at].entry != gc)
+		at = (at + 1) & (c->cap_made - 1);
+	if (!c->made[at].entry) {
+		struct group_made *slot = (struct group_made *)&c->made[at];
+
+		slot->claim = generate_claim(c->set, group->meta.ns, group->meta.name, gc->name,
+					     tmpl);
+		if (!slot->claim)
+			return NULL;
+		slot->entry = gc;
+		c->n_made++;
+	}
+	return c->made[at].claim;
 }
 
 /* The template ns/name: pods come in runs naming one template (a
@@ -265,10 +354,33 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 	p->tmpl = model_set_calloc(set, p->n_claims, sizeof(*p->tmpl));
 	if (!p->claims || !p->tmpl)
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	if (spec->pod_group_name) {
+		const struct model_object *group = find_group(c, p->ns, spec->pod_group_name);
+
+		if (!group && !p->problem)
+			p->problem = fmt_problem(set, "podGroup %s/%s not found (the scheduler "
+						 "keeps the pod pending until it exists)",
+						 p->ns, spec->pod_group_name);
+		p->group_claim = group ? model_set_calloc(set, p->n_claims,
+							  sizeof(*p->group_claim)) : NULL;
+		if (group && !p->group_claim)
+			return dt_err_set(c->err, -ENOMEM, "out of memory");
+		for (size_t i = 0; group && i < spec->n_resource_claims; i++)
+			p->group_claim[i] = group_claim_of(group, &spec->resource_claims[i]);
+	}
 	for (size_t i = 0; i < spec->n_resource_claims; i++) {
 		const struct model_pod_claim *pc = &spec->resource_claims[i];
-		const char *named = st ? status_claim_name(st, pc->name) : NULL;
+		const char *named = st ? status_claim_name(st->resource_claim_statuses,
+							   st->n_resource_claim_statuses,
+							   pc->name) : NULL;
 
+		if (p->group_claim && p->group_claim[i] && pc->resource_claim_template_name) {
+			/* The group's claim: made once, in its namespace. */
+			const struct model_pod_group *g = &c->group->u.pod_group;
+
+			named = status_claim_name(g->resource_claim_statuses,
+						  g->n_resource_claim_statuses, pc->name);
+		}
 		if (pc->resource_claim_name) {
 			p->claims[i] = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns,
 						      pc->resource_claim_name);
@@ -298,10 +410,17 @@ static int generate_claims(struct collect *c)
 		    !(p->claims[p->n_claims - 1] = plan_extres_claim(c->set, p)))
 			return dt_err_set(c->err, -ENOMEM, "out of memory");
 		for (size_t i = 0; p->tmpl && i < p->n_claims; i++) {
+			const struct model_pod_claim *pc = &p->spec->resource_claims[i];
+
 			if (!p->tmpl[i] || p->claims[i])
 				continue;
-			p->claims[i] = generate_claim(c->set, p, &p->spec->resource_claims[i],
-						      p->tmpl[i]);
+			if (p->group_claim && p->group_claim[i])
+				p->claims[i] = group_claim(c, find_group(c, p->ns,
+									  p->spec->pod_group_name),
+							   p->group_claim[i], p->tmpl[i]);
+			else
+				p->claims[i] = generate_claim(c->set, p->ns, p->name, pc->name,
+							      p->tmpl[i]);
 			if (!p->claims[i])
 				return dt_err_set(c->err, -ENOMEM, "out of memory");
 		}
@@ -339,7 +458,8 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 			"requests the extended resource %s%s: dratopo plans DRA ResourceClaims, "
 			"not device-plugin resources (no DeviceClass has extendedResourceName %s, "
 			"and no NodeOverlay gives nodes capacity of it)",
-			ext, !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
+			ext, p->dra ? " besides its ResourceClaims"
+			: !strcmp(ext, "nvidia.com/gpu") ? " (not a DRA pod)" : "", ext);
 	else if (rc)
 		p->problem = fmt_problem(c->set, "extended resource %s: %s", ext, why);
 	p->dra = p->dra || p->ext;
@@ -441,11 +561,12 @@ static bool is_generated(const struct plan_pod *p, const struct model_object *cl
 {
 	const struct model_pod_spec *s = p->spec;
 
-	/* A claim a template produced for this pod is the pod's alone, and
-	 * so is the claim for its extended resources. */
+	/* A claim a template produced for this pod is the pod's alone (not
+	 * one made for its PodGroup, which the group's pods share), and so is
+	 * the claim for its extended resources. */
 	for (size_t i = 0; i < s->n_resource_claims && i < p->n_claims; i++)
 		if (s->resource_claims[i].resource_claim_template_name && p->claims[i] == claim)
-			return true;
+			return !p->group_claim || !p->group_claim[i];
 	return p->ext && p->claims[p->n_claims - 1] == claim;
 }
 
@@ -898,9 +1019,9 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 		for (o = NULL; (o = model_set_next(set, workloads[k], o));)
 			if ((rc = expand_workload(&c, o)))
 				return rc;
-	if ((rc = generate_claims(&c)))
-		return rc;
-	return build_units(&c);
+	rc = generate_claims(&c);
+	free((void *)c.made);
+	return rc ? rc : build_units(&c);
 }
 
 void plan_pods_free(struct plan_pods *p)

@@ -19,3 +19,7 @@ if(DRATOPO_FUZZ)
   target_link_libraries(fuzz_doc PRIVATE dt_base PkgConfig::YAML m)
   set_target_properties(fuzz_doc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
 endif()
+
+# The fast YAML reader against libyaml, over every YAML file of the tree.
+dt_add_suite(test_doc_fast SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_doc_fast.c
+             LIBS dt_doc INTERNAL common/doc)

@@ -703,7 +703,13 @@ static void explain(struct search *S, char *buf, size_t n)
 					w_why = why;
 				}
 			}
-			if (worst->all)
+			if (!ctx->n_target)
+				/* Not "0 of the node's 0 devices match": name the cause. */
+				snprintf(buf, n, "claim %s, request %s: node %s has no devices: no "
+					 "ResourceSlice of the input is for it (by nodeName, "
+					 "nodeSelector, allNodes or per-device node selection)",
+					 cname(cl), worst->name, ctx->node.name ? ctx->node.name : "");
+			else if (worst->all)
 				snprintf(buf, n, "claim %s, request %s: asks for all %u matching "
 					 "devices, but only %u of them are available", cname(cl),
 					 worst->name, worst->num, w_free);

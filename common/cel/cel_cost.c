@@ -567,6 +567,27 @@ static bool result_size(const struct cel_node *n, const char *id, const struct s
 	       library_size(n, a, na, out);
 }
 
+/* Kubernetes' estimator prices `==` between two values of one of its
+ * fixed-size library types at 1 (library.CostEstimator: Quantity, Semver,
+ * IP, CIDR), where cel-go would traverse values of unknown size. */
+static bool k8s_fixed_equality(const struct cel_node *n)
+{
+	static const char *const fixed[] = { "kubernetes.Quantity", "kubernetes.Semver",
+					     "net.IP", "net.CIDR" };
+	const struct cel_ctype *l, *r;
+
+	if (strcmp(n->u.call.fn, "_==_") || n->u.call.nargs != 2)
+		return false;
+	l = n->u.call.args[0]->type;
+	r = n->u.call.args[1]->type;
+	if (!l || !r || l->kind != CT_OBJECT || r->kind != CT_OBJECT || l->obj != r->obj || !l->obj)
+		return false;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(l->obj->name, fixed[i]))
+			return true;
+	return false;
+}
+
 /* The candidates' cost (the largest) and result size (the union of those
  * that give one), as cel-go's costCall takes them; a call nothing was
  * resolved for (unchecked) costs 1. */
@@ -574,6 +595,11 @@ static struct shape est_overloads(const struct cel_node *n, const struct shape *
 {
 	struct shape r = { .cost = n->u.call.ncands ? 0 : 1, .entry = CT_DYN };
 	uint64_t sizes[CEL_MAX_PARAMS + 1];
+
+	if (k8s_fixed_equality(n)) {
+		r.cost = 1;
+		return r;
+	}
 
 	for (size_t i = 0; i < na; i++)
 		sizes[i] = size_of(&a[i]).max;

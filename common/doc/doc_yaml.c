@@ -14,7 +14,11 @@
  * error naming both lines. A document that fails keeps its error and the
  * reader moves on to the next document when libyaml can; after a syntax
  * error libyaml cannot, so the rest of the stream is that one failed
- * document. */
+ * document.
+ *
+ * Streams in the common subset of YAML most manifests use come from
+ * doc_yaml_fast.c instead of libyaml, as the same events, several times
+ * faster; everything else, errors included, is libyaml's. */
 #include "doc_impl.h"
 
 #include <stdio.h>
@@ -678,67 +682,97 @@ static void syntax_error(struct yctx *c, const yaml_parser_t *p)
 	doc_doc_fail(c->s, cur_doc(c), line, col, "%s", msg);
 }
 
-int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err)
+/* One event into the tree; true at the end of the stream. */
+static bool on_event(struct yctx *c, const yaml_event_t *ev)
 {
-	struct yctx c = { .s = s, .buf = buf, .len = len };
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		return true;
+	case YAML_DOCUMENT_START_EVENT:
+		doc_begin(c, (int)ev->start_mark.line + 1);
+		break;
+	case YAML_DOCUMENT_END_EVENT:
+		c->in_doc = false;
+		break;
+	case YAML_SCALAR_EVENT:
+		if (!c->failed)
+			on_scalar(c, ev);
+		break;
+	case YAML_ALIAS_EVENT:
+		if (!c->failed)
+			on_alias(c, ev);
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		if (!c->failed)
+			on_start(c, ev, DOC_SEQ);
+		break;
+	case YAML_MAPPING_START_EVENT:
+		if (!c->failed)
+			on_start(c, ev, DOC_MAP);
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (!c->failed)
+			on_end(c, ev);
+		break;
+	default:
+		break;
+	}
+	return false;
+}
+
+/* libyaml's events into the tree. */
+static void parse_libyaml(struct yctx *c)
+{
 	yaml_parser_t p;
 	yaml_event_t ev;
 	bool done = false;
-	int rc = 0;
 
-	if (!yaml_parser_initialize(&p))
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (!done && !c.oom) {
+	if (!yaml_parser_initialize(&p)) {
+		c->oom = true;
+		return;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)c->buf, c->len);
+	while (!done && !c->oom) {
 		if (!yaml_parser_parse(&p, &ev)) {
 			if (p.error == YAML_MEMORY_ERROR)
-				c.oom = true;
+				c->oom = true;
 			else
-				syntax_error(&c, &p);
+				syntax_error(c, &p);
 			break;
 		}
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			doc_begin(&c, (int)ev.start_mark.line + 1);
-			break;
-		case YAML_DOCUMENT_END_EVENT:
-			c.in_doc = false;
-			break;
-		case YAML_SCALAR_EVENT:
-			if (!c.failed)
-				on_scalar(&c, &ev);
-			break;
-		case YAML_ALIAS_EVENT:
-			if (!c.failed)
-				on_alias(&c, &ev);
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (!c.failed)
-				on_start(&c, &ev, DOC_SEQ);
-			break;
-		case YAML_MAPPING_START_EVENT:
-			if (!c.failed)
-				on_start(&c, &ev, DOC_MAP);
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			if (!c.failed)
-				on_end(&c, &ev);
-			break;
-		default:
-			break;
-		}
+		done = on_event(c, &ev);
 		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+}
+
+int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
+			bool fast)
+{
+	struct yctx c = { .s = s, .buf = buf, .len = len };
+	yaml_event_t *events;
+	size_t n;
+	int rc = 0;
+
+	if (fast && !doc_yaml_fast_events(buf, len, &events, &n)) {
+		for (size_t i = 0; i < n && !c.oom; i++)
+			if (on_event(&c, &events[i]))
+				break;
+		free(events);
+	} else {
+		parse_libyaml(&c);
 	}
 	if (!c.oom && s->n_docs == 0 && !doc_stream_add(s, 1))
 		c.oom = true;       /* nothing but comments: one empty document */
 	if (c.oom)
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
-	yaml_parser_delete(&p);
 	free(c.scratch);
 	free(c.anchors);
 	return rc;
+}
+
+int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err)
+{
+	return doc_parse_yaml_with(buf, len, s, err, true);
 }

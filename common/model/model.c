@@ -5,6 +5,7 @@
  * object points to comes from it, so freeing a set is freeing its chunks.
  * Output trees (opaque parameters, EC2NodeClass specs) are copied into a
  * doc_arena that the set's arena also owns. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cel_value.h"
 #include "model.h"
 #include "model_internal.h"
+#include "names.h"
 
 #define ARENA_CHUNK (64u << 10)
 #define ARENA_ALIGN 16u
@@ -35,10 +37,20 @@ struct find_index {
 	size_t n_pending, cap_pending;
 };
 
+/* How many names each generateName (kind, namespace, prefix; by hash) has
+ * been given, so that the n-th object of a prefix gets the same name
+ * whatever else the input holds. Open addressing; keys 0 = empty. */
+struct gen_counts {
+	uint64_t *keys;                 /* malloc'd, with n_next */
+	uint32_t *n_next;
+	size_t cap, n;
+};
+
 struct model_arena {
 	struct arena_chunk *chunks;
 	struct doc_arena *docs;         /* deep copies of free-form subtrees */
 	struct find_index index;
+	struct gen_counts gen;
 	size_t n_by_kind[MODEL_KIND_COUNT];
 };
 
@@ -63,6 +75,7 @@ static const struct {
 	[MODEL_NODE_CLAIM]              = { "karpenter.sh/v1", "NodeClaim", false },
 	[MODEL_EC2_NODE_CLASS]          = { "karpenter.k8s.aws/v1", "EC2NodeClass", false },
 	[MODEL_NODE_OVERLAY]            = { "karpenter.sh/v1alpha1", "NodeOverlay", false },
+	[MODEL_POD_GROUP]               = { "scheduling.k8s.io/v1beta1", "PodGroup", true },
 };
 
 const char *model_kind_name(enum model_kind k)
@@ -194,6 +207,8 @@ void model_set_free(struct model_set *s)
 		doc_arena_free(s->arena->docs);
 	free(s->arena->index.slots);
 	free(s->arena->index.pending);
+	free(s->arena->gen.keys);
+	free(s->arena->gen.n_next);
 	free(s->arena);
 	free(s->objects);
 	dt_diags_free(&s->warnings);
@@ -367,6 +382,79 @@ struct model_object *model_set_find(const struct model_set *cs, enum model_kind 
 			return o;
 	}
 	return NULL;
+}
+
+/* ---- Generated names ---- */
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;   /* ends the field: "ab"+"c" != "a"+"bc" */
+}
+
+/* The counter of key, created at 0; NULL when out of memory. */
+static uint32_t *gen_counter(struct gen_counts *g, uint64_t key)
+{
+	size_t h;
+
+	key |= 1;                       /* never the empty key */
+	if (2 * (g->n + 1) > g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		uint64_t *keys = calloc(cap, sizeof(*keys));
+		uint32_t *n_next = calloc(cap, sizeof(*n_next));
+
+		if (!keys || !n_next) {
+			free(keys);
+			free(n_next);
+			return NULL;
+		}
+		for (size_t i = 0; i < g->cap; i++) {
+			if (!g->keys[i])
+				continue;
+			for (h = g->keys[i] & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
+				;
+			keys[h] = g->keys[i];
+			n_next[h] = g->n_next[i];
+		}
+		free(g->keys);
+		free(g->n_next);
+		g->keys = keys;
+		g->n_next = n_next;
+		g->cap = cap;
+	}
+	for (h = key & (g->cap - 1); g->keys[h] && g->keys[h] != key; h = (h + 1) & (g->cap - 1))
+		;
+	if (!g->keys[h]) {
+		g->keys[h] = key;
+		g->n++;
+	}
+	return &g->n_next[h];
+}
+
+int model_set_generate_name(struct model_set *s, struct model_object *o)
+{
+	const char *ns = find_ns(o->kind, o->meta.ns), *prefix = o->meta.generate_name;
+	size_t len = strnlen(prefix, NAMES_GENERATED_BASE_MAX);
+	uint64_t key = fnv1a(fnv1a(fnv1a(1469598103934665603ull, model_kind_name(o->kind)), ns),
+			     prefix);
+	uint32_t *next = gen_counter(&s->arena->gen, key);
+	char *name = model_set_alloc(s, len + NAMES_SUFFIX_LEN + 1);
+
+	if (!next || !name)
+		return -ENOMEM;
+	memcpy(name, prefix, len);
+	/* A name some object already has is drawn again, as the API server
+	 * retries a create whose generated name exists; 27^5 names make a
+	 * second draw rare, and UINT32_MAX draws cannot all collide. */
+	do {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%u", (unsigned)(*next)++);
+		names_suffix(fnv1a(key, num), name + len);
+	} while (model_set_find(s, o->kind, ns, name) && *next);
+	o->meta.name = name;
+	return 0;
 }
 
 struct model_object *model_set_next(const struct model_set *s, enum model_kind k,

@@ -59,6 +59,7 @@ enum model_kind {
 	MODEL_NODE_CLAIM,               /* karpenter.sh/v1, cluster-scoped */
 	MODEL_EC2_NODE_CLASS,           /* karpenter.k8s.aws/v1, cluster-scoped */
 	MODEL_NODE_OVERLAY,             /* karpenter.sh/v1alpha1, cluster-scoped */
+	MODEL_POD_GROUP,                /* scheduling.k8s.io/v1beta1 (v1alpha3, 1.36's v1alpha2) */
 	MODEL_KIND_COUNT
 };
 
@@ -524,6 +525,9 @@ struct model_pod_spec {
 	const char *priority_class_name;
 	const char *scheduler_name;
 	const char *restart_policy;     /* defaulted to "Always" */
+	/* spec.schedulingGroup.podGroupName (GenericWorkload, 1.36+): the
+	 * PodGroup whose matching claims the pod shares. */
+	const char *pod_group_name;
 };
 
 struct model_pod_status {
@@ -535,6 +539,22 @@ struct model_pod_status {
 struct model_pod {
 	struct model_pod_spec spec;
 	struct model_pod_status status;
+};
+
+/* scheduling.k8s.io PodGroup (GenericWorkload; DRAWorkloadResourceClaims:
+ * alpha in 1.36 as v1alpha2, beta in 1.37 as v1beta1): pods naming it in
+ * spec.schedulingGroup share the claims of spec.resourceClaims that their
+ * own spec.resourceClaims match field for field. */
+struct model_pod_group {
+	/* spec.schedulingPolicy: exactly one of basic ({}) and gang. */
+	bool basic, gang;
+	bool has_min_count;
+	int64_t min_count;              /* gang.minCount */
+	struct model_pod_claim *resource_claims;    /* the pod's claim struct */
+	size_t n_resource_claims;
+	/* status.resourceClaimStatuses: the claims made from templates. */
+	struct model_pod_claim_status *resource_claim_statuses;
+	size_t n_resource_claim_statuses;
 };
 
 /* A workload's spec.template. */
@@ -728,6 +748,7 @@ struct model_object {
 		struct model_node_claim node_claim;
 		struct model_ec2_node_class ec2_node_class;
 		struct model_node_overlay node_overlay;
+		struct model_pod_group pod_group;
 	} u;
 };
 

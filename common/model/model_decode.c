@@ -117,6 +117,9 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 	case MODEL_NODE_OVERLAY:
 		model_dec_node_overlay(d, root, &o->u.node_overlay);
 		break;
+	case MODEL_POD_GROUP:
+		model_dec_pod_group(d, root, &o->u.pod_group);
+		break;
 	case MODEL_KIND_COUNT:
 		break;
 	}
@@ -130,19 +133,21 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 #define DRA_GROUP "resource.k8s.io/"
 #define DRA_V1 "resource.k8s.io/v1"
 
-static bool is_dra_group(const char *api_version)
-{
-	return !strncmp(api_version, DRA_GROUP, strlen(DRA_GROUP));
-}
+#define SCHEDULING_GROUP "scheduling.k8s.io/"
 
-/* The DRA beta versions the API server still serves: v1beta2 has v1's
- * shape and is read as v1; v1beta1 is converted while decoding (requests
- * without `exactly`, devices under `basic`). */
-static const char *dra_api_version(const char *api_version, bool *v1beta1)
+/* The apiVersion a served version is read as: the DRA beta versions and
+ * v1alpha3's DeviceTaintRule have v1's shape (v1beta1 is converted while
+ * decoding: requests without `exactly`, devices under `basic`); the
+ * PodGroups of v1alpha2 (1.36) and v1alpha3 have v1beta1's (the fields
+ * dratopo reads). Only called for what model_kind_served says the API
+ * serves. */
+static const char *read_as(const char *api_version, bool *v1beta1)
 {
 	*v1beta1 = !strcmp(api_version, DRA_GROUP "v1beta1");
-	if (*v1beta1 || !strcmp(api_version, DRA_GROUP "v1beta2"))
+	if (!strncmp(api_version, DRA_GROUP, strlen(DRA_GROUP)))
 		return DRA_V1;
+	if (!strncmp(api_version, SCHEDULING_GROUP "v1alpha", strlen(SCHEDULING_GROUP "v1alpha")))
+		return SCHEDULING_GROUP "v1beta1";
 	return api_version;
 }
 
@@ -210,20 +215,20 @@ static int dec_node_root(struct model_dec *d, const struct doc_node *root, int d
 		}
 		return d->oom ? -ENOMEM : 0;
 	}
-	k = model_kind_lookup(dra_api_version(api_version, &d->v1beta1), kind);
-	if (k < 0 && is_dra_group(api_version) && model_kind_lookup(DRA_V1, kind) >= 0) {
-		/* A DRA kind at a version dratopo cannot read (v1alpha3): an
+	if (model_group_read(api_version) && !model_kind_served(api_version, kind)) {
+		/* What `kubectl apply` fails, in a group dratopo reads: an
 		 * error, so that a file is never "valid" unchecked. */
-		char msg[512];
-		size_t mark = model_path_field(&d->path, "apiVersion");
+		struct strbuf msg = STRBUF_INIT;
 
-		snprintf(msg, sizeof(msg), "Unsupported value: \"%.200s\": supported values: "
-			 "\"" DRA_V1 "\", \"" DRA_GROUP "v1beta2\", \"" DRA_GROUP "v1beta1\" "
-			 "(convert the %.64s to " DRA_V1 ")", api_version, kind);
-		model_dec_report(d, NULL, msg);
-		model_path_pop(&d->path, mark);
+		model_kind_no_match(api_version, kind, &msg);
+		if (sb_error(&msg))
+			d->oom = 1;
+		else
+			model_dec_report(d, NULL, sb_str(&msg));
+		sb_free(&msg);
 		return d->oom ? -ENOMEM : 0;
 	}
+	k = model_kind_lookup(read_as(api_version, &d->v1beta1), kind);
 	if (k < 0) {
 		struct model_source src = { .file = d->file, .document = d->document,
 					    .item = d->item,

@@ -68,6 +68,20 @@ static void item_pod_claim(struct model_dec *d, const struct doc_node *it, void 
 	(void)ctx;
 }
 
+/* spec.schedulingGroup.podGroupName. */
+static void dec_scheduling_group(struct model_dec *d, const struct doc_node *spec,
+				 struct model_pod_spec *p)
+{
+	const struct doc_node *sg = model_get_map(d, spec, "schedulingGroup");
+
+	if (sg) {
+		size_t mark = model_path_field(&d->path, "schedulingGroup");
+
+		p->pod_group_name = model_get_str(d, sg, "podGroupName");
+		model_path_pop(&d->path, mark);
+	}
+}
+
 static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struct model_pod_spec *p)
 {
 	const struct doc_node *aff = model_get_map(d, spec, "affinity");
@@ -98,6 +112,7 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 	p->priority_class_name = model_get_str(d, spec, "priorityClassName");
 	p->scheduler_name = model_get_str(d, spec, "schedulerName");
 	p->restart_policy = model_get_str(d, spec, "restartPolicy");
+	dec_scheduling_group(d, spec, p);
 }
 
 static void item_pod_claim_status(struct model_dec *d, const struct doc_node *it, void *slot,
@@ -197,6 +212,48 @@ void model_dec_node(struct model_dec *d, const struct doc_node *root, struct mod
 
 		model_get_resource_list(d, status, "capacity", &n->capacity);
 		model_get_resource_list(d, status, "allocatable", &n->allocatable);
+		model_path_pop(&d->path, mark);
+	}
+}
+
+/* scheduling.k8s.io PodGroup: the scheduling policy and the shared claims
+ * (the rest of the spec does not change where pods fit). */
+void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
+			 struct model_pod_group *g)
+{
+	const struct doc_node *spec = model_get_map(d, root, "spec");
+	const struct doc_node *status = model_get_map(d, root, "status");
+
+	if (spec) {
+		size_t mark = model_path_field(&d->path, "spec");
+		const struct doc_node *pol = model_get_map(d, spec, "schedulingPolicy");
+		const struct doc_node *rc = model_get_seq(d, spec, "resourceClaims");
+
+		if (pol) {
+			size_t pm = model_path_field(&d->path, "schedulingPolicy");
+			const struct doc_node *gang = model_get_map(d, pol, "gang");
+
+			g->basic = model_get_map(d, pol, "basic") != NULL;
+			g->gang = gang != NULL;
+			if (gang) {
+				size_t gm = model_path_field(&d->path, "gang");
+
+				model_get_int(d, gang, "minCount", 32, &g->has_min_count,
+					      &g->min_count);
+				model_path_pop(&d->path, gm);
+			}
+			model_path_pop(&d->path, pm);
+		}
+		LIST_ITEMS(d, rc, "resourceClaims", g->resource_claims, g->n_resource_claims,
+			   item_pod_claim, NULL);
+		model_path_pop(&d->path, mark);
+	}
+	if (status) {
+		size_t mark = model_path_field(&d->path, "status");
+		const struct doc_node *rcs = model_get_seq(d, status, "resourceClaimStatuses");
+
+		LIST_ITEMS(d, rcs, "resourceClaimStatuses", g->resource_claim_statuses,
+			   g->n_resource_claim_statuses, item_pod_claim_status, NULL);
 		model_path_pop(&d->path, mark);
 	}
 }

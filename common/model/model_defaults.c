@@ -3,8 +3,11 @@
  * core/v1 and apps/v1 defaults, Karpenter's CRD defaults), so that every
  * later stage sees objects the way the cluster would hold them.
  *
+ * An object with only metadata.generateName is named here as the API
+ * server names it before validation (model_set_generate_name).
+ *
  * Left out on purpose: values that are not facts of the manifest
- * (taint timeAdded "now", generated names and uids). */
+ * (taint timeAdded "now", uids). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -107,6 +110,9 @@ int model_object_default(struct model_set *s, struct model_object *o)
 
 	if (model_kind_namespaced(o->kind) && (!o->meta.ns || !o->meta.ns[0]))
 		o->meta.ns = "default";
+	if (model_empty(o->meta.name) && !model_empty(o->meta.generate_name) &&
+	    model_set_generate_name(s, o))
+		return -ENOMEM;
 	switch (o->kind) {
 	case MODEL_RESOURCE_CLAIM:
 		default_claim_spec(&o->u.claim.spec);

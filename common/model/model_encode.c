@@ -639,6 +639,12 @@ static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec 
 		 enc_pod_claim);
 	put_str(e, spec, "restartPolicy", p->restart_policy);
 	put_str(e, spec, "schedulerName", p->scheduler_name);
+	if (p->pod_group_name) {
+		struct doc_node *sg = new_map(e);
+
+		put_str(e, sg, "podGroupName", p->pod_group_name);
+		put(e, spec, "schedulingGroup", sg);
+	}
 	PUT_LIST(e, spec, "tolerations", p->tolerations, p->n_tolerations, enc_toleration);
 	return spec;
 }
@@ -661,6 +667,28 @@ static struct doc_node *enc_pod_status(struct enc *e, const struct model_pod_sta
 	PUT_LIST(e, m, "resourceClaimStatuses", s->resource_claim_statuses,
 		 s->n_resource_claim_statuses, enc_pod_claim_status);
 	return m;
+}
+
+static void enc_pod_group(struct enc *e, struct doc_node *root, const struct model_pod_group *g)
+{
+	struct doc_node *spec = new_map(e), *pol = new_map(e), *status = new_map(e);
+
+	if (g->basic)
+		put(e, pol, "basic", new_map(e));
+	if (g->gang) {
+		struct doc_node *gang = new_map(e);
+
+		if (g->has_min_count)
+			put_int(e, gang, "minCount", g->min_count);
+		put(e, pol, "gang", gang);
+	}
+	put_nonempty(e, spec, "schedulingPolicy", pol);
+	PUT_LIST(e, spec, "resourceClaims", g->resource_claims, g->n_resource_claims,
+		 enc_pod_claim);
+	put(e, root, "spec", spec);
+	PUT_LIST(e, status, "resourceClaimStatuses", g->resource_claim_statuses,
+		 g->n_resource_claim_statuses, enc_pod_claim_status);
+	put_nonempty(e, root, "status", status);
 }
 
 static struct doc_node *enc_workload(struct enc *e, enum model_kind k,
@@ -987,6 +1015,9 @@ struct doc_node *model_encode(const struct model_object *o, struct doc_arena *a)
 	case MODEL_NODE_OVERLAY:
 		if (o->u.node_overlay.has_spec)
 			put(&e, root, "spec", enc_node_overlay(&e, &o->u.node_overlay));
+		break;
+	case MODEL_POD_GROUP:
+		enc_pod_group(&e, root, &o->u.pod_group);
 		break;
 	case MODEL_KIND_COUNT:
 		break;

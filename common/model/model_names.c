@@ -12,20 +12,27 @@
 
 /* ---- Field paths ---- */
 
-/* Append text to the path; returns the previous length. */
+/* Append the parts to the path; returns the previous length. Every field
+ * decoded and validated passes here, message or not, so it copies bytes
+ * rather than formatting (snprintf was a fifth of a large plan's time). */
 static size_t path_append(struct model_path *p, const char *a, const char *b, const char *c)
 {
+	const char *parts[3] = { a, b, c };
 	size_t mark = p->len;
-	size_t room = sizeof(p->buf) - p->len;
-	int n = snprintf(p->buf + p->len, room, "%s%s%s", a, b, c);
 
-	if (n < 0 || (size_t)n >= room) {
-		/* Cut, and say so. */
-		memcpy(p->buf + sizeof(p->buf) - 4, "...", 4);
-		p->len = sizeof(p->buf) - 1;
-	} else {
-		p->len += (size_t)n;
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(parts[i]);
+
+		if (n >= sizeof(p->buf) - p->len) {
+			/* Cut, and say so. */
+			memcpy(p->buf + sizeof(p->buf) - 4, "...", 4);
+			p->len = sizeof(p->buf) - 1;
+			return mark;
+		}
+		memcpy(p->buf + p->len, parts[i], n);
+		p->len += n;
 	}
+	p->buf[p->len] = '\0';
 	return mark;
 }
 
@@ -36,10 +43,13 @@ size_t model_path_field(struct model_path *p, const char *name)
 
 size_t model_path_index(struct model_path *p, size_t i)
 {
-	char num[24];
+	char num[24], *d = num + sizeof(num) - 1;
 
-	snprintf(num, sizeof(num), "%zu", i);
-	return path_append(p, "[", num, "]");
+	*d = '\0';
+	do
+		*--d = (char)('0' + i % 10);
+	while ((i /= 10));
+	return path_append(p, "[", d, "]");
 }
 
 size_t model_path_key(struct model_path *p, const char *key)

@@ -64,6 +64,9 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 	case MODEL_NODE_OVERLAY:
 		model_v_node_overlay(&v, &o->u.node_overlay);
 		break;
+	case MODEL_POD_GROUP:
+		model_v_pod_group(&v, &o->u.pod_group);
+		break;
 	case MODEL_EC2_NODE_CLASS:
 		model_v_ec2_node_class(&v, &o->u.ec2_node_class);
 		break;

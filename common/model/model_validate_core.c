@@ -243,6 +243,14 @@ void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 	}
 	P_POP(v, f);
 	model_v_resource_list(v, "overhead", &p->overhead);
+	if (p->pod_group_name) {
+		f = P_FIELD(v, "schedulingGroup");
+		size_t g = P_FIELD(v, "podGroupName");
+
+		model_v_dns_subdomain(v, p->pod_group_name);
+		P_POP(v, g);
+		P_POP(v, f);
+	}
 	if (p->node_name && p->node_name[0]) {
 		f = P_FIELD(v, "nodeName");
 		model_v_dns_subdomain(v, p->node_name);
@@ -355,5 +363,78 @@ void model_v_node(struct model_val *v, const struct model_node *n)
 	size_t sp = P_FIELD(v, "spec");
 
 	model_v_taints(v, "taints", n->taints, n->n_taints, -1, model_core_effects);
+	P_POP(v, sp);
+}
+
+/* ---- scheduling.k8s.io PodGroup ----
+ * Its rules are declarative upstream (+k8s tags of the v1beta1 types):
+ * union members worded by validate.Union, maxItems 4, map-list keys. */
+
+#define MAX_POD_GROUP_CLAIMS 4
+
+static void v_pod_group_claim(struct model_val *v, const struct model_pod_claim *c)
+{
+	size_t f = P_FIELD(v, "name");
+	bool by_name = !model_empty(c->resource_claim_name);
+	bool by_tmpl = !model_empty(c->resource_claim_template_name);
+
+	if (model_empty(c->name))
+		model_e_required(v, "");
+	else
+		model_v_dns_label(v, c->name);
+	P_POP(v, f);
+	if (by_name && by_tmpl) {
+		model_e_invalid_raw(v, "\"{resourceClaimName, resourceClaimTemplateName}\"",
+				    "must specify exactly one of: `resourceClaimName`, "
+				    "`resourceClaimTemplateName`");
+	} else if (!by_name && !by_tmpl) {
+		model_e_invalid_str(v, "", "must specify one of: `resourceClaimName`, "
+				    "`resourceClaimTemplateName`");
+	} else {
+		f = P_FIELD(v, by_name ? "resourceClaimName" : "resourceClaimTemplateName");
+		model_v_dns_subdomain(v, by_name ? c->resource_claim_name
+				      : c->resource_claim_template_name);
+		P_POP(v, f);
+	}
+}
+
+void model_v_pod_group(struct model_val *v, const struct model_pod_group *g)
+{
+	size_t sp = P_FIELD(v, "spec"), f = P_FIELD(v, "schedulingPolicy");
+
+	if (g->basic && g->gang) {
+		model_e_invalid_raw(v, "\"{basic, gang}\"",
+				    "must specify exactly one of: `basic`, `gang`");
+	} else if (!g->basic && !g->gang) {
+		model_e_invalid_str(v, "", "must specify one of: `basic`, `gang`");
+	} else if (g->gang) {
+		size_t gf = P_FIELD(v, "gang"), mf = P_FIELD(v, "minCount");
+
+		if (!g->has_min_count)
+			model_e_required(v, "");
+		else if (g->min_count < 1)
+			model_e_invalid_int(v, g->min_count, "must be greater than or equal to 1");
+		P_POP(v, mf);
+		P_POP(v, gf);
+	}
+	P_POP(v, f);
+	f = P_FIELD(v, "resourceClaims");
+	if (g->n_resource_claims > MAX_POD_GROUP_CLAIMS) {
+		model_e_too_many(v, g->n_resource_claims, MAX_POD_GROUP_CLAIMS);
+	} else {
+		for (size_t i = 0; i < g->n_resource_claims; i++) {
+			size_t ix = P_INDEX(v, i);
+
+			for (size_t j = 0; j < i; j++)
+				if (g->resource_claims[i].name && g->resource_claims[j].name &&
+				    !strcmp(g->resource_claims[i].name, g->resource_claims[j].name)) {
+					model_e_duplicate(v, g->resource_claims[i].name);
+					break;
+				}
+			v_pod_group_claim(v, &g->resource_claims[i]);
+			P_POP(v, ix);
+		}
+	}
+	P_POP(v, f);
 	P_POP(v, sp);
 }

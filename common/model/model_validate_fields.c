@@ -437,13 +437,38 @@ void model_v_annotations(struct model_val *v, const struct model_kv *kv, size_t 
 		model_e_too_long(v, MAX_ANNOTATIONS_SIZE);
 }
 
+/* metadata.generateName as a prefix: NameIsDNSSubdomain(s, true) checks
+ * it with its trailing dash masked (names_mask_trailing_dash), the value
+ * reported as written. */
+static void v_generate_name(struct model_val *v, const char *s)
+{
+	size_t len = strlen(s);
+	char *buf = malloc(len + 1);
+	const char *masked = buf ? names_mask_trailing_dash(s, &len, buf) : NULL;
+	struct names_msgs m;
+
+	if (!masked) {                  /* "-" (upstream masks only longer ones) */
+		masked = s;
+		len = strlen(s);
+	}
+	names_dns1123_subdomain(masked, len, &m);
+	report_name_msgs(v, s, &m);
+	free(buf);
+}
+
 /* ValidateObjectMeta, with names checked as DNS subdomains (every kind
- * here uses that rule). */
+ * here uses that rule). A name the loader generated is checked too, as
+ * the API server checks the name it made. */
 void model_v_meta(struct model_val *v, const struct model_meta *m, bool namespaced)
 {
 	size_t mk = P_FIELD(v, "metadata");
 	size_t f;
 
+	if (!model_empty(m->generate_name)) {
+		f = P_FIELD(v, "generateName");
+		v_generate_name(v, m->generate_name);
+		P_POP(v, f);
+	}
 	if (model_empty(m->name) && model_empty(m->generate_name)) {
 		f = P_FIELD(v, "name");
 		model_e_required(v, "name or generateName is required");

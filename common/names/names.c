@@ -214,3 +214,14 @@ const char *names_mask_trailing_dash(const char *s, size_t *len, char *buf)
 	*len = n - 1;
 	return buf;
 }
+
+void names_suffix(uint64_t h, char out[NAMES_SUFFIX_LEN + 1])
+{
+	static const char alphabet[] = NAMES_SUFFIX_ALPHABET;
+
+	for (int i = 0; i < NAMES_SUFFIX_LEN; i++) {
+		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
+		h /= sizeof(alphabet) - 1;
+	}
+	out[NAMES_SUFFIX_LEN] = '\0';
+}

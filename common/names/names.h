@@ -12,6 +12,7 @@
 #define DT_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The messages of one check, at most NAMES_MSGS_MAX (no rule produces
  * more than 3). m[i] points into buf. */
@@ -51,5 +52,19 @@ int names_label_value(const char *s, size_t len, struct names_msgs *out);
  * on which upstream's slice expression fails (Go: "slice bounds out of
  * range [:-1]"). */
 const char *names_mask_trailing_dash(const char *s, size_t *len, char *buf);
+
+/* Generated names (the API server's SimpleNameGenerator, used for
+ * metadata.generateName and by controllers naming replicas and claims):
+ * a base cut to NAMES_GENERATED_BASE_MAX bytes, then NAMES_SUFFIX_LEN
+ * characters of utilrand's alphabet, which has no vowels so that no word
+ * is spelt by chance. */
+#define NAMES_SUFFIX_LEN 5
+#define NAMES_GENERATED_BASE_MAX 58
+#define NAMES_SUFFIX_ALPHABET "bcdfghjklmnpqrstvwxz2456789"
+
+/* NAMES_SUFFIX_LEN characters of the alphabet picked by h (upstream draws
+ * them at random; callers pass a hash so that names are reproducible),
+ * NUL-terminated. */
+void names_suffix(uint64_t h, char out[NAMES_SUFFIX_LEN + 1]);
 
 #endif

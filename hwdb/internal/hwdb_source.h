@@ -35,6 +35,12 @@ struct hwdb_pci_ignore {
 	const char *why;
 };
 
+/* One price of hwdb/prices.yaml: type's on-demand price in region. */
+struct hwdb_source_price {
+	const char *region, *type;
+	double price;
+};
+
 /* Everything one source file says. arena owns every string and array the
  * entries point to; hwdb_source_free releases it all. */
 struct hwdb_source {
@@ -50,6 +56,10 @@ struct hwdb_source {
 	size_t n_pci_ignore;
 	struct hwdb_mig_gpu *mig_gpus;
 	size_t n_mig_gpus;
+	const char **regions;           /* prices.yaml: its regions, in file order */
+	size_t n_regions;
+	struct hwdb_source_price *prices;
+	size_t n_prices;
 };
 
 /* Decode an instance-type file (`instanceTypes: [...]`). On error *out is
@@ -63,7 +73,15 @@ int hwdb_source_parse_types(const char *buf, size_t len, const char *name, bool 
 int hwdb_source_load_pci(const char *path, struct hwdb_source **out, struct dt_err *err);
 /* Decode a MIG profile file (`migGpus:`, hwdb/mig-profiles.yaml). */
 int hwdb_source_load_mig(const char *path, struct hwdb_source **out, struct dt_err *err);
+/* Decode a price file (`regions:`, hwdb/prices.yaml): per region, prices
+ * of types by name. Which names exist is the generator's to check. */
+int hwdb_source_load_prices(const char *path, struct hwdb_source **out, struct dt_err *err);
 void hwdb_source_free(struct hwdb_source *s);
+
+/* Whether s is an AWS region name ("eu-west-1", "us-gov-west-1"). */
+bool hwdb_source_valid_region(const char *s);
+/* Sort p[0..n) by region; -1 when one appears twice (*dup: its index). */
+int hwdb_source_sort_prices(struct hwdb_price *p, size_t n, size_t *dup);
 
 /* The source-format entry as a doc tree (a map), built in arena a. */
 struct doc_node *hwdb_source_encode_type(const struct hwdb_type *t, struct doc_arena *a);

@@ -149,6 +149,7 @@ const struct model_taint *plan_untolerated(const struct model_taint *taints, siz
 #define PLAN_LABEL_GPU_MANUFACTURER "karpenter.k8s.aws/instance-gpu-manufacturer"
 #define PLAN_LABEL_GPU_MEMORY      "karpenter.k8s.aws/instance-gpu-memory"
 #define PLAN_LABEL_EFA_COUNT       "karpenter.k8s.aws/instance-efa-count"
+#define PLAN_LABEL_REGION          "topology.kubernetes.io/region"
 
 #define PLAN_MAX_TYPE_LABELS 20
 #define PLAN_LABEL_VALUE_MAX 64
@@ -287,6 +288,10 @@ struct plan_pod {
 	 * (shared). Objects of the set. tmpl: the template, when used. */
 	const struct model_object **claims;
 	const struct model_object **tmpl;
+	/* Per claim, when it is its PodGroup's (spec.schedulingGroup, the
+	 * claim equal to one of the group's): that entry, whose claim every
+	 * pod of the group shares; NULL otherwise. NULL array: none. */
+	const struct model_pod_claim **group_claim;
 	size_t n_claims;
 	/* Set when the pod cannot be planned at all (a claim or template
 	 * that does not exist, an extended resource): the reason. */

@@ -53,6 +53,7 @@ struct pool {
 	struct hwdb_cc_mode cc;
 	struct hwdb_mig_layout mig;     /* karpenter.k8s.aws/nvidia-mig-layout */
 	struct plan_kubelet kubelet;
+	const char *region;             /* what its nodes are priced in */
 	const char *problem;            /* the whole pool is unusable */
 	bool on_demand, spot;
 	const struct model_requirement *reqs;

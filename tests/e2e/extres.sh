@@ -36,6 +36,33 @@ spec:
 YAML
 expect 3 "$BIN" plan -f "$TMP/plugin.yaml" -o json &&
 	has "$TMP/out" 'requests the extended resource nvidia.com/gpu \(not a DRA pod\)' "device plugin pod"
+# ... and beside ResourceClaims the pod is a DRA pod: the plugin resource is
+# named as the problem, the pod not called "not a DRA pod" (issue 20)
+cat >"$TMP/both.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: both}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers:
+  - name: m
+    image: busybox
+    resources:
+      claims: [{name: gpu}]
+      limits: {nvidia.com/gpu: "1"}
+YAML
+expect 3 "$BIN" plan -f "$TMP/both.yaml" -o json &&
+	has "$TMP/out" 'requests the extended resource nvidia.com/gpu besides its ResourceClaims: dratopo plans DRA ResourceClaims, not device-plugin resources' "claims and a plugin resource" &&
+	! grep -q 'not a DRA pod' "$TMP/out" || fail "claims and a plugin resource: called not a DRA pod"
 # ... and with a class that names it, a DRA pod on the cheapest GPU
 cat >"$TMP/class.yaml" <<'YAML'
 apiVersion: resource.k8s.io/v1

@@ -14,7 +14,7 @@ FIX="$ROOT/tests/fixtures/hwdb"
 expect 0 "$BIN" hwdb list || exit 1
 types=$(awk 'NR > 1 { print $1 }' "$TMP/out")
 n=$(echo "$types" | wc -l)
-[ "$n" -ge 60 ] || fail "hwdb list shows $n types"
+[ "$n" -ge 300 ] || fail "hwdb list shows $n types"
 head -1 "$TMP/out" | grep -q '^NAME' || fail "hwdb list has no header"
 expect 0 "$BIN" hwdb list -o json && grep -q '"instanceTypes"' "$TMP/out" ||
 	fail "hwdb list -o json"
@@ -25,9 +25,40 @@ expect 2 "$BIN" hwdb list -o xml
 expect 0 "$BIN" hwdb --help && grep -q 'consumable-capacity' "$TMP/out" || fail "hwdb --help"
 expect 2 "$BIN" hwdb frobnicate
 
+# ---- list filters ----
+expect 0 "$BIN" hwdb list --efa
+n=$(awk 'NR > 1' "$TMP/out" | wc -l)
+[ "$n" -ge 300 ] || fail "hwdb list --efa shows $n types, not at least 300"
+awk 'NR > 1 && $(NF - 2) == 0 { bad = 1 } END { exit bad }' "$TMP/out" ||
+	fail "hwdb list --efa shows a type without EFAs"
+expect 0 "$BIN" hwdb list --gpu
+awk 'NR > 1 && $5 == 0 { bad = 1 } END { exit bad }' "$TMP/out" ||
+	fail "hwdb list --gpu shows a type without GPUs"
+awk 'NR > 1 { print $1 }' "$TMP/out" >"$TMP/gpu-types"
+gpus=$(wc -l <"$TMP/gpu-types")
+expect 0 "$BIN" hwdb list --gpu --efa
+both=$(awk 'NR > 1' "$TMP/out" | wc -l)
+[ "$both" -gt 0 ] && [ "$both" -lt "$gpus" ] || fail "--gpu --efa: $both of $gpus GPU types"
+expect 0 "$BIN" hwdb list --efa --family c6in
+[ "$(awk 'NR > 1 { print $1 }' "$TMP/out" | tr '\n' ' ')" = "c6in.32xlarge c6in.metal " ] ||
+	fail "--efa --family c6in: $(cat "$TMP/out")"
+expect 0 "$BIN" hwdb list --efa --region eu-west-1
+awk 'NR > 1 && $NF == "-" { bad = 1 } END { exit bad }' "$TMP/out" ||
+	fail "--region eu-west-1 lists a type without a price there"
+awk 'NR > 2 && $NF + 0 < prev { bad = 1 } NR > 1 { prev = $NF + 0 } END { exit bad }' \
+	"$TMP/out" || fail "--region eu-west-1 is not cheapest first"
+grep -q '^c5n.9xlarge .* 2.1960$' "$TMP/out" || fail "c5n.9xlarge not at its eu-west-1 price"
+expect 2 "$BIN" hwdb list --region mars-north-1
+grep -q "no prices for 'mars-north-1'; it has: us-east-1, " "$TMP/err" || fail "bad --region"
+expect 0 "$BIN" hwdb list --family trn1
+grep -q 'AWS Trainium\*' "$TMP/out" || fail "trn1: accelerators not named"
+
 # ---- show: every type, every mode, validates ----
 for t in $types; do
-	for mode in disabled 4 memory unlimited; do
+	modes="disabled 4 memory unlimited"
+	# the modes change GPUs only: a type without any publishes the same slices
+	grep -qx "$t" "$TMP/gpu-types" || modes=disabled
+	for mode in $modes; do
 		out="$TMP/$t-$mode.yaml"
 		if ! "$BIN" hwdb show "$t" -o yaml --consumable-capacity "$mode" >"$out" 2>"$TMP/err"; then
 			fail "hwdb show $t --consumable-capacity $mode"

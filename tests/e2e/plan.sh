@@ -153,6 +153,64 @@ if expect 3 "$BIN" plan -f "$TMP/fuse-pods.yaml" -o json; then
 		"fuse without overlay"
 fi
 
+# EFA only (32 vCPUs, 64Gi, one EFA): a type without GPUs, cheaper than every GPU type
+# with an EFA that holds the pod (issue 24).
+if expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" -o json; then
+	type=$(sed -n 's/^ *"instanceType": "\(.*\)",$/\1/p' "$TMP/out")
+	price=$(sed -n 's/^ *"pricePerHour": \(.*\),$/\1/p' "$TMP/out")
+	has "$TMP/out" '"region": "us-east-1"' "efa-only region"
+	"$BIN" hwdb list --gpu --efa >"$TMP/gpus" || fail "hwdb list --gpu --efa"
+	"$BIN" hwdb show "$type" -o json | grep -q '"gpus": \[\]' || fail "efa-only: $type has GPUs"
+	# every GPU type that holds 32 vCPUs and 64Gi costs more
+	awk -v p="$price" 'NR > 1 && $3 + 0 >= 36 && $4 + 0 >= 72 && $NF != "-" && $NF + 0 <= p {
+		print; bad = 1 } END { exit bad }' "$TMP/gpus" ||
+		fail "efa-only: $type at $price is not cheaper than every GPU type that fits"
+fi
+
+# A NodePool pinned to eu-west-1 is priced there; --region must agree with it.
+if expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" -o json; then
+	has "$TMP/out" '"region": "eu-west-1"' "eu-west-1 pool region"
+	type=$(sed -n 's/^ *"instanceType": "\(.*\)",$/\1/p' "$TMP/out")
+	price=$(sed -n 's/^ *"pricePerHour": \(.*\),$/\1/p' "$TMP/out")
+	"$BIN" hwdb list --region eu-west-1 --family "${type%%.*}" >"$TMP/eu" || fail "hwdb list eu"
+	grep -q "^$type .* $(printf '%.4f' "$price")\$" "$TMP/eu" ||
+		fail "eu-west-1: $type at $price is not hwdb's eu-west-1 price"
+fi
+expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" &&
+	has "$TMP/out" '^total [0-9.]+ per hour in eu-west-1, 1 node claim' "table names the region"
+expect 3 "$BIN" plan -f "$FIX/efa-only.yaml" "$FIX/eu-west-1-pool.yaml" --region us-east-1 &&
+	has "$TMP/out" 'requires topology.kubernetes.io/region eu-west-1, and the cluster runs in us-east-1' \
+		"pool outside --region"
+expect 0 "$BIN" plan -f "$FIX/efa-only.yaml" --region ap-south-1 -o json &&
+	has "$TMP/out" '"region": "ap-south-1"' "--region prices there"
+expect 2 "$BIN" plan -f "$FIX/efa-only.yaml" --region mars-north-1 &&
+	has "$TMP/err" "no prices for 'mars-north-1'; it has: us-east-1, " "bad --region"
+
+# Workload-level claims (issue 20): a PodGroup's pods share the group's
+# claim made from the template, so the plan allocates it once and puts the
+# pods together; the same template without a group gives each pod its own.
+if expect 0 "$BIN" plan -f "$FIX/podgroup-shared-claim.yaml" -o json; then
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/trainers-")) | .pods | length]' '[2]' \
+		"group: both pods on one node"
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/trainers-")) | .claims[].claim]' \
+		'["ml/trainers-gpu-tzrkr"]' "group: one claim, named for the PodGroup"
+	jqis '[.nodeClaims[] | select(.pods[0] | startswith("ml/solo-")) | .claims | length]' '[1,1]' \
+		"no group: a claim per pod"
+	jqis '.totalPricePerHour' '0.606' "one GPU for the group, one per solo pod"
+fi
+sed 's/podGroupName: trainers/podGroupName: absent/' "$FIX/podgroup-shared-claim.yaml" >"$TMP/nogroup.yaml"
+expect 3 "$BIN" plan -f "$TMP/nogroup.yaml" -o json &&
+	jqis '[.unschedulable[].reason] | unique' \
+		'["podGroup ml/absent not found (the scheduler keeps the pod pending until it exists)"]' \
+		"a missing PodGroup"
+# generateName pods (scheduler_perf's): named as the API server names them,
+# planned, not a crash (issue 20).
+if expect 0 "$BIN" plan -f "$ROOT/tests/fixtures/corpus/scheduler-perf/pod-with-claim-template.yaml" \
+	"$ROOT/tests/fixtures/corpus/scheduler-perf/deviceclass.yaml" "$FIX/sched-template.yaml" -o json; then
+	jqis '.existingNodes[0].pods | map(test("^default/test-dra[bcdfghjklmnpqrstvwxz2456789]{5}$"))' '[true]' \
+		"a generated pod name"
+fi
+
 # Usage and input errors.
 expect 2 "$BIN" plan
 expect 2 "$BIN" plan -f "$SEED/large-gpu.yaml" -o xml

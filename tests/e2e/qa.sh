@@ -79,7 +79,8 @@ if expect 1 "$BIN" validate -f "$Q/bad-fields.yaml"; then
 	has "$TMP/err" "${c}spec\.devices\.requests\[4\]: Duplicate value: \"both\"" "duplicate request"
 	has "$TMP/err" "${s}spec\.devices\[1\]: Duplicate value: \"gpu-0\"" "duplicate device"
 	has "$TMP/err" "${s}spec\.devices\[2\]\.name: Invalid value: \"GPU_1\"" "bad device name"
-	has "$TMP/err" "^warning: $f: document 3: skipping resource\.k8s\.io/v1 Widget" "unknown kind"
+	has "$TMP/err" "^$f: document 3: no matches for kind \"Widget\" in version \"resource\.k8s\.io/v1\" \(resource\.k8s\.io/v1 serves DeviceClass, " \
+		"unknown kind of a group dratopo reads: an error, as kubectl apply fails it"
 	[ -s "$TMP/out" ] && fail "bad-fields: summary printed although invalid"
 fi
 

@@ -258,11 +258,11 @@ printf 'apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {nam
 expect 0 "$BIN" validate -f "$TMP/b1.yaml" && same "$TMP/out" 'ResourceClaim: 1 valid'
 sed -i 's/v1beta1/v1alpha3/' "$TMP/b1.yaml"
 if expect 1 "$BIN" validate -f "$TMP/b1.yaml"; then
-	grep -qF "$TMP/b1.yaml: document 1: apiVersion: Unsupported value: \"resource.k8s.io/v1alpha3\"" "$TMP/err" ||
+	grep -qxF "$TMP/b1.yaml: document 1: no matches for kind \"ResourceClaim\" in version \"resource.k8s.io/v1alpha3\" (ResourceClaim is served in resource.k8s.io/v1, v1beta2 and v1beta1)" "$TMP/err" ||
 		fail "v1alpha3 not reported"
 fi
 # A file whose every document was skipped is not valid.
-printf 'apiVersion: example.com/v1\nkind: Widget\n---\napiVersion: v2\nkind: Pod\n' >"$TMP/skipped.yaml"
+printf 'apiVersion: example.com/v1\nkind: Widget\n---\napiVersion: v1\nkind: Namespace\n' >"$TMP/skipped.yaml"
 if expect 1 "$BIN" validate -f "$TMP/skipped.yaml"; then
 	grep -q "^dratopo validate: no object to validate: all 2 documents were skipped" "$TMP/err" ||
 		fail "all skipped: no message"

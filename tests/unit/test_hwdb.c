@@ -4,7 +4,9 @@
  *
  * The expected topology comes from tests/fixtures/hwdb/topology.txt, which
  * was derived from the reference JSON independently of
- * hwdb/instance-types.yaml, so a conversion mistake in either shows up. */
+ * hwdb/instance-types.yaml, so a conversion mistake in either shows up; the
+ * EFA types without GPUs from tests/fixtures/hwdb/efa-types.txt, read from
+ * the public sources independently of tools/hwdb-import. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,57 @@ struct expect {
 
 static struct expect *expects;
 static size_t n_expects;
+
+/* A line of efa-types.txt; 0 / "" / -1 where the sources have nothing. */
+struct efa_expect {
+	char name[64], arch[16];
+	size_t efas;
+	int vcpu, cards;
+	long long mem_mib;
+	double price, eu_price;     /* -1: none */
+};
+
+static struct efa_expect *efa_expects;
+static size_t n_efa_expects;
+
+static double price_or_none(const char *s)
+{
+	return strcmp(s, "-") ? strtod(s, NULL) : -1;
+}
+
+static int load_efa_expectations(void)
+{
+	FILE *f = fopen(dt_fixture("hwdb/efa-types.txt"), "r");
+	char line[512];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct efa_expect e = { 0 };
+		char vcpu[16], mem[32], price[32], eu[32];
+		struct efa_expect *grown;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%63s %zu %15s %31s %15s %31s %31s %d", e.name, &e.efas, vcpu, mem,
+			   e.arch, price, eu, &e.cards) != 8)
+			continue;
+		e.vcpu = strcmp(vcpu, "-") ? atoi(vcpu) : 0;
+		e.mem_mib = strcmp(mem, "-") ? atoll(mem) : 0;
+		if (!strcmp(e.arch, "-"))
+			e.arch[0] = '\0';
+		e.price = price_or_none(price);
+		e.eu_price = price_or_none(eu);
+		if (!(grown = realloc(efa_expects, (n_efa_expects + 1) * sizeof(*grown)))) {
+			fclose(f);
+			return -1;
+		}
+		efa_expects = grown;
+		efa_expects[n_efa_expects++] = e;
+	}
+	fclose(f);
+	return n_efa_expects ? 0 : -1;
+}
 
 static int load_expectations(void)
 {
@@ -70,12 +123,13 @@ static int load_expectations(void)
 
 static int suite_init(void)
 {
-	return load_expectations();
+	return load_expectations() || load_efa_expectations() ? -1 : 0;
 }
 
 static int suite_cleanup(void)
 {
 	free(expects);
+	free(efa_expects);
 	hwdb_reset();
 	return 0;
 }
@@ -88,11 +142,19 @@ static const struct expect *expect_for(const char *name)
 	return NULL;
 }
 
+static bool efa_expected(const char *name)
+{
+	for (size_t i = 0; i < n_efa_expects; i++)
+		if (!strcmp(efa_expects[i].name, name))
+			return true;
+	return false;
+}
+
 /* ---- The tables against the facts ---- */
 
 static void test_every_type_matches_facts(void)
 {
-	CU_ASSERT_EQUAL(hwdb_count(), n_expects);
+	CU_ASSERT_EQUAL(hwdb_count(), n_expects + n_efa_expects);
 	for (size_t i = 0; i < n_expects; i++) {
 		const struct expect *e = &expects[i];
 		const struct hwdb_type *t = hwdb_lookup(e->name);
@@ -119,7 +181,178 @@ static void test_every_type_matches_facts(void)
 	}
 	/* and hwdb has no type the facts lack */
 	for (size_t i = 0; i < hwdb_count(); i++)
-		CU_ASSERT_PTR_NOT_NULL(expect_for(hwdb_at(i)->name));
+		CU_ASSERT(expect_for(hwdb_at(i)->name) || efa_expected(hwdb_at(i)->name));
+}
+
+/* Every EFA type without GPUs: its EFAs, size, prices and cards as the
+ * sources say, and nothing claimed that was not scraped. */
+static void test_efa_types_match_facts(void)
+{
+	size_t efa_types = 0;
+
+	CU_ASSERT(n_efa_expects >= 250);
+	for (size_t i = 0; i < n_efa_expects; i++) {
+		const struct efa_expect *e = &efa_expects[i];
+		const struct hwdb_type *t = hwdb_lookup(e->name);
+		double p;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		CU_ASSERT_EQUAL(t->n_gpus, 0);
+		CU_ASSERT_EQUAL(t->n_efas, e->efas);
+		CU_ASSERT_EQUAL(t->max_efa_interfaces, (int)e->efas);
+		CU_ASSERT_EQUAL(t->vcpu, e->vcpu);
+		CU_ASSERT_EQUAL(t->memory_mib, e->mem_mib);
+		CU_ASSERT_EQUAL(hwdb_type_sized(t), e->vcpu > 0 && e->arch[0]);
+		if (e->arch[0])
+			DT_ASSERT_STR(t->arch, e->arch);
+		CU_ASSERT_EQUAL(t->network_cards, e->cards);
+		CU_ASSERT_EQUAL(hwdb_type_price(t, NULL, &p), e->price >= 0);
+		if (e->price >= 0)
+			CU_ASSERT_DOUBLE_EQUAL(p, e->price, 1e-9);
+		CU_ASSERT_EQUAL(hwdb_type_price(t, "eu-west-1", &p), e->eu_price >= 0);
+		if (e->eu_price >= 0)
+			CU_ASSERT_DOUBLE_EQUAL(p, e->eu_price, 1e-9);
+		/* Not scraped: no PCI id, no root, and the slices say so. */
+		CU_ASSERT_FALSE(t->dra_metadata);
+		CU_ASSERT_EQUAL(t->efa_device, 0);
+		for (size_t k = 0; k < t->n_efas; k++) {
+			CU_ASSERT_PTR_NULL(t->efas[k].pcie_root);
+			CU_ASSERT_PTR_NOT_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciDevice"));
+			CU_ASSERT_PTR_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciSubsystem"));
+		}
+	}
+	for (size_t i = 0; i < hwdb_count(); i++)
+		efa_types += hwdb_at(i)->n_efas > 0;
+	CU_ASSERT(efa_types >= 300);
+}
+
+/* Prices per region: the default region is us-east-1, the others come from
+ * prices.yaml, and a price the data set had before a price change is left
+ * out rather than kept wrong. */
+static void test_region_prices(void)
+{
+	const struct hwdb_type *c5n = hwdb_lookup("c5n.9xlarge"), *p5 = hwdb_lookup("p5.48xlarge");
+	const struct hwdb_type *hpc = hwdb_lookup("hpc7a.96xlarge"), *g6 = hwdb_lookup("g5.12xlarge");
+	double p, q;
+	size_t n = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c5n);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hpc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g6);
+	DT_ASSERT_STR(hwdb_regions[0], HWDB_DEFAULT_REGION);
+	for (n = 1; hwdb_regions[n]; n++)
+		if (hwdb_regions[n + 1])
+			CU_ASSERT(strcmp(hwdb_regions[n], hwdb_regions[n + 1]) < 0);
+	CU_ASSERT(n >= 25);
+	CU_ASSERT(hwdb_region_known("eu-west-1"));
+	CU_ASSERT(hwdb_region_known("us-gov-west-1"));
+	CU_ASSERT_FALSE(hwdb_region_known("cn-north-1"));      /* CNY, not USD */
+	CU_ASSERT_FALSE(hwdb_region_known("mars-north-1"));
+	CU_ASSERT_FALSE(hwdb_region_known(NULL));
+	CU_ASSERT(hwdb_type_price(c5n, HWDB_DEFAULT_REGION, &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, 1.944, 1e-9);
+	CU_ASSERT(hwdb_type_price(c5n, "eu-west-1", &q));
+	CU_ASSERT(q > p);                   /* Ireland costs more than Virginia */
+	CU_ASSERT_FALSE(hwdb_type_price(c5n, "xx-nowhere-1", &q));
+	CU_ASSERT(hwdb_type_price(g6, "eu-west-1", &q));
+	/* p5's price fell in 2025; the older regional data set is left out */
+	CU_ASSERT(hwdb_type_price(p5, NULL, &p));
+	CU_ASSERT_FALSE(hwdb_type_price(p5, "eu-west-1", &q));
+	/* hpc7a is not offered in us-east-1, but in us-east-2 */
+	CU_ASSERT_FALSE(hpc->has_price);
+	CU_ASSERT_FALSE(hwdb_type_price(hpc, NULL, &p));
+	CU_ASSERT(hwdb_type_price(hpc, "us-east-2", &p));
+	for (size_t i = 0; i < hwdb_count(); i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		for (size_t k = 0; k < t->n_prices; k++) {
+			CU_ASSERT(hwdb_region_known(t->prices[k].region));
+			CU_ASSERT(t->prices[k].price > 0);
+			if (k)
+				CU_ASSERT(strcmp(t->prices[k - 1].region, t->prices[k].region) < 0);
+		}
+	}
+}
+
+/* Trainium and Inferentia types say what they carry, and that hwdb does
+ * not model it: their slices hold the EFAs only. */
+static void test_accelerators_named(void)
+{
+	static const char *const neuron[] = { "trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge",
+					      "inf1.24xlarge" };
+
+	for (size_t i = 0; i < sizeof(neuron) / sizeof(neuron[0]); i++) {
+		const struct hwdb_type *t = hwdb_lookup(neuron[i]);
+		bool noted = false;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t->accel_kind);
+		CU_ASSERT_PTR_NOT_NULL(strstr(t->accel_kind, neuron[i][0] == 't' ? "Trainium"
+								       : "Inferentia"));
+		CU_ASSERT_EQUAL(t->n_gpus, 0);
+		CU_ASSERT(t->n_efas > 0);
+		for (size_t k = 0; k < t->n_notes; k++)
+			noted |= strstr(t->notes[k], "not modelled") != NULL;
+		CU_ASSERT(noted);
+	}
+	CU_ASSERT_EQUAL(hwdb_lookup("trn1.32xlarge")->accel_count, 16);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("c5n.18xlarge")->accel_kind);
+	CU_ASSERT_PTR_NULL(hwdb_lookup("p5.48xlarge")->accel_kind);
+}
+
+/* Sizes, regional prices and accelerators in extra files. */
+static void test_extra_regions_and_sizes(void)
+{
+	static const char yaml[] =
+		"instanceTypes:\n"
+		"- name: zz8.xlarge\n  vcpu: null\n  memoryMiB: null\n  arch: null\n"
+		"  onDemandPrices: {us-east-1: 1.5, eu-west-1: 1.75, ap-south-1: 1.25}\n"
+		"  accelerators: {kind: Example NPU, count: 2}\n"
+		"  efa: {count: 1}\n";
+	static const struct { const char *yaml, *want; } bad[] = {
+		{ "instanceTypes:\n- {name: zz9.xlarge, memoryMiB: 1, arch: amd64}\n",
+		  "vcpu: required field (null: unknown)" },
+		{ "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, arch: amd64,"
+		  " onDemandPrices: {Europe: 1}}\n", "onDemandPrices.Europe: not an AWS region" },
+		{ "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, arch: amd64,"
+		  " onDemandPricePerHour: 2, onDemandPrices: {us-east-1: 3}}\n",
+		  "differs from onDemandPricePerHour" },
+		{ "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, arch: amd64,"
+		  " onDemandPrices: {eu-west-1: -1}}\n", "onDemandPrices.eu-west-1: must be a finite" },
+		{ "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, arch: amd64,"
+		  " accelerators: {count: 1}}\n", "accelerators.kind: required field" },
+		{ "instanceTypes:\n- {name: zz9.xlarge, vcpu: 1, memoryMiB: 1, arch: amd64,"
+		  " accelerators: {kind: x, chips: 1}}\n", "accelerators.chips: unknown field" },
+	};
+	const struct hwdb_type *t;
+	struct dt_err err = { 0 };
+	double p;
+
+	CU_ASSERT_EQUAL_FATAL(hwdb_load_extra_buf(yaml, sizeof(yaml) - 1, "x.yaml", &err), 0);
+	t = hwdb_lookup("zz8.xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_FALSE(hwdb_type_sized(t));
+	CU_ASSERT_PTR_NULL(t->arch);
+	CU_ASSERT(hwdb_type_price(t, NULL, &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, 1.5, 1e-12);
+	CU_ASSERT(hwdb_type_price(t, "eu-west-1", &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, 1.75, 1e-12);
+	CU_ASSERT(hwdb_type_price(t, "ap-south-1", &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, 1.25, 1e-12);
+	CU_ASSERT_EQUAL(t->n_prices, 2);
+	DT_ASSERT_STR(t->prices[0].region, "ap-south-1");       /* sorted */
+	DT_ASSERT_STR(t->accel_kind, "Example NPU");
+	CU_ASSERT_EQUAL(t->accel_count, 2);
+	hwdb_reset();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		CU_ASSERT(hwdb_load_extra_buf(bad[i].yaml, strlen(bad[i].yaml), "bad.yaml", &err) < 0);
+		if (!strstr(err.msg, bad[i].want))
+			fprintf(stderr, "\n  case %zu: \"%s\" not in \"%s\"\n", i, bad[i].want, err.msg);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].want));
+	}
+	CU_ASSERT_PTR_NULL(hwdb_lookup("zz9.xlarge"));
 }
 
 /* Every family the product must cover has at least one type. */
@@ -139,8 +372,10 @@ static void test_families_covered(void)
 		CU_ASSERT(n > 0);
 		total += n;
 	}
-	/* and nothing outside them */
-	CU_ASSERT_EQUAL(total, hwdb_count());
+	/* and no GPU type outside them */
+	for (size_t i = 0; i < hwdb_count(); i++)
+		total -= hwdb_at(i)->n_gpus > 0;
+	CU_ASSERT_EQUAL(total, 0);
 }
 
 static void test_p5_48xlarge_roots(void)
@@ -557,12 +792,17 @@ static bool types_equal(const struct hwdb_type *a, const struct hwdb_type *b)
 		  a->max_efa_interfaces == b->max_efa_interfaces &&
 		  a->network_cards == b->network_cards &&
 		  a->network_bandwidth_gbps == b->network_bandwidth_gbps &&
-		  a->n_gpus == b->n_gpus && a->n_efas == b->n_efas && a->n_notes == b->n_notes;
+		  a->n_gpus == b->n_gpus && a->n_efas == b->n_efas && a->n_notes == b->n_notes &&
+		  str_eq(a->accel_kind, b->accel_kind) && a->accel_count == b->accel_count &&
+		  a->n_prices == b->n_prices;
 
 	ok = ok && devices_equal(a->gpus, b->gpus, a->n_gpus) &&
 	     devices_equal(a->efas, b->efas, a->n_efas);
 	for (size_t i = 0; ok && i < a->n_notes; i++)
 		ok = !strcmp(a->notes[i], b->notes[i]);
+	for (size_t i = 0; ok && i < a->n_prices; i++)
+		ok = !strcmp(a->prices[i].region, b->prices[i].region) &&
+		     a->prices[i].price == b->prices[i].price;
 	return ok;
 }
 
@@ -634,7 +874,8 @@ static void test_pci_ids_agree_with_types(void)
 			if (g && t->gpu_architecture)
 				DT_ASSERT_STR(g->architecture, t->gpu_architecture);
 		}
-		for (size_t j = 0; j < t->n_efas; j++) {
+		/* A type whose EFA id was not scraped publishes no pciSubsystem. */
+		for (size_t j = 0; t->efa_device && j < t->n_efas; j++) {
 			const struct hwdb_pci_efa *e = hwdb_pci_efa(HWDB_PCI_VENDOR_AMAZON,
 								    t->efa_device);
 			const struct hwdb_attr *sub = hwdb_device_attr(&t->efas[j],
@@ -1083,6 +1324,10 @@ static void test_slices_bad_node_name(void)
 
 DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_every_type_matches_facts),
+	DT_TEST(test_efa_types_match_facts),
+	DT_TEST(test_region_prices),
+	DT_TEST(test_accelerators_named),
+	DT_TEST(test_extra_regions_and_sizes),
 	DT_TEST(test_families_covered),
 	DT_TEST(test_p5_48xlarge_roots),
 	DT_TEST(test_p5en_48xlarge_roots),

@@ -111,6 +111,20 @@ static void test_every_kind_decoded(void)
 		CU_ASSERT(model_set_count(s, (enum model_kind)k) >= 1);
 	CU_ASSERT_EQUAL(model_set_count(s, MODEL_RESOURCE_SLICE), 3);
 
+	o = model_set_find(s, MODEL_POD, "team-a", "worker");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	DT_ASSERT_STR(o->u.pod.spec.pod_group_name, "trainers");
+	o = model_set_find(s, MODEL_POD_GROUP, "team-a", "trainers");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(o->u.pod_group.gang && !o->u.pod_group.basic);
+	CU_ASSERT_EQUAL(o->u.pod_group.min_count, 2);
+	CU_ASSERT_EQUAL_FATAL(o->u.pod_group.n_resource_claims, 2);
+	DT_ASSERT_STR(o->u.pod_group.resource_claims[0].resource_claim_template_name, "gpus");
+	DT_ASSERT_STR(o->u.pod_group.resource_claims[1].resource_claim_name, "fabric");
+	CU_ASSERT_EQUAL_FATAL(o->u.pod_group.n_resource_claim_statuses, 1);
+	DT_ASSERT_STR(o->u.pod_group.resource_claim_statuses[0].resource_claim_name,
+		      "trainers-shared-gpus-x7k9m");
+
 	o = model_set_find(s, MODEL_DEVICE_CLASS, NULL, "gpu.example.com");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL(o->u.device_class.n_selectors, 1);
@@ -705,10 +719,9 @@ static void test_dra_beta_versions(void)
 	CU_ASSERT_EQUAL(s->n_objects, 3);
 	CU_ASSERT_EQUAL(s->warnings.n, 0);
 	CU_ASSERT_EQUAL_FATAL(errs.n, 1);
-	DT_ASSERT_STR(errs.msgs[0], "t.yaml: document 4: apiVersion: Unsupported value: "
-		      "\"resource.k8s.io/v1alpha3\": supported values: \"resource.k8s.io/v1\", "
-		      "\"resource.k8s.io/v1beta2\", \"resource.k8s.io/v1beta1\" (convert the "
-		      "DeviceClass to resource.k8s.io/v1)");
+	DT_ASSERT_STR(errs.msgs[0], "t.yaml: document 4: no matches for kind \"DeviceClass\" in "
+		      "version \"resource.k8s.io/v1alpha3\" (DeviceClass is served in "
+		      "resource.k8s.io/v1, v1beta2 and v1beta1)");
 	o = model_set_find(s, MODEL_RESOURCE_CLAIM, "default", "b2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL_FATAL(o->u.claim.spec.n_requests, 1);
@@ -887,6 +900,138 @@ static void test_malformed_corpus(void)
 /* A DeviceTaintRule's selector: absent selects nothing (NULL), {} every
  * device (all fields NULL), and the alpha fields 1.35 removed are noted
  * (validation refuses them) without an unknown-field warning. */
+/* metadata.generateName without a name: named as the API server names it
+ * (the prefix cut to 58 bytes, five characters of its alphabet), every
+ * object its own name, the same names on every load; a name given wins. */
+static void test_generate_name(void)
+{
+	static const char yaml[] =
+		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: test-dra}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: test-dra}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: given, generateName: x-}\n"
+		"spec: {containers: [{name: c, image: i}]}\n---\n"
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+		"metadata: {generateName: "
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-}\n"
+		"spec: {}\n";
+	struct dt_diags errs;
+	struct model_set *a = load_str(yaml, &errs), *b;
+	const struct model_object *p0, *p1, *given, *claim;
+	const char *alphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+	CU_ASSERT_EQUAL_FATAL(errs.n, 0);
+	p0 = model_set_next(a, MODEL_POD, NULL);
+	p1 = model_set_next(a, MODEL_POD, p0);
+	given = model_set_next(a, MODEL_POD, p1);
+	claim = model_set_next(a, MODEL_RESOURCE_CLAIM, NULL);
+	CU_ASSERT_FATAL(p0 && p1 && given && claim);
+	CU_ASSERT_EQUAL(strlen(p0->meta.name), strlen("test-dra") + 5);
+	CU_ASSERT_EQUAL(strncmp(p0->meta.name, "test-dra", 8), 0);
+	CU_ASSERT_EQUAL(strspn(p0->meta.name + 8, alphabet), 5);
+	CU_ASSERT_STRING_NOT_EQUAL(p0->meta.name, p1->meta.name);
+	DT_ASSERT_STR(p0->meta.generate_name, "test-dra");
+	DT_ASSERT_STR(given->meta.name, "given");
+	CU_ASSERT_EQUAL(strlen(claim->meta.name), 63);
+	CU_ASSERT_EQUAL(strspn(claim->meta.name + 58, alphabet), 5);
+	CU_ASSERT_PTR_EQUAL(model_set_find(a, MODEL_POD, "default", p1->meta.name), p1);
+	dt_diags_free(&errs);
+
+	b = load_str(yaml, &errs);
+	CU_ASSERT_EQUAL_FATAL(errs.n, 0);
+	p1 = model_set_next(b, MODEL_POD, model_set_next(b, MODEL_POD, NULL));
+	DT_ASSERT_STR(p1->meta.name, model_set_next(a, MODEL_POD, p0)->meta.name);
+	dt_diags_free(&errs);
+	model_set_free(a);
+	model_set_free(b);
+}
+
+/* Kinds and versions (served-kinds.txt): in a group dratopo reads, what the
+ * API does not serve is an error worded as kubectl's, with what is served;
+ * served kinds dratopo does not read, and other groups, are warnings. */
+static void test_served_kinds(void)
+{
+	static const struct {
+		const char *api_version, *kind;
+		const char *error;      /* NULL: no error */
+		const char *warning;    /* NULL: no warning */
+	} cases[] = {
+		{ "resource.k8s.io/v1", "DeviceClas",
+		  "no matches for kind \"DeviceClas\" in version \"resource.k8s.io/v1\" "
+		  "(resource.k8s.io/v1 serves DeviceClass, DeviceTaintRule, ResourceClaim, "
+		  "ResourceClaimTemplate and ResourceSlice; did you mean DeviceClass?)", NULL },
+		{ "resource.k8s.io/v1alpha1", "ResourceClass",
+		  "no matches for kind \"ResourceClass\" in version \"resource.k8s.io/v1alpha1\" "
+		  "(resource.k8s.io serves v1: DeviceClass, DeviceTaintRule, ResourceClaim, "
+		  "ResourceClaimTemplate and ResourceSlice; v1beta2: DeviceClass, DeviceTaintRule, "
+		  "ResourceClaim, ResourceClaimTemplate and ResourceSlice; v1beta1: DeviceClass, "
+		  "ResourceClaim, ResourceClaimTemplate and ResourceSlice; v1alpha3: "
+		  "DeviceTaintRule and ResourcePoolStatusRequest; did you mean ResourceClaim?)",
+		  NULL },
+		{ "resource.k8s.io/v1alpha3", "ResourceClaimTemplate",
+		  "no matches for kind \"ResourceClaimTemplate\" in version "
+		  "\"resource.k8s.io/v1alpha3\" (ResourceClaimTemplate is served in "
+		  "resource.k8s.io/v1, v1beta2 and v1beta1)", NULL },
+		{ "resource.k8s.io/v1beta1", "DeviceTaintRule",
+		  "no matches for kind \"DeviceTaintRule\" in version \"resource.k8s.io/v1beta1\" "
+		  "(DeviceTaintRule is served in resource.k8s.io/v1, v1beta2 and v1alpha3)", NULL },
+		{ "v1", "pod",
+		  "no matches for kind \"pod\" in version \"v1\" (v1 serves Binding, "
+		  "ComponentStatus, ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, "
+		  "PersistentVolume, PersistentVolumeClaim, Pod, PodTemplate, "
+		  "ReplicationController, ResourceQuota, Secret, Service and ServiceAccount; "
+		  "did you mean Pod?)", NULL },
+		{ "v2", "Pod", "no matches for kind \"Pod\" in version \"v2\" (Pod is served in v1)",
+		  NULL },
+		{ "karpenter.sh/v1beta1", "NodePool",
+		  "no matches for kind \"NodePool\" in version \"karpenter.sh/v1beta1\" "
+		  "(NodePool is served in karpenter.sh/v1)", NULL },
+		{ "resource.k8s.io/v1alpha3", "DeviceTaintRule", NULL, NULL },
+		{ "resource.k8s.io/v1beta2", "DeviceTaintRule", NULL, NULL },
+		{ "v1", "Namespace", NULL, "skipping v1 Namespace: not a kind dratopo reads" },
+		{ "scheduling.k8s.io/v1", "PriorityClass", NULL,
+		  "skipping scheduling.k8s.io/v1 PriorityClass: not a kind dratopo reads" },
+		{ "example.com/v1", "Widget", NULL,
+		  "skipping example.com/v1 Widget: not a kind dratopo reads" },
+		{ "resource.nvidia.com/v1beta1", "ComputeDomain", NULL,
+		  "skipping resource.nvidia.com/v1beta1 ComputeDomain: not a kind dratopo reads" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char yaml[256], want[1024];
+		struct dt_diags errs;
+		struct model_set *s;
+
+		snprintf(yaml, sizeof(yaml), "apiVersion: %s\nkind: %s\nmetadata: {name: x}\n"
+			 "spec: {deviceSelector: {driver: d}, taint: {key: k, effect: NoSchedule}}\n",
+			 cases[i].api_version, cases[i].kind);
+		s = load_str(yaml, &errs);
+		if (cases[i].error) {
+			snprintf(want, sizeof(want), "t.yaml: document 1: %s", cases[i].error);
+			CU_ASSERT_EQUAL(errs.n, 1);
+			if (errs.n)
+				DT_ASSERT_STR(errs.msgs[0], want);
+			CU_ASSERT_EQUAL(s->n_objects, 0);
+		} else {
+			CU_ASSERT_EQUAL(errs.n, 0);
+			dump(&errs);
+		}
+		if (cases[i].warning) {
+			snprintf(want, sizeof(want), "t.yaml: document 1: %s", cases[i].warning);
+			CU_ASSERT_EQUAL(s->warnings.n, 1);
+			if (s->warnings.n)
+				DT_ASSERT_STR(s->warnings.msgs[0], want);
+		} else {
+			CU_ASSERT_EQUAL(s->warnings.n, 0);
+		}
+		if (!cases[i].error && !cases[i].warning)
+			CU_ASSERT_EQUAL(s->n_objects, 1);
+		dt_diags_free(&errs);
+		model_set_free(s);
+	}
+}
+
 static void test_taint_rule_selectors(void)
 {
 	struct dt_diags errs;
@@ -925,6 +1070,8 @@ DT_SUITE_MAIN("model",
 	      DT_TEST(test_overlay_formats),
 	      DT_TEST(test_every_kind_decoded),
 	      DT_TEST(test_taint_rule_selectors),
+	      DT_TEST(test_generate_name),
+	      DT_TEST(test_served_kinds),
 	      DT_TEST(test_defaults),
 	      DT_TEST(test_lists_json_and_sources),
 	      DT_TEST(test_built_in_code),

@@ -144,6 +144,26 @@ static const struct vcase cases[] = {
 	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {}\nspec: {}\n",
 	  "t.yaml: document 1 (ResourceClaim default/): metadata.name: Required value: "
 	  "name or generateName is required" },
+	/* generateName: the prefix checked with its trailing dash masked, and
+	 * the name made from it (Bad_ + five characters) checked as a name. */
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {generateName: Bad_}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Pod default/Bad_gvpcq): metadata.generateName: Invalid value: "
+	  "\"Bad_\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+	  "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+	  "'example.com', regex used for validation is "
+	  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {generateName: Bad_}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n",
+	  "t.yaml: document 1 (Pod default/Bad_gvpcq): metadata.name: Invalid value: "
+	  "\"Bad_gvpcq\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+	  "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+	  "'example.com', regex used for validation is "
+	  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {generateName: ok-}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n", NULL },
+	{ "apiVersion: v1\nkind: Pod\nmetadata: {generateName: ok.example-}\n"
+	  "spec: {containers: [{name: c, image: i}]}\n", NULL },
 	{ "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: Bad}\nspec: {}\n",
 	  "t.yaml: document 1 (ResourceClaim default/Bad): metadata.name: Invalid value: \"Bad\": "
 	  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "

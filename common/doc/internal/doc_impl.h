@@ -5,6 +5,8 @@
 #ifndef DT_DOC_IMPL_H
 #define DT_DOC_IMPL_H
 
+#include <yaml.h>
+
 #include "doc.h"
 
 /* Capacity of a node's item or pair array holding n entries. Every array
@@ -81,6 +83,16 @@ void doc_key_for_msg(const char *s, size_t len, char *out, size_t cap);
 int doc_find_dup_key(const struct doc_pair *pairs, size_t n, size_t *dup, size_t *first);
 
 int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
+/* The same with libyaml alone (fast false), for the tests that compare
+ * both readers. */
+int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
+			bool fast);
+
+/* The events of a stream written in the common subset of YAML
+ * (doc_yaml_fast.c), as libyaml would give them, into *events (malloc'd;
+ * scalars point into buf); 1 when the stream is outside the subset (then
+ * libyaml must read it), 0 when read. */
+int doc_yaml_fast_events(const char *buf, size_t len, yaml_event_t **events, size_t *n);
 int doc_parse_json(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
 
 #endif

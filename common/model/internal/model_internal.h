@@ -27,8 +27,39 @@ size_t model_path_index(struct model_path *p, size_t i);
 size_t model_path_key(struct model_path *p, const char *key);
 void model_path_pop(struct model_path *p, size_t mark);
 
+/* ---- What the API serves (served-kinds.txt, model_kinds.c) ---- */
+
+/* One version of a group and its kinds (space-separated). */
+struct model_served {
+	const char *group;              /* "" for the core group */
+	const char *version;
+	const char *kinds;
+};
+
+extern const struct model_served model_served_table[];
+extern const size_t model_n_served;
+
+/* Whether api_version's group is one dratopo reads (it is in the table):
+ * its unknown kinds and versions are errors, other groups' warnings. */
+bool model_group_read(const char *api_version);
+/* Whether the API serves kind at api_version. */
+bool model_kind_served(const char *api_version, const char *kind);
+/* kubectl's `no matches for kind "K" in version "G/V"`, followed by what
+ * the group serves: the versions that serve K, or the kinds of G/V (or of
+ * every version of G) and the closest kind. */
+struct strbuf;
+void model_kind_no_match(const char *api_version, const char *kind, struct strbuf *sb);
+
 /* Arena for deep copies of free-form trees (created on first use). */
 struct doc_arena *model_set_doc_arena(struct model_set *s);
+
+/* Name o, which has metadata.generateName and no name, as the API server
+ * does before it validates a create: the prefix cut to 58 bytes and five
+ * characters of its alphabet (names_suffix), unique among the set's
+ * objects of o's kind and namespace. The characters come from a hash of
+ * kind, namespace, prefix and how many names the prefix was given before,
+ * so a run is reproducible. 0 or -ENOMEM. */
+int model_set_generate_name(struct model_set *s, struct model_object *o);
 
 /* ---- Name lookups over arrays of structs, in O(log n) ----
  * Lists the API does not bound (pod claims, resource maps, labels) are
@@ -175,6 +206,7 @@ void model_v_claim(struct model_val *v, const struct model_resource_claim *c);
 void model_v_claim_template(struct model_val *v, const struct model_resource_claim_template *t);
 void model_v_taint_rule(struct model_val *v, const struct model_device_taint_rule *r);
 void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p);
+void model_v_pod_group(struct model_val *v, const struct model_pod_group *g);
 void model_v_resource_list(struct model_val *v, const char *field,
 			   const struct model_resource_list *l);
 void model_v_workload(struct model_val *v, const struct model_workload *w);
@@ -312,6 +344,8 @@ void model_dec_claim_template(struct model_dec *d, const struct doc_node *root,
 void model_dec_taint_rule(struct model_dec *d, const struct doc_node *root,
 			  struct model_device_taint_rule *r);
 void model_dec_pod(struct model_dec *d, const struct doc_node *root, struct model_pod *p);
+void model_dec_pod_group(struct model_dec *d, const struct doc_node *root,
+			 struct model_pod_group *g);
 void model_dec_workload(struct model_dec *d, const struct doc_node *root, enum model_kind k,
 			struct model_workload *w);
 void model_dec_node(struct model_dec *d, const struct doc_node *root, struct model_node *n);

@@ -1,0 +1,3 @@
+module dratopo/tools/hwdb-import
+
+go 1.26
