@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "diag.h"
 #include "err.h"
@@ -242,6 +243,11 @@ int kube_apply_object(struct kube_client *c, const struct model_object *o,
 const char *kube_json_str(json_object *o, ...) __attribute__((sentinel));
 /* The object at a path of keys, or NULL. */
 json_object *kube_json_get(json_object *o, ...) __attribute__((sentinel));
+
+/* A metav1.MicroTime ("2026-12-04T10:00:02.123456Z": Leases' acquireTime
+ * and renewTime, Events' eventTime) for ts (NULL: now); buf needs 32
+ * bytes. Returns buf. */
+char *kube_micro_time(const struct timespec *ts, char *buf, size_t size);
 
 /* Decode one object (JSON text, as the API server sends it) into set s
  * exactly as a manifest is loaded: decode, defaults, then validation with

@@ -234,13 +234,10 @@ static json_object *build(struct kube_recorder *r, const struct kube_objref *ref
 	json_object *o = json_object_new_object(), *meta = json_object_new_object();
 	json_object *reg = json_object_new_object();
 	struct timespec ts;
-	struct tm tm;
 	char name[300], when[40];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000);
+	kube_micro_time(&ts, when, sizeof(when));
 	snprintf(name, sizeof(name), "%.200s.%llx", ref->name,
 		 (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
 	json_object_object_add(o, "apiVersion", json_object_new_string("events.k8s.io/v1"));

@@ -2,6 +2,7 @@
  * fields of JSON answers, decoding an object exactly as a manifest file is
  * loaded, and applying a model object with server-side apply. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kube_internal.h"
@@ -41,6 +42,21 @@ const char *kube_json_str(json_object *o, ...)
 	r = vget(o, ap);
 	va_end(ap);
 	return r && json_object_is_type(r, json_type_string) ? json_object_get_string(r) : NULL;
+}
+
+char *kube_micro_time(const struct timespec *ts, char *buf, size_t size)
+{
+	struct timespec now;
+	struct tm tm;
+
+	if (!ts) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		ts = &now;
+	}
+	gmtime_r(&ts->tv_sec, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000);
+	return buf;
 }
 
 int kube_decode(struct model_set *s, const char *json, size_t len, const char *origin,

@@ -31,4 +31,7 @@ if(DRATOPO_KUBE_TESTS)
     LIBS dt_kube INTERNAL kube)
   set_tests_properties(test_kube_cluster PROPERTIES FIXTURES_REQUIRED kube
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_deploy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_deploy.sh)
+  set_tests_properties(kube_deploy PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
 endif()

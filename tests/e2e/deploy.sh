@@ -11,7 +11,8 @@ CHECK="$1/tests/deploy_check"
 D="$ROOT/deploy"
 
 expect 0 "$CHECK" "$D"/namespace.yaml "$D"/certs.yaml "$D"/coordinator.yaml "$D"/agent.yaml \
-	"$D"/dratopo-agent-verify.yaml && has "$TMP/out" '^[0-9]+ objects in 5 files: ok$' "deploy_check"
+	"$D"/dratopo-agent-verify.yaml "$D"/rbac.yaml &&
+	has "$TMP/out" '^[0-9]+ objects in 6 files: ok$' "deploy_check"
 
 # The coordinator's Deployment is a kind dratopo reads: its pod spec validates.
 expect 0 "$BIN" validate -f "$D/coordinator.yaml" && has "$TMP/out" 'Deployment' "validate"

@@ -160,6 +160,15 @@ static void test_store(void)
 	kube_store_fini(&st);
 }
 
+static void test_micro_time(void)
+{
+	struct timespec ts = { 1796378402, 123456789 };        /* 2026-12-04T10:00:02Z */
+	char buf[32];
+
+	DT_ASSERT_STR(kube_micro_time(&ts, buf, sizeof(buf)), "2026-12-04T10:00:02.123456Z");
+	CU_ASSERT_EQUAL(strlen(kube_micro_time(NULL, buf, sizeof(buf))), 27);
+}
+
 static void test_base64(void)
 {
 	char *out;
@@ -757,6 +766,7 @@ DT_SUITE_MAIN_WITH("kube", suite_init, suite_cleanup,
 	DT_TEST(test_stream_limits),
 	DT_TEST(test_store),
 	DT_TEST(test_base64),
+	DT_TEST(test_micro_time),
 	DT_TEST(test_kubeconfig_merge),
 	DT_TEST(test_in_cluster),
 	DT_TEST(test_exec_plugin),

@@ -359,18 +359,147 @@ static int mkfile(const char *dir, const char *name, const char *text)
 	return fclose(f);
 }
 
+/* A client that reaches the API server as a pod of service account
+ * sa_ns/sa would: a TokenRequest token, the CA and the namespace in a
+ * folder as the kubelet mounts them, KUBERNETES_SERVICE_HOST/PORT. */
+static struct kube_client *in_cluster_client(const char *sa_ns, const char *sa, char *dir,
+					     size_t dir_size)
+{
+	struct kube_ref tr = { &kube_res_serviceaccounts, sa_ns, sa, "token" };
+	json_object *body, *tok = NULL;
+	struct kube_config cfg;
+	struct kube_client *c = NULL;
+	struct dt_err err = { 0 };
+	char path[700], *ca = NULL;
+
+	body = json_of("{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\","
+		       "\"spec\":{\"expirationSeconds\":3600}}");
+	CU_ASSERT_EQUAL(kube_create(admin, &tr, body, &tok, &err), 0);
+	json_object_put(body);
+	if (!tok)
+		return NULL;
+	snprintf(dir, dir_size, "%s/sa-%s-%d", kube_dir, sa, (int)getpid());
+	mkdir(dir, 0700);
+	CU_ASSERT_EQUAL(mkfile(dir, "token", kube_json_str(tok, "status", "token", NULL)), 0);
+	CU_ASSERT_EQUAL(mkfile(dir, "namespace", sa_ns), 0);
+	json_object_put(tok);
+	snprintf(path, sizeof(path), "%s/ca.crt", pki);
+	CU_ASSERT_EQUAL(kube_read_file(path, 1 << 20, &ca, &err), 0);
+	CU_ASSERT_EQUAL(mkfile(dir, "ca.crt", ca ? ca : ""), 0);
+	free(ca);
+	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", api_port, 1);
+	CU_ASSERT_EQUAL(kube_config_in_cluster(dir, &cfg, &err), 0);
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	if (err.code)
+		return NULL;
+	DT_ASSERT_STR(cfg.ns, sa_ns);
+	CU_ASSERT_EQUAL(kube_client_new(&cfg, NULL, &c, &err), 0);
+	kube_config_free(&cfg);
+	return c;
+}
+
+static void remove_dir(const char *dir)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* The kubeconfig forms people have, against the real server: files
+ * named relative to the kubeconfig, tls-server-name (right and wrong),
+ * insecure-skip-tls-verify, and an exec plugin that hands out a client
+ * certificate. */
+static int get_ns(const char *kubeconfig, struct dt_err *err)
+{
+	struct kube_config cfg;
+	struct kube_client *c = NULL;
+	struct kube_ref ref = { &kube_res_namespaces, NULL, "default", NULL };
+	int rc = kube_config_from_kubeconfig(kubeconfig, NULL, &cfg, err);
+
+	if (rc)
+		return rc;
+	rc = kube_client_new(&cfg, NULL, &c, err);
+	kube_config_free(&cfg);
+	if (!rc)
+		rc = kube_get(c, &ref, NULL, err);
+	kube_client_free(c);
+	return rc;
+}
+
+static void write_kubeconfig(const char *dir, const char *cluster, const char *user)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+		 "apiVersion: v1\nkind: Config\ncurrent-context: t\n"
+		 "clusters:\n- name: c\n  cluster:\n    server: %s\n%s"
+		 "users:\n- name: u\n  user:\n%s"
+		 "contexts:\n- name: t\n  context: {cluster: c, user: u}\n", server, cluster, user);
+	CU_ASSERT_EQUAL(mkfile(dir, "config", text), 0);
+}
+
+static void test_kubeconfig_forms(void)
+{
+	char dir[600], cfg[700], cmd[1400], plugin[4096];
+	struct dt_err err = { 0 };
+
+	snprintf(dir, sizeof(dir), "%s/kc-%d", kube_dir, (int)getpid());
+	snprintf(cfg, sizeof(cfg), "%s/config", dir);
+	mkdir(dir, 0700);
+	snprintf(cmd, sizeof(cmd), "cp '%s/ca.crt' '%s/admin.crt' '%s/admin.key' '%s/'", pki, pki,
+		 pki, dir);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+
+	/* files relative to the kubeconfig; the certificate names localhost */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n    tls-server-name: localhost\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	/* a name the certificate does not carry is refused */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n    tls-server-name: api.example\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EUNAVAILABLE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "get namespaces default: "));
+	/* no CA at all: refused, unless verification is off */
+	write_kubeconfig(dir, "", "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EUNAVAILABLE);
+	write_kubeconfig(dir, "    insecure-skip-tls-verify: true\n",
+			 "    client-certificate: admin.crt\n    client-key: admin.key\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	/* no credentials: the API server says who we are to it */
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n", "    {}\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), KUBE_EFORBIDDEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "system:anonymous"));
+
+	/* an exec plugin handing out the admin certificate (as EKS's hands out
+	 * tokens), found relative to the kubeconfig */
+	snprintf(plugin, sizeof(plugin),
+		 "#!/bin/sh\ncd \"$(dirname \"$0\")\"\n"
+		 "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":"
+		 "\"ExecCredential\",\"status\":{\"clientCertificateData\":\"%%s\",\"clientKeyData\":"
+		 "\"%%s\"}}' \"$(sed -z 's/\\n/\\\\n/g' admin.crt)\" \"$(sed -z 's/\\n/\\\\n/g' admin.key)\"\n");
+	CU_ASSERT_EQUAL(mkfile(dir, "creds.sh", plugin), 0);
+	snprintf(cmd, sizeof(cmd), "%s/creds.sh", dir);
+	chmod(cmd, 0700);
+	write_kubeconfig(dir, "    certificate-authority: ca.crt\n",
+			 "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
+			 "      command: ./creds.sh\n");
+	CU_ASSERT_EQUAL(get_ns(cfg, &err), 0);
+	remove_dir(dir);
+}
+
 static void test_in_cluster_token(void)
 {
-	char role[96], dir[600], cmd[1400], *ca = NULL, path[700];
+	char role[96], dir[600];
 	struct kube_ref sa = { &kube_res_serviceaccounts, ns, NULL, NULL };
 	struct kube_ref cr = { &kube_res_clusterroles, NULL, NULL, NULL };
 	struct kube_ref crb = { &kube_res_clusterrolebindings, NULL, NULL, NULL };
-	struct kube_ref tr = { &kube_res_serviceaccounts, ns, "reader", "token" };
-	struct kube_config cfg;
-	struct kube_client *c = NULL;
+	struct kube_client *c;
 	struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct kube_informer *inf;
-	json_object *body, *tok = NULL;
+	json_object *body;
 	struct dt_err err = { 0 };
 
 	snprintf(role, sizeof(role), "dt-test-reader-%d", (int)getpid());
@@ -391,29 +520,8 @@ static void test_in_cluster_token(void)
 		       "\"reader\",\"namespace\":\"%s\"}]}", role, role, ns);
 	CU_ASSERT_EQUAL(kube_create(admin, &crb, body, NULL, &err), 0);
 	json_object_put(body);
-	body = json_of("{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\","
-		       "\"spec\":{\"expirationSeconds\":3600}}");
-	CU_ASSERT_EQUAL_FATAL(kube_create(admin, &tr, body, &tok, &err), 0);
-	json_object_put(body);
-
-	/* a service account folder as the kubelet mounts it */
-	snprintf(dir, sizeof(dir), "%s/sa-%d", kube_dir, (int)getpid());
-	mkdir(dir, 0700);
-	CU_ASSERT_EQUAL(mkfile(dir, "token", kube_json_str(tok, "status", "token", NULL)), 0);
-	CU_ASSERT_EQUAL(mkfile(dir, "namespace", ns), 0);
-	snprintf(path, sizeof(path), "%s/ca.crt", pki);
-	CU_ASSERT_EQUAL_FATAL(kube_read_file(path, 1 << 20, &ca, &err), 0);
-	CU_ASSERT_EQUAL(mkfile(dir, "ca.crt", ca), 0);
-	free(ca);
-	json_object_put(tok);
-	setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
-	setenv("KUBERNETES_SERVICE_PORT", api_port, 1);
-	CU_ASSERT_EQUAL_FATAL(kube_config_in_cluster(dir, &cfg, &err), 0);
-	unsetenv("KUBERNETES_SERVICE_HOST");
-	unsetenv("KUBERNETES_SERVICE_PORT");
-	DT_ASSERT_STR(cfg.ns, ns);
-	CU_ASSERT_EQUAL_FATAL(kube_client_new(&cfg, NULL, &c, &err), 0);
-	kube_config_free(&cfg);
+	c = in_cluster_client(ns, "reader", dir, sizeof(dir));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 
 	/* what the role grants works, list and watch included */
 	CU_ASSERT_EQUAL(create_cm(admin, "for-reader", "1", &err), 0);
@@ -428,12 +536,130 @@ static void test_in_cluster_token(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "system:serviceaccount:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(403 Forbidden)"));
 	kube_client_free(c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	remove_dir(dir);
 	cr.name = role;
 	crb.name = role;
 	kube_delete(admin, &crb, NULL, NULL, NULL);
 	kube_delete(admin, &cr, NULL, NULL, NULL);
+}
+
+static int count_item(void *arg, json_object *item)
+{
+	(void)item;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int count_ours(void *arg, json_object *ev)
+{
+	const char *reason = kube_json_str(ev, "reason", NULL);
+	const char *by = kube_json_str(ev, "reportingController", NULL);
+
+	if (reason && by && !strcmp(reason, "FailedProvisioning") &&
+	    !strcmp(by, "dratopo.io/coordinator"))
+		(*(int *)arg)++;
+	return 0;
+}
+
+/* deploy/rbac.yaml is enough for everything the coordinator does, and
+ * nothing more: as its service account, through the in-cluster path. */
+static void test_deploy_rbac_suffices(void)
+{
+	static const struct kube_resource *const reads[] = {
+		&kube_res_pods, &kube_res_nodes, &kube_res_daemonsets, &kube_res_resourceclaims,
+		&kube_res_resourceclaimtemplates, &kube_res_deviceclasses,
+		&kube_res_resourceslices, &kube_res_devicetaintrules, &kube_res_nodepools,
+		&kube_res_nodeoverlays, &kube_res_nodeclaims, &kube_res_ec2nodeclasses,
+	};
+	char cmd[1200], dir[600], claim[64], rule[64], node[64];
+	struct kube_client *c;
+	struct kube_recorder *rec;
+	struct kube_ref ref = { NULL, "", NULL, NULL };
+	struct kube_objref about;
+	json_object *body, *got = NULL;
+	struct dt_err err = { 0 };
+	char uid[64] = "";
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s/bin/kubectl' --kubeconfig '%s/kubeconfig' apply "
+		 "-f deploy/namespace.yaml -f deploy/rbac.yaml >/dev/null", kube_dir, kube_dir);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	c = in_cluster_client("dratopo", "dratopo-coordinator", dir, sizeof(dir));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		ref.res = reads[i];
+		CU_ASSERT_EQUAL(kube_list(c, &ref, NULL, count_item, &n, NULL, 0, &err), 0);
+		if (err.code)
+			fprintf(stderr, "\n  %s\n", err.msg);
+		err.code = 0;
+	}
+
+	/* a NodeClaim: apply, then delete with its uid */
+	snprintf(claim, sizeof(claim), "dt-rbac-%d", (int)getpid());
+	body = json_of("{\"apiVersion\":\"karpenter.sh/v1\",\"kind\":\"NodeClaim\",\"metadata\":"
+		       "{\"name\":\"%s\"},\"spec\":{\"nodeClassRef\":{\"group\":"
+		       "\"karpenter.k8s.aws\",\"kind\":\"EC2NodeClass\",\"name\":\"default\"},"
+		       "\"requirements\":[{\"key\":\"node.kubernetes.io/instance-type\",\"operator\":"
+		       "\"In\",\"values\":[\"p5.48xlarge\"]}]}}", claim);
+	ref = (struct kube_ref){ &kube_res_nodeclaims, NULL, claim, NULL };
+	CU_ASSERT_EQUAL(kube_apply(c, &ref, body, &got, &err), 0);
+	json_object_put(body);
+	snprintf(uid, sizeof(uid), "%s", got ? kube_json_str(got, "metadata", "uid", NULL) : "");
+	json_object_put(got);
+	CU_ASSERT_EQUAL(kube_delete(c, &ref, uid, NULL, &err), 0);
+
+	/* a DeviceTaintRule: apply and delete */
+	snprintf(rule, sizeof(rule), "dt-rbac-%d", (int)getpid());
+	body = json_of("{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceTaintRule\","
+		       "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"deviceSelector\":{\"driver\":"
+		       "\"gpu.nvidia.com\",\"pool\":\"n1\",\"device\":\"gpu-0\"},\"taint\":"
+		       "{\"key\":\"dratopo.io/drift\",\"value\":\"pcie\",\"effect\":"
+		       "\"NoSchedule\"}}}", rule);
+	ref = (struct kube_ref){ &kube_res_devicetaintrules, NULL, rule, NULL };
+	CU_ASSERT_EQUAL(kube_apply(c, &ref, body, NULL, &err), 0);
+	if (err.code)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	json_object_put(body);
+	CU_ASSERT_EQUAL(kube_delete(c, &ref, NULL, NULL, &err), 0);
+
+	/* a Node's taints (the Node itself is the cluster's) */
+	snprintf(node, sizeof(node), "dt-rbac-%d", (int)getpid());
+	body = json_of("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"%s\"}}",
+		       node);
+	ref = (struct kube_ref){ &kube_res_nodes, NULL, node, NULL };
+	CU_ASSERT_EQUAL(kube_create(admin, &ref, body, NULL, &err), 0);
+	json_object_put(body);
+	body = json_of("{\"spec\":{\"taints\":[{\"key\":\"dratopo.io/drift\",\"effect\":"
+		       "\"NoSchedule\"}]}}");
+	CU_ASSERT_EQUAL(kube_merge_patch(c, &ref, body, NULL, &err), 0);
+	json_object_put(body);
+	/* deleting it is not the coordinator's business */
+	CU_ASSERT_EQUAL(kube_delete(c, &ref, NULL, NULL, &err), KUBE_EFORBIDDEN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot delete resource \"nodes\""));
+	kube_delete(admin, &ref, NULL, NULL, NULL);
+
+	/* its Lease, in its namespace only */
+	body = json_of("{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\","
+		       "\"metadata\":{\"name\":\"dt-rbac-%d\"},\"spec\":{\"holderIdentity\":"
+		       "\"test\",\"leaseDurationSeconds\":15}}", (int)getpid());
+	ref = (struct kube_ref){ &kube_res_leases, "dratopo", NULL, NULL };
+	CU_ASSERT_EQUAL(kube_create(c, &ref, body, NULL, &err), 0);
+	ref.ns = ns;
+	CU_ASSERT_EQUAL(kube_create(c, &ref, body, NULL, &err), KUBE_EFORBIDDEN);
+	json_object_put(body);
+
+	/* an Event about a pod */
+	CU_ASSERT_EQUAL_FATAL(kube_recorder_new(c, NULL, &rec, &err), 0);
+	about = (struct kube_objref){ "v1", "Pod", ns, "trainer", NULL };
+	CU_ASSERT_EQUAL(kube_event(rec, &about, "Warning", "FailedProvisioning", "Planning",
+				   "no NodePool can run it"), 0);
+	kube_recorder_free(rec, 10000);
+	ref = (struct kube_ref){ &kube_res_events, ns, NULL, NULL };
+	n = 0;
+	CU_ASSERT_EQUAL(kube_list(admin, &ref, NULL, count_ours, &n, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	kube_client_free(c);
+	remove_dir(dir);
 }
 
 /* What the API server adds to every pod on its own: its bookkeeping,
@@ -537,6 +763,8 @@ DT_SUITE_MAIN_WITH("kube_cluster", suite_init, suite_cleanup,
 	DT_TEST(test_410_after_compaction),
 	DT_TEST(test_conflict_on_stale_update),
 	DT_TEST(test_nodeclaim_apply),
+	DT_TEST(test_kubeconfig_forms),
 	DT_TEST(test_in_cluster_token),
 	DT_TEST(test_pod_same_as_yaml),
+	DT_TEST(test_deploy_rbac_suffices),
 	DT_TEST(test_apiserver_restart))
