@@ -256,17 +256,20 @@ static int lease_call(struct kube_leader *le, const char *verb, const char *meth
 /* ---- what was seen ---- */
 
 /* With lock held: r (of the Lease o, reference taken) is what the server
- * holds now. A different record restarts the countdown. */
-static void see_locked(struct kube_leader *le, const struct record *r, json_object *o,
+ * holds now. A different record restarts the countdown: true then. */
+static bool see_locked(struct kube_leader *le, const struct record *r, json_object *o,
 		       int64_t now)
 {
-	if (!le->have_seen || !record_equal(&le->seen, r)) {
+	bool changed = !le->have_seen || !record_equal(&le->seen, r);
+
+	if (changed) {
 		le->seen = *r;
 		le->seen_ms = now;
 		le->have_seen = true;
 	}
 	json_object_put(le->obj);
 	le->obj = o;
+	return changed;
 }
 
 static bool held_by_other_locked(const struct kube_leader *le, int64_t now)
@@ -549,12 +552,16 @@ static void on_lease_event(void *arg, enum kube_event_type type, const struct ku
 		le->have_seen = false;
 		json_object_put(le->obj);
 		le->obj = NULL;
+		le->poked = true;
 	} else if ((o = json_tokener_parse(obj->json))) {
 		record_of(o, &r);
-		see_locked(le, &r, o, clock_ms(le));
+		/* A change someone else made is worth a round now (a release, a
+		 * new holder); our own renewals keep their cadence. */
+		if (see_locked(le, &r, o, clock_ms(le)) && strcmp(r.holder, le->identity))
+			le->poked = true;
 	}
-	le->poked = true;
-	pthread_cond_signal(&le->wake);
+	if (le->poked)
+		pthread_cond_signal(&le->wake);
 	pthread_mutex_unlock(&le->lock);
 }
 

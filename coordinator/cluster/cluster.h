@@ -124,9 +124,9 @@ int cluster_sync_delete_node(struct cluster_sync *s, const char *name, struct dt
  * return stops and is returned. */
 int cluster_sync_foreach(struct cluster_sync *s, const struct kube_resource *res,
 			 int (*fn)(void *arg, json_object *obj), void *arg);
-/* Names of the NodeTopology objects held, sorted (*names freed by the
- * caller, each name and the array). */
-int cluster_sync_node_names(struct cluster_sync *s, char ***names, size_t *n);
+/* Names of the NodeTopology objects held (only_stale: those written
+ * stale), sorted; *names and each name are the caller's to free. */
+int cluster_sync_node_names(struct cluster_sync *s, bool only_stale, char ***names, size_t *n);
 
 struct cluster_sync_stats {
 	uint64_t creates, updates, deletes;     /* requests that went through */

@@ -491,7 +491,7 @@ static int name_order(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int cluster_sync_node_names(struct cluster_sync *s, char ***names, size_t *n)
+int cluster_sync_node_names(struct cluster_sync *s, bool only_stale, char ***names, size_t *n)
 {
 	struct have_map *m = &s->map[0];
 	size_t k = 0;
@@ -501,7 +501,7 @@ int cluster_sync_node_names(struct cluster_sync *s, char ***names, size_t *n)
 	v = calloc(m->n + 1, sizeof(*v));
 	for (size_t i = 0; v && i < m->nb; i++)
 		for (struct have_entry *e = m->b[i]; e; e = e->next)
-			if (!(v[k++] = strdup(e->name)))
+			if ((!only_stale || e->stale) && !(v[k++] = strdup(e->name)))
 				k--;
 	pthread_mutex_unlock(&s->lock);
 	if (!v)

@@ -218,6 +218,14 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 
 /* ---- Fleet ---- */
 
+grpc_status_code coord_refuse(struct rpc_ctx *ctx, struct coord *c)
+{
+	struct dt_err err = { 0 };
+
+	return coord_serving(c, &err) ? rpc_ctx_fail(ctx, GRPC_STATUS_UNAVAILABLE, "%s", err.msg)
+				      : GRPC_STATUS_OK;
+}
+
 static int verdict_from_pb(Dratopo__V1__Verdict v)
 {
 	for (int i = 0; i < REC_N_VERDICTS; i++)
@@ -236,7 +244,12 @@ static grpc_status_code on_list_nodes(struct rpc_ctx *ctx, const ProtobufCMessag
 	Dratopo__V1__Node *nodes;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	if (q->instance_type[0])
@@ -300,7 +313,12 @@ static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage 
 	Dratopo__V1__Node *node;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	rc = rec_fleet_node(coord_fleet_get(c), q->name, coord_now_ns(), &r->one, &err);
@@ -372,7 +390,12 @@ static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessag
 	Dratopo__V1__TypeSummary *types;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	(void)request;
 	if (!r)
 		return no_memory(ctx, NULL);
@@ -403,7 +426,12 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 	bool learned = false;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	/* The entry lives as long as the fleet: write it with the fleet held. */
@@ -435,7 +463,12 @@ static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage 
 	const Dratopo__V1__RemediesRequest *q = (const void *)request;
 	struct dt_err err = { 0 };
 	struct resp *r = resp_new();
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	if (coord_remedies(c, q->node, &r->rem, &err)) {

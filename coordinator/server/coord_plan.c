@@ -201,7 +201,10 @@ grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request
 	struct coord *c = rpc_ctx_user(ctx);
 	const Dratopo__V1__PlanRequest *q = (const void *)request;
 	struct plan_resp *r;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK)
+		return refused;
 	if (atomic_fetch_add(&c->plans_running, 1) >= c->max_plans) {
 		atomic_fetch_sub(&c->plans_running, 1);
 		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED,

@@ -1,7 +1,8 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
- * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
- * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files.
+ * handlers. Options, start-up (store, restore, the cluster, HTTP, gRPC),
+ * and the signal loop: SIGTERM/SIGINT stop accepting, drain the calls in
+ * flight, hand the Lease over, flush the store and exit 0; SIGHUP re-reads
+ * the TLS files.
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -16,6 +17,7 @@
 #include "coord.h"
 #include "duration.h"
 #include "hwdb.h"
+#include "kube_leader.h"
 #include "obs_http.h"
 #include "obs_log.h"
 #include "rpc_tlsdiag.h"
@@ -51,6 +53,21 @@ static const char usage_text[] =
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
 	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
 	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
+	"  --kubeconfig FILE      keep the fleet in this cluster too (NodeTopology and\n"
+	"                         LearnedType objects); in a pod the service account is used\n"
+	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
+	"  --kube on|off          the cluster: on needs one, off never uses one\n"
+	"                         (default: on with --kubeconfig or in a pod)\n"
+	"  --leader-elect[=BOOL]  replicas elect a leader over a Lease; only it serves and\n"
+	"                         writes, and the fleet lives in the cluster, not in --db\n"
+	"                         (default: true in a pod, false elsewhere)\n"
+	"  --leader-elect-lease-duration D   how long a Lease not renewed holds (default 15s)\n"
+	"  --leader-elect-renew-deadline D   a leader that cannot renew within D stops\n"
+	"                                    writing and leading (default 10s)\n"
+	"  --leader-elect-retry-period D     between tries to renew or acquire (default 2s)\n"
+	"  --leader-elect-resource-name N    the Lease (default dratopo-coordinator)\n"
+	"  --leader-elect-resource-namespace NS  its namespace (default: the pod's own,\n"
+	"                         or the kubeconfig context's)\n"
 	"  --log-level L          debug, info (default), warn, error\n"
 	"  -h, --help             this help\n"
 	"  --version              print the version\n"
@@ -59,6 +76,10 @@ static const char usage_text[] =
 
 struct args {
 	const char *listen, *db, *http, *hwdb_extra;
+	const char *kubeconfig, *context, *kube;        /* kube: "on", "off" or NULL (auto) */
+	int leader_elect;                               /* -1 unset, 0, 1 */
+	bool db_given;
+	struct coord_cluster_opts cluster;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns;
@@ -97,6 +118,69 @@ static int parse_dur(const char *opt, const char *v, int64_t *out)
 	return 0;
 }
 
+static int parse_bool(const char *opt, const char *v, int *out)
+{
+	if (!v || !strcmp(v, "true")) {
+		*out = 1;
+	} else if (!strcmp(v, "false")) {
+		*out = 0;
+	} else {
+		fprintf(stderr, "dratopo-coordinator: %s: '%s' is neither true nor false\n", opt, v);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int parse_ms(const char *opt, const char *v, int64_t *out)
+{
+	int64_t ns;
+	int rc = parse_dur(opt, v, &ns);
+
+	*out = ns / 1000000;
+	return rc;
+}
+
+static bool in_pod(void)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+	return host && host[0];
+}
+
+/* Whether the cluster is used: --kube says, else a kubeconfig or a pod. */
+static bool kube_wanted(const struct args *a)
+{
+	if (a->kube)
+		return !strcmp(a->kube, "on");
+	return a->kubeconfig || in_pod();
+}
+
+/* Leader election: on by default in a pod, only with a cluster, and with
+ * the fleet in the cluster rather than in a database file. */
+static int cluster_args(struct args *a)
+{
+	struct kube_leader_opts lo = { .name = "x", .identity = "x" };
+	struct dt_err err = { 0 };
+
+	a->cluster.kubeconfig = a->kubeconfig;
+	a->cluster.context = a->context;
+	a->cluster.leader_elect = a->leader_elect < 0 ? in_pod() && kube_wanted(a)
+						      : a->leader_elect == 1;
+	if (!a->cluster.leader_elect)
+		return 0;
+	if (!kube_wanted(a))
+		return usage_error("--leader-elect needs a cluster:", "--kubeconfig FILE, or run in a pod");
+	if (a->db_given)
+		return usage_error("--db: with --leader-elect the fleet lives in the cluster "
+				   "(NodeTopology objects); a database file is for a coordinator "
+				   "without leader election", NULL);
+	a->db = "memory:";
+	lo.lease_duration_ms = a->cluster.lease_duration_ms;
+	lo.renew_deadline_ms = a->cluster.renew_deadline_ms;
+	lo.retry_period_ms = a->cluster.retry_period_ms;
+	return kube_leader_validate(&lo, &err) ? usage_error(err.msg, NULL) : 0;
+}
+
 /* Half the workers, 1 to COORD_DEFAULT_MAX_PLANS: a burst of plans
  * leaves threads for the agents' reports. */
 static unsigned default_max_plans(unsigned workers)
@@ -111,7 +195,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
 	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS };
+	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_ELECT, O_LEASE_DURATION,
+	       O_RENEW_DEADLINE, O_RETRY_PERIOD, O_LEASE_NAME, O_LEASE_NS };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "db", required_argument, NULL, O_DB },
@@ -128,6 +213,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "max-plans", required_argument, NULL, O_PLANS },
 		{ "call-timeout", required_argument, NULL, O_CALL },
 		{ "log-level", required_argument, NULL, O_LOG },
+		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
+		{ "context", required_argument, NULL, O_CONTEXT },
+		{ "kube", required_argument, NULL, O_KUBE },
+		{ "leader-elect", optional_argument, NULL, O_ELECT },
+		{ "leader-elect-lease-duration", required_argument, NULL, O_LEASE_DURATION },
+		{ "leader-elect-renew-deadline", required_argument, NULL, O_RENEW_DEADLINE },
+		{ "leader-elect-retry-period", required_argument, NULL, O_RETRY_PERIOD },
+		{ "leader-elect-resource-name", required_argument, NULL, O_LEASE_NAME },
+		{ "leader-elect-resource-namespace", required_argument, NULL, O_LEASE_NS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -136,20 +230,42 @@ static int parse_args(int argc, char **argv, struct args *a)
 	enum obs_level level;
 	int c, rc = 0;
 
-	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB,
+	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB, .leader_elect = -1,
 			    .learn_quorum = REC_DEFAULT_LEARN_QUORUM, .workers = DEFAULT_WORKERS,
 			    .interval_ns = DEFAULT_INTERVAL_NS };
 	opterr = 0;
 	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_LISTEN: a->listen = optarg; break;
-		case O_DB: a->db = optarg; break;
+		case O_DB: a->db = optarg; a->db_given = true; break;
 		case O_HTTP: a->http = optarg; break;
 		case O_CERT: a->tls.cert = optarg; break;
 		case O_KEY: a->tls.key = optarg; break;
 		case O_CA: a->tls.ca = optarg; break;
 		case O_INSECURE: a->tls.insecure = true; break;
 		case O_EXTRA: a->hwdb_extra = optarg; break;
+		case O_KUBECONFIG: a->kubeconfig = optarg; break;
+		case O_CONTEXT: a->context = optarg; break;
+		case O_KUBE:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--kube: 'on' or 'off', not", optarg);
+			a->kube = optarg;
+			break;
+		case O_ELECT: rc = parse_bool("--leader-elect", optarg, &a->leader_elect); break;
+		case O_LEASE_DURATION:
+			rc = parse_ms("--leader-elect-lease-duration", optarg,
+				      &a->cluster.lease_duration_ms);
+			break;
+		case O_RENEW_DEADLINE:
+			rc = parse_ms("--leader-elect-renew-deadline", optarg,
+				      &a->cluster.renew_deadline_ms);
+			break;
+		case O_RETRY_PERIOD:
+			rc = parse_ms("--leader-elect-retry-period", optarg,
+				      &a->cluster.retry_period_ms);
+			break;
+		case O_LEASE_NAME: a->cluster.lease_name = optarg; break;
+		case O_LEASE_NS: a->cluster.lease_namespace = optarg; break;
 		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
 		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
 		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
@@ -186,7 +302,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
-	return 0;
+	return cluster_args(a);
 }
 
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
@@ -224,7 +340,7 @@ static bool ready(void *arg, char *why, size_t whylen)
 		snprintf(why, whylen, "store: %s", err.msg);
 		return false;
 	}
-	return true;
+	return coord_cluster_ready(c, why, whylen);
 }
 
 static void log_start(const struct args *a, struct coord *c, struct rpc_server *srv,
@@ -310,6 +426,8 @@ int main(int argc, char **argv)
 
 		rc = coord_open(&c, &co, &err);
 	}
+	if (!rc && kube_wanted(&a) && (rc = coord_cluster_start(&c, &a.cluster, &err)))
+		dt_err_prefix(&err, "kube: ");
 	if (!rc && a.http)
 		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
 	if (!rc) {
@@ -332,6 +450,7 @@ int main(int argc, char **argv)
 	/* Drain the calls in flight (their reports commit), then the rest. */
 	rpc_server_shutdown(srv, DRAIN_MS);
 	obs_http_stop(http);
+	coord_cluster_stop(&c, true);   /* hand the Lease over */
 	coord_close(&c);
 	hwdb_reset();
 	if (!rc)

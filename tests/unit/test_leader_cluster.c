@@ -192,6 +192,7 @@ static int64_t lease_int(json_object *o, const char *key)
 static void test_failover(void)
 {
 	struct dt_err err = { 0 };
+	struct kube_leader_status before, after;
 	int leader, next, changes, all = (1 << N) - 1;
 	int64_t took, transitions;
 	json_object *lease;
@@ -200,9 +201,17 @@ static void test_failover(void)
 		start(&el[i], i);
 	leader = wait_leader(10000, all, &took);
 	CU_ASSERT_FATAL(leader >= 0);
-	/* steady: the same one leads, renewing, for several lease durations */
+	/* steady: the same one leads, renewing once a retry period (the watch
+	 * showing its own renewals does not hurry it), for several lease
+	 * durations */
+	kube_leader_status(el[leader].le, &before);
 	CU_ASSERT_EQUAL(watch_leaders(3 * LEASE_MS, all, &changes), leader);
 	CU_ASSERT_EQUAL(changes, 0);
+	kube_leader_status(el[leader].le, &after);
+	fprintf(stderr, "renewals in %d ms: %llu\n", 3 * LEASE_MS,
+		(unsigned long long)(after.renewals - before.renewals));
+	CU_ASSERT(after.renewals - before.renewals <= 3 * LEASE_MS / RETRY_MS + 1);
+	CU_ASSERT(after.renewals - before.renewals >= 3 * LEASE_MS / RETRY_MS / 2);
 	CU_ASSERT_EQUAL(write_cm(el[leader].writer, "by-leader", &err), 0);
 	for (int i = 0; i < N; i++)
 		if (i != leader) {
