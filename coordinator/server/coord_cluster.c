@@ -66,6 +66,8 @@ struct coord_cluster {
 	char holder[256];               /* the leader last seen, under lock */
 	double takeover_s;              /* the last rebuild's duration */
 	uint64_t takeovers;
+	atomic_bool resync;             /* SOLE: a write failed, the next sweep is a full pass */
+	int64_t resync_logged_ms;
 };
 
 static int64_t mono_ms(void)
@@ -215,6 +217,22 @@ int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct 
 	return rc;
 }
 
+/* Without leader election the store is the truth and the objects follow
+ * it: a write the API server refuses holds no report up; it is logged
+ * (once a minute) and the next sweep writes everything that differs. */
+static int sole_failure(struct coord_cluster *cc, const struct dt_err *err)
+{
+	int64_t now = mono_ms();
+
+	atomic_store(&cc->resync, true);
+	if (now - cc->resync_logged_ms >= 60000) {
+		cc->resync_logged_ms = now;
+		obs_log(OBS_WARN, "cluster_write_failed", "error", err->msg, "then",
+			"the store has it; the next sweep writes it again", NULL);
+	}
+	return 0;
+}
+
 int coord_cluster_apply(struct coord *c, const struct coord_cws *w, struct dt_err *err)
 {
 	for (size_t i = 0; i < w->n; i++) {
@@ -223,8 +241,10 @@ int coord_cluster_apply(struct coord *c, const struct coord_cws *w, struct dt_er
 			 ? cluster_sync_put_node(c->cluster->sync, cw->name, cw->status, err)
 			 : cluster_sync_put_learned(c->cluster->sync, cw->name, cw->status, err);
 
+		if (rc && atomic_load(&c->role) == COORD_SOLE)
+			return sole_failure(c->cluster, err);
 		if (rc)
-			return rc;
+			return dt_err_prefix(err, "kube: ");
 	}
 	return 0;
 }
@@ -635,11 +655,13 @@ static void on_new_holder(void *arg, const char *holder)
 
 /* ---- the thread ---- */
 
+/* It writes: without election, or leading with the fence open. */
 static bool writing(const struct coord *c)
 {
 	int role = atomic_load(&c->role);
 
-	return role == COORD_SOLE || role == COORD_LEADER;
+	return role == COORD_SOLE ||
+	       (role == COORD_LEADER && c->cluster && kube_leader_leading(c->cluster->le));
 }
 
 static void sweep(struct coord_cluster *cc, bool full)
@@ -678,6 +700,8 @@ static void *cluster_main(void *arg)
 			next_full = 0;
 		}
 		now = mono_ms();
+		if (atomic_exchange(&cc->resync, false))
+			next_full = now;
 		if (writing(cc->c) && now >= next_full) {
 			sweep(cc, true);
 			next_full = now + FULL_PASS_MS;
@@ -700,25 +724,22 @@ static void *cluster_main(void *arg)
 int coord_serving(struct coord *c, struct dt_err *err)
 {
 	struct coord_cluster *cc = c->cluster;
+	int role = atomic_load(&c->role);
 	char holder[256];
 
-	switch (atomic_load(&c->role)) {
-	case COORD_SOLE:
-	case COORD_LEADER:
+	/* a leader whose fence closed before its elector said so is refused */
+	if (role == COORD_SOLE || (role == COORD_LEADER && writing(c)))
 		return 0;
-	case COORD_TAKING_OVER:
+	if (role == COORD_TAKING_OVER)
 		return dt_err_set(err, -EAGAIN, "this coordinator is taking over: its fleet is being "
 				  "rebuilt from the cluster; try again");
-	default:
-		if (!cc)
-			return dt_err_set(err, -EAGAIN, "this coordinator is stopping");
-		pthread_mutex_lock(&cc->lock);
-		snprintf(holder, sizeof(holder), "%s", cc->holder);
-		pthread_mutex_unlock(&cc->lock);
-		return dt_err_set(err, -EAGAIN, "this coordinator does not lead (Lease %s is held by "
-				  "%s): the leader serves; try again", cc->lease,
-				  holder[0] ? holder : "nobody yet");
-	}
+	if (!cc)
+		return dt_err_set(err, -EAGAIN, "this coordinator is stopping");
+	pthread_mutex_lock(&cc->lock);
+	snprintf(holder, sizeof(holder), "%s", cc->holder);
+	pthread_mutex_unlock(&cc->lock);
+	return dt_err_set(err, -EAGAIN, "this coordinator does not lead (Lease %s is held by %s): "
+			  "the leader serves; try again", cc->lease, holder[0] ? holder : "nobody yet");
 }
 
 bool coord_cluster_ready(struct coord *c, char *why, size_t len)

@@ -3,7 +3,8 @@
 # docs/coordinator.md promises: every deploy/*.yaml passes deploy_check (kinds,
 # required fields, references between objects), the Deployment passes
 # `dratopo validate`, the security properties hold (read-only /sys, no
-# privileges, one Recreate replica on a PVC, NODE_NAME from the downward API),
+# privileges, two coordinator replicas on different nodes with a disruption
+# budget, a Service that selects the leader, NODE_NAME from the downward API),
 # a broken manifest is refused, and the systemd units pass systemd-analyze
 # verify where systemd is present.
 NAME=deploy; . "$(dirname "$0")/lib.sh"
@@ -11,8 +12,8 @@ CHECK="$1/tests/deploy_check"
 D="$ROOT/deploy"
 
 expect 0 "$CHECK" "$D"/namespace.yaml "$D"/certs.yaml "$D"/coordinator.yaml "$D"/agent.yaml \
-	"$D"/dratopo-agent-verify.yaml "$D"/rbac.yaml &&
-	has "$TMP/out" '^[0-9]+ objects in 6 files: ok$' "deploy_check"
+	"$D"/dratopo-agent-verify.yaml "$D"/rbac.yaml "$D"/crds.yaml &&
+	has "$TMP/out" '^[0-9]+ objects in 7 files: ok$' "deploy_check"
 
 # The coordinator's Deployment is a kind dratopo reads: its pod spec validates.
 expect 0 "$BIN" validate -f "$D/coordinator.yaml" && has "$TMP/out" 'Deployment' "validate"
@@ -26,18 +27,27 @@ grep -q 'privileged: false' "$D/agent.yaml" || fail "agent: not privileged"
 	fail "agent: every container without privilege escalation"
 grep -q 'key: nvidia.com/gpu' "$D/agent.yaml" || fail "agent: tolerates nvidia.com/gpu"
 grep -q 'fieldPath: spec.nodeName' "$D/agent.yaml" || fail "agent: NODE_NAME from the downward API"
-grep -q 'replicas: 1' "$D/coordinator.yaml" || fail "coordinator: one replica"
-grep -A1 'strategy:' "$D/coordinator.yaml" | grep -q 'type: Recreate' || fail "coordinator: Recreate"
-grep -q 'claimName: dratopo-coordinator-db' "$D/coordinator.yaml" || fail "coordinator: PVC"
+grep -q 'replicas: 2' "$D/coordinator.yaml" || fail "coordinator: two replicas"
+grep -q -- '- --leader-elect$' "$D/coordinator.yaml" || fail "coordinator: leader election"
+grep -A2 'requiredDuringSchedulingIgnoredDuringExecution' "$D/coordinator.yaml" |
+	grep -q 'topologyKey: kubernetes.io/hostname' || fail "coordinator: one replica per node"
+grep -A3 'preferredDuringSchedulingIgnoredDuringExecution' "$D/coordinator.yaml" |
+	grep -q 'topologyKey: topology.kubernetes.io/zone' || fail "coordinator: spread over zones"
+grep -q '^kind: PodDisruptionBudget$' "$D/coordinator.yaml" || fail "coordinator: a PDB"
+grep -q 'dratopo.io/role: leader' "$D/coordinator.yaml" || fail "coordinator: Service selects the leader"
+grep -q 'fieldPath: metadata.name' "$D/coordinator.yaml" || fail "coordinator: POD_NAME"
+grep -q 'PersistentVolumeClaim' "$D/coordinator.yaml" && fail "coordinator: no volume (the fleet is in the cluster)"
 for k in Issuer Certificate; do
 	grep -q "^kind: $k$" "$D/certs.yaml" || fail "certs: a $k"
 done
 
 # A broken manifest is refused, each problem named.
-sed -e 's/claimName: dratopo-coordinator-db/claimName: nope/' \
-    -e 's/mountPath: \/var\/lib\/dratopo/mountPth: x/' "$D/coordinator.yaml" >"$TMP/bad.yaml"
+sed -e 's/secretName: dratopo-coordinator-tls/secretName: nope/' \
+    -e 's/mountPath: \/etc\/dratopo\/tls/mountPth: x/' \
+    -e 's/dratopo.io\/role: leader/app: other/' "$D/coordinator.yaml" >"$TMP/bad.yaml"
 expect 1 "$CHECK" "$D/namespace.yaml" "$D/certs.yaml" "$TMP/bad.yaml" &&
-	has "$TMP/err" 'Deployment dratopo-coordinator\): persistentVolumeClaim.claimName: no PersistentVolumeClaim nope' "bad claim" &&
+	has "$TMP/err" 'Deployment dratopo-coordinator\): secret.secretName' "bad secret" &&
+	has "$TMP/err" 'Service dratopo-coordinator\): spec.selector: selects no workload' "bad selector" &&
 	has "$TMP/err" 'volumeMounts: entry 0 needs a name and a mountPath' "bad mount"
 printf 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\n' >"$TMP/ds.yaml"
 expect 1 "$CHECK" "$TMP/ds.yaml" &&

@@ -59,7 +59,23 @@ static const struct kind_rule rules[] = {
 	{ "cert-manager.io/v1", "Issuer", true, { { "spec", DOC_MAP } } },
 	{ "cert-manager.io/v1", "Certificate", true,
 	  { { "spec.secretName", DOC_STRING }, { "spec.issuerRef.name", DOC_STRING } } },
+	{ "policy/v1", "PodDisruptionBudget", true, { { "spec.selector.matchLabels", DOC_MAP } } },
+	{ "apiextensions.k8s.io/v1", "CustomResourceDefinition", false,
+	  { { "spec.group", DOC_STRING }, { "spec.names.kind", DOC_STRING },
+	    { "spec.names.plural", DOC_STRING }, { "spec.versions", DOC_SEQ } } },
 };
+
+/* Labels a process puts on its own pod at run time, which no template
+ * carries: the coordinator's leader label (the Service selects the leader). */
+static const char *const runtime_labels[] = { "dratopo.io/role", NULL };
+
+static bool runtime_label(const char *key)
+{
+	for (size_t i = 0; runtime_labels[i]; i++)
+		if (!strcmp(key, runtime_labels[i]))
+			return true;
+	return false;
+}
 
 static struct obj objs[MAX_OBJS];
 static size_t n_objs;
@@ -115,14 +131,18 @@ static const struct obj *find(const char *kind, const char *name, const char *ns
 	return NULL;
 }
 
-/* Every key of sel is in labels with the same value. */
+/* Every key of sel is in labels with the same value (but the labels set
+ * at run time). */
 static bool selects(const struct doc_node *sel, const struct doc_node *labels)
 {
 	if (!sel || sel->kind != DOC_MAP || !sel->u.map.n)
 		return false;
 	for (size_t i = 0; i < sel->u.map.n; i++) {
-		const char *v = doc_str(doc_get(labels, sel->u.map.pairs[i].key->text));
+		const char *key = sel->u.map.pairs[i].key->text;
+		const char *v = doc_str(doc_get(labels, key));
 
+		if (runtime_label(key))
+			continue;
 		if (!v || strcmp(v, sel->u.map.pairs[i].value->text))
 			return false;
 	}
@@ -224,21 +244,28 @@ static bool port_named(const struct doc_node *spec, const char *name)
 	return false;
 }
 
-static void check_service(const struct obj *o)
+/* The workload of the set whose pods sel (at path) selects, or NULL
+ * after saying so. */
+static const struct obj *selected(const struct obj *o, const char *path)
 {
-	const struct doc_node *sel = at(o->root, "spec.selector");
-	const struct doc_node *ports = at(o->root, "spec.ports");
-	const struct obj *target = NULL;
+	const struct doc_node *sel = at(o->root, path);
 
-	for (size_t i = 0; i < n_objs && !target; i++)
+	for (size_t i = 0; i < n_objs; i++)
 		if (objs[i].kind && (!strcmp(objs[i].kind, "Deployment") ||
 				     !strcmp(objs[i].kind, "DaemonSet")) &&
 		    selects(sel, at(objs[i].root, "spec.template.metadata.labels")))
-			target = &objs[i];
-	if (!target) {
-		problem(o, "spec.selector", "selects no workload of the set");
+			return &objs[i];
+	problem(o, path, "selects no workload of the set");
+	return NULL;
+}
+
+static void check_service(const struct obj *o)
+{
+	const struct doc_node *ports = at(o->root, "spec.ports");
+	const struct obj *target = selected(o, "spec.selector");
+
+	if (!target)
 		return;
-	}
 	for (size_t i = 0; ports && ports->kind == DOC_SEQ && i < ports->u.seq.n; i++) {
 		const struct doc_node *p = ports->u.seq.items[i];
 		const struct doc_node *tp = doc_get(p, "targetPort");
@@ -281,6 +308,8 @@ static void check_object(const struct obj *o)
 		check_workload(o);
 	else if (!strcmp(o->kind, "Service"))
 		check_service(o);
+	else if (!strcmp(o->kind, "PodDisruptionBudget"))
+		selected(o, "spec.selector.matchLabels");
 	else if (!strcmp(o->kind, "RoleBinding")) {
 		const char *role = doc_str(at(o->root, "roleRef.name"));
 
