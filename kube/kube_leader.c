@@ -738,18 +738,23 @@ int kube_leader_start(struct kube_leader *le, struct dt_err *err)
 	return 0;
 }
 
+static void stop_thread(struct kube_leader *le)
+{
+	if (!le->running)
+		return;
+	pthread_mutex_lock(&le->lock);
+	le->stop = true;
+	pthread_cond_signal(&le->wake);
+	pthread_mutex_unlock(&le->lock);
+	pthread_join(le->thread, NULL);
+	le->running = false;
+}
+
 void kube_leader_stop(struct kube_leader *le)
 {
 	if (!le)
 		return;
-	if (le->running) {
-		pthread_mutex_lock(&le->lock);
-		le->stop = true;
-		pthread_cond_signal(&le->wake);
-		pthread_mutex_unlock(&le->lock);
-		pthread_join(le->thread, NULL);
-		le->running = false;
-	}
+	stop_thread(le);
 	if (le->inf) {
 		kube_informer_stop(le->inf);
 		kube_informer_free(le->inf);
@@ -775,7 +780,7 @@ int kube_leader_release(struct kube_leader *le, long drain_ms, struct dt_err *er
 	bool was_leading, ours;
 	int rc = 0;
 
-	kube_leader_stop(le);
+	stop_thread(le);            /* the watch may run on: cutting it takes a while */
 	atomic_store(&le->closing, true);
 	drain(le, drain_ms);
 	pthread_mutex_lock(&le->lock);
