@@ -1,6 +1,6 @@
 /* agent_main.c - the dratopo-agent command: probe, verify and slices.
  *
- *   dratopo-agent probe  [--sysfs-root DIR] [--instance-type T] [-o text|json|yaml]
+ *   dratopo-agent probe  [--sysfs-root DIR] [--instance-type T] [-o text|json|yaml|svg]
  *   dratopo-agent verify [--sysfs-root DIR] [--instance-type T] [--hwdb-extra FILE]
  *                        [-o text|json]
  *   dratopo-agent slices [--sysfs-root DIR] [--instance-type T] [--hwdb-extra FILE]
@@ -21,6 +21,7 @@
 #include "agent_report.h"
 #include "agent_run.h"
 #include "doc.h"
+#include "draw.h"
 #include "hwdb.h"
 #include "probe.h"
 #include "topo_slices.h"
@@ -46,10 +47,11 @@ static const char usage_text[] =
 	"Options:\n"
 	"  --sysfs-root DIR          read DIR/sys instead of /sys\n"
 	"  --instance-type T         assume type T instead of the DMI product name\n"
-	"  --hwdb-extra FILE         add or override hwdb entries (verify, slices)\n"
+	"  --hwdb-extra FILE         add or override hwdb entries (verify, slices, probe -o svg)\n"
 	"  --node-name N             node name for the slices (default $NODE_NAME, hostname)\n"
 	"  --consumable-capacity M   disabled, N, memory or unlimited (slices)\n"
-	"  -o FORMAT                 probe: text|json|yaml; verify: text|json; slices: yaml|json\n";
+	"  -o FORMAT                 probe: text|json|yaml|svg (a picture, drift drawn against\n"
+	"                            hwdb); verify: text|json; slices: yaml|json\n";
 
 struct args {
 	const char *cmd;
@@ -199,21 +201,55 @@ static int probe_or_fail(const struct args *a, struct topo *t)
 	return 0;
 }
 
+/* probe -o svg: the node drawn against hwdb's entry (drift where it is),
+ * verify's verdict and differences under it. */
+static int probe_svg(const struct topo *t, struct strbuf *sb)
+{
+	const struct hwdb_type *e = t->instance_type ? hwdb_lookup(t->instance_type) : NULL;
+	struct topo_verify_result vr = { 0 };
+	struct draw_picture pic = { 0 };
+	struct dt_err err = { 0 };
+	const char **lines = NULL;
+	char verdict[160];
+	int rc = e ? topo_verify_entry(t, e, &vr, &err) : 0;
+
+	if (!rc)
+		rc = draw_node(t, e, NULL, &pic, &err);
+	if (!rc && (lines = calloc(vr.differences.n + 1, sizeof(*lines)))) {
+		snprintf(verdict, sizeof(verdict), !e ? "%s: not in hwdb, drawn as probed"
+			 : vr.verdict == TOPO_MATCH ? "%s: match: as hwdb says"
+			 : "%s: drift from hwdb:", t->instance_type ? t->instance_type : "unknown type");
+		lines[0] = verdict;
+		for (size_t i = 0; i < vr.differences.n; i++)
+			lines[i + 1] = vr.differences.msgs[i];
+		rc = draw_svg(&pic, &(struct draw_svg_opts){ .standalone = true, .caption = lines,
+							     .n_caption = vr.differences.n + 1 }, sb);
+	} else if (!rc) {
+		rc = -ENOMEM;
+	}
+	draw_picture_free(&pic);
+	free(lines);
+	topo_verify_result_free(&vr);
+	return rc;
+}
+
 static int cmd_probe(const struct args *a)
 {
-	static const char *const formats[] = { "text", "json", "yaml", NULL };
+	static const char *const formats[] = { "text", "json", "yaml", "svg", NULL };
 	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *arena = NULL;
 	int fmt = pick_format(a->output, formats), rc;
 
 	if (fmt < 0)
-		return usage_error("probe: unknown output format %s (text, json, yaml)",
+		return usage_error("probe: unknown output format %s (text, json, yaml, svg)",
 				   a->output);
 	if (probe_or_fail(a, &t))
 		return 1;
 	if (fmt == 0) {
 		rc = topo_emit_text(&t, &sb);
+	} else if (fmt == 3) {
+		rc = load_extra(a) ? -EINVAL : probe_svg(&t, &sb);
 	} else {
 		arena = doc_arena_new();
 		rc = arena ? emit_doc(topo_to_doc(&t, arena), fmt == 1, &sb) : -ENOMEM;

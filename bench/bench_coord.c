@@ -17,10 +17,8 @@
  * fixture's probe, one node name per thread) back to back, waiting for each
  * ack. Not a test: numbers go to docs/coordinator.md. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +27,7 @@
 #include <unistd.h>
 
 #include "agent_report.h"
+#include "bench_spawn.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "probe.h"
 #include "rpc_client.h"
@@ -36,8 +35,6 @@
 
 #define REPORT "/dratopo.v1.Coordinator/Report"
 #define WORKERS 64
-
-extern char **environ;
 
 static pid_t coord_pid;
 static int coord_http_port;
@@ -218,39 +215,15 @@ static grpc_status_code empty_report(struct rpc_ctx *ctx, const ProtobufCMessage
 
 static int start_coordinator(const char *build, const char *dir, char *addr, size_t len)
 {
-	char bin[4096], db[4096], log[4096], line[1024];
-	char insecure[] = "--insecure", listen[] = "--listen", any[] = "127.0.0.1:0", dbopt[] = "--db",
-	     workers[] = "--workers", n[] = "64", http[] = "--http", any2[] = "127.0.0.1:0";
-	char *argv[] = { bin, insecure, listen, any, dbopt, db, workers, n, http, any2, NULL };
-	posix_spawn_file_actions_t fa;
-	FILE *f;
+	static const char *const workers[] = { "--workers", "64", NULL };
+	struct bench_coord c;
 
-	snprintf(bin, sizeof(bin), "%s/bin/dratopo-coordinator", build);
-	snprintf(db, sizeof(db), "%s/bench.db", dir);
-	snprintf(log, sizeof(log), "%s/coord.log", dir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (posix_spawn(&coord_pid, bin, &fa, NULL, argv, environ))
+	if (bench_coord_start(build, dir, workers, &c))
 		return -1;
-	posix_spawn_file_actions_destroy(&fa);
-	for (int i = 0; i < 100; i++) {
-		usleep(100000);
-		if (!(f = fopen(log, "r")))
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "grpc_port="), *h = strstr(line, "http_port=");
-
-			if (h)
-				coord_http_port = atoi(h + 10);
-			if (p) {
-				snprintf(addr, len, "127.0.0.1:%d", atoi(p + 10));
-				fclose(f);
-				return 0;
-			}
-		}
-		fclose(f);
-	}
-	return -1;
+	coord_pid = c.pid;
+	coord_http_port = c.http_port;
+	snprintf(addr, len, "%s", c.addr);
+	return 0;
 }
 
 /* The coordinator's group commits so far: how many, reports per commit,

@@ -3,7 +3,7 @@
  *
  *   dratopo hwdb list [-o table|json] [--family F] [--efa] [--gpu] [--region R]
  *                     [--hwdb-extra FILE]...
- *   dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]
+ *   dratopo hwdb show TYPE [-o yaml|json|svg] [--consumable-capacity MODE]
  *                     [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...
  *   dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...
  *   show and export TYPE also take --coordinator ADDR: the coordinator's entry.
@@ -16,6 +16,7 @@
 #include "cli_remote.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "doc.h"
+#include "draw.h"
 #include "hwdb.h"
 #include "hwdb_mig.h"
 #include "model.h"
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--efa] [--gpu]\n"
 		"                         [--region REGION] [--hwdb-extra FILE]...\n"
-		"       dratopo hwdb show TYPE [-o yaml|json] [--consumable-capacity MODE]\n"
+		"       dratopo hwdb show TYPE [-o yaml|json|svg] [--consumable-capacity MODE]\n"
 		"                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
 		"                         [--coordinator ADDR [TLS options]]\n"
 		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
@@ -56,10 +57,11 @@ static void usage(FILE *f)
 		"        price last)\n"
 		"show    the resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
 		"        and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
-		"        {\"instanceType\": {...}, \"resourceSlices\": [...]}\n"
+		"        {\"instanceType\": {...}, \"resourceSlices\": [...]}; -o svg draws the type's\n"
+		"        PCIe topology (NUMA nodes, roots, GPUs and EFAs) as hwdb has it\n"
 		"export  entries in hwdb's source format, the format --hwdb-extra reads\n"
 		"\n"
-		"  -o, --output FORMAT          table|json (list), yaml|json (show)\n"
+		"  -o, --output FORMAT          table|json (list), yaml|json|svg (show)\n"
 		"  --family FAMILY              list only that family (p5, g6e, ...)\n"
 		"  --efa, --gpu                 list only types with EFAs / NVIDIA GPUs\n"
 		"  --region REGION              prices in REGION (default us-east-1); only types\n"
@@ -406,6 +408,26 @@ static struct doc_node *type_facts(const struct opts *o, const struct hwdb_type 
 	return m;
 }
 
+/* show -o svg: what the entry says a node of the type has, drawn. */
+static int show_svg(const struct hwdb_type *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct draw_picture pic;
+	struct dt_err err = { 0 };
+	int rc;
+
+	if (draw_type(t, &pic, &err)) {
+		fprintf(stderr, "dratopo hwdb show: %s\n", err.msg);
+		return CLI_EXIT_FAIL;
+	}
+	if (draw_svg(&pic, &(struct draw_svg_opts){ .standalone = true }, &sb))
+		sb.oom = true;
+	draw_picture_free(&pic);
+	rc = write_out(&sb);
+	sb_free(&sb);
+	return rc;
+}
+
 static int cmd_show(const struct opts *o)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
@@ -422,8 +444,8 @@ static int cmd_show(const struct opts *o)
 	size_t n = 0;
 	int rc = CLI_EXIT_FAIL;
 
-	if (o->output && !json && strcmp(o->output, "yaml")) {
-		fprintf(stderr, "dratopo hwdb show: unknown output format '%s' (yaml or json)\n",
+	if (o->output && !json && strcmp(o->output, "yaml") && strcmp(o->output, "svg")) {
+		fprintf(stderr, "dratopo hwdb show: unknown output format '%s' (yaml, json or svg)\n",
 			o->output);
 		return CLI_EXIT_USAGE;
 	}
@@ -443,6 +465,8 @@ static int cmd_show(const struct opts *o)
 	t = find_type(o->names[0]);
 	if (!t)
 		return CLI_EXIT_FAIL;
+	if (o->output && !strcmp(o->output, "svg"))
+		return show_svg(t);
 	set = model_set_new();
 	if (!set) {
 		fprintf(stderr, "dratopo hwdb: out of memory\n");

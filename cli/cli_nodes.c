@@ -19,6 +19,7 @@
 #include "cli_remote.h"
 #include "doc.h"
 #include "dratopo/v1/fleet.pb-c.h"
+#include "fleet_doc.h"
 #include "strbuf.h"
 
 #define QUERY_DEADLINE_MS 10000
@@ -31,11 +32,6 @@ struct query_opts {
 };
 
 static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
-
-static const char *verdict_name(Dratopo__V1__Verdict v)
-{
-	return (unsigned)v < sizeof(verdicts) / sizeof(verdicts[0]) ? verdicts[v] : "unspecified";
-}
 
 static void usage(FILE *f, const char *cmd)
 {
@@ -145,44 +141,14 @@ static int remedies(struct query_opts *o)
 	return flush_out("nodes", &sb);
 }
 
-static void rfc3339(int64_t ns, char *buf, size_t len)
-{
-	time_t s = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (!ns || !gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "never");
-}
-
 /* ---- nodes ---- */
 
-static int nodes_json(const Dratopo__V1__ListNodesResponse *r, struct strbuf *sb)
+/* top (built in a by fleet_doc, NULL when that ran out of memory) as
+ * JSON; frees a. */
+static int emit_json(struct doc_arena *a, struct doc_node *top, struct strbuf *sb)
 {
-	struct doc_arena *a = doc_arena_new();
-	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
-	int rc = top && list ? doc_map_set(a, top, "nodes", list) : -1;
+	int rc = top ? doc_emit_json(top, 2, sb) : -1;
 
-	for (size_t i = 0; !rc && i < r->n_nodes; i++) {
-		const Dratopo__V1__Node *n = r->nodes[i];
-		struct doc_node *o = doc_new_map(a), *d = doc_new_seq(a);
-		char ts[32];
-
-		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
-		rc = !o || !d;
-		for (size_t k = 0; !rc && k < n->n_differences; k++)
-			rc = doc_seq_push(a, d, doc_new_string(a, n->differences[k]));
-		rc = rc || doc_map_set(a, o, "name", doc_new_string(a, n->name)) ||
-		     doc_map_set(a, o, "instanceType", doc_new_string(a, n->instance_type)) ||
-		     doc_map_set(a, o, "verdict", doc_new_string(a, verdict_name(n->verdict))) ||
-		     doc_map_set(a, o, "differences", d) ||
-		     doc_map_set(a, o, "lastReport", doc_new_string(a, ts)) ||
-		     doc_map_set(a, o, "gpus", doc_new_int(a, n->gpus)) ||
-		     doc_map_set(a, o, "efas", doc_new_int(a, n->efas)) ||
-		     doc_map_set(a, o, "plannable", doc_new_bool(a, n->plannable)) ||
-		     doc_map_set(a, o, "why", doc_new_string(a, n->why)) || doc_seq_push(a, list, o);
-	}
-	if (!rc)
-		rc = doc_emit_json(top, 2, sb);
 	sb_putc(sb, '\n');
 	doc_arena_free(a);
 	return rc;
@@ -204,10 +170,10 @@ static void nodes_table(const Dratopo__V1__ListNodesResponse *r, struct strbuf *
 		const Dratopo__V1__Node *n = r->nodes[i];
 		char ts[32];
 
-		rfc3339(n->last_report_unix_nanos, ts, sizeof(ts));
 		sb_printf(sb, "%-*s  %-*s  %-8s  %4" PRIu32 "  %4" PRIu32 "  %-9s  %s", wn, n->name, wt,
-			  n->instance_type, verdict_name(n->verdict), n->gpus, n->efas,
-			  n->plannable ? "yes" : "no", ts);
+			  n->instance_type, fleet_doc_verdict(n->verdict), n->gpus, n->efas,
+			  n->plannable ? "yes" : "no",
+			  fleet_doc_time(n->last_report_unix_nanos, ts, sizeof(ts)));
 		sb_printf(sb, n->plannable || !n->why[0] ? "\n" : "  %s\n", n->why);
 	}
 }
@@ -241,8 +207,12 @@ int cli_nodes(int argc, char **argv)
 			     &dratopo__v1__list_nodes_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json)
-		nodes_json((const void *)resp, &sb);
+	if (o.json) {
+		const Dratopo__V1__ListNodesResponse *r = (const void *)resp;
+		struct doc_arena *a = doc_arena_new();
+
+		emit_json(a, a ? fleet_doc_nodes(a, r->nodes, r->n_nodes) : NULL, &sb);
+	}
 	else
 		nodes_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);
@@ -250,56 +220,6 @@ int cli_nodes(int argc, char **argv)
 }
 
 /* ---- types ---- */
-
-static const char *source_name(Dratopo__V1__HwdbSource s)
-{
-	switch (s) {
-	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_KNOWN: return "hwdb";
-	case DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED: return "learned";
-	default: return "none";
-	}
-}
-
-/* A note on what the type's row means, "" when nothing is odd. */
-static const char *type_note(const Dratopo__V1__TypeSummary *t)
-{
-	if (t->conflict)
-		return "conflict: its nodes disagree on the shape";
-	if (t->hwdb_suspect)
-		return "hwdb suspect: most nodes drift the same way";
-	return "";
-}
-
-static int types_json(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
-{
-	struct doc_arena *a = doc_arena_new();
-	struct doc_node *top = a ? doc_new_map(a) : NULL, *list = a ? doc_new_seq(a) : NULL;
-	int rc = top && list ? doc_map_set(a, top, "types", list) : -1;
-
-	for (size_t i = 0; !rc && i < r->n_types; i++) {
-		const Dratopo__V1__TypeSummary *t = r->types[i];
-		struct doc_node *o = doc_new_map(a);
-
-		rc = !o || doc_map_set(a, o, "instanceType", doc_new_string(a, t->instance_type)) ||
-		     doc_map_set(a, o, "hwdb", doc_new_string(a, source_name(t->hwdb))) ||
-		     doc_map_set(a, o, "nodes", doc_new_int(a, t->nodes)) ||
-		     doc_map_set(a, o, "matching", doc_new_int(a, t->matching)) ||
-		     doc_map_set(a, o, "drifting", doc_new_int(a, t->drifting)) ||
-		     doc_map_set(a, o, "unknown", doc_new_int(a, t->unknown)) ||
-		     doc_map_set(a, o, "stale", doc_new_int(a, t->stale)) ||
-		     doc_map_set(a, o, "plannable", doc_new_int(a, t->plannable)) ||
-		     doc_map_set(a, o, "commonShape", doc_new_string(a, t->common_shape)) ||
-		     doc_map_set(a, o, "commonShapeNodes", doc_new_int(a, t->common_shape_nodes)) ||
-		     doc_map_set(a, o, "conflict", doc_new_bool(a, t->conflict)) ||
-		     doc_map_set(a, o, "hwdbSuspect", doc_new_bool(a, t->hwdb_suspect)) ||
-		     doc_seq_push(a, list, o);
-	}
-	if (!rc)
-		rc = doc_emit_json(top, 2, sb);
-	sb_putc(sb, '\n');
-	doc_arena_free(a);
-	return rc;
-}
 
 static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *sb)
 {
@@ -320,9 +240,10 @@ static void types_table(const Dratopo__V1__ListTypesResponse *r, struct strbuf *
 
 		snprintf(shape, sizeof(shape), "%s", t->common_shape);
 		sb_printf(sb, "%-*s  %-7s  %5" PRIu32 "  %5" PRIu32 "  %5" PRIu32 "  %9" PRIu32
-			  "  %-*s", wt, t->instance_type, source_name(t->hwdb), t->nodes,
-			  t->matching, t->drifting, t->plannable, *type_note(t) ? ws : 0, shape);
-		sb_printf(sb, *type_note(t) ? "  %s\n" : "\n", type_note(t));
+			  "  %-*s", wt, t->instance_type, fleet_doc_source(t->hwdb), t->nodes,
+			  t->matching, t->drifting, t->plannable, *fleet_doc_type_note(t) ? ws : 0,
+			  shape);
+		sb_printf(sb, *fleet_doc_type_note(t) ? "  %s\n" : "\n", fleet_doc_type_note(t));
 	}
 }
 
@@ -341,8 +262,12 @@ int cli_types(int argc, char **argv)
 			     &dratopo__v1__list_types_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json)
-		types_json((const void *)resp, &sb);
+	if (o.json) {
+		const Dratopo__V1__ListTypesResponse *r = (const void *)resp;
+		struct doc_arena *a = doc_arena_new();
+
+		emit_json(a, a ? fleet_doc_types(a, r->types, r->n_types) : NULL, &sb);
+	}
 	else
 		types_table((const void *)resp, &sb);
 	protobuf_c_message_free_unpacked(resp, NULL);

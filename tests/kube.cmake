@@ -19,7 +19,7 @@ endif()
 option(DRATOPO_KUBE_TESTS "Run the tests that need a real kube-apiserver (built with Go)"
        ${_dt_kube_default})
 if(DRATOPO_KUBE_TESTS)
-  set(_kdir ${PROJECT_BINARY_DIR}/kube)
+  set(_kdir ${PROJECT_BINARY_DIR}/kube-cluster)   # not kube/: that is the module's build folder
   add_test(NAME kube_up COMMAND bash tools/kube/cluster.sh up ${_kdir}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   # a cold build of the binaries takes long; tools/dev test builds them first

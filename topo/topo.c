@@ -23,6 +23,22 @@ const struct topo_root *topo_find_root(const struct topo *t, const char *name)
 	return NULL;
 }
 
+int topo_root_numa(const struct topo *t, const struct topo_root *r)
+{
+	int numa = -2;
+
+	for (size_t i = 0; i < r->n_gpus + r->n_efas; i++) {
+		size_t k = i < r->n_gpus ? r->gpus[i] : r->efas[i - r->n_gpus];
+		int n = t->devices[k].numa_node;
+
+		if (numa == -2)
+			numa = n;
+		else if (numa != n)
+			return -1;
+	}
+	return numa < 0 ? -1 : numa;
+}
+
 void topo_free(struct topo *t)
 {
 	if (!t)

@@ -115,6 +115,9 @@ int topo_node_name_check(const char *what, const char *name, struct dt_err *err)
 /* The root named name, or NULL. */
 const struct topo_root *topo_find_root(const struct topo *t, const char *name);
 
+/* The NUMA node all of r's devices share; -1 when unknown or mixed. */
+int topo_root_numa(const struct topo *t, const struct topo_root *r);
+
 /* ---- Output ---- */
 
 /* The tree of roots, for people. */

@@ -9,23 +9,6 @@
 
 /* ---- Text ---- */
 
-/* The NUMA node shared by a root's devices; -1 when unknown or mixed. */
-static int root_numa(const struct topo *t, const struct topo_root *r)
-{
-	int numa = -2;
-
-	for (size_t i = 0; i < r->n_gpus + r->n_efas; i++) {
-		size_t k = i < r->n_gpus ? r->gpus[i] : r->efas[i - r->n_gpus];
-		int n = t->devices[k].numa_node;
-
-		if (numa == -2)
-			numa = n;
-		else if (numa != n)
-			return -1;
-	}
-	return numa < 0 ? -1 : numa;
-}
-
 static void text_device(const struct topo_device *d, const char *branch, struct strbuf *out)
 {
 	char ids[16];
@@ -68,7 +51,7 @@ int topo_emit_text(const struct topo *t, struct strbuf *out)
 		  t->n_roots, t->n_roots == 1 ? "" : "s", t->n_other);
 	for (size_t i = 0; i < t->n_roots; i++) {
 		const struct topo_root *r = &t->roots[i];
-		int numa = root_numa(t, r);
+		int numa = topo_root_numa(t, r);
 
 		sb_printf(out, "%s", r->name);
 		if (numa >= 0)
@@ -170,7 +153,7 @@ struct doc_node *topo_to_doc(const struct topo *t, struct doc_arena *a)
 	for (size_t i = 0; i < t->n_roots; i++) {
 		const struct topo_root *r = &t->roots[i];
 		struct doc_node *m = doc_new_map(a);
-		int numa = root_numa(t, r);
+		int numa = topo_root_numa(t, r);
 
 		if (!m)
 			return NULL;

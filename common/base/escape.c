@@ -238,13 +238,17 @@ void sb_html(struct strbuf *sb, const char *s, size_t len)
 		uint32_t c;
 		size_t k = utf8_decode(s + i, len - i, &c);
 
-		switch (k ? c : UTF8_REPLACEMENT) {
+		/* what XML 1.0 cannot hold either (so that an SVG file stays
+		 * well-formed): controls but tab, newline and CR, U+FFFE/F */
+		if (!k || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f ||
+		    c == 0xfffe || c == 0xffff)
+			c = UTF8_REPLACEMENT;
+		switch (c) {
 		case '&': sb_puts(sb, "&amp;"); break;
 		case '<': sb_puts(sb, "&lt;"); break;
 		case '>': sb_puts(sb, "&gt;"); break;
 		case '"': sb_puts(sb, "&quot;"); break;
 		case '\'': sb_puts(sb, "&#39;"); break;
-		case 0:
 		case UTF8_REPLACEMENT:
 			sb_puts(sb, "\xef\xbf\xbd");
 			break;

@@ -61,7 +61,9 @@ void sb_logfmt_value(struct strbuf *sb, const char *value);
 /* ---- HTML ----
  *
  * Text or a double- or single-quoted attribute value: & < > " ' as
- * &amp; &lt; &gt; &quot; &#39;; NUL and invalid UTF-8 as U+FFFD. Safe in
+ * &amp; &lt; &gt; &quot; &#39;; invalid UTF-8 and what XML 1.0 cannot
+ * hold (controls but tab, newline and CR; DEL; U+FFFE, U+FFFF) as U+FFFD,
+ * so that the same text serves HTML and a standalone SVG file. Safe in
  * element content and in quoted attributes, not in <script> or <style>
  * nor in an unquoted attribute. */
 void sb_html(struct strbuf *sb, const char *s, size_t len);

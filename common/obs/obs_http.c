@@ -1,4 +1,5 @@
-/* obs_http.c - /metrics, /healthz and /readyz over libmicrohttpd. */
+/* obs_http.c - /metrics, /healthz and /readyz over libmicrohttpd, and the
+ * daemon's own pages. */
 #include "obs_http.h"
 
 #include <arpa/inet.h>
@@ -25,8 +26,21 @@ struct obs_http {
 	struct obs_registry *reg;
 	obs_ready_fn ready;
 	void *ready_arg;
+	obs_page_fn page;
+	void *page_arg;
 	int port;
 };
+
+struct obs_http_request {
+	struct MHD_Connection *conn;
+	const char *path;
+};
+
+/* What every page carries: nothing runs, nothing loads from elsewhere,
+ * nothing is kept (the pages are a snapshot of live state). */
+static const char page_csp[] =
+	"default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
+	"base-uri 'none'; frame-ancestors 'none'";
 
 /* ---- the listening socket ---- */
 
@@ -189,6 +203,57 @@ static enum MHD_Result serve_ready(struct obs_http *srv, struct MHD_Connection *
 	return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, body);
 }
 
+const char *obs_http_path(const struct obs_http_request *r)
+{
+	return r->path;
+}
+
+const char *obs_http_arg(const struct obs_http_request *r, const char *key)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static enum MHD_Result serve_page(struct obs_http *srv, struct MHD_Connection *conn,
+				  const char *url)
+{
+	struct obs_http_request req = { conn, url };
+	struct obs_http_page page = { .status = MHD_HTTP_OK,
+				      .content_type = "text/html; charset=utf-8" };
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t len;
+	char *body;
+	int rc;
+
+	sb_init(&page.body);
+	rc = srv->page(srv->page_arg, &req, &page);
+	if (!rc && sb_error(&page.body))
+		rc = -ENOMEM;
+	if (rc) {
+		sb_free(&page.body);
+		if (rc == -ENOENT)
+			return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
+		obs_logf(OBS_ERROR, "page_failed", "path", "%s", url);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot render the page\n");
+	}
+	len = page.body.len;
+	body = sb_detach(&page.body);
+	resp = body ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE) : NULL;
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, page.content_type);
+	MHD_add_response_header(resp, "Content-Security-Policy", page_csp);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(conn, page.status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version,
 			      const char *upload_data, size_t *upload_data_size,
@@ -210,6 +275,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply_text(conn, MHD_HTTP_OK, "ok\n");
 	if (strcmp(url, "/readyz") == 0)
 		return serve_ready(srv, conn);
+	if (srv->page)
+		return serve_page(srv, conn, url);
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -232,6 +299,16 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 int obs_http_start(const char *addr, struct obs_registry *reg, obs_ready_fn ready,
 		   void *ready_arg, struct obs_http **out, struct dt_err *err)
 {
+	struct obs_http_opts o = { .addr = addr, .reg = reg, .ready = ready,
+				   .ready_arg = ready_arg };
+
+	return obs_http_start_opts(&o, out, err);
+}
+
+int obs_http_start_opts(const struct obs_http_opts *o, struct obs_http **out,
+			struct dt_err *err)
+{
+	const char *addr = o->addr;
 	struct obs_http *srv;
 	int fd;
 
@@ -243,9 +320,11 @@ int obs_http_start(const char *addr, struct obs_registry *reg, obs_ready_fn read
 		close(fd);
 		return dt_err_set(err, -ENOMEM, "http: out of memory");
 	}
-	srv->reg = reg;
-	srv->ready = ready;
-	srv->ready_arg = ready_arg;
+	srv->reg = o->reg;
+	srv->ready = o->ready;
+	srv->ready_arg = o->ready_arg;
+	srv->page = o->page;
+	srv->page_arg = o->page_arg;
 	srv->port = bound_port(fd);
 	srv->daemon = MHD_start_daemon(
 		MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, srv,

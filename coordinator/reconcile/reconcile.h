@@ -221,6 +221,7 @@ struct rec_filter {
 	int plannable;                  /* -1: any, 0, 1 */
 	const char *after;              /* names after this one only (paging); NULL */
 	size_t limit;                   /* 0: no limit */
+	bool count;                     /* fill the list's total and before */
 };
 #define REC_FILTER_ALL { NULL, -1, -1, NULL, 0 }
 
@@ -228,6 +229,9 @@ struct rec_node_list {
 	struct rec_node *nodes;         /* in name order */
 	size_t n;
 	bool more;                      /* the limit cut the list */
+	/* With rec_filter.count: the nodes the filter keeps in all, and how
+	 * many of them come before `after` (a page's position). */
+	size_t total, before;
 };
 void rec_node_list_free(struct rec_node_list *l);
 int rec_fleet_nodes(struct rec_fleet *f, const struct rec_filter *flt, int64_t now,

@@ -346,16 +346,22 @@ int rec_fleet_nodes(struct rec_fleet *f, const struct rec_filter *flt, int64_t n
 	out->nodes = calloc(cap + 1, sizeof(*out->nodes));
 	if (!out->nodes)
 		rc = -ENOMEM;
+	for (size_t i = 0; flt->count && i < start; i++)
+		out->before += filter_keeps(f, flt, f->nodes[i], now);
 	for (size_t i = start; !rc && i < f->n_nodes; i++) {
 		if (!filter_keeps(f, flt, f->nodes[i], now))
 			continue;
+		out->total++;
 		if (out->n == cap) {
 			out->more = true;
-			break;
+			if (!flt->count)
+				break;
+			continue;
 		}
 		rc = rec_node_view(f, f->nodes[i], now, &out->nodes[out->n]);
 		out->n += rc == 0;
 	}
+	out->total += out->before;
 	pthread_mutex_unlock(&f->mu);
 	if (rc) {
 		rec_node_list_free(out);

@@ -3,17 +3,18 @@
  *
  * The node is compared with hwdb root by root. A root's reference is the
  * content it should have: with hwdb's grouping (types scraped from live
- * nodes), the node's roots that have one of hwdb's shapes exactly are
- * matched to it first, and each other root takes the closest shape still
- * unmatched (the same GPUs and EFAs counting the dead ones, else the same
- * GPU count, else the same EFA count, else the first left); without a
- * grouping, a root's reference is what it holds, dead devices included.
+ * nodes), that of the hwdb root it is paired with (topo_pair_roots: exact
+ * shapes first, then the closest left, the rule the drawing of the node
+ * uses too); without a grouping, a root's reference is what it holds, dead
+ * devices included.
  * A root short of GPUs taints its EFAs (they lost their GPU), a root
  * short of EFAs taints its GPUs (a GPU whose EFA left). A device that is
  * itself wrong (another model, no root) is tainted for that. Extra
  * devices on a root taint nothing: which one is the stray cannot be told,
  * and the root's own pairing is whole. */
 #include "remedy.h"
+
+#include "topo_root_pair.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,9 +86,7 @@ struct assess {
 	const struct hwdb_type *expected;
 	struct rroot *roots;
 	size_t n_roots;
-	struct counts *shapes;          /* hwdb's root shapes, unmatched ones */
-	bool *used;
-	size_t n_shapes;
+	struct topo_root_pairing pairing;
 	size_t live_efas;
 	/* Per device of t: its name among the live ones, its cause (-1 none). */
 	size_t *index;
@@ -113,87 +112,27 @@ static void root_counts(const struct topo *t, struct rroot *rr)
 	}
 }
 
-static int load_shapes(struct assess *A)
+/* Give every root with live devices its reference (see the top of the
+ * file). */
+static int match_roots(struct assess *A)
 {
-	const struct hwdb_type *e = A->expected;
-	size_t cap = e->n_gpus + e->n_efas;
-	struct hwdb_root *roots = calloc(cap ? cap : 1, sizeof(*roots));
+	int rc = topo_pair_roots(A->t, A->expected, &A->pairing);
 
-	A->shapes = calloc(cap ? cap : 1, sizeof(*A->shapes));
-	A->used = calloc(cap ? cap : 1, sizeof(*A->used));
-	if (!roots || !A->shapes || !A->used) {
-		free(roots);
-		return -ENOMEM;
-	}
-	A->n_shapes = hwdb_type_roots(e, roots, cap);
-	for (size_t i = 0; i < A->n_shapes; i++)
-		A->shapes[i] = (struct counts){ roots[i].n_gpus, roots[i].n_efas };
-	free(roots);
-	return 0;
-}
-
-/* Take for rr the first unmatched shape that rule `how` accepts: 0 its live
- * shape, 1 its shape counting dead devices, 2 its GPU count, 3 its EFA count,
- * 4 any. */
-static bool take_shape(struct assess *A, struct rroot *rr, int how)
-{
-	struct counts all = { rr->live.gpus + rr->dead.gpus, rr->live.efas + rr->dead.efas };
-
-	for (size_t i = 0; i < A->n_shapes; i++) {
-		const struct counts *s = &A->shapes[i];
-		bool ok;
-
-		if (A->used[i])
-			continue;
-		switch (how) {
-		case 0:
-			ok = s->gpus == rr->live.gpus && s->efas == rr->live.efas;
-			break;
-		case 1:
-			ok = s->gpus == all.gpus && s->efas == all.efas;
-			break;
-		case 2:
-			ok = s->gpus == all.gpus;
-			break;
-		case 3:
-			ok = s->efas == all.efas;
-			break;
-		default:
-			ok = true;
-			break;
-		}
-		if (ok) {
-			A->used[i] = true;
-			rr->ref = *s;
-			rr->has_ref = true;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Give every root its reference (see the top of the file). */
-static void match_roots(struct assess *A)
-{
-	bool grouping = A->expected && A->expected->dra_metadata && A->n_shapes;
-
-	for (size_t i = 0; i < A->n_roots; i++) {
+	for (size_t i = 0; !rc && i < A->n_roots; i++) {
 		struct rroot *rr = &A->roots[i];
+		long k = A->pairing.of_root[i];
 
-		if (!grouping) {
+		if (!A->pairing.n_expected) {
 			rr->ref = (struct counts){ rr->live.gpus + rr->dead.gpus,
 						   rr->live.efas + rr->dead.efas };
 			rr->has_ref = true;
+		} else if (k >= 0 && (rr->live.gpus || rr->live.efas)) {
+			rr->ref = (struct counts){ A->pairing.expected[k].n_gpus,
+						   A->pairing.expected[k].n_efas };
+			rr->has_ref = true;
 		}
 	}
-	if (!grouping)
-		return;
-	/* Exact shapes first, so that a damaged root never takes the shape
-	 * a healthy root has. */
-	for (int how = 0; how <= 4; how++)
-		for (size_t i = 0; i < A->n_roots; i++)
-			if (!A->roots[i].has_ref && (A->roots[i].live.gpus || A->roots[i].live.efas))
-				take_shape(A, &A->roots[i], how);
+	return rc;
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -379,8 +318,7 @@ static void judge_node(struct assess *A)
 static void assess_free(struct assess *A)
 {
 	free(A->roots);
-	free(A->shapes);
-	free(A->used);
+	topo_root_pairing_free(&A->pairing);
 	free(A->index);
 	free(A->cause);
 }
@@ -421,9 +359,8 @@ int rem_assess(const char *node, const struct topo_verify_result *vr,
 	}
 	for (size_t i = 0; i < t->n_devices; i++)
 		A.live_efas += t->devices[i].kind == TOPO_EFA && !t->devices[i].fell_off_bus;
-	if (expected && expected->dra_metadata && (rc = load_shapes(&A)))
+	if ((rc = match_roots(&A)))
 		goto out;
-	match_roots(&A);
 	assess_devices(&A);
 	rc = collect(&A);
 	if (!rc)

@@ -45,6 +45,16 @@ enum coord_role {
 	COORD_TAKING_OVER,      /* it leads; the fleet is being rebuilt from the cluster */
 	COORD_LEADER,
 };
+struct obs_http;
+struct page_inflight;
+
+/* Whoever watches the cluster (the Kubernetes controller) fills out with
+ * what it has in flight: the pods it cannot place yet with the planner's
+ * reasons, the NodeClaims being launched (page_inflight_add_pod/_claim;
+ * the page frees it). Called on the HTTP thread for each fleet page: it
+ * must be safe to call from there while the controller runs, and quick
+ * (a copy of what the controller holds, not a call to the API server). */
+typedef int (*coord_inflight_fn)(void *arg, struct page_inflight *out, struct dt_err *err);
 
 /* The metrics the daemon updates directly (the gauges over the fleet are
  * computed at scrape time). */
@@ -79,6 +89,10 @@ struct coord {
 	/* In a cluster: the fleet's objects, the Lease (NULL out of one). */
 	struct coord_cluster *cluster;
 	_Atomic int role;               /* enum coord_role */
+	/* The fleet page's pending pods and NodeClaims (coord_set_inflight);
+	 * NULL: no controller, the page says so. */
+	coord_inflight_fn inflight;
+	void *inflight_arg;
 };
 
 /* ---- the state as a whole (coord_state.c) ---- */
@@ -184,6 +198,8 @@ int coord_report_pack(const Dratopo__V1__TopologyReport *msg, uint8_t **out, siz
 Dratopo__V1__Verdict coord_verdict_pb(enum rec_verdict v);
 /* A Node message for a record; strings borrowed from n. */
 void coord_node_pb(const struct rec_node *n, Dratopo__V1__Node *out);
+/* A TypeSummary message for t; strings borrowed from t. */
+void coord_type_pb(const struct rec_type_summary *t, Dratopo__V1__TypeSummary *out);
 /* A store record for n (borrowing from it), with the report blob. */
 void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blob_len,
 		       struct store_node *out);
@@ -255,6 +271,18 @@ int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct 
 /* On the committer, before the store's transaction: every write of w.
  * KUBE_ENOTLEADER once the fence has closed. */
 int coord_cluster_apply(struct coord *c, const struct coord_cws *w, struct dt_err *err);
+/* ---- the status pages (coord_http.c) ---- */
+
+/* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL),
+ * and the pages: / (the fleet), /nodes/NAME, /types/NAME (?o=svg: the
+ * picture alone, ?o=json: the node as `dratopo nodes -o json` has it),
+ * /nodes.json and /types.json (exactly `dratopo nodes|types -o json`;
+ * nodes.json takes the fleet page's filters). Read-only: GET and HEAD. */
+int coord_http_start(struct coord *c, const char *addr, bool (*ready)(void *, char *, size_t),
+		     struct obs_http **out, struct dt_err *err);
+/* Where the fleet page gets what a controller has in flight; set it
+ * before coord_http_start. */
+void coord_set_inflight(struct coord *c, coord_inflight_fn fn, void *arg);
 
 /* ---- metrics (coord_metrics.c) ---- */
 

@@ -126,6 +126,36 @@ void coord_node_pb(const struct rec_node *n, Dratopo__V1__Node *out)
 	out->why = n->why ? n->why : (char *)"";
 }
 
+static Dratopo__V1__HwdbSource source_pb(enum rec_entry_source s)
+{
+	switch (s) {
+	case REC_SOURCE_HWDB:
+	case REC_SOURCE_EXTRA:
+		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_KNOWN;
+	case REC_SOURCE_LEARNED:
+		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED;
+	default:
+		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_UNKNOWN;
+	}
+}
+
+void coord_type_pb(const struct rec_type_summary *t, Dratopo__V1__TypeSummary *out)
+{
+	dratopo__v1__type_summary__init(out);
+	out->instance_type = t->type;
+	out->nodes = (uint32_t)t->nodes;
+	out->matching = (uint32_t)(t->by_verdict[REC_MATCH] + t->by_verdict[REC_LEARNED]);
+	out->drifting = (uint32_t)t->by_verdict[REC_DRIFT];
+	out->common_shape = t->common_shape ? t->common_shape : (char *)"";
+	out->common_shape_nodes = (uint32_t)t->common_count;
+	out->hwdb = source_pb(t->source);
+	out->conflict = t->conflicted;
+	out->hwdb_suspect = t->hwdb_suspect;
+	out->plannable = (uint32_t)t->plannable;
+	out->stale = (uint32_t)t->stale;
+	out->unknown = (uint32_t)t->by_verdict[REC_UNKNOWN];
+}
+
 void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blob_len,
 		       struct store_node *out)
 {

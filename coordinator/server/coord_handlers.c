@@ -352,36 +352,6 @@ static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage 
 	return GRPC_STATUS_OK;
 }
 
-static Dratopo__V1__HwdbSource source_pb(enum rec_entry_source s)
-{
-	switch (s) {
-	case REC_SOURCE_HWDB:
-	case REC_SOURCE_EXTRA:
-		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_KNOWN;
-	case REC_SOURCE_LEARNED:
-		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_LEARNED;
-	default:
-		return DRATOPO__V1__HWDB_SOURCE__HWDB_SOURCE_UNKNOWN;
-	}
-}
-
-static void type_pb(const struct rec_type_summary *t, Dratopo__V1__TypeSummary *out)
-{
-	dratopo__v1__type_summary__init(out);
-	out->instance_type = t->type;
-	out->nodes = (uint32_t)t->nodes;
-	out->matching = (uint32_t)(t->by_verdict[REC_MATCH] + t->by_verdict[REC_LEARNED]);
-	out->drifting = (uint32_t)t->by_verdict[REC_DRIFT];
-	out->common_shape = t->common_shape ? t->common_shape : (char *)"";
-	out->common_shape_nodes = (uint32_t)t->common_count;
-	out->hwdb = source_pb(t->source);
-	out->conflict = t->conflicted;
-	out->hwdb_suspect = t->hwdb_suspect;
-	out->plannable = (uint32_t)t->plannable;
-	out->stale = (uint32_t)t->stale;
-	out->unknown = (uint32_t)t->by_verdict[REC_UNKNOWN];
-}
-
 static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 				      ProtobufCMessage **response)
 {
@@ -409,7 +379,7 @@ static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessag
 	if (!types || !r->m.types.types)
 		return no_memory(ctx, r);
 	for (size_t i = 0; i < r->type_list.n; i++) {
-		type_pb(&r->type_list.types[i], &types[i]);
+		coord_type_pb(&r->type_list.types[i], &types[i]);
 		r->m.types.types[i] = &types[i];
 	}
 	r->m.types.n_types = r->type_list.n;

@@ -92,11 +92,22 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 {
 	struct rec_filter flt = REC_FILTER_ALL;
 	struct rec_node_list list = { 0 };
+	struct rec_node one = { 0 };
 	struct model_set *set = model_set_new();
 	struct rec_fleet *f = coord_fleet_get(c);
-	int rc = set ? rec_fleet_nodes(f, &flt, coord_now_ns(), &list, err)
-		     : dt_err_set(err, -ENOMEM, "out of memory");
+	int rc;
 
+	if (!set) {
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	} else if (node && *node) {     /* one node: no need to copy the fleet */
+		rc = rec_fleet_node(f, node, coord_now_ns(), &one, err);
+		if (!rc)
+			list = (struct rec_node_list){ .nodes = &one, .n = 1 };
+		else if (rc == -ENOENT)
+			rc = 0;
+	} else {
+		rc = rec_fleet_nodes(f, &flt, coord_now_ns(), &list, err);
+	}
 	memset(out, 0, sizeof(*out));
 	sb_init(&out->yaml);
 	for (size_t i = 0; !rc && i < list.n; i++) {
@@ -110,7 +121,10 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 			rc = lift(f, n->name, out, err);
 	}
 	coord_fleet_put(c);
-	rec_node_list_free(&list);
+	if (list.nodes == &one)
+		rec_node_free(&one);
+	else
+		rec_node_list_free(&list);
 	model_set_free(set);
 	if (!rc && sb_error(&out->yaml))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");

@@ -40,7 +40,8 @@ static const char usage_text[] =
 	"Options:\n"
 	"  --listen ADDR          gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)\n"
 	"  --db FILE              SQLite database (default " DEFAULT_DB ")\n"
-	"  --http ADDR            serve /metrics, /healthz, /readyz on ADDR (default: off)\n"
+	"  --http ADDR            serve the status pages (/), /metrics, /healthz and /readyz\n"
+	"                         on ADDR, read-only (default: off)\n"
 	"  --tls-cert FILE        server certificate (PEM)\n"
 	"  --tls-key FILE         its private key\n"
 	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
@@ -429,7 +430,7 @@ int main(int argc, char **argv)
 	if (!rc && kube_wanted(&a) && (rc = coord_cluster_start(&c, &a.cluster, &err)))
 		dt_err_prefix(&err, "kube: ");
 	if (!rc && a.http)
-		rc = obs_http_start(a.http, c.m.reg, ready, &c, &http, &err);
+		rc = coord_http_start(&c, a.http, ready, &http, &err);
 	if (!rc) {
 		struct rpc_server_opts o = {
 			.listen = a.listen, .tls = a.tls, .workers = a.workers,

@@ -12,6 +12,11 @@
  *   stream N SYSFS   reports nodes sim-00000 ... sim-N-1 (the probe of the
  *                    fixture SYSFS, one after the other), printing each
  *                    acknowledged name on its own flushed line
+ *   hostile NODE SYSFS ROOT  one report for NODE of the probe of SYSFS with
+ *                    every string a hostile agent controls set to markup
+ *                    and quotes: models, link speeds, RDMA devices, the
+ *                    agent version, and the first PCIe root renamed ROOT
+ *                    (the instance type is the fixture's DMI product name)
  *
  * The raw modes print "status=NAME" for the refused call (silent: also
  * "others=NAME" for the call made meanwhile) and exit 0 when a status came
@@ -109,6 +114,25 @@ static int silent(struct rpc_channel *ch, struct rpc_channel *other)
 	return 0;
 }
 
+/* Report t as node (the run's sequence 1): 0, or the call's error. */
+static int send_report(struct rpc_channel *ch, const struct topo *t,
+		       const struct agent_report_info *info, struct rpc_status *st,
+		       struct dt_err *err)
+{
+	struct dt_diags w;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	dt_diags_init(&w);
+	rc = agent_report_pack(t, info, &buf, &len, &w, err);
+	dt_diags_free(&w);
+	if (!rc)
+		rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, st, err);
+	free(buf);
+	return rc;
+}
+
 static int stream(struct rpc_channel *ch, long n, const char *root)
 {
 	struct topo t;
@@ -123,18 +147,10 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 		char name[32];
 		struct agent_report_info info = { name, "stream", 1, (int64_t)time(NULL) * 1000000000,
 						  "test" };
-		struct dt_diags w;
 		struct rpc_status st = { 0 };
-		uint8_t *buf = NULL;
-		size_t len = 0;
 
 		snprintf(name, sizeof(name), "sim-%05ld", i);
-		dt_diags_init(&w);
-		rc = agent_report_pack(&t, &info, &buf, &len, &w, &err);
-		dt_diags_free(&w);
-		if (!rc)
-			rc = rpc_call_bytes(ch, REPORT, buf, len, CALL_MS, NULL, NULL, &st, &err);
-		free(buf);
+		rc = send_report(ch, &t, &info, &st, &err);
 		if (!rc) {
 			printf("%s\n", name);
 			fflush(stdout);
@@ -143,6 +159,43 @@ static int stream(struct rpc_channel *ch, long n, const char *root)
 	topo_free(&t);
 	if (rc)
 		fprintf(stderr, "coord_client: %s\n", err.msg);
+	return rc ? 1 : 0;
+}
+
+/* Markup that does something when a page fails to escape it, without
+ * blanks (the coordinator refuses an agent version with one). */
+#define HOSTILE(what) "<script>document.body.dataset.pwned='" what "'</script>\"'><img/src=\"x\"/" \
+	"onerror=\"document.body.dataset.pwned='" what "'\">"
+
+static int hostile(struct rpc_channel *ch, const char *node, const char *sysfs,
+		   const char *root)
+{
+	struct topo t;
+	struct agent_report_info info = { node, "hostile", 1, (int64_t)time(NULL) * 1000000000,
+					  HOSTILE("version") };
+	struct rpc_status st = { 0 };
+	struct dt_err err = { 0 };
+	int rc;
+
+	if (probe_run(sysfs, NULL, &t, &err)) {
+		fprintf(stderr, "coord_client: %s\n", err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < t.n_devices; i++) {
+		struct topo_device *d = &t.devices[i];
+
+		if (t.n_roots && !strcmp(d->pcie_root, t.roots[0].name))
+			snprintf(d->pcie_root, sizeof(d->pcie_root), "%s", root);
+		t.devices[i].model = HOSTILE("model");
+		snprintf(t.devices[i].link_speed, sizeof(t.devices[i].link_speed), "<b>x</b>");
+		snprintf(t.devices[i].rdma_device, sizeof(t.devices[i].rdma_device), "%s",
+			 HOSTILE("rdma"));
+	}
+	rc = send_report(ch, &t, &info, &st, &err);
+	topo_free(&t);
+	if (rc)
+		fprintf(stderr, "coord_client: %s\n", err.msg);
+	printf("status=%s\n", rpc_status_name(st.code));
 	return rc ? 1 : 0;
 }
 
@@ -171,6 +224,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stream") && argc == next + 2)
 		rc = stream(ch, strtol(argv[next], NULL, 10), argv[next + 1]);
+	else if (!strcmp(argv[1], "hostile") && argc == next + 3)
+		rc = hostile(ch, argv[next], argv[next + 1], argv[next + 2]);
 	else if (!strcmp(argv[1], "silent"))
 		rc = silent(ch, other);
 	else if (!strcmp(argv[1], "garbage") || !strcmp(argv[1], "oversized") ||
@@ -182,7 +237,7 @@ int main(int argc, char **argv)
 	rpc_channel_close(other);
 	return rc;
 usage:
-	fprintf(stderr, "usage: coord_client garbage|oversized|nodeadline|silent|stream ADDR "
-		"(--insecure | CERT KEY CA) [N SYSFS]\n");
+	fprintf(stderr, "usage: coord_client garbage|oversized|nodeadline|silent|stream|hostile "
+		"ADDR (--insecure | CERT KEY CA) [N SYSFS | NODE SYSFS ROOT]\n");
 	return 2;
 }

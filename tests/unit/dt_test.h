@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct dt_test_case {
 	const char *name;
@@ -29,6 +30,22 @@ static inline const char *dt_fixture(const char *rel)
 
 	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", DT_SOURCE_DIR, rel);
 	return path;
+}
+
+/* The agent's sysfs fixtures under DT_BINARY_DIR/fixtures/agent, built by
+ * tests/fixtures/agent/mksysfs.sh when missing (ctest's agent_fixtures
+ * builds them first; this is for a suite run by hand). A suite's init:
+ * 0, or -1 when they cannot be built. */
+#define DT_AGENT_FIXTURES DT_BINARY_DIR "/fixtures/agent"
+static inline int dt_agent_fixtures(void)
+{
+	char cmd[8192];
+
+	if (access(DT_AGENT_FIXTURES "/p5.48xlarge-degraded/sys", F_OK) == 0)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/agent/mksysfs.sh' '%s' >/dev/null",
+		 DT_SOURCE_DIR, DT_AGENT_FIXTURES);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 static inline int dt_run_suite(const char *name, const struct dt_test_case *tests,

@@ -312,6 +312,10 @@ static void test_html(void)
 	sb_reset(&sb);
 	sb_html(&sb, "a\0b", 3);
 	DT_ASSERT_STR(sb_str(&sb), "a\xef\xbf\xbd" "b");
+	/* what XML refuses too: an SVG file stays well-formed */
+	sb_reset(&sb);
+	sb_html(&sb, "t\tn\nr\re\x1b[1m\x7f\xef\xbf\xbf", 15);
+	DT_ASSERT_STR(sb_str(&sb), "t\tn\nr\re\xef\xbf\xbd[1m\xef\xbf\xbd\xef\xbf\xbd");
 	sb_free(&sb);
 }
 

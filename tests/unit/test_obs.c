@@ -621,6 +621,67 @@ static void test_http_endpoints(void)
 	obs_registry_free(reg);
 }
 
+/* A daemon's pages: /echo answers its path and query, /fail fails, the
+ * rest is not the daemon's. */
+static int echo_page(void *arg, const struct obs_http_request *req, struct obs_http_page *page)
+{
+	const char *path = obs_http_path(req), *name = obs_http_arg(req, "name");
+
+	(*(int *)arg)++;
+	if (!strcmp(path, "/fail"))
+		return -EIO;
+	if (strncmp(path, "/echo/", 6))
+		return -ENOENT;
+	if (obs_http_arg(req, "teapot")) {
+		page->status = 418;
+		page->content_type = "text/plain";
+	}
+	sb_printf(&page->body, "path=[%s] name=[%s]", path + 6, name ? name : "(none)");
+	return 0;
+}
+
+static void test_http_pages(void)
+{
+	struct obs_registry *reg = sample_registry();
+	struct http_reply *r = malloc(sizeof(*r));
+	int calls = 0;
+	struct obs_http_opts o = { .addr = "127.0.0.1:0", .reg = reg, .page = echo_page,
+				   .page_arg = &calls };
+	struct obs_http *srv;
+	struct dt_err err;
+	int port;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(obs_http_start_opts(&o, &srv, &err), 0);
+	port = obs_http_port(srv);
+	/* path and query decoded, '+' a space; the endpoint's own paths stay its */
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/echo/a%2Fb%20%3Cc%3E?name=x+y%26z", r), 0);
+	CU_ASSERT_EQUAL(r->status, 200);
+	DT_ASSERT_STR(r->body, "path=[a/b <c>] name=[x y&z]");
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r->head, "\r\nContent-Type: text/html; charset=utf-8"));
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r->head, "\r\nContent-Security-Policy: default-src 'none'"));
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r->head, "\r\nX-Content-Type-Options: nosniff"));
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r->head, "\r\nCache-Control: no-store"));
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/echo/t?teapot=1", r), 0);
+	CU_ASSERT_EQUAL(r->status, 418);
+	CU_ASSERT_PTR_NOT_NULL(strcasestr(r->head, "\r\nContent-Type: text/plain"));
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "HEAD", "/echo/h", r), 0);
+	CU_ASSERT_EQUAL(r->status, 200);
+	DT_ASSERT_STR(r->body, "");
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/elsewhere", r), 0);
+	CU_ASSERT_EQUAL(r->status, 404);
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/fail", r), 0);
+	CU_ASSERT_EQUAL(r->status, 500);
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "POST", "/echo/p", r), 0);
+	CU_ASSERT_EQUAL(r->status, 405);            /* read-only: never reaches the page */
+	CU_ASSERT_EQUAL(http_fetch(AF_INET, port, "GET", "/metrics", r), 0);
+	DT_ASSERT_STR(r->body, expected_text);
+	CU_ASSERT_EQUAL(calls, 5);
+	obs_http_stop(srv);
+	free(r);
+	obs_registry_free(reg);
+}
+
 /* A connection that sent half a request line and then nothing. */
 static int stalled_client(int port)
 {
@@ -723,5 +784,6 @@ DT_SUITE_MAIN("obs",
 	      DT_TEST(test_series_lookup),
 	      DT_TEST(test_concurrent_updates_sum),
 	      DT_TEST(test_http_endpoints),
+	      DT_TEST(test_http_pages),
 	      DT_TEST(test_http_slow_clients),
 	      DT_TEST(test_http_addresses))

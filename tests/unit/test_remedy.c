@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dt_test.h"
 #include "hwdb.h"
@@ -18,20 +17,8 @@
 #include "topo_slices.h"
 #include "topo_verify.h"
 
-#define FIXTURES DT_BINARY_DIR "/fixtures/agent"
+#define FIXTURES DT_AGENT_FIXTURES
 #define NODE "ip-10-0-0-7.ec2.internal"
-
-static int suite_init(void)
-{
-	struct stat st;
-	char cmd[8192];
-
-	if (stat(FIXTURES "/p5.48xlarge-degraded/sys", &st) == 0)
-		return 0;
-	snprintf(cmd, sizeof(cmd), "bash '%s/tests/fixtures/agent/mksysfs.sh' '%s' >/dev/null",
-		 DT_SOURCE_DIR, FIXTURES);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* A probed fixture, verified against hwdb's entry for its type. */
 struct node {
@@ -484,7 +471,7 @@ static void test_names(void)
 	node_free(&n);
 }
 
-DT_SUITE_MAIN_WITH("remedy", suite_init, NULL,
+DT_SUITE_MAIN_WITH("remedy", dt_agent_fixtures, NULL,
 		   DT_TEST(test_degraded_rules),
 		   DT_TEST(test_degraded_objects_valid),
 		   DT_TEST(test_rules_keep_planning_off),
