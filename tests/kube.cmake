@@ -31,6 +31,16 @@ if(DRATOPO_KUBE_TESTS)
     LIBS dt_kube INTERNAL kube)
   set_tests_properties(test_kube_cluster PROPERTIES FIXTURES_REQUIRED kube
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_suite(test_ctrl_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_ctrl_cluster.c
+    LIBS dt_ctrl)
+  set_tests_properties(test_ctrl_cluster PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_controller ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_controller.sh)
+  set_tests_properties(kube_controller PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_remedy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_remedy.sh)
+  set_tests_properties(kube_remedy PROPERTIES FIXTURES_REQUIRED "kube;agent_sysfs"
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
   dt_add_script_test(kube_deploy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_deploy.sh)
   set_tests_properties(kube_deploy PROPERTIES FIXTURES_REQUIRED kube
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")

@@ -230,6 +230,8 @@ struct coord_remedies {
 	size_t device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
 	size_t n_lifted;
+	char **unfit;                   /* nodes in drift that get the node taint */
+	size_t n_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with
@@ -254,9 +256,13 @@ struct coord_cluster_opts {
  * store stays the truth and the objects follow it. */
 int coord_cluster_start(struct coord *c, const struct coord_cluster_opts *o,
 			struct dt_err *err);
-/* Stop; with release, hand the Lease over (SIGTERM: after the calls in
- * flight are drained, before the store closes). */
-void coord_cluster_stop(struct coord *c, bool release);
+/* SIGTERM, once the calls in flight are drained: what they queued is
+ * written, then the Lease is handed over (nothing is written after). */
+void coord_cluster_release(struct coord *c);
+void coord_cluster_stop(struct coord *c);
+/* The elector (NULL without --leader-elect, or out of a cluster): other
+ * writers fence their clients with it (kube_leader_fence). */
+struct kube_leader *coord_cluster_leader(struct coord *c);
 /* Whether calls are served: 0, or -EAGAIN with why ("this coordinator does
  * not lead: X does ..."). */
 int coord_serving(struct coord *c, struct dt_err *err);

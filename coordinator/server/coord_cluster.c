@@ -930,31 +930,54 @@ int coord_cluster_start(struct coord *c, const struct coord_cluster_opts *o,
 		rc = kube_leader_start(cc->le, err);
 	kube_config_free(&cfg);
 	if (rc)
-		coord_cluster_stop(c, false);
+		coord_cluster_stop(c);
 	else
 		obs_log(OBS_INFO, "cluster", "server", kube_client_server(cc->kc), "identity",
 			cc->identity, "leader_elect", cc->le ? cc->lease : "off", NULL);
 	return rc;
 }
 
-void coord_cluster_stop(struct coord *c, bool release)
+static void stop_thread(struct coord_cluster *cc)
+{
+	if (!cc->running)
+		return;
+	pthread_mutex_lock(&cc->lock);
+	cc->stop = true;
+	pthread_cond_signal(&cc->wake);
+	pthread_mutex_unlock(&cc->lock);
+	pthread_join(cc->thread, NULL);
+	cc->running = false;
+}
+
+struct kube_leader *coord_cluster_leader(struct coord *c)
+{
+	return c->cluster ? c->cluster->le : NULL;
+}
+
+void coord_cluster_release(struct coord *c)
 {
 	struct coord_cluster *cc = c->cluster;
 	struct dt_err err = { 0 };
 
 	if (!cc)
 		return;
-	if (cc->running) {
-		pthread_mutex_lock(&cc->lock);
-		cc->stop = true;
-		pthread_cond_signal(&cc->wake);
-		pthread_mutex_unlock(&cc->lock);
-		pthread_join(cc->thread, NULL);
-	}
+	stop_thread(cc);
 	/* what the last reports queued is written while the fence is open */
 	coord_commit_idle(c);
-	if (cc->le && release && kube_leader_release(cc->le, RELEASE_DRAIN_MS, &err))
+	if (cc->le && kube_leader_release(cc->le, RELEASE_DRAIN_MS, &err))
 		obs_log(OBS_WARN, "leader_release_failed", "error", err.msg, NULL);
+	if (atomic_load(&c->role) != COORD_SOLE)
+		atomic_store(&c->role, COORD_FOLLOWER);
+}
+
+void coord_cluster_stop(struct coord *c)
+{
+	struct coord_cluster *cc = c->cluster;
+
+	if (!cc)
+		return;
+	stop_thread(cc);
+	coord_commit_idle(c);
 	kube_leader_stop(cc->le);
 	if (atomic_load(&c->role) != COORD_SOLE)
 		atomic_store(&c->role, COORD_FOLLOWER);

@@ -25,6 +25,19 @@ static void comment_lines(struct strbuf *out, const char *text)
 	}
 }
 
+static int push_name(char ***list, size_t *n, const char *name, struct dt_err *err)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	*list = grown;
+	if (!(grown[*n] = strdup(name)))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
 static int drift_objects(struct rec_fleet *f, const char *name, struct model_set *set,
 			 struct coord_remedies *out, struct dt_err *err)
 {
@@ -46,6 +59,8 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->device_taint_rules += o.n_rules;
 		out->node_taints += o.node != NULL;
 	}
+	if (!rc && o.node)
+		rc = push_name(&out->unfit, &out->n_unfit, name, err);
 	rem_objects_free(&o);
 	topo_verify_result_free(&vr);
 	topo_free(&t);
@@ -59,7 +74,6 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	struct rem_lift l = { 0 };
 	struct strbuf cmds = STRBUF_INIT;
 	const struct hwdb_type *entry;
-	char **grown;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
 
 	if (rc)
@@ -72,15 +86,8 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	grown = rc ? NULL : realloc(out->lifted, (out->n_lifted + 1) * sizeof(*grown));
-	if (!rc && (!grown || !(grown[out->n_lifted] = strdup(name)))) {
-		if (grown)
-			out->lifted = grown;
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-	} else if (!rc) {
-		out->lifted = grown;
-		out->n_lifted++;
-	}
+	if (!rc)
+		rc = push_name(&out->lifted, &out->n_lifted, name, err);
 	sb_free(&cmds);
 	rem_lift_free(&l);
 	topo_free(&t);
@@ -139,5 +146,8 @@ void coord_remedies_free(struct coord_remedies *r)
 	for (size_t i = 0; i < r->n_lifted; i++)
 		free(r->lifted[i]);
 	free(r->lifted);
+	for (size_t i = 0; i < r->n_unfit; i++)
+		free(r->unfit[i]);
+	free(r->unfit);
 	memset(r, 0, sizeof(*r));
 }

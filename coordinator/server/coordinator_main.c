@@ -15,11 +15,13 @@
 #include <string.h>
 
 #include "coord.h"
+#include "ctrl.h"
 #include "duration.h"
 #include "hwdb.h"
 #include "kube_leader.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "remedy.h"
 #include "rpc_tlsdiag.h"
 
 #define EXIT_USAGE 2
@@ -54,11 +56,15 @@ static const char usage_text[] =
 	"  --max-plans N          Plan calls running at once; more are refused with\n"
 	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
 	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
-	"  --kubeconfig FILE      keep the fleet in this cluster too (NodeTopology and\n"
-	"                         LearnedType objects); in a pod the service account is used\n"
+	"  --kubeconfig FILE      run in this cluster: the fleet kept in it (NodeTopology\n"
+	"                         and LearnedType objects) and the controller that writes\n"
+	"                         NodeClaims for pending pods; in a pod the service\n"
+	"                         account is used, no flag needed\n"
 	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
 	"  --kube on|off          the cluster: on needs one, off never uses one\n"
 	"                         (default: on with --kubeconfig or in a pod)\n"
+	"  --dry-run              plan the cluster's pending pods but write nothing: each\n"
+	"                         write is a log line (event=kube_dry_run) and a metric\n"
 	"  --leader-elect[=BOOL]  replicas elect a leader over a Lease; only it serves and\n"
 	"                         writes, and the fleet lives in the cluster, not in --db\n"
 	"                         (default: true in a pod, false elsewhere)\n"
@@ -81,6 +87,7 @@ struct args {
 	int leader_elect;                               /* -1 unset, 0, 1 */
 	bool db_given;
 	struct coord_cluster_opts cluster;
+	bool dry_run;
 	struct rpc_tls tls;
 	unsigned learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns;
@@ -196,7 +203,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
 	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_ELECT, O_LEASE_DURATION,
+	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN, O_ELECT, O_LEASE_DURATION,
 	       O_RENEW_DEADLINE, O_RETRY_PERIOD, O_LEASE_NAME, O_LEASE_NS };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -217,6 +224,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
 		{ "context", required_argument, NULL, O_CONTEXT },
 		{ "kube", required_argument, NULL, O_KUBE },
+		{ "dry-run", no_argument, NULL, O_DRY_RUN },
 		{ "leader-elect", optional_argument, NULL, O_ELECT },
 		{ "leader-elect-lease-duration", required_argument, NULL, O_LEASE_DURATION },
 		{ "leader-elect-renew-deadline", required_argument, NULL, O_RENEW_DEADLINE },
@@ -247,6 +255,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_EXTRA: a->hwdb_extra = optarg; break;
 		case O_KUBECONFIG: a->kubeconfig = optarg; break;
 		case O_CONTEXT: a->context = optarg; break;
+		case O_DRY_RUN: a->dry_run = true; break;
 		case O_KUBE:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				return usage_error("--kube: 'on' or 'off', not", optarg);
@@ -304,6 +313,37 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
 	return cluster_args(a);
+}
+
+/* A node the fleet knows and may not plan on (drift, conflict, silence)
+ * stays out of the controller's plans; Nodes no agent reports are planned
+ * as the API server shows them. */
+static bool node_excluded(void *arg, const char *node)
+{
+	struct coord *c = arg;
+	int plannable = rec_node_plannable(coord_fleet_get(c), node, coord_now_ns(), NULL, NULL);
+
+	coord_fleet_put(c);
+	return plannable == 0;
+}
+
+/* The fleet's remedies for the controller to make real in the cluster. */
+static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
+{
+	struct coord_remedies r;
+	int rc = coord_remedies(arg, NULL, &r, err);
+
+	if (rc)
+		return rc;
+	sb_append(yaml, r.yaml.buf ? r.yaml.buf : "", r.yaml.len);
+	/* an unfit node: the taint to add, as a Node the controller merges
+	 * into the node's own taints (never applied whole) */
+	for (size_t i = 0; i < r.n_unfit; i++)
+		sb_printf(yaml, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: \"%s\"\nspec:\n"
+			  "  taints:\n  - {key: " REM_TAINT_KEY ", value: " REM_NODE_TAINT_VALUE
+			  ", effect: NoSchedule}\n", r.unfit[i]);
+	coord_remedies_free(&r);
+	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
@@ -401,6 +441,7 @@ int main(int argc, char **argv)
 	struct coord c = { 0 };
 	struct rpc_server *srv = NULL;
 	struct obs_http *http = NULL;
+	struct ctrl *kube = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
 	int rc = parse_args(argc, argv, &a);
@@ -427,8 +468,21 @@ int main(int argc, char **argv)
 
 		rc = coord_open(&c, &co, &err);
 	}
-	if (!rc && kube_wanted(&a) && (rc = coord_cluster_start(&c, &a.cluster, &err)))
+	/* The fleet in the cluster (a dry run without election leaves it out:
+	 * it writes nothing); the controller's writes pass the Lease's fence. */
+	if (!rc && kube_wanted(&a) && (a.cluster.leader_elect || !a.dry_run) &&
+	    (rc = coord_cluster_start(&c, &a.cluster, &err)))
 		dt_err_prefix(&err, "kube: ");
+	if (!rc && kube_wanted(&a)) {
+		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
+					.dry_run = a.dry_run, .registry = c.m.reg,
+					.node_excluded = node_excluded, .node_arg = &c,
+					.remedies = fleet_remedies, .remedies_arg = &c,
+					.leader = coord_cluster_leader(&c) };
+
+		if ((rc = ctrl_start(&ko, &kube, &err)))
+			dt_err_prefix(&err, "kube: ");
+	}
 	if (!rc && a.http)
 		rc = coord_http_start(&c, a.http, ready, &http, &err);
 	if (!rc) {
@@ -448,10 +502,14 @@ int main(int argc, char **argv)
 		log_start(&a, &c, srv, http);
 		signal_loop(&sigs, srv, a.tls.insecure);
 	}
-	/* Drain the calls in flight (their reports commit), then the rest. */
+	/* Drain the calls in flight (their reports commit), hand the Lease
+	 * over (the controller's writes in flight finish first), then the
+	 * rest. */
 	rpc_server_shutdown(srv, DRAIN_MS);
+	coord_cluster_release(&c);
+	ctrl_stop(kube);
 	obs_http_stop(http);
-	coord_cluster_stop(&c, true);   /* hand the Lease over */
+	coord_cluster_stop(&c);
 	coord_close(&c);
 	hwdb_reset();
 	if (!rc)
