@@ -9,10 +9,10 @@ if(DRATOPO_KUBE_TESTS)
   dt_add_suite(test_leader_cluster SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_leader_cluster.c
     LIBS dt_kube INTERNAL kube)
   set_tests_properties(test_leader_cluster PROPERTIES FIXTURES_REQUIRED kube
-    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${PROJECT_BINARY_DIR}/kube")
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
   # Three coordinators, SIGKILL, SIGSTOP and SIGTERM, on the default timings
   # (about a minute and a half).
   dt_add_script_test(ha_e2e ${CMAKE_CURRENT_LIST_DIR}/e2e/ha.sh)
   set_tests_properties(ha_e2e PROPERTIES FIXTURES_REQUIRED "kube;agent_sysfs" RESOURCE_LOCK kube
-    TIMEOUT 300 ENVIRONMENT "DT_KUBE_DIR=${PROJECT_BINARY_DIR}/kube;GRPC_VERBOSITY=NONE")
+    TIMEOUT 300 ENVIRONMENT "DT_KUBE_DIR=${_kdir};GRPC_VERBOSITY=NONE")
 endif()

@@ -14,6 +14,9 @@
 #     writes nothing after another took the Lease (the API server's audit
 #     log of writes, by user agent), and serves as a follower;
 #   - SIGTERM: the Lease is handed over at once;
+#   - pending pods (the seed's) get their NodeClaims from the first leader,
+#     and no takeover creates one again: the same objects (names and uids)
+#     at the end, each new leader having planned at once with none written;
 #   - deploy/'s Deployment, PDB, CRDs and RBAC pass the API server's own
 #     validation (kubectl apply --dry-run=server), and a wrong field fails.
 NAME=ha; DRIVES="$1/bin/dratopo-coordinator"; . "$(dirname "$0")/lib.sh"
@@ -25,7 +28,8 @@ AGENTS="$1/tests/ha_agents"
 AUDIT="$DT_KUBE_DIR/log/audit.log"
 NS="ha-$$"
 LEASE_S=15 RETRY_S=2
-declare -a PID PORT HTTP ID
+declare -a PID PORT HTTP ID LINES
+CLAIMS=
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
@@ -36,6 +40,7 @@ cleanup() {
 	for p in "${PID[@]}" ${SAMPLER:-} ${STREAM:-}; do
 		kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null
 	done
+	claims | while read -r n _; do "$K" delete nodeclaim "$n" --wait=false >/dev/null 2>&1; done
 	"$K" delete ns "$NS" --wait=false >/dev/null 2>&1
 	"$K" delete nodetopologies -l app.kubernetes.io/managed-by=dratopo-coordinator >/dev/null 2>&1
 	"$K" delete learnedtypes --all >/dev/null 2>&1
@@ -93,9 +98,32 @@ wait_acks() {   # wait_acks N: N more acknowledged reports
 	fail "no $1 more acknowledged reports"
 }
 leader_label() { "$K" -n "$NS" get pods -l dratopo.io/role=leader -o jsonpath='{.items[*].metadata.name}'; }
+# The NodeClaims for this test's pods: "name uid" lines, sorted.
+claims() {
+	"$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json 2>/dev/null |
+		jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] // \"\" | split(\",\") |
+			any(startswith(\"$NS/\"))) | .metadata.name + \" \" + .metadata.uid] | sort | .[]"
+}
+# planned_since I LINES: coordinator I has planned (its controller's
+# kube_plan line) after the first LINES lines of its log; no NodeClaim new.
+planned_since() {
+	local n
+	for n in $(seq 1 300); do
+		tail -n +"$(($2 + 1))" "$TMP/c$1.log" | grep -q 'event=kube_plan ' && break
+		sleep 0.1
+	done
+	tail -n +"$(($2 + 1))" "$TMP/c$1.log" | grep 'event=kube_plan ' | head -1 | grep -q ' written=0 ' ||
+		fail "coordinator $1 did not plan at once after taking over, writing nothing new"
+	[ "$(claims)" = "$CLAIMS" ] || fail "NodeClaims changed: $(claims | tr '\n' ' '), was $(echo "$CLAIMS" | tr '\n' ' ')"
+}
+
+# Pending pods with claims for the leader's controller to provision.
+expect 0 "$K" apply -f "$ROOT/examples/seed/nodepool.yaml" -f "$ROOT/examples/seed/ec2nodeclass.yaml"
+expect 0 "$K" -n "$NS" apply -f "$ROOT/examples/seed/large-gpu.yaml" \
+	-f "$ROOT/examples/seed/gpu-efa-aligned.yaml"
 
 for i in 1 2 3; do start "$i"; done
-L=$(wait_holder "" 20) || fail "nobody leads"
+L=$(wait_holder "" 20) || { fail "nobody leads"; e2e_finish; }
 echo "leader: coordinator $L (${ID[$L]})"
 
 # Every coordinator's dratopo_leader, sampled: the most that say 1 at once.
@@ -117,17 +145,24 @@ ADDRS="127.0.0.1:${PORT[1]},127.0.0.1:${PORT[2]},127.0.0.1:${PORT[3]}"
 STREAM=$!
 wait_acks 90
 learned_at=$("$K" get learnedtype p7.48xlarge -o jsonpath='{.status.learnedTime}')
+for n in $(seq 1 300); do [ -n "$(claims)" ] && break; sleep 0.1; done
+sleep 2
+CLAIMS=$(claims)
+[ -n "$CLAIMS" ] || fail "the leader wrote no NodeClaim for the pending pods"
+echo "NodeClaims: $(echo "$CLAIMS" | wc -l)"
 [ -n "$learned_at" ] || fail "the unknown fixture's type was not learned"
 [ "$(leader_label)" = "coord-$L" ] || fail "leader label on '$(leader_label)', want coord-$L"
 
 # 1. SIGKILL in the middle of the stream.
 old=${ID[$L]}; t0=$(now)
+for i in 1 2 3; do LINES[$i]=$(wc -l <"$TMP/c$i.log"); done
 kill -KILL "${PID[$L]}"
 N=$(wait_holder "$old" 30) || fail "nobody took over after SIGKILL"
 took=$(secs "$t0" "$(now)")
 echo "SIGKILL: coordinator $N leads after ${took}s (lease ${LEASE_S}s + retry ${RETRY_S}s)"
 within "$took" $((LEASE_S + RETRY_S)) || fail "takeover after SIGKILL took ${took}s"
-PID[$L]=; DEAD=$L
+PID[$L]=
+planned_since "$N" "${LINES[$N]}"
 wait_acks 60
 has "$TMP/c$N.log" 'event=takeover nodes=30' "the new leader rebuilt 30 nodes from the objects"
 [ "$(leader_label)" = "coord-$N" ] || fail "leader label on '$(leader_label)', want coord-$N"
@@ -138,10 +173,12 @@ grep '^ack ha-02[789]' "$TMP/acks.log" | tail -3 | grep -q ' learned ' ||
 
 # 2. SIGSTOP past the lease, then SIGCONT: nothing written after the loss.
 L=$N; old=${ID[$L]}
+for i in 1 2 3; do LINES[$i]=$(wc -l <"$TMP/c$i.log"); done
 kill -STOP "${PID[$L]}"
 N=$(wait_holder "$old" 30) || fail "nobody took over after SIGSTOP"
 lost_at=$("$K" -n "$NS" get lease dratopo-coordinator -o jsonpath='{.spec.acquireTime}')
 echo "SIGSTOP: coordinator $N leads since $lost_at"
+planned_since "$N" "${LINES[$N]}"
 sleep 3
 kill -CONT "${PID[$L]}"
 wait_acks 60
@@ -159,12 +196,14 @@ has "$TMP/c$L.log" 'event=leader_lost' "the stopped leader knows it lost"
 
 # 3. SIGTERM: handed over at once.
 F=$L; L=$N; old=${ID[$L]}; t0=$(now)
+for i in 1 2 3; do LINES[$i]=$(wc -l <"$TMP/c$i.log"); done
 kill -TERM "${PID[$L]}"
 N=$(wait_holder "$old" 10) || fail "nobody took over after SIGTERM"
 took=$(secs "$t0" "$(now)")
 echo "SIGTERM: coordinator $N leads after ${took}s"
 within "$took" "$RETRY_S" || fail "handover after SIGTERM took ${took}s"
 [ "$N" = "$F" ] || fail "coordinator $F should have taken over"
+planned_since "$N" "${LINES[$N]}"
 wait "${PID[$L]}"; rc=$?
 [ "$rc" = 0 ] || fail "the terminated leader exited $rc"
 has "$TMP/c$L.log" 'event=leader_released' "the leader released its Lease"
