@@ -20,5 +20,9 @@ struct bench_coord {
  * within 10 s. */
 int bench_coord_start(const char *build, const char *dir, const char *const *extra,
 		      struct bench_coord *out);
+/* BUILD/bin/dratopo-coordinator with exactly args (NULL-terminated; they
+ * must include --http for the port read back), stderr to log. */
+int bench_coord_spawn(const char *build, const char *log, const char *const *args,
+		      struct bench_coord *out);
 
 #endif

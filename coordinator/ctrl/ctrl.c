@@ -468,11 +468,11 @@ static void *run(void *arg)
 	while (!c->stop) {
 		int64_t now = now_ms(), due = INT64_MAX;
 		struct timespec until;
-		bool leading = !c->o.leader || kube_leader_leading(c->o.leader);
+		bool leading = !c->o.leading || c->o.leading(c->o.leading_arg);
 
 		/* A takeover plans at once what is pending, from warm caches:
 		 * the last leader may have died halfway through a plan. */
-		if (leading && !was_leading && c->o.leader) {
+		if (leading && !was_leading && c->o.leading) {
 			c->dirty = true;
 			c->first_dirty_ms = c->last_event_ms = now - idle;
 		}

@@ -74,10 +74,14 @@ struct ctrl_opts {
 	unsigned min_watch_timeout_s;
 	/* Leader election (kube_leader.h), or NULL: always write. With it the
 	 * informers run on every replica (a takeover plans at once, from warm
-	 * caches), but plans and remedies run only while it leads, and every
-	 * write of the controller's client passes its fence. It must outlive
-	 * the controller. */
+	 * caches), and every write of the controller's client passes its
+	 * fence. It must outlive the controller. */
 	struct kube_leader *leader;
+	/* Whether to plan and write now: the caller leads and its own state
+	 * (the fleet, rebuilt at a takeover) is ready. NULL: always. A change
+	 * to true plans at once. */
+	bool (*leading)(void *arg);
+	void *leading_arg;
 };
 
 /* Connect, start the informers and the planning thread. Errors say what

@@ -263,6 +263,10 @@ void coord_cluster_stop(struct coord *c);
 /* The elector (NULL without --leader-elect, or out of a cluster): other
  * writers fence their clients with it (kube_leader_fence). */
 struct kube_leader *coord_cluster_leader(struct coord *c);
+/* Whether this coordinator writes now: it runs without election, or it
+ * leads, its fence open and its fleet rebuilt (not while taking over).
+ * void * for a controller's callback. */
+bool coord_leading(void *c);
 /* Whether calls are served: 0, or -EAGAIN with why ("this coordinator does
  * not lead: X does ..."). */
 int coord_serving(struct coord *c, struct dt_err *err);
@@ -274,9 +278,13 @@ bool coord_cluster_ready(struct coord *c, char *why, size_t len);
 int coord_cluster_report(struct coord *c, const struct rec_outcome *o, struct coord_cws *w);
 /* What a restore's changes make the cluster write. */
 int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct coord_cws *w);
-/* On the committer, before the store's transaction: every write of w.
- * KUBE_ENOTLEADER once the fence has closed. */
-int coord_cluster_apply(struct coord *c, const struct coord_cws *w, struct dt_err *err);
+/* On the committer, before the store's transaction: the writes of ws[0..n)
+ * (a transaction's jobs, in queue order): of several writes of one object
+ * only the last is made, and the objects are written in parallel. 0 once
+ * all are in the API server; else KUBE_ENOTLEADER (the fence closed) or
+ * what the API server said. */
+int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size_t n,
+			struct dt_err *err);
 /* ---- the status pages (coord_http.c) ---- */
 
 /* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL),

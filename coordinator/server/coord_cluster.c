@@ -48,6 +48,8 @@
 #define FULL_PASS_MS (5 * 60 * 1000)
 #define CHUNK 256
 #define RELEASE_DRAIN_MS 5000
+/* Writes of one commit in flight at once (besides the committer's). */
+#define APPLY_THREADS 7
 
 struct coord_cluster {
 	struct coord *c;
@@ -233,18 +235,85 @@ static int sole_failure(struct coord_cluster *cc, const struct dt_err *err)
 	return 0;
 }
 
-int coord_cluster_apply(struct coord *c, const struct coord_cws *w, struct dt_err *err)
-{
-	for (size_t i = 0; i < w->n; i++) {
-		const struct coord_cw *cw = &w->v[i];
-		int rc = cw->kind == COORD_CW_NODE
-			 ? cluster_sync_put_node(c->cluster->sync, cw->name, cw->status, err)
-			 : cluster_sync_put_learned(c->cluster->sync, cw->name, cw->status, err);
+/* The writes of one commit, spread over a few threads. */
+struct apply {
+	struct coord_cluster *cc;
+	const struct coord_cw **v;      /* one per object, the last one queued */
+	size_t n;
+	atomic_size_t next;
+	pthread_mutex_t lock;
+	int rc;                         /* the first failure */
+	struct dt_err err;
+};
 
-		if (rc && atomic_load(&c->role) == COORD_SOLE)
-			return sole_failure(c->cluster, err);
-		if (rc)
-			return dt_err_prefix(err, "kube: ");
+static void *apply_main(void *arg)
+{
+	struct apply *a = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&a->next, 1)) < a->n) {
+		const struct coord_cw *cw = a->v[i];
+		struct dt_err err = { 0 };
+		int rc = cw->kind == COORD_CW_NODE
+			 ? cluster_sync_put_node(a->cc->sync, cw->name, cw->status, &err)
+			 : cluster_sync_put_learned(a->cc->sync, cw->name, cw->status, &err);
+
+		pthread_mutex_lock(&a->lock);
+		if (rc && !a->rc) {
+			a->rc = rc;
+			a->err = err;
+		}
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+/* Later writes of an object replace earlier ones in the list. */
+static int collect(const struct coord_cws *const *ws, size_t n, struct apply *a)
+{
+	size_t cap = 0;
+
+	for (size_t j = 0; j < n; j++)
+		for (size_t i = 0; i < ws[j]->n; i++) {
+			const struct coord_cw *cw = &ws[j]->v[i];
+			size_t k;
+
+			for (k = 0; k < a->n; k++)
+				if (a->v[k]->kind == cw->kind && !strcmp(a->v[k]->name, cw->name))
+					break;
+			if (k == a->n && DT_GROW(a->v, cap, a->n + 1))
+				return -ENOMEM;
+			a->v[k] = cw;
+			a->n += k == a->n;
+		}
+	return 0;
+}
+
+int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size_t n,
+			struct dt_err *err)
+{
+	struct apply a = { .cc = c->cluster };
+	pthread_t th[APPLY_THREADS];
+	size_t n_th = 0;
+
+	if (collect(ws, n, &a)) {
+		free(a.v);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&a.lock, NULL);
+	while (n_th < APPLY_THREADS && n_th + 1 < a.n &&
+	       !pthread_create(&th[n_th], NULL, apply_main, &a))
+		n_th++;
+	apply_main(&a);
+	for (size_t i = 0; i < n_th; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&a.lock);
+	free(a.v);
+	if (a.rc && atomic_load(&c->role) == COORD_SOLE)
+		return sole_failure(c->cluster, &a.err);
+	if (a.rc) {
+		*err = a.err;
+		return dt_err_prefix(err, "kube: ");
 	}
 	return 0;
 }
@@ -947,6 +1016,11 @@ static void stop_thread(struct coord_cluster *cc)
 	pthread_mutex_unlock(&cc->lock);
 	pthread_join(cc->thread, NULL);
 	cc->running = false;
+}
+
+bool coord_leading(void *c)
+{
+	return writing(c);
 }
 
 struct kube_leader *coord_cluster_leader(struct coord *c)

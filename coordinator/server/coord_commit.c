@@ -237,8 +237,13 @@ static int commit_jobs(struct coord *c, struct job **jobs, size_t n_jobs, struct
 	double t0 = mono_s();
 	int rc = 0;
 
-	for (size_t i = 0; !rc && c->cluster && i < n_jobs; i++)
-		rc = coord_cluster_apply(c, &jobs[i]->cw, err);
+	if (c->cluster) {
+		const struct coord_cws *ws[MAX_JOBS_PER_COMMIT];
+
+		for (size_t i = 0; i < n_jobs; i++)
+			ws[i] = &jobs[i]->cw;
+		rc = coord_cluster_apply(c, ws, n_jobs, err);
+	}
 	if (!rc)
 		rc = fill_blobs(c, jobs, n_jobs, err);
 	if (rc)

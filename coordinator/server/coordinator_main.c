@@ -478,7 +478,8 @@ int main(int argc, char **argv)
 					.dry_run = a.dry_run, .registry = c.m.reg,
 					.node_excluded = node_excluded, .node_arg = &c,
 					.remedies = fleet_remedies, .remedies_arg = &c,
-					.leader = coord_cluster_leader(&c) };
+					.leader = coord_cluster_leader(&c),
+					.leading = coord_leading, .leading_arg = &c };
 
 		if ((rc = ctrl_start(&ko, &kube, &err)))
 			dt_err_prefix(&err, "kube: ");
