@@ -180,6 +180,8 @@ int coord_commit_with(struct coord *c,
 		      struct dt_err *err);
 /* Wait until nothing is queued or being written. */
 void coord_commit_idle(struct coord *c);
+/* Jobs queued and not yet taken by the committer. */
+size_t coord_commit_pending(struct coord *c);
 /* Take f and s as the fleet and the store (a takeover), once the committer
  * is idle; the old ones are freed. */
 void coord_replace(struct coord *c, struct rec_fleet *f, struct store *s);

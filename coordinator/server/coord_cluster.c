@@ -46,7 +46,8 @@
 #define SYNC_WAIT_MS 30000
 #define SWEEP_MS 5000
 #define FULL_PASS_MS (5 * 60 * 1000)
-#define CHUNK 256
+#define CHUNK 64                /* nodes written per committer job by a sweep */
+#define SWEEP_BACKLOG 64        /* jobs queued beyond which a stale sweep waits */
 #define RELEASE_DRAIN_MS 5000
 /* Writes of one commit in flight at once (besides the committer's). */
 #define APPLY_THREADS 7
@@ -320,37 +321,6 @@ int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size
 
 /* ---- the sweeps ---- */
 
-/* Nodes whose staleness the API server has wrong: gone stale, or written
- * stale and heard from since. */
-static int stale_writes(struct coord *c, void *arg, struct coord_cws *w)
-{
-	struct rec_filter flt = { NULL, -1, 0, NULL, 0 };
-	struct rec_node_list l = { 0 };
-	int64_t now = coord_now_ns();
-	char **stale = NULL;
-	size_t n_stale = 0;
-	int rc = rec_fleet_nodes(c->fleet, &flt, now, &l, NULL);
-
-	(void)arg;
-	for (size_t i = 0; !rc && i < l.n; i++) {
-		struct cluster_have have;
-
-		cluster_sync_node_have(c->cluster->sync, l.nodes[i].name, &have);
-		if (!have.exists || have.stale != (now - l.nodes[i].received_ns > stale_after(c)))
-			rc = add_node(c, l.nodes[i].name, now, true, w);
-	}
-	rec_node_list_free(&l);
-	if (!rc)
-		rc = cluster_sync_node_names(c->cluster->sync, true, &stale, &n_stale);
-	for (size_t i = 0; i < n_stale; i++) {
-		if (!rc)
-			rc = add_node(c, stale[i], now, true, w);
-		free(stale[i]);
-	}
-	free(stale);
-	return rc;
-}
-
 struct chunk {
 	char **names;
 	size_t n;
@@ -365,6 +335,70 @@ static int chunk_writes(struct coord *c, void *arg, struct coord_cws *w)
 	for (size_t i = 0; !rc && i < ch->n; i++)
 		rc = add_node(c, ch->names[i], now, true, w);
 	return rc;
+}
+
+/* Write the nodes named whose objects differ, a chunk at a time: each
+ * chunk is one job of the committer, so reports wait for a chunk's worth
+ * of writes at most, never for a whole sweep. */
+static int sync_names(struct coord *c, char **names, size_t n, struct dt_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i += CHUNK) {
+		struct chunk ch = { names + i, n - i < CHUNK ? n - i : CHUNK };
+
+		rc = coord_commit_with(c, chunk_writes, &ch, err);
+	}
+	return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Nodes whose staleness the API server has wrong: gone stale, or written
+ * stale and heard from since. */
+static int stale_candidates(struct coord *c, char ***out, size_t *n_out)
+{
+	struct rec_filter flt = { NULL, -1, 0, NULL, 0 };
+	struct rec_node_list l = { 0 };
+	int64_t now = coord_now_ns();
+	char **stale = NULL, **v = NULL;
+	size_t n_stale = 0, n = 0, cap = 0;
+	int rc = rec_fleet_nodes(coord_fleet_get(c), &flt, now, &l, NULL);
+
+	coord_fleet_put(c);
+	if (!rc)
+		rc = cluster_sync_node_names(c->cluster->sync, true, &stale, &n_stale);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		struct cluster_have have;
+
+		cluster_sync_node_have(c->cluster->sync, l.nodes[i].name, &have);
+		if (have.exists && have.stale == (now - l.nodes[i].received_ns > stale_after(c)))
+			continue;
+		if (DT_GROW(v, cap, n + 1) || !(v[n] = strdup(l.nodes[i].name)))
+			rc = -ENOMEM;
+		else
+			n++;
+	}
+	for (size_t i = 0; !rc && i < n_stale; i++) {     /* maybe fresh again */
+		if (DT_GROW(v, cap, n + 1))
+			rc = -ENOMEM;
+		else
+			v[n++] = stale[i], stale[i] = NULL;
+	}
+	free_names(stale, n_stale);
+	rec_node_list_free(&l);
+	if (rc) {
+		free_names(v, n);
+		return rc;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
 }
 
 static int learned_writes(struct coord *c, void *arg, struct coord_cws *w)
@@ -386,14 +420,22 @@ static int learned_writes(struct coord *c, void *arg, struct coord_cws *w)
 	return rc;
 }
 
-/* Every node and learned type whose object differs, in chunks so that
- * reports are held up for a chunk's worth at a time. */
-static int full_pass(struct coord *c, struct dt_err *err)
+/* Every node (full) or those whose staleness is wrong, and with full the
+ * learned types: written where their objects differ. */
+static int sweep_pass(struct coord *c, bool full, struct dt_err *err)
 {
 	struct rec_node_list l = { 0 };
-	char **names;
+	char **names = NULL;
+	size_t n = 0;
 	int rc;
 
+	if (!full) {
+		rc = stale_candidates(c, &names, &n);
+		if (!rc)
+			rc = sync_names(c, names, n, err);
+		free_names(names, n);
+		return rc == -ENOMEM ? dt_err_set(err, rc, "out of memory") : rc;
+	}
 	rc = rec_fleet_nodes(coord_fleet_get(c), &(struct rec_filter)REC_FILTER_ALL, 0, &l, err);
 	coord_fleet_put(c);
 	if (rc)
@@ -401,13 +443,7 @@ static int full_pass(struct coord *c, struct dt_err *err)
 	names = calloc(l.n + 1, sizeof(*names));
 	for (size_t i = 0; names && i < l.n; i++)
 		names[i] = l.nodes[i].name;
-	for (size_t i = 0; names && !rc && i < l.n; i += CHUNK) {
-		struct chunk ch = { names + i, l.n - i < CHUNK ? l.n - i : CHUNK };
-
-		rc = coord_commit_with(c, chunk_writes, &ch, err);
-	}
-	if (!names)
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
+	rc = names ? sync_names(c, names, l.n, err) : dt_err_set(err, -ENOMEM, "out of memory");
 	if (!rc)
 		rc = coord_commit_with(c, learned_writes, NULL, err);
 	free(names);
@@ -736,8 +772,13 @@ static bool writing(const struct coord *c)
 static void sweep(struct coord_cluster *cc, bool full)
 {
 	struct dt_err err = { 0 };
-	int rc = full ? full_pass(cc->c, &err) : coord_commit_with(cc->c, stale_writes, NULL, &err);
+	int rc;
 
+	/* behind a backlog (the API server slower than the reports' changes)
+	 * the next sweep will do: what it would write is what is queued */
+	if (!full && coord_commit_pending(cc->c) > SWEEP_BACKLOG)
+		return;
+	rc = sweep_pass(cc->c, full, &err);
 	if (rc && rc != KUBE_ENOTLEADER)
 		obs_log(OBS_WARN, "cluster_sync_failed", "pass", full ? "full" : "stale", "error",
 			err.msg, NULL);

@@ -39,6 +39,7 @@
 #include "obs_log.h"
 
 #define MAX_JOBS_PER_COMMIT 512
+#define MAX_CLUSTER_WRITES_PER_COMMIT 64
 
 struct job {
 	struct job *next;
@@ -72,6 +73,7 @@ struct coord_commit {
 	pthread_cond_t work;
 	pthread_cond_t idle;                /* nothing queued, nothing being written */
 	struct job *head, *tail;
+	size_t queued;                      /* jobs between head and tail */
 	bool busy;
 	bool stop;
 };
@@ -337,6 +339,7 @@ static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int 
 	pthread_mutex_lock(&cm->lock);
 	q = cm->head;
 	cm->head = cm->tail = NULL;
+	cm->queued = 0;
 	for (; q; q = next) {
 		next = q->next;         /* q may be freed once done */
 		job_done(q, rc, &behind, &behind_cb);
@@ -369,9 +372,15 @@ static void *committer_main(void *arg)
 			return NULL;
 		}
 		cm->busy = true;
-		while (cm->head && n < MAX_JOBS_PER_COMMIT) {
+		/* a commit writes at most so many objects to the API server, so
+		 * that the reports behind it are answered in steps, not after
+		 * one long burst */
+		for (size_t writes = 0; cm->head && n < MAX_JOBS_PER_COMMIT &&
+		     (n == 0 || writes + cm->head->cw.n <= MAX_CLUSTER_WRITES_PER_COMMIT);) {
+			writes += cm->head->cw.n;
 			jobs[n++] = cm->head;
 			cm->head = cm->head->next;
+			cm->queued--;
 		}
 		if (!cm->head)
 			cm->tail = NULL;
@@ -432,6 +441,7 @@ static void enqueue(struct coord_commit *cm, struct job *j)
 	else
 		cm->head = j;
 	cm->tail = j;
+	cm->queued++;
 	pthread_cond_signal(&cm->work);
 	pthread_mutex_unlock(&cm->lock);
 }
@@ -581,6 +591,19 @@ int coord_commit_with(struct coord *c,
 		return rc ? dt_err_set(err, rc, "out of memory") : 0;
 	}
 	return wait_job(c->commit, j, err);
+}
+
+size_t coord_commit_pending(struct coord *c)
+{
+	struct coord_commit *cm = c->commit;
+	size_t n;
+
+	if (!cm)
+		return 0;
+	pthread_mutex_lock(&cm->lock);
+	n = cm->queued;
+	pthread_mutex_unlock(&cm->lock);
+	return n;
 }
 
 void coord_commit_idle(struct coord *c)

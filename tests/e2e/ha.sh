@@ -152,6 +152,13 @@ CLAIMS=$(claims)
 echo "NodeClaims: $(echo "$CLAIMS" | wc -l)"
 [ -n "$learned_at" ] || fail "the unknown fixture's type was not learned"
 [ "$(leader_label)" = "coord-$L" ] || fail "leader label on '$(leader_label)', want coord-$L"
+# the leader answers queries, a follower refuses them naming the leader
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:${PORT[$L]}" --insecure &&
+	has "$TMP/out" '^ha-000 ' "the leader lists the fleet"
+F=$(( L % 3 + 1 ))
+expect 1 "$BIN" nodes --coordinator "127.0.0.1:${PORT[$F]}" --insecure &&
+	has "$TMP/err" "UNAVAILABLE.*does not lead \\(Lease $NS/dratopo-coordinator is held by ${ID[$L]}\\)" \
+	"a follower names the leader"
 
 # 1. SIGKILL in the middle of the stream.
 old=${ID[$L]}; t0=$(now)
