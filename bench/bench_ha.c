@@ -5,7 +5,7 @@
  * the other takes over. Not a test (it takes minutes and a control plane).
  *
  *   bench_ha BUILD [--nodes 10000] [--interval 30] [--steady 60] [--after 90]
- *                  [--threads 64] [--kube-dir DIR]
+ *                  [--kube-dir DIR]
  *
  * The control plane is tools/kube/cluster.sh's (started under a temporary
  * directory and stopped at the end, unless --kube-dir names a running one).
@@ -17,9 +17,11 @@
  * unanswered goes to the other coordinator, as an agent reconnecting
  * through the Service would.
  *
- * Prints, per phase: seconds, reports acknowledged and failed, the API
- * server's writes by resource and per second, and for the takeover the
- * time from SIGKILL to the new leader and its rebuild time. */
+ * Prints, per phase: seconds, reports acknowledged, attempts refused or
+ * timed out (each tried again, as an agent does), the API server's writes
+ * by resource (NodeTopology, LearnedType, Lease, DeviceTaintRule, other)
+ * and per second in all and for the fleet's objects, and for the takeover
+ * the time from SIGKILL to the new leader and its rebuild time. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,14 +37,14 @@
 #include "bench_spawn.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "probe.h"
+#include "rpc_async.h"
 #include "rpc_client.h"
 
 #define REPORT "/dratopo.v1.Coordinator/Report"
-#define CALL_MS 10000
-#define MAX_THREADS 64
+#define CALL_MS 30000
 
 static const char *build;
-static long n_nodes = 10000, n_threads = 64;
+static long n_nodes = 10000;
 static double interval_s = 30, steady_s = 60, after_s = 90;
 static char kube_dir[1024], ns[64], kubectl[1200], api[256], pki[1024];
 static bool own_cluster;
@@ -50,6 +52,23 @@ static uint8_t *tmpl[2];                /* packed reports: healthy, degraded */
 static size_t tmpl_len[2];
 static struct bench_coord coord[2];
 static atomic_int leader_hint;          /* the coordinator to try first */
+static volatile sig_atomic_t interrupted;       /* SIGINT/SIGTERM: clean up and go */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Sleep secs, or until interrupted: false then. */
+static bool wait_s(double secs)
+{
+	struct timespec ts = { 0, 200 * 1000000 };
+
+	for (double t = 0; t < secs && !interrupted; t += 0.2)
+		nanosleep(&ts, NULL);
+	return !interrupted;
+}
 
 static double now_s(void)
 {
@@ -147,84 +166,136 @@ static void print_writes(const char *phase, double secs, const struct writes *a,
 
 /* ---- the agents ---- */
 
-/* The simulated fleet reports from the start to the end, each node every
- * interval at its own offset; counters for the phases to read. */
+/* The simulated fleet, as the real agents behave: every node probes every
+ * interval (at its own offset) and keeps one report in flight; a newer
+ * probe replaces one not yet sent; a report refused or timed out is tried
+ * again after a second (the agent's first backoff step), at the other
+ * coordinator when this one refused it (an agent reconnecting through the
+ * Service reaches the leader). One thread drives them all through
+ * completion queues (rpc_async), so ten thousand reports can wait on slow
+ * acknowledgements at once, as ten thousand agents would. */
+#define CHANNELS 8              /* connections per coordinator */
+#define RETRY_S 1.0
+
 static atomic_bool load_stop;
 static atomic_long load_ok, load_failed;
 static double load_start;
+static pthread_t load_thread;
 
-struct worker {
-	long first, n;                  /* its nodes */
-	pthread_t thread;
-	struct rpc_channel *ch[2];
+struct node {
+	double next_probe, retry_at;
+	uint64_t seq;
+	bool in_flight, pending;
+	int target;                     /* the coordinator it reports to */
 };
+
+static struct node *nodes;
+static struct rpc_async *queue;
+static struct rpc_async_channel *chans[2][CHANNELS];
 
 static void node_name(long i, char *buf, size_t size)
 {
 	snprintf(buf, size, "bench-%05ld", i);
 }
 
-/* One report of node i, to whichever coordinator takes it, tried until
- * it gets through (an agent retries until it does) or the load stops. */
-static int report(struct worker *w, long i, uint64_t seq)
+static void send_report(long i)
 {
+	struct node *n = &nodes[i];
 	int k = i % 100 == 7;
 	Dratopo__V1__TopologyReport *m =
 		dratopo__v1__topology_report__unpack(NULL, tmpl_len[k], tmpl[k]);
 	char name[32], *old_name;
-	uint8_t *buf;
-	size_t len;
-	int rc = -1;
 
 	if (!m)
-		return -1;
+		return;
 	node_name(i, name, sizeof(name));
 	old_name = m->node_name;
 	m->node_name = name;
-	m->sequence = seq;
-	len = protobuf_c_message_get_packed_size(&m->base);
-	buf = malloc(len);
-	if (buf) {
-		protobuf_c_message_pack(&m->base, buf);
-		for (int attempt = 0; rc && !atomic_load(&load_stop); attempt++) {
-			int c = (atomic_load(&leader_hint) + attempt) % 2;
-			struct rpc_status st = { 0 };
-
-			if (!rpc_call_bytes(w->ch[c], REPORT, buf, len, CALL_MS, NULL, NULL, &st,
-					    NULL) && st.code == GRPC_STATUS_OK) {
-				rc = 0;
-				atomic_store(&leader_hint, c);
-			} else {
-				rpc_channel_reconnect(w->ch[c], NULL);
-				usleep(100000);
-			}
-		}
+	m->sequence = n->seq;
+	if (!rpc_async_start(queue, chans[n->target][i % CHANNELS], REPORT, &m->base,
+			     &dratopo__v1__report_ack__descriptor, CALL_MS, (void *)(intptr_t)i,
+			     NULL)) {
+		n->in_flight = true;
+		n->pending = false;
 	}
-	free(buf);
 	m->node_name = old_name;
 	dratopo__v1__topology_report__free_unpacked(m, NULL);
-	return rc;
 }
 
-static void *worker_main(void *arg)
+static void finished(const struct rpc_async_result *r, double now)
 {
-	struct worker *w = arg;
+	long i = (long)(intptr_t)r->tag;
+	struct node *n = &nodes[i];
 
-	for (long round = 0; !atomic_load(&load_stop); round++) {
-		for (long i = w->first; i < w->first + w->n && !atomic_load(&load_stop); i++) {
-			double due = load_start + ((double)i / (double)n_nodes + (double)round) *
-					interval_s;
-			double now = now_s();
+	n->in_flight = false;
+	if (r->response)
+		protobuf_c_message_free_unpacked(r->response, NULL);
+	if (r->st.code == GRPC_STATUS_OK) {
+		atomic_fetch_add(&load_ok, 1);
+		atomic_store(&leader_hint, n->target);
+		return;
+	}
+	atomic_fetch_add(&load_failed, 1);
+	if (r->st.code == GRPC_STATUS_UNAVAILABLE)
+		n->target = atomic_load(&leader_hint) == n->target ? 1 - n->target
+								   : atomic_load(&leader_hint);
+	n->pending = true;              /* the same report again, after a backoff */
+	n->retry_at = now + RETRY_S;
+}
 
-			if (due > now)
-				usleep((useconds_t)((due - now) * 1e6));
-			if (report(w, i, (uint64_t)round + 1))
-				atomic_fetch_add(&load_failed, 1);
-			else
-				atomic_fetch_add(&load_ok, 1);
+static void *load_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&load_stop)) {
+		struct rpc_async_result r;
+		double now = now_s(), wake = now + 0.05;
+
+		for (long i = 0; i < n_nodes; i++) {
+			struct node *n = &nodes[i];
+
+			if (now >= n->next_probe) {     /* a new probe: a newer report */
+				n->seq++;
+				n->pending = true;
+				n->retry_at = now;
+				n->next_probe += interval_s;
+			}
+			if (n->pending && !n->in_flight && now >= n->retry_at)
+				send_report(i);
 		}
+		while (rpc_async_next(queue, (int64_t)((wake - now_s()) * 1000), &r) == 1)
+			finished(&r, now_s());
 	}
 	return NULL;
+}
+
+static int start_load(void)
+{
+	struct rpc_tls tls = { .insecure = true };
+
+	nodes = calloc((size_t)n_nodes, sizeof(*nodes));
+	if (!nodes || rpc_async_new(&queue, NULL))
+		return -1;
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < CHANNELS; k++)
+			if (rpc_async_channel_open(coord[c].addr, &tls, &chans[c][k], NULL))
+				return -1;
+	load_start = now_s();
+	for (long i = 0; i < n_nodes; i++) {
+		nodes[i].next_probe = load_start + (double)i / (double)n_nodes * interval_s;
+		nodes[i].target = atomic_load(&leader_hint);
+	}
+	return pthread_create(&load_thread, NULL, load_main, NULL) ? -1 : 0;
+}
+
+static void stop_load(void)
+{
+	atomic_store(&load_stop, true);
+	pthread_join(load_thread, NULL);
+	rpc_async_free(queue);
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < CHANNELS; k++)
+			rpc_async_channel_close(chans[c][k]);
+	free(nodes);
 }
 
 /* A phase's account: its start's counters and writes. */
@@ -358,14 +429,12 @@ static int args(int argc, char **argv)
 			steady_s = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--after"))
 			after_s = atof(argv[i + 1]);
-		else if (!strcmp(argv[i], "--threads"))
-			n_threads = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--kube-dir"))
 			snprintf(kube_dir, sizeof(kube_dir), "%s", argv[i + 1]);
 		else
 			return -1;
 	}
-	return n_nodes > 0 && n_threads > 0 && n_threads <= MAX_THREADS && interval_s > 0 ? 0 : -1;
+	return n_nodes > 0 && interval_s > 0 ? 0 : -1;
 }
 
 /* Until the leader's fleet writes stop for quiet_s (the transient of
@@ -375,10 +444,9 @@ static void settle(int c, double quiet_s, double limit_s)
 	double start = now_s(), since = now_s();
 	double last = metric(c, "dratopo_cluster_writes{verb=\"update\"}");
 
-	while (now_s() - since < quiet_s && now_s() - start < limit_s) {
+	while (now_s() - since < quiet_s && now_s() - start < limit_s && wait_s(1)) {
 		double v;
 
-		sleep(1);
 		v = metric(c, "dratopo_cluster_writes{verb=\"update\"}");
 		if (v != last) {
 			last = v;
@@ -389,19 +457,19 @@ static void settle(int c, double quiet_s, double limit_s)
 
 int main(int argc, char **argv)
 {
-	struct worker ws[MAX_THREADS];
 	struct mark m0, m1, m2, m3, m4;
 	char dir[] = "/tmp/bench-ha-XXXXXX";
-	long per;
 	int lead, other, rc = 1;
 
 	if (args(argc, argv)) {
 		fprintf(stderr, "usage: bench_ha BUILD [--nodes N] [--interval S] [--steady S] "
-			"[--after S] [--threads N] [--kube-dir DIR]\n");
+			"[--after S] [--kube-dir DIR]\n");
 		return 2;
 	}
 	if (!mkdtemp(dir) || templates())
 		return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	if (!kube_dir[0]) {
 		snprintf(kube_dir, sizeof(kube_dir), "%s/kube", dir);
 		if (sh("bash %s/tools/kube/cluster.sh up %s >/dev/null", DT_SOURCE_DIR, kube_dir))
@@ -428,36 +496,31 @@ int main(int argc, char **argv)
 	}
 	other = 1 - lead;
 	atomic_store(&leader_hint, lead);
-	per = (n_nodes + n_threads - 1) / n_threads;
-	for (long t = 0; t < n_threads; t++) {
-		struct rpc_tls tls = { .insecure = true };
-
-		ws[t] = (struct worker){ .first = t * per,
-					 .n = t * per + per > n_nodes ? n_nodes - t * per : per };
-		for (int c = 0; c < 2; c++)
-			rpc_channel_open(coord[c].addr, &tls, &ws[t].ch[c], NULL);
-	}
-	printf("%ld nodes reporting every %.0f s (%.0f reports/s) to 2 coordinators, %ld agent "
-	       "threads\n", n_nodes, interval_s, (double)n_nodes / interval_s, n_threads);
-	printf("%-10s %7s %9s %7s %7s %7s %7s %7s %7s %9s %9s\n", "phase", "seconds", "reports",
-	       "failed", "ntopo", "learned", "lease", "dtrule", "other", "writes/s", "fleet/s");
+	printf("%ld nodes reporting every %.0f s (%.0f reports/s) to 2 coordinators\n", n_nodes,
+	       interval_s, (double)n_nodes / interval_s);
+	printf("%-10s %7s %9s %7s %7s %7s %7s %7s %7s %9s %9s\n", "phase", "seconds", "acked",
+	       "retried", "ntopo", "learned", "lease", "dtrule", "other", "writes/s", "fleet/s");
 	fflush(stdout);
 
 	mark(&m0);
-	load_start = m0.t;
-	for (long t = 0; t < n_threads; t++)
-		pthread_create(&ws[t].thread, NULL, worker_main, &ws[t]);
+	if (start_load()) {
+		fprintf(stderr, "bench_ha: cannot start the agents\n");
+		goto out;
+	}
 	/* the fleet is written once the leader holds an object per node and
 	 * the first reports' transient is over */
 	while (metric(lead, "dratopo_cluster_objects{kind=\"NodeTopology\"}") < (double)n_nodes &&
-	       now_s() - m0.t < 3600)
-		sleep(1);
+	       now_s() - m0.t < 3600 && wait_s(1))
+		;
 	settle(lead, 15, 600);
+	if (interrupted)
+		goto stop;
 	mark(&m1);
 	print_phase("first", &m0, &m1);
 	fflush(stdout);
 
-	sleep((unsigned)steady_s);
+	if (!wait_s(steady_s))
+		goto stop;
 	mark(&m2);
 	print_phase("steady", &m1, &m2);
 	fflush(stdout);
@@ -469,7 +532,8 @@ int main(int argc, char **argv)
 	while (metric(other, "dratopo_leader") != 1 && now_s() - m2.t < 120)
 		usleep(100000);
 	mark(&m3);
-	sleep((unsigned)after_s);
+	if (!wait_s(after_s))
+		goto stop;
 	mark(&m4);
 	print_phase("takeover", &m2, &m4);
 	print_phase(" ..after", &m3, &m4);
@@ -480,12 +544,8 @@ int main(int argc, char **argv)
 	       metric(other, "dratopo_cluster_writes{verb=\"create\"}"),
 	       metric(other, "dratopo_cluster_writes{verb=\"unchanged\"}"));
 	rc = 0;
-	atomic_store(&load_stop, true);
-	for (long t = 0; t < n_threads; t++) {
-		pthread_join(ws[t].thread, NULL);
-		for (int c = 0; c < 2; c++)
-			rpc_channel_close(ws[t].ch[c]);
-	}
+stop:
+	stop_load();
 out:
 	for (int c = 0; c < 2; c++)
 		if (coord[c].pid > 0) {
