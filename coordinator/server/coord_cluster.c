@@ -694,7 +694,9 @@ static void move_leader_label(struct coord_cluster *cc)
 		obs_log(OBS_INFO, "leader_label", "pod", cc->pod, NULL);
 }
 
-static void take_over(struct coord_cluster *cc)
+/* false when it failed while the Lease is still ours: try again later
+ * (the objects not listed yet, the API server refusing a write back). */
+static bool take_over(struct coord_cluster *cc)
 {
 	struct coord *c = cc->c;
 	struct rec_changes changes = { 0 };
@@ -705,7 +707,7 @@ static void take_over(struct coord_cluster *cc)
 	int rc;
 
 	if (!atomic_compare_exchange_strong(&c->role, &expected, COORD_TAKING_OVER))
-		return;
+		return true;
 	rc = cluster_sync_wait_synced(cc->sync, SYNC_WAIT_MS) ? 0 :
 	     dt_err_set(&err, -ETIMEDOUT, "the fleet's objects are not listed yet");
 	if (!rc)
@@ -718,8 +720,8 @@ static void take_over(struct coord_cluster *cc)
 	    !atomic_compare_exchange_strong(&c->role, &expected, COORD_LEADER)) {
 		atomic_store(&c->role, COORD_FOLLOWER);
 		obs_log(OBS_ERROR, "takeover_failed", "error", rc ? err.msg : "lost the Lease meanwhile",
-			NULL);
-		return;
+			"then", rc ? "tried again in 5s while the Lease is ours" : "following", NULL);
+		return !rc || !kube_leader_leading(cc->le);
 	}
 	pthread_mutex_lock(&cc->lock);
 	cc->takeover_s = (double)(mono_ms() - t0) / 1000.0;
@@ -728,6 +730,7 @@ static void take_over(struct coord_cluster *cc)
 	obs_logf(OBS_INFO, "takeover", "nodes", "%zu", nodes);
 	obs_logf(OBS_INFO, "leading", "rebuilt_in", "%.3fs", (double)(mono_ms() - t0) / 1000.0);
 	move_leader_label(cc);
+	return true;
 }
 
 /* ---- the elector's callbacks ---- */
@@ -788,6 +791,7 @@ static void *cluster_main(void *arg)
 {
 	struct coord_cluster *cc = arg;
 	int64_t next_sweep = 0, next_full = 0;
+	bool again = false;             /* a takeover that failed, to try again */
 
 	if (atomic_load(&cc->c->role) == COORD_SOLE && !cluster_sync_wait_synced(cc->sync, SYNC_WAIT_MS))
 		obs_log(OBS_WARN, "cluster_sync_failed", "error", "the fleet's objects are not listed "
@@ -798,7 +802,7 @@ static void *cluster_main(void *arg)
 		struct timespec ts;
 
 		pthread_mutex_lock(&cc->lock);
-		takeover = cc->takeover;
+		takeover = cc->takeover || again;
 		cc->takeover = false;
 		if (cc->stop) {
 			pthread_mutex_unlock(&cc->lock);
@@ -806,7 +810,7 @@ static void *cluster_main(void *arg)
 		}
 		pthread_mutex_unlock(&cc->lock);
 		if (takeover) {
-			take_over(cc);
+			again = !take_over(cc);
 			next_full = 0;
 		}
 		now = mono_ms();

@@ -187,6 +187,10 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	int rc;
 
 	(void)response;
+	/* a follower (or a leader taking over) says so and logs nothing: the
+	 * agent reconnects and reaches the leader */
+	if (coord_refuse(ctx, c) != GRPC_STATUS_OK)
+		return GRPC_STATUS_UNAVAILABLE;
 	if (!msg->node_name[0])
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INVALID_ARGUMENT, "node_name is empty");
 	if (!c->insecure && !rpc_ctx_peer_is(ctx, msg->node_name))
