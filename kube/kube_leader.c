@@ -525,11 +525,13 @@ int64_t kube_leader_step(struct kube_leader *le)
 		/* A fifth less at random: candidates spread out, and never
 		 * later than a retry period. */
 		next -= (int64_t)(unit_random() * 0.2 * (double)next);
+		/* wake when the Lease seen expires; once it has, a failed try
+		 * (the API server away) waits a retry period like any other */
 		if (le->have_seen && le->seen.holder[0] && strcmp(le->seen.holder, le->identity)) {
 			int64_t expires = le->seen_ms + le->seen.duration_s * 1000 - now;
 
-			if (skipped || expires < next)
-				next = expires > 0 ? expires : 0;
+			if (expires > 0 && (skipped || expires < next))
+				next = expires;
 		}
 	}
 	pthread_mutex_unlock(&le->lock);

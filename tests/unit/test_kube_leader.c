@@ -9,12 +9,14 @@
  * stepping down when a renewal finds another holder, the release that
  * hands the Lease over at once, and a fenced client that sends nothing
  * while not leading. */
+#include <fcntl.h>
 #include <stdatomic.h>
 
 #include "dt_test.h"
 #include "kube_fake.h"
 #include "kube_internal.h"
 #include "kube_leader.h"
+#include "obs_log.h"
 #include "timestamp.h"
 
 /* ---- a server that keeps one Lease ---- */
@@ -100,6 +102,8 @@ static struct fake_server fs;
 
 static int suite_init(void)
 {
+	/* the electors' log lines are not what this suite checks */
+	obs_log_set_fd(open("/dev/null", O_WRONLY));
 	return fake_start(&fs, lease_handler, NULL);
 }
 
@@ -558,6 +562,40 @@ static void test_write_budget(void)
 	elector_free(&a);
 }
 
+/* A follower wakes when the Lease it saw expires, and no sooner; once it
+ * has expired, a try that fails (the API server away) waits a retry
+ * period like any other instead of spinning. */
+static void test_follower_wakes(void)
+{
+	struct elector a = { 0 }, b = { 0 };
+	int64_t next;
+
+	reset_server();
+	fake_ms = 0;
+	elector_new(&a, "a");
+	elector_new(&b, "b");
+	kube_leader_step(a.le);
+	fake_ms = 14500;
+	kube_leader_step(b.le);                 /* first sight: 15 s to wait */
+	fake_ms = 28000;
+	next = kube_leader_step(b.le);
+	CU_ASSERT_EQUAL(next, 1500);            /* 14500 + 15000 - 28000 */
+	fake_ms = 29499;
+	next = kube_leader_step(b.le);
+	CU_ASSERT_EQUAL(next, 1);               /* expires at 14500 + 15000 */
+	ls.fail = true;
+	fake_ms = 29500;
+	next = kube_leader_step(b.le);
+	CU_ASSERT_FALSE(leading(&b));
+	CU_ASSERT(next >= 1600 && next <= 2000);
+	ls.fail = false;
+	fake_ms += next;
+	kube_leader_step(b.le);
+	CU_ASSERT_TRUE(leading(&b));
+	elector_free(&a);
+	elector_free(&b);
+}
+
 /* The elector refuses a client it fences itself: it could never renew. */
 static void test_own_client_refused(void)
 {
@@ -583,4 +621,5 @@ DT_SUITE_MAIN_WITH("kube_leader", suite_init, suite_cleanup,
 		   DT_TEST(test_race_one_winner),
 		   DT_TEST(test_release_hands_over),
 		   DT_TEST(test_write_budget),
+		   DT_TEST(test_follower_wakes),
 		   DT_TEST(test_own_client_refused))

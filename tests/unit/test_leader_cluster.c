@@ -244,8 +244,11 @@ static void test_failover(void)
 	 * the unheld Lease), well before a lease duration */
 	CU_ASSERT_EQUAL(kube_leader_release(el[next].le, 1000, &err), 0);
 	CU_ASSERT_EQUAL(atomic_load(&el[next].stopped), 1);
+	/* a release keeps the transitions (+1 from the crash); the follower
+	 * may have taken it already (+2) */
 	lease = get_lease();
-	CU_ASSERT_EQUAL(lease_int(lease, "leaseTransitions"), transitions + 1);
+	CU_ASSERT(lease_int(lease, "leaseTransitions") == transitions + 1 ||
+		  lease_int(lease, "leaseTransitions") == transitions + 2);
 	json_object_put(lease);
 	leader = wait_leader(LEASE_MS, all & ~(1 << leader) & ~(1 << next), &took);
 	fprintf(stderr, "takeover after a release: %lld ms\n", (long long)took);
