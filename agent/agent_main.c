@@ -1,4 +1,6 @@
-/* agent_main.c - the dratopo-agent command: probe, verify and slices.
+/* agent_main.c - the dratopo-agent command: probe, verify and slices, and
+ * `run`, which it hands to the program beside it (dratopo-agent-run) so
+ * that these one-shot commands never load gRPC or OpenSSL.
  *
  *   dratopo-agent probe  [--sysfs-root DIR] [--instance-type T] [-o text|json|yaml|svg]
  *   dratopo-agent verify [--sysfs-root DIR] [--instance-type T] [--hwdb-extra FILE]
@@ -11,18 +13,18 @@
  * stdout). Warnings about the host go to stderr, one per line. */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
-#include "agent_report.h"
-#include "agent_run.h"
+#include "agent_node.h"
 #include "doc.h"
 #include "draw.h"
 #include "hwdb.h"
+#include "opts.h"
 #include "probe.h"
 #include "topo_slices.h"
 #include "strbuf.h"
@@ -33,145 +35,137 @@
 #define EXIT_DRIFT 4
 #define EXIT_UNKNOWN_TYPE 5
 
-static const char usage_text[] =
-	"usage: dratopo-agent COMMAND [options]\n"
-	"\n"
-	"Commands:\n"
-	"  probe    print the node's GPUs and EFAs grouped by PCIe root\n"
-	"  verify   compare the node with hwdb's entry for its instance type\n"
-	"           (exit 4: drift; exit 5: unknown type, proposed hwdb entry on stdout)\n"
-	"  slices   print the ResourceSlices the NVIDIA driver and DRANET would publish\n"
-	"  run      report to a coordinator at start, every interval and on change\n"
-	"           (dratopo-agent run --help)\n"
-	"\n"
-	"Options:\n"
-	"  --sysfs-root DIR          read DIR/sys instead of /sys\n"
-	"  --instance-type T         assume type T instead of the DMI product name\n"
-	"  --hwdb-extra FILE         add or override hwdb entries (verify, slices, probe -o svg)\n"
-	"  --node-name N             node name for the slices (default $NODE_NAME, hostname)\n"
-	"  --consumable-capacity M   disabled, N, memory or unlimited (slices)\n"
-	"  -o FORMAT                 probe: text|json|yaml|svg (a picture, drift drawn against\n"
-	"                            hwdb); verify: text|json; slices: yaml|json\n";
-
 struct args {
-	const char *cmd;
 	const char *root;
 	const char *instance_type;
-	const char *hwdb_extra;
+	struct opts_list extras;        /* --hwdb-extra */
 	const char *node_name;
 	const char *cc;
-	const char *output;
+	int output;                     /* the index in the command's -o choices */
+	bool compact;
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+/* The rows probe, verify and slices share. */
+#define ROOT_OPT                                                                \
+	{ .name = "sysfs-root", .type = OPT_STR, .arg = "DIR",                  \
+	  .at = OPTS_AT(struct args, root), .help = "read DIR/sys instead of /sys" }
+#define TYPE_OPT                                                                \
+	{ .name = "instance-type", .type = OPT_STR, .arg = "T",                 \
+	  .at = OPTS_AT(struct args, instance_type),                            \
+	  .help = "assume type T instead of the DMI product name" }
+#define EXTRA_OPT(what)                                                         \
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE",                \
+	  .at = OPTS_AT(struct args, extras),                                   \
+	  .help = "add or override hwdb entries" what " (repeatable)" }
+
+enum { PROBE_TEXT, PROBE_JSON, PROBE_YAML, PROBE_SVG };
+
+static const struct opt probe_opts[] = {
+	ROOT_OPT,
+	TYPE_OPT,
+	EXTRA_OPT(" (for -o svg)"),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "text|json|yaml|svg", .at = OPTS_AT(struct args, output),
+	  .help = "text (default), json, yaml, or svg (a picture, drift\n"
+		  "drawn against hwdb)" },
+	OPTS_COMPACT(struct args, compact),
+	{ 0 }
+};
+
+enum { VERIFY_TEXT, VERIFY_JSON };
+
+static const struct opt verify_opts[] = {
+	ROOT_OPT,
+	TYPE_OPT,
+	EXTRA_OPT(""),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "text|json",
+	  .at = OPTS_AT(struct args, output), .help = "text (default) or json" },
+	OPTS_COMPACT(struct args, compact),
+	{ 0 }
+};
+
+enum { SLICES_YAML, SLICES_JSON };
+
+static const struct opt slices_opts[] = {
+	ROOT_OPT,
+	TYPE_OPT,
+	EXTRA_OPT(""),
+	{ .name = "node-name", .type = OPT_STR, .arg = "N", .at = OPTS_AT(struct args, node_name),
+	  .help = "node name for the slices (default $NODE_NAME, else\nthe host name)" },
+	{ .name = "consumable-capacity", .type = OPT_STR, .arg = "M", .at = OPTS_AT(struct args, cc),
+	  .help = "disabled (default), N, memory or unlimited" },
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "yaml|json",
+	  .at = OPTS_AT(struct args, output), .help = "yaml (default) or json" },
+	OPTS_COMPACT(struct args, compact),
+	{ 0 }
+};
+
+static const struct opts_cmd probe_cmd = {
+	.prog = "dratopo-agent probe",
+	.synopsis = "dratopo-agent probe [--sysfs-root DIR] [--instance-type T]\n"
+		    "                           [--hwdb-extra FILE]... [-o text|json|yaml|svg]\n"
+		    "                           [--compact]",
+	.about = "The node's NVIDIA GPUs and EFAs, grouped by the PCIe root each sits under, as\n"
+		 "sysfs shows them.",
+	.opts = probe_opts,
+	.epilog = "Exit codes: 0 printed, 1 sysfs cannot be read, 2 usage error.",
+};
+
+static const struct opts_cmd verify_cmd = {
+	.prog = "dratopo-agent verify",
+	.synopsis = "dratopo-agent verify [--sysfs-root DIR] [--instance-type T]\n"
+		    "                            [--hwdb-extra FILE]... [-o text|json] [--compact]",
+	.about = "The node against hwdb's entry for its instance type: GPUs, EFAs, their models\n"
+		 "and their grouping by PCIe root.",
+	.opts = verify_opts,
+	.epilog = "Exit codes: 0 match, 1 failure, 2 usage error, 4 drift (each difference\n"
+		  "listed), 5 the type is unknown to hwdb (a proposed entry, learned from this\n"
+		  "node, on stdout in hwdb's source format).",
+};
+
+static const struct opts_cmd slices_cmd = {
+	.prog = "dratopo-agent slices",
+	.synopsis = "dratopo-agent slices [--sysfs-root DIR] [--instance-type T]\n"
+		    "                            [--hwdb-extra FILE]... [--node-name N]\n"
+		    "                            [--consumable-capacity M] [-o yaml|json] [--compact]",
+	.about = "The ResourceSlices the NVIDIA GPU driver and DRANET would publish on this node,\n"
+		 "from its probed devices.",
+	.opts = slices_opts,
+	.epilog = "Exit codes: 0 printed, 1 failure, 2 usage error.",
+};
+
+/* false to go on with the command; true and *rc when it ends here. */
+static bool parse(const struct opts_cmd *c, int argc, char **argv, struct args *a, int *rc)
 {
-	va_list ap;
-
-	fprintf(stderr, "dratopo-agent: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", usage_text);
-	return EXIT_USAGE;
-}
-
-static int parse_args(int argc, char **argv, struct args *a)
-{
-	static const struct option opts[] = {
-		{ "sysfs-root", required_argument, NULL, 'r' },
-		{ "instance-type", required_argument, NULL, 't' },
-		{ "hwdb-extra", required_argument, NULL, 'x' },
-		{ "node-name", required_argument, NULL, 'n' },
-		{ "consumable-capacity", required_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
 	a->root = "/";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			a->root = optarg;
-			break;
-		case 't':
-			a->instance_type = optarg;
-			break;
-		case 'x':
-			a->hwdb_extra = optarg;
-			break;
-		case 'n':
-			a->node_name = optarg;
-			break;
-		case 'c':
-			a->cc = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		case ':':
-			return usage_error("option %s needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option %s", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument %s", argv[optind]);
+	if (opts_parse(c, argc, argv, a, rc))
+		return true;
 	if (!*a->root)
-		return usage_error("%s", "--sysfs-root must not be empty");
-	return 0;
-}
-
-/* Pick a format among the allowed ones (NULL-terminated, first is the
- * default). Returns its index or -1. */
-static int pick_format(const char *given, const char *const *allowed)
-{
-	if (!given)
-		return 0;
-	for (int i = 0; allowed[i]; i++)
-		if (strcmp(given, allowed[i]) == 0)
-			return i;
-	return -1;
+		*rc = opts_usage_error(c, "--sysfs-root must not be empty");
+	else if (a->compact && !(c->opts == probe_opts ? a->output == PROBE_JSON
+				 : c->opts == verify_opts ? a->output == VERIFY_JSON
+				 : a->output == SLICES_JSON))
+		*rc = opts_usage_error(c, "--compact goes with -o json");
+	return *rc != 0;
 }
 
 static void print_warnings(const struct dt_diags *w)
 {
-	for (size_t i = 0; i < w->n; i++)
-		fprintf(stderr, "warning: %s\n", w->msgs[i]);
-	if (w->dropped)
-		fprintf(stderr, "warning: %zu more warnings not shown\n", w->dropped);
+	opts_print_diags(stderr, "dratopo-agent", "warning: ", "warnings", w);
 }
 
 static int write_out(struct strbuf *sb)
 {
-	if (sb_error(sb)) {
-		fprintf(stderr, "dratopo-agent: out of memory\n");
-		return 1;
-	}
-	if (fwrite(sb_str(sb), 1, sb->len, stdout) != sb->len || fflush(stdout) != 0) {
-		fprintf(stderr, "dratopo-agent: cannot write the output: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return opts_write_out("dratopo-agent", sb);
 }
 
-static int emit_doc(const struct doc_node *n, int json, struct strbuf *sb)
+/* n as JSON (compact: on one line) or YAML. */
+static int emit_doc(const struct doc_node *n, int json, bool compact, struct strbuf *sb)
 {
 	if (!n)
 		return -ENOMEM;
-	if (json) {
-		int rc = doc_emit_json(n, 2, sb);
-
-		sb_putc(sb, '\n');
-		return rc;
-	}
+	if (json)
+		return doc_emit_json(n, DOC_JSON_OUTPUT(compact), sb);
 	return doc_emit_yaml(n, sb);
 }
 
@@ -179,12 +173,11 @@ static int load_extra(const struct args *a)
 {
 	struct dt_err err = { 0 };
 
-	if (!a->hwdb_extra)
-		return 0;
-	if (hwdb_load_extra(a->hwdb_extra, &err)) {
-		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
-		return 1;
-	}
+	for (size_t i = 0; i < a->extras.n; i++)
+		if (hwdb_load_extra(a->extras.v[i], &err)) {
+			fprintf(stderr, "dratopo-agent: %s\n", err.msg);
+			return 1;
+		}
 	return 0;
 }
 
@@ -235,24 +228,21 @@ static int probe_svg(const struct topo *t, struct strbuf *sb)
 
 static int cmd_probe(const struct args *a)
 {
-	static const char *const formats[] = { "text", "json", "yaml", "svg", NULL };
 	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *arena = NULL;
-	int fmt = pick_format(a->output, formats), rc;
+	int rc;
 
-	if (fmt < 0)
-		return usage_error("probe: unknown output format %s (text, json, yaml, svg)",
-				   a->output);
 	if (probe_or_fail(a, &t))
 		return 1;
-	if (fmt == 0) {
+	if (a->output == PROBE_TEXT) {
 		rc = topo_emit_text(&t, &sb);
-	} else if (fmt == 3) {
+	} else if (a->output == PROBE_SVG) {
 		rc = load_extra(a) ? -EINVAL : probe_svg(&t, &sb);
 	} else {
 		arena = doc_arena_new();
-		rc = arena ? emit_doc(topo_to_doc(&t, arena), fmt == 1, &sb) : -ENOMEM;
+		rc = arena ? emit_doc(topo_to_doc(&t, arena), a->output == PROBE_JSON, a->compact,
+				      &sb) : -ENOMEM;
 	}
 	rc = rc ? (fprintf(stderr, "dratopo-agent: cannot print the topology\n"), 1)
 		: write_out(&sb);
@@ -293,7 +283,7 @@ static int verify_unknown(const struct topo *t, const char *type_name,
 }
 
 static int verify_report(const struct topo *t, const struct topo_verify_result *r,
-			 int json, struct strbuf *sb)
+			 int json, bool compact, struct strbuf *sb)
 {
 	const struct dt_diags *d = &r->differences;
 
@@ -314,7 +304,7 @@ static int verify_report(const struct topo *t, const struct topo_verify_result *
 			     doc_map_set(arena, top, "efas", doc_new_int(arena, (int64_t)t->n_efas)) ||
 			     doc_map_set(arena, top, "differences", seq);
 		if (!rc)
-			rc = emit_doc(top, 1, sb);
+			rc = emit_doc(top, 1, compact, sb);
 		doc_arena_free(arena);
 		if (rc) {
 			fprintf(stderr, "dratopo-agent: cannot print the verdict\n");
@@ -336,15 +326,12 @@ static int verify_report(const struct topo *t, const struct topo_verify_result *
 
 static int cmd_verify(const struct args *a)
 {
-	static const char *const formats[] = { "text", "json", NULL };
 	struct topo_verify_result r;
 	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
 	struct dt_err err = { 0 };
-	int fmt = pick_format(a->output, formats), rc;
+	int rc;
 
-	if (fmt < 0)
-		return usage_error("verify: unknown output format %s (text, json)", a->output);
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	if (topo_verify(&t, a->instance_type, &r, &err)) {
@@ -355,7 +342,7 @@ static int cmd_verify(const struct args *a)
 	if (r.verdict == TOPO_UNKNOWN_TYPE)
 		rc = verify_unknown(&t, r.instance_type, &sb);
 	else
-		rc = verify_report(&t, &r, fmt == 1, &sb);
+		rc = verify_report(&t, &r, a->output == VERIFY_JSON, a->compact, &sb);
 	topo_verify_result_free(&r);
 	topo_free(&t);
 	sb_free(&sb);
@@ -364,7 +351,6 @@ static int cmd_verify(const struct args *a)
 
 static int cmd_slices(const struct args *a)
 {
-	static const char *const formats[] = { "yaml", "json", NULL };
 	struct hwdb_cc_mode mode = { HWDB_CC_DISABLED, 0 };
 	struct topo t;
 	struct strbuf sb = STRBUF_INIT;
@@ -372,14 +358,10 @@ static int cmd_slices(const struct args *a)
 	struct dt_err err = { 0 };
 	char host[256];
 	const char *node;
-	int fmt = pick_format(a->output, formats), rc;
+	int rc;
 
-	if (fmt < 0)
-		return usage_error("slices: unknown output format %s (yaml, json)", a->output);
-	if (a->cc && hwdb_cc_parse(a->cc, &mode, &err)) {
-		fprintf(stderr, "dratopo-agent: --consumable-capacity: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (a->cc && hwdb_cc_parse(a->cc, &mode, &err))
+		return opts_usage_error(&slices_cmd, "--consumable-capacity: %s", err.msg);
 	if (!(node = agent_node_name(a->node_name, host, sizeof(host), &err))) {
 		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
 		return EXIT_USAGE;
@@ -387,8 +369,8 @@ static int cmd_slices(const struct args *a)
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	dt_diags_init(&w);
-	rc = topo_slices_emit(&t, &mode, node, fmt == 1 ? DOC_FORMAT_JSON : DOC_FORMAT_YAML, &sb,
-			       &w, &err);
+	rc = topo_slices_emit(&t, &mode, node, a->output == SLICES_JSON ? DOC_FORMAT_JSON
+			      : DOC_FORMAT_YAML, a->compact, &sb, &w, &err);
 	print_warnings(&w);
 	if (rc)
 		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
@@ -400,29 +382,74 @@ static int cmd_slices(const struct args *a)
 	return rc ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* `run` is dratopo-agent-run, beside this program: the directory of the
+ * path this process was started by (AT_EXECFN, from the kernel: no file
+ * is read to find it). argv[0] is "run"; its options pass on unchanged, to
+ * be read there by the same grammar. */
+static int exec_run(int argc, char **argv)
+{
+	const char *self = (const char *)getauxval(AT_EXECFN);
+	const char *slash = self ? strrchr(self, '/') : NULL;
+	char path[4096];
+
+	(void)argc;
+	if (slash)
+		snprintf(path, sizeof(path), "%.*s/dratopo-agent-run", (int)(slash - self), self);
+	else
+		snprintf(path, sizeof(path), "dratopo-agent-run");
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "dratopo-agent: run: cannot start %s: %s (dratopo-agent-run is installed "
+		"beside dratopo-agent)\n", path, strerror(errno));
+	return 1;
+}
+
+/* Parse, run, free. */
+static int run(const struct opts_cmd *c, int (*cmd)(const struct args *), int argc, char **argv)
 {
 	struct args a = { 0 };
 	int rc;
 
-	if (argc < 2)
-		return usage_error("%s", "a command is needed");
-	a.cmd = argv[1];
-	if (strcmp(a.cmd, "-h") == 0 || strcmp(a.cmd, "--help") == 0 ||
-	    strcmp(a.cmd, "help") == 0) {
-		fputs(usage_text, stdout);
-		return 0;
-	}
-	if (strcmp(a.cmd, "run") == 0)
-		return agent_run(argc - 1, argv + 1);
-	if (strcmp(a.cmd, "probe") && strcmp(a.cmd, "verify") && strcmp(a.cmd, "slices"))
-		return usage_error("unknown command %s", a.cmd);
-	rc = parse_args(argc - 1, argv + 1, &a);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (strcmp(a.cmd, "probe") == 0)
-		return cmd_probe(&a);
-	if (strcmp(a.cmd, "verify") == 0)
-		return cmd_verify(&a);
-	return cmd_slices(&a);
+	if (!parse(c, argc, argv, &a, &rc))
+		rc = cmd(&a);
+	opts_free(c, &a);
+	return rc;
+}
+
+static int probe_main(int argc, char **argv)
+{
+	return run(&probe_cmd, cmd_probe, argc, argv);
+}
+
+static int verify_main(int argc, char **argv)
+{
+	return run(&verify_cmd, cmd_verify, argc, argv);
+}
+
+static int slices_main(int argc, char **argv)
+{
+	return run(&slices_cmd, cmd_slices, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct opts_sub commands[] = {
+		{ "probe", probe_main, "print the node's GPUs and EFAs grouped by PCIe root" },
+		{ "verify", verify_main, "compare the node with hwdb's entry for its instance type\n"
+					 "(exit 4: drift; exit 5: unknown type, proposed hwdb\n"
+					 "entry on stdout)" },
+		{ "slices", slices_main, "print the ResourceSlices the NVIDIA driver and DRANET\n"
+					 "would publish" },
+		{ "run", exec_run, "report to a coordinator at start, every interval and on\n"
+				   "change (dratopo-agent-run, installed beside)" },
+	};
+	static const struct opts_prog agent = {
+		.prog = "dratopo-agent",
+		.about = "The node agent: reads the PCIe topology from sysfs, checks it against hwdb,\n"
+			 "and reports it to the coordinator.",
+		.subs = commands, .n_subs = sizeof(commands) / sizeof(commands[0]),
+		.version = DRATOPO_VERSION,
+	};
+
+	return opts_dispatch(&agent, argc, argv);
 }

@@ -1,9 +1,7 @@
 /* agent_report.c - the TopologyReport for a probed node (agent_report.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent_report.h"
 #include "dratopo/v1/agent.pb-c.h"
@@ -114,32 +112,4 @@ out:
 	free(ptrs);
 	free(devs);
 	return rc;
-}
-
-/* The name and where it came from, unchecked. */
-static const char *node_name_from(const char *given, char *buf, size_t len, const char **from)
-{
-	const char *env = getenv("NODE_NAME");
-
-	*from = "--node-name";
-	if (given)
-		return given;
-	*from = "$NODE_NAME";
-	if (env && *env)
-		return env;
-	*from = "the host name";
-	if (gethostname(buf, len) != 0 || !buf[0])
-		return "node";
-	buf[len - 1] = '\0';
-	/* kubelet names a node after its host name, lower-cased */
-	for (char *p = buf; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return buf;
-}
-
-const char *agent_node_name(const char *given, char *buf, size_t len, struct dt_err *err)
-{
-	const char *from, *name = node_name_from(given, buf, len, &from);
-
-	return topo_node_name_check(from, name, err) ? NULL : name;
 }

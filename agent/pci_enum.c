@@ -12,6 +12,7 @@
 
 #include <pci/pci.h>
 
+#include "array.h"
 #include "hwdb.h"
 
 /* ---- Catching libpci's errors ----
@@ -231,16 +232,9 @@ static int list_entries(const char *sys, struct entry **out, size_t *n, int *cle
 			*clean = 0;
 			continue;
 		}
-		if (cnt == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct entry *nv = realloc(v, ncap * sizeof(*v));
-
-			if (!nv) {
-				rc = dt_err_set(err, -ENOMEM, "out of memory listing %s", dir);
-				goto out;
-			}
-			v = nv;
-			cap = ncap;
+		if (DT_GROW(v, cap, cnt + 1)) {
+			rc = dt_err_set(err, -ENOMEM, "out of memory listing %s", dir);
+			goto out;
 		}
 		v[cnt].bdf = b;
 		snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", e->d_name);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hex.h"
+
 /* ---- Attribute files ---- */
 
 int probe_check_file(const char *path)
@@ -105,7 +107,7 @@ int probe_parse_hex(const char *s, uint32_t max, uint32_t *out)
 	if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
 		return -EINVAL;
 	for (i = 2; s[i]; i++) {
-		int d = topo_hex_digit((char)tolower((unsigned char)s[i]));
+		int d = hex_value(s[i]);
 
 		if (d < 0 || i > 10)
 			return -EINVAL;

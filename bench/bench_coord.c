@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "agent_report.h"
+#include "array.h"
 #include "bench_spawn.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "probe.h"
@@ -95,10 +96,8 @@ static void *agent_main(void *arg)
 			a->errors++;
 			continue;
 		}
-		if (a->n == a->cap) {
-			a->cap = a->cap ? 2 * a->cap : 4096;
-			a->lat = realloc(a->lat, a->cap * sizeof(*a->lat));
-		}
+		if (DT_GROW(a->lat, a->cap, a->n + 1))
+			break;          /* out of memory: report what was measured */
 		a->lat[a->n++] = now_s() - t0;
 	}
 	rpc_channel_close(ch);

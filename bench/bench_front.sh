@@ -4,8 +4,11 @@
 # scheduler_perf's 5000pods_500nodes) add to `dratopo plan -f FILE -o json`
 # over the same 500 nodes of 10 devices with no pods, in one hyperfine run,
 # as YAML and as JSON (what the API server sends). Prints hyperfine's table
-# and the time the pods add (target: under 50 ms), and JSON's ratio to
-# YAML. Needs hyperfine and python3-yaml (for the JSON copies).
+# and the time the pods add (target: under 50 ms), wall and CPU, JSON's
+# ratio to YAML, and the load average around the run. With valgrind, also
+# the instructions the pods add (callgrind: the same on a loaded machine,
+# where wall time is mostly waiting). Needs hyperfine and python3-yaml (for
+# the JSON copies).
 set -eu
 B="${1:-build}"
 RUNS="${2:-20}"
@@ -19,6 +22,7 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
     print(json.dumps(d))' "$TMP/$f.yaml" >"$TMP/$f.json"
 done
 D="$B/bin/dratopo"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 hyperfine -N -w 3 -r "$RUNS" --export-json "$TMP/h.json" \
 	-n 'yaml 5000 pods' "$D plan -f $TMP/pods.yaml -o json" \
 	-n 'yaml no pods' "$D plan -f $TMP/nodes.yaml -o json" \
@@ -34,5 +38,20 @@ for fmt in ("yaml", "json"):
     print(f"{fmt}: the 5,000 pods add {ms(p) - ms(n):.1f} ms wall "
           f"(median {ms(p, 'median') - ms(n, 'median'):.1f} ms), {cpu(p) - cpu(n):.1f} ms CPU; "
           f"whole plan {ms(p):.1f} ms")
-print(f"json / yaml (5,000 pods, mean wall): {ms('json 5000 pods') / ms('yaml 5000 pods'):.2f}")
+print(f"json / yaml (5,000 pods, mean wall): {ms('json 5000 pods') / ms('yaml 5000 pods'):.2f}, "
+      f"CPU: {cpu('json 5000 pods') / cpu('yaml 5000 pods'):.2f}")
 PY
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Instructions (callgrind), what the pods add and JSON's ratio to YAML.
+if command -v valgrind >/dev/null; then
+	for f in pods nodes; do
+		for fmt in yaml json; do
+			valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.$f.$fmt" \
+				"$D" plan -f "$TMP/$f.$fmt" -o json >/dev/null 2>&1
+		done
+	done
+	ir() { sed -n 's/^totals: //p' "$TMP/cg.$1"; }
+	y=$(( $(ir pods.yaml) - $(ir nodes.yaml) )) j=$(( $(ir pods.json) - $(ir nodes.json) ))
+	echo "instructions the 5,000 pods add: yaml $((y / 1000000)) million," \
+		"json $((j / 1000000)) million; json / yaml $(awk "BEGIN { printf \"%.2f\", $j / $y }")"
+fi

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "agent_report.h"
+#include "array.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "hwdb.h"
@@ -382,15 +383,8 @@ static int stop_coordinator(void)
 
 static void lat_push(struct lat *l, uint32_t us)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		uint32_t *p = realloc(l->us, cap * sizeof(*p));
-
-		if (!p)
-			return;         /* a sample less, not a crash */
-		l->us = p;
-		l->cap = cap;
-	}
+	if (DT_GROW(l->us, l->cap, l->n + 1))
+		return;                 /* a sample less, not a crash */
 	l->us[l->n++] = us;
 }
 

@@ -3,7 +3,8 @@
 # catalogue against a peer build (e.g. main's, with the smaller catalogue), in one run:
 # PODS pending pods (default 5000) on new nodes only, half CPU-only (1 CPU, 2Gi), half
 # asking for one EFA through a ResourceClaimTemplate (2 CPUs, 4Gi), planned with
-# `dratopo plan -o json`; prints the median CPU seconds of 5 runs of each and the ratio.
+# `dratopo plan -o json`; prints the median CPU seconds of 5 runs of each, the ratio, and
+# how many node claims and unschedulable pods each plan has (needs jq).
 set -eu
 NEW="$1"
 OLD="$2"
@@ -34,7 +35,9 @@ run() {
 		awk '{ printf "%.3f\n", $1 + $2 }' "$TMP/t"
 	done | median
 }
-old=$(run "$OLD"); oc=$(grep -c '"instanceType"' "$TMP/out.json" || true)
-new=$(run "$NEW"); nc=$(grep -c '"instanceType"' "$TMP/out.json" || true)
-printf '%d pods, new nodes: old %s s (%s node claims), new %s s (%s node claims), new/old %s\n' \
+# node claims and pods left unschedulable in the last run's plan
+counts() { jq -r '"\(.nodeClaims | length) node claims, \([.unschedulable[]?] | length) pods unschedulable"' "$TMP/out.json"; }
+old=$(run "$OLD"); oc=$(counts)
+new=$(run "$NEW"); nc=$(counts)
+printf '%d pods, new nodes: old %s s (%s), new %s s (%s), new/old %s\n' \
 	"$PODS" "$old" "$oc" "$new" "$nc" "$(awk -v a="$old" -v b="$new" 'BEGIN { printf "%.2fx", b / a }')"

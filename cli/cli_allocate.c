@@ -25,141 +25,53 @@
 #include "cli.h"
 #include "doc.h"
 #include "model.h"
+#include "opts.h"
 #include "strbuf.h"
 
 #define EXIT_UNALLOCATABLE 3
 
+enum output { OUT_JSON, OUT_YAML };
+
 struct opts {
-	const char **files;
-	size_t n_files;
+	struct opts_list files;
 	const char *node;
-	bool yaml;
+	int output;                     /* enum output */
+	bool compact;
 	uint64_t max_steps;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: dratopo allocate -f FILE... --node NODE [-o yaml|json] [--max-steps N]\n\n"
-		"Allocate the ResourceClaims of the manifests on one node, the way the\n"
-		"Kubernetes scheduler's structured allocator would. Input: DeviceClasses,\n"
-		"ResourceSlices, ResourceClaims and optionally Nodes (labels for nodeSelector\n"
-		"matching) and DeviceTaintRules (taints for the devices they select).\n"
-		"Claims with status.allocation count as in use; the others are allocated\n"
-		"together, in input order, as one pod's claims.\n\n"
-		"options:\n"
-		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f;\n"
-		"                          \"-\" reads standard input)\n"
-		"  -n, --node NODE         the node to allocate on (required)\n"
-		"  -o, --output FORMAT     json (default) or yaml (the claims with\n"
-		"                          status.allocation set)\n"
-		"      --max-steps N       search step budget (default %u)\n"
-		"  -h, --help              this help\n\n"
-		"Exit codes: 0 allocated, 1 invalid input or fatal allocation error,\n"
-		"2 usage error, 3 the claims cannot be allocated on NODE.\n",
-		ALLOC_DEFAULT_MAX_STEPS);
-}
+static const struct opt allocate_opts[] = {
+	{ .name = "filename", .key = 'f', .type = OPT_LIST, .arg = "FILE",
+	  .flags = OPT_GREEDY | OPT_REQUIRED, .at = OPTS_AT(struct opts, files),
+	  .help = "manifests to read (repeatable; FILEs may follow one -f;\n"
+		  "\"-\" reads standard input)" },
+	{ .name = "node", .key = 'n', .type = OPT_STR, .arg = "NODE", .flags = OPT_REQUIRED,
+	  .at = OPTS_AT(struct opts, node), .help = "the node to allocate on (required)" },
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "json|yaml",
+	  .at = OPTS_AT(struct opts, output),
+	  .help = "json (default) or yaml (the claims with\nstatus.allocation set)" },
+	OPTS_COMPACT(struct opts, compact),
+	{ .name = "max-steps", .type = OPT_UINT, .arg = "N", .min = 1,
+	  .at = OPTS_AT(struct opts, max_steps),
+	  .help = "search step budget (default " OPTS_STR(ALLOC_DEFAULT_MAX_STEPS) ")" },
+	{ 0 }
+};
 
-/* The value of option argv[*i]: after '=' in "--opt=value", else the
- * next argument (NULL when there is none). */
-static const char *opt_value(int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *eq = strchr(a, '=');
-
-	if (a[1] == '-' && eq)
-		return eq + 1;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-/* a is the short option s, the long option l, or "l=value". */
-static bool is_opt(const char *a, const char *s, const char *l)
-{
-	size_t n = strlen(l);
-
-	if (s && !strcmp(a, s))
-		return true;
-	return !strncmp(a, l, n) && (a[n] == '\0' || a[n] == '=');
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	bool in_files = false;
-
-	o->files = calloc((size_t)argc + 1, sizeof(*o->files));
-	if (!o->files)
-		return -ENOMEM;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
-		}
-		if (is_opt(a, "-f", "--filename")) {
-			if (!strchr(a, '=')) {
-				in_files = true;
-				if (i + 1 >= argc) {
-					fprintf(stderr, "dratopo allocate: %s needs a file\n", a);
-					return -EINVAL;
-				}
-				continue;
-			}
-			o->files[o->n_files++] = strchr(a, '=') + 1;
-			in_files = true;
-			continue;
-		}
-		if (is_opt(a, "-n", "--node") || is_opt(a, "-o", "--output") ||
-		    is_opt(a, NULL, "--max-steps")) {
-			in_files = false;
-			v = opt_value(argc, argv, &i);
-			if (!v) {
-				fprintf(stderr, "dratopo allocate: %s needs a value\n", a);
-				return -EINVAL;
-			}
-			if (is_opt(a, "-n", "--node")) {
-				o->node = v;
-			} else if (is_opt(a, "-o", "--output")) {
-				if (!strcmp(v, "yaml"))
-					o->yaml = true;
-				else if (!strcmp(v, "json"))
-					o->yaml = false;
-				else {
-					fprintf(stderr, "dratopo allocate: unknown output format "
-						"'%s' (json or yaml)\n", v);
-					return -EINVAL;
-				}
-			} else {
-				char *end;
-				unsigned long long n = strtoull(v, &end, 10);
-
-				if (!*v || *end || !n) {
-					fprintf(stderr, "dratopo allocate: --max-steps needs a "
-						"positive integer, got '%s'\n", v);
-					return -EINVAL;
-				}
-				o->max_steps = n;
-			}
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "dratopo allocate: unknown option '%s'\n", a);
-			return -EINVAL;
-		}
-		if (!in_files) {
-			fprintf(stderr, "dratopo allocate: unexpected argument '%s'\n", a);
-			return -EINVAL;
-		}
-		o->files[o->n_files++] = a;
-	}
-	if (!o->n_files || !o->node) {
-		fprintf(stderr, "dratopo allocate: %s\n", !o->n_files ? "no input: use -f FILE" :
-			"no node: use --node NODE");
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct opts_cmd allocate_cmd = {
+	.prog = "dratopo allocate",
+	.synopsis = "dratopo allocate -f FILE... --node NODE [-o yaml|json] [--compact]\n"
+		    "                        [--max-steps N]",
+	.about = "Allocate the ResourceClaims of the manifests on one node, the way the\n"
+		 "Kubernetes scheduler's structured allocator would. Input: DeviceClasses,\n"
+		 "ResourceSlices, ResourceClaims and optionally Nodes (labels for nodeSelector\n"
+		 "matching) and DeviceTaintRules (taints for the devices they select).\n"
+		 "Claims with status.allocation count as in use; the others are allocated\n"
+		 "together, in input order, as one pod's claims.",
+	.opts = allocate_opts,
+	.epilog = "Exit codes: 0 allocated, 1 invalid input or fatal allocation error,\n"
+		  "2 usage error, 3 the claims cannot be allocated on NODE.",
+	.operand_hint = "manifests follow -f",
+};
 
 static int load(const struct opts *o, struct model_set *set)
 {
@@ -168,18 +80,15 @@ static int load(const struct opts *o, struct model_set *set)
 	int rc = 0;
 
 	dt_diags_init(&errs);
-	for (size_t i = 0; i < o->n_files; i++) {
+	for (size_t i = 0; i < o->files.n; i++) {
 		struct dt_err err = { 0 };
 
-		if (model_set_load_file(set, o->files[i], &errs, &err) && !errs.n)
+		if (model_set_load_file(set, o->files.v[i], &errs, &err) && !errs.n)
 			fprintf(stderr, "dratopo allocate: %s\n", err.msg);
 	}
 	if (!dt_diags_count(&errs) && model_validate_set(set, &vo, &errs) < 0)
 		fprintf(stderr, "dratopo allocate: out of memory\n");
-	for (size_t i = 0; i < errs.n; i++)
-		fprintf(stderr, "%s\n", errs.msgs[i]);
-	if (errs.dropped)
-		fprintf(stderr, "dratopo allocate: %zu more problems not shown\n", errs.dropped);
+	opts_print_diags(stderr, "dratopo allocate", "", "errors", &errs);
 	if (dt_diags_count(&errs))
 		rc = -EINVAL;
 	dt_diags_free(&errs);
@@ -218,7 +127,7 @@ static void warn_nothing_pending(const struct model_set *set, size_t n_claims)
 		"ResourceClaimTemplates or pods: 'dratopo plan' does)" : "");
 }
 
-static void print_unallocatable(const char *reason)
+static void print_unallocatable(const char *reason, bool compact)
 {
 	struct doc_arena *a = doc_arena_new();
 	struct strbuf sb = STRBUF_INIT;
@@ -227,8 +136,8 @@ static void print_unallocatable(const char *reason)
 	if (a && (root = doc_new_map(a)) &&
 	    !doc_map_set(a, root, "claims", doc_new_seq(a)) &&
 	    !doc_map_set(a, root, "unallocatable", doc_new_string(a, reason)) &&
-	    !doc_emit_json(root, 4, &sb))
-		printf("%s\n", sb_str(&sb));
+	    !doc_emit_json(root, DOC_JSON_OUTPUT(compact), &sb))
+		fputs(sb_str(&sb), stdout);
 	else
 		printf("{\"claims\": [], \"unallocatable\": \"out of memory\"}\n");
 	sb_free(&sb);
@@ -304,7 +213,7 @@ static int print_result(const struct opts *o, struct model_set *set,
 
 	if (!a)
 		goto out;
-	if (!o->yaml) {
+	if (o->output == OUT_JSON) {
 		root = doc_new_map(a);
 		seq = doc_new_seq(a);
 		if (!root || !seq || doc_map_set(a, root, "claims", seq))
@@ -319,7 +228,7 @@ static int print_result(const struct opts *o, struct model_set *set,
 
 		if (!c)
 			goto out;
-		if (o->yaml) {
+		if (o->output == OUT_YAML) {
 			if (model_emit(c, DOC_FORMAT_YAML, &sb))
 				goto out;
 			continue;
@@ -335,16 +244,11 @@ static int print_result(const struct opts *o, struct model_set *set,
 			goto out;
 		order_results(copy);
 	}
-	if (!o->yaml && doc_emit_json(root, 4, &sb))
+	if (o->output == OUT_JSON && doc_emit_json(root, DOC_JSON_OUTPUT(o->compact), &sb))
 		goto out;
-	if (sb_error(&sb))
-		goto out;
-	fputs(sb_str(&sb), stdout);
-	if (sb.len && sb_str(&sb)[sb.len - 1] != '\n')
-		putchar('\n');
-	rc = 0;
+	rc = opts_write_out("dratopo allocate", &sb) ? -EIO : 0;
 out:
-	if (rc)
+	if (rc == -ENOMEM)
 		fprintf(stderr, "dratopo allocate: out of memory\n");
 	sb_free(&sb);
 	doc_arena_free(a);
@@ -366,15 +270,12 @@ int cli_allocate(int argc, char **argv)
 	struct dt_err err = { 0 };
 	int rc, ret = CLI_EXIT_FAIL;
 
-	rc = parse_args(argc, argv, &o);
-	if (rc) {
-		free(o.files);
-		if (rc > 0)
-			return CLI_EXIT_OK;
-		if (rc == -ENOMEM)
-			return CLI_EXIT_FAIL;
-		fprintf(stderr, "Run 'dratopo allocate --help' for usage.\n");
-		return CLI_EXIT_USAGE;
+	if (opts_parse(&allocate_cmd, argc, argv, &o, &ret))
+		goto out;
+	ret = CLI_EXIT_FAIL;
+	if (o.compact && o.output != OUT_JSON) {
+		ret = opts_usage_error(&allocate_cmd, "--compact goes with -o json");
+		goto out;
 	}
 	set = model_set_new();
 	if (!set || load(&o, set))
@@ -420,7 +321,7 @@ int cli_allocate(int argc, char **argv)
 	if (!out.allocated) {
 		fprintf(stderr, "dratopo allocate: cannot allocate on node %s: %s\n", o.node,
 			out.reason);
-		print_unallocatable(out.reason);
+		print_unallocatable(out.reason, o.compact);
 		ret = EXIT_UNALLOCATABLE;
 		goto out;
 	}
@@ -437,6 +338,6 @@ out:
 	free(rules);
 	free(pending);
 	model_set_free(set);
-	free(o.files);
+	opts_free(&allocate_cmd, &o);
 	return ret;
 }

@@ -15,6 +15,7 @@
  * Semver, capacities as Quantity. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,28 +26,12 @@
 #include "cli.h"
 #include "doc.h"
 #include "err.h"
+#include "opts.h"
 #include "quantity.h"
 #include "semver.h"
 #include "strbuf.h"
 
 #define CLI_CEL_MAX_LETS 64
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: dratopo cel eval [--device FILE [--device-name NAME]] [--let NAME=EXPR]...\n"
-		"                        [--repeat N] [--] EXPR\n\n"
-		"Compile EXPR in the DRA selector environment (every Kubernetes CEL library) and\n"
-		"evaluate it. The result, of any type, is printed as a CEL expression.\n\n"
-		"options:\n"
-		"  --device FILE        bind `device` from a ResourceSlice device entry with a\n"
-		"                       top-level `driver` field, or from a ResourceSlice\n"
-		"  --device-name NAME   the device of the ResourceSlice to bind\n"
-		"  --let NAME=EXPR      declare NAME (dyn) bound to the value of constant EXPR\n"
-		"  --repeat N           evaluate N times, print \"N evals, X ns/eval\" on stderr\n"
-		"  -h, --help           this help\n\n"
-		"Exit codes: 0 success, 1 evaluation error, 2 compile or usage error.\n");
-}
 
 /* ---- the device ---- */
 
@@ -484,83 +469,41 @@ static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_
 /* ---- eval ---- */
 
 struct options {
-	const char *device_file, *device_name, *expr;
-	const char *lets[CLI_CEL_MAX_LETS];
-	size_t n_lets;
-	long long repeat;
+	const char *device_file, *device_name;
+	struct opts_list lets;
+	uint64_t repeat;
+	struct opts_list expr;          /* the operand */
 };
 
-static int parse_args(int argc, char **argv, struct options *o)
-{
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char **dst = NULL;
+static const struct opt eval_opts[] = {
+	{ .name = "device", .type = OPT_STR, .arg = "FILE", .at = OPTS_AT(struct options, device_file),
+	  .help = "bind `device` from a ResourceSlice device entry with a\n"
+		  "top-level `driver` field, or from a ResourceSlice" },
+	{ .name = "device-name", .type = OPT_STR, .arg = "NAME",
+	  .at = OPTS_AT(struct options, device_name),
+	  .help = "the device of the ResourceSlice to bind" },
+	{ .name = "let", .type = OPT_LIST, .arg = "NAME=EXPR", .at = OPTS_AT(struct options, lets),
+	  .help = "declare NAME (dyn) bound to the value of constant EXPR\n(repeatable)" },
+	{ .name = "repeat", .type = OPT_UINT, .arg = "N", .min = 1, .max = INT64_MAX,
+	  .at = OPTS_AT(struct options, repeat),
+	  .help = "evaluate N times, print \"N evals, X ns/eval\" on stderr" },
+	{ 0 }
+};
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (!strcmp(a, "--device"))
-			dst = &o->device_file;
-		else if (!strcmp(a, "--device-name"))
-			dst = &o->device_name;
-		if (dst || !strcmp(a, "--let") || !strcmp(a, "--repeat")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "dratopo cel eval: %s needs a value\n", a);
-				return CLI_EXIT_USAGE;
-			}
-			const char *v = argv[++i];
-
-			if (dst) {
-				*dst = v;
-			} else if (!strcmp(a, "--let")) {
-				if (o->n_lets == CLI_CEL_MAX_LETS) {
-					fprintf(stderr, "dratopo cel eval: at most %d --let\n",
-						CLI_CEL_MAX_LETS);
-					return CLI_EXIT_USAGE;
-				}
-				o->lets[o->n_lets++] = v;
-			} else {
-				char *end;
-
-				errno = 0;
-				o->repeat = strtoll(v, &end, 10);
-				if (errno || *end || end == v || o->repeat < 1) {
-					fprintf(stderr, "dratopo cel eval: --repeat wants a "
-						"positive integer, got \"%s\"\n", v);
-					return CLI_EXIT_USAGE;
-				}
-			}
-		} else if (a[0] == '-' && a[1] == '-' && a[2] == 0 && i + 1 < argc && !o->expr) {
-			o->expr = argv[++i];
-		} else if (!strcmp(a, "--") && !o->expr) {
-			fprintf(stderr, "dratopo cel eval: no expression after --\n");
-			return CLI_EXIT_USAGE;
-		} else if (a[0] == '-' && (isalpha((unsigned char)a[1]) || a[1] == '-') && !o->expr) {
-			/* "-1", "-(x)", "- 2" are expressions; "-x" could be either. */
-			if (a[1] == '-')
-				fprintf(stderr, "dratopo cel eval: unknown option %s\n", a);
-			else
-				fprintf(stderr, "dratopo cel eval: unknown option %s (an expression "
-					"starting with '-' goes after --: cel eval -- '%s')\n", a, a);
-			return CLI_EXIT_USAGE;
-		} else if (!o->expr) {
-			o->expr = a;
-		} else {
-			fprintf(stderr, "dratopo cel eval: one expression only (quote it)\n");
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (!o->expr) {
-		usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if (o->device_name && !o->device_file) {
-		fprintf(stderr, "dratopo cel eval: --device-name needs --device\n");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
+static const struct opts_cmd eval_cmd = {
+	.prog = "dratopo cel eval",
+	.synopsis = "dratopo cel eval [--device FILE [--device-name NAME]] [--let NAME=EXPR]...\n"
+		    "                        [--repeat N] [--] EXPR",
+	.about = "Compile EXPR in the DRA selector environment (every Kubernetes CEL library) and\n"
+		 "evaluate it. The result, of any type, is printed as a CEL expression.\n"
+		 "An expression that starts with '-' and a letter goes after --.",
+	.opts = eval_opts,
+	.epilog = "Exit codes: 0 success, 1 evaluation error, 2 compile or usage error.",
+	.operands = OPTS_AT(struct options, expr),
+	.max_operands = 1,
+	.operand_hint = "one expression only: quote it",
+	.flags = OPTS_DASH_OPERANDS,
+};
 
 static double now_ns(void)
 {
@@ -573,7 +516,7 @@ static double now_ns(void)
 static int cel_eval_cmd(int argc, char **argv)
 {
 	static char let_names[CLI_CEL_MAX_LETS][128];
-	struct options o = { .repeat = 0 };
+	struct options o = { 0 };
 	struct let lets[CLI_CEL_MAX_LETS] = { 0 };
 	struct cel_value vars[CLI_CEL_MAX_LETS + 1];
 	struct cli_device dev = { 0 };
@@ -583,11 +526,21 @@ static int cel_eval_cmd(int argc, char **argv)
 	struct cel_evaluation *ev = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	struct cel_value out;
+	const char *expr;
 	size_t n_vars = 1;
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	if (opts_parse(&eval_cmd, argc, argv, &o, &rc))
+		goto out;
+	if (!o.expr.n)
+		rc = opts_usage_error(&eval_cmd, "no expression to evaluate");
+	else if (o.device_name && !o.device_file)
+		rc = opts_usage_error(&eval_cmd, "--device-name needs --device");
+	else if (o.lets.n > CLI_CEL_MAX_LETS)
+		rc = opts_usage_error(&eval_cmd, "at most %d --let", CLI_CEL_MAX_LETS);
 	if (rc)
-		return rc < 0 ? CLI_EXIT_OK : rc;
+		goto out;
+	expr = o.expr.v[0];
 	/* Without --device, `device` is unbound: reading it is an error. */
 	vars[0] = (struct cel_value){ .kind = CEL_KIND_COUNT };
 	if (o.device_file) {
@@ -604,8 +557,8 @@ static int cel_eval_cmd(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (size_t i = 0; i < o.n_lets; i++) {
-		rc = eval_let(o.lets[i], &lets[i], let_names[i], sizeof(let_names[i]));
+	for (size_t i = 0; i < o.lets.n; i++) {
+		rc = eval_let(o.lets.v[i], &lets[i], let_names[i], sizeof(let_names[i]));
 		if (rc)
 			goto out;
 		lets[i].slot = cel_env_declare(env, lets[i].name, "dyn", &err);
@@ -618,7 +571,7 @@ static int cel_eval_cmd(int argc, char **argv)
 		if ((size_t)lets[i].slot + 1 > n_vars)
 			n_vars = (size_t)lets[i].slot + 1;
 	}
-	if (cel_compile(env, o.expr, strlen(o.expr), &prog, &err) < 0) {
+	if (cel_compile(env, expr, strlen(expr), &prog, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		rc = CLI_EXIT_USAGE;
 		goto out;
@@ -632,10 +585,10 @@ static int cel_eval_cmd(int argc, char **argv)
 	if (o.repeat > 1) {
 		double t0 = now_ns();
 
-		for (long long i = 1; i < o.repeat; i++)
+		for (uint64_t i = 1; i < o.repeat; i++)
 			cel_eval(prog, vars, n_vars, ev, &out, &err);
 		rc = cel_eval(prog, vars, n_vars, ev, &out, &err);
-		fprintf(stderr, "%lld evals, %.1f ns/eval\n", o.repeat,
+		fprintf(stderr, "%" PRIu64 " evals, %.1f ns/eval\n", o.repeat,
 			(now_ns() - t0) / (double)o.repeat);
 	} else {
 		double t0 = now_ns();
@@ -662,24 +615,26 @@ out:
 	cel_evaluation_free(ev);
 	cel_program_free(prog);
 	cel_env_free(env);
-	for (size_t i = 0; i < o.n_lets; i++) {
+	for (size_t i = 0; i < o.lets.n && i < CLI_CEL_MAX_LETS; i++) {
 		cel_evaluation_free(lets[i].ev);
 		cel_program_free(lets[i].prog);
 		cel_env_free(lets[i].env);
 	}
 	cli_device_free(&dev);
+	opts_free(&eval_cmd, &o);
 	return rc;
 }
 
 int cli_cel(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-	}
-	if (strcmp(argv[1], "eval")) {
-		fprintf(stderr, "dratopo cel: unknown command \"%s\" (only eval)\n", argv[1]);
-		return CLI_EXIT_USAGE;
-	}
-	return cel_eval_cmd(argc, argv);
+	static const struct opts_sub subs[] = {
+		{ "eval", cel_eval_cmd, "compile and evaluate a CEL expression" },
+	};
+	static const struct opts_prog cel = {
+		.prog = "dratopo cel",
+		.about = "The CEL of DRA selectors, as the API server and the scheduler run it.",
+		.subs = subs, .n_subs = sizeof(subs) / sizeof(subs[0]),
+	};
+
+	return opts_dispatch(&cel, argc, argv);
 }

@@ -20,170 +20,131 @@
 #include "hwdb.h"
 #include "hwdb_mig.h"
 #include "model.h"
+#include "opts.h"
 #include "strbuf.h"
 
-#define MAX_EXTRAS 64
-#define MAX_NAMES  256
+/* -o: list's table|json, show's yaml|json|svg (json is 1 in both). */
+enum { OUT_JSON = 1, SHOW_SVG = 2 };
 
 struct opts {
-	const char *output;
+	int output;                     /* list: table, json; show: yaml, json, svg */
+	bool compact;
 	const char *family;
 	const char *region;             /* list: price column and filter */
 	bool efa, gpu;                  /* list: only types with EFAs / GPUs */
 	const char *cc;
 	const char *mig;
 	const char *node;
-	const char *extras[MAX_EXTRAS];
-	size_t n_extras;
-	const char *names[MAX_NAMES];
-	size_t n_names;
+	struct opts_list extras;
+	struct opts_list names;         /* the TYPE operands */
 	struct cli_remote remote;       /* show/export --coordinator: the live entry */
 	const char *remote_source;      /* its source as the coordinator names it */
-	bool help;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: dratopo hwdb list [-o table|json] [--family FAMILY] [--efa] [--gpu]\n"
-		"                         [--region REGION] [--hwdb-extra FILE]...\n"
-		"       dratopo hwdb show TYPE [-o yaml|json|svg] [--consumable-capacity MODE]\n"
-		"                         [--mig LAYOUT] [--node NAME] [--hwdb-extra FILE]...\n"
-		"                         [--coordinator ADDR [TLS options]]\n"
-		"       dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
-		"                           [--coordinator ADDR [TLS options]]\n"
-		"\n"
-		"list    the known EC2 GPU and EFA instance types, cheapest first (no on-demand\n"
-		"        price last)\n"
-		"show    the resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
-		"        and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
-		"        {\"instanceType\": {...}, \"resourceSlices\": [...]}; -o svg draws the type's\n"
-		"        PCIe topology (NUMA nodes, roots, GPUs and EFAs) as hwdb has it\n"
-		"export  entries in hwdb's source format, the format --hwdb-extra reads\n"
-		"\n"
-		"  -o, --output FORMAT          table|json (list), yaml|json|svg (show)\n"
-		"  --family FAMILY              list only that family (p5, g6e, ...)\n"
-		"  --efa, --gpu                 list only types with EFAs / NVIDIA GPUs\n"
-		"  --region REGION              prices in REGION (default us-east-1); only types\n"
-		"                               with a price there\n"
-		"list: VCPU, MEMORY or ARCH '?': no source has them (the type cannot be planned\n"
-		"until --hwdb-extra or a fleet gives them); ROOTS '?': PCIe grouping unknown;\n"
-		"GPU 'NAME*': accelerators hwdb names but does not model (Trainium, Inferentia)\n"
-		"  --consumable-capacity MODE   the NVIDIA driver's GPU sharing: disabled, memory,\n"
-		"                               unlimited, or a number of shares N (default disabled)\n"
-		"  --mig LAYOUT                 the GPUs' MIG partitioning: dynamic (every placement,\n"
-		"                               drawing on per-GPU counters), all-PROFILE,\n"
-		"                               PROFILE,PROFILE,... (every GPU), or one such entry per\n"
-		"                               GPU separated by ';' (disabled: that GPU stays whole)\n"
-		"  --node NAME                  node (and pool) name of the slices (default: TYPE)\n"
-		"  --hwdb-extra FILE            add or override instance types from FILE (repeatable)\n"
-		"\n"
-		"show/export --coordinator: the coordinator's effective entry for TYPE (hwdb's, or\n"
-		"the one it learned from its fleet; export it, add onDemandPricePerHour, and give\n"
-		"it to plan --coordinator --hwdb-extra to launch a learned type), with the\n"
-		"connection options:\n%s", cli_remote_help);
-}
+#define HWDB_EXTRA_OPT                                                          \
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE",                \
+	  .at = OPTS_AT(struct opts, extras),                                   \
+	  .help = "add or override instance types from FILE (repeatable)" }
 
-/* "--name value", "--name=value", "-o value", "-ovalue". Returns 1 when
- * argv[*i] is the option (*val set, *i advanced), 0 when it is not, -1
- * when its value is missing. */
-static int take(int argc, char **argv, int *i, const char *lng, const char *shrt,
-		const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
+static const struct opt list_opts[] = {
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "table|json",
+	  .at = OPTS_AT(struct opts, output), .help = "table (default) or json" },
+	OPTS_COMPACT(struct opts, compact),
+	{ .name = "family", .type = OPT_STR, .arg = "FAMILY", .at = OPTS_AT(struct opts, family),
+	  .help = "only that family (p5, g6e, ...)" },
+	{ .name = "efa", .type = OPT_FLAG, .at = OPTS_AT(struct opts, efa),
+	  .help = "only types with EFAs" },
+	{ .name = "gpu", .type = OPT_FLAG, .at = OPTS_AT(struct opts, gpu),
+	  .help = "only types with NVIDIA GPUs" },
+	{ .name = "region", .type = OPT_STR, .arg = "REGION", .at = OPTS_AT(struct opts, region),
+	  .help = "prices in REGION (default us-east-1); only types\nwith a price there" },
+	HWDB_EXTRA_OPT,
+	{ 0 }
+};
 
-	if (!strncmp(a, lng, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (shrt && !strncmp(a, shrt, 2) && a[2]) {
-		*val = a + 2;
-		return 1;
-	}
-	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
+static const struct opt show_opts[] = {
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "yaml|json|svg", .at = OPTS_AT(struct opts, output),
+	  .help = "yaml (default), json (with the type's facts), or svg\n"
+		  "(the type's PCIe topology drawn: NUMA nodes, roots,\n"
+		  "GPUs and EFAs, as hwdb has it)" },
+	OPTS_COMPACT(struct opts, compact),
+	{ .name = "consumable-capacity", .type = OPT_STR, .arg = "MODE",
+	  .at = OPTS_AT(struct opts, cc),
+	  .help = "the NVIDIA driver's GPU sharing: disabled, memory,\n"
+		  "unlimited, or a number of shares N (default disabled)" },
+	{ .name = "mig", .type = OPT_STR, .arg = "LAYOUT", .at = OPTS_AT(struct opts, mig),
+	  .help = "the GPUs' MIG partitioning: dynamic (every placement,\n"
+		  "drawing on per-GPU counters), all-PROFILE,\n"
+		  "PROFILE,PROFILE,... (every GPU), or one such entry per\n"
+		  "GPU separated by ';' (disabled: that GPU stays whole)" },
+	{ .name = "node", .type = OPT_STR, .arg = "NAME", .at = OPTS_AT(struct opts, node),
+	  .help = "node (and pool) name of the slices (default: TYPE)" },
+	HWDB_EXTRA_OPT,
+	CLI_REMOTE_OPTS(struct opts, remote),
+	{ 0 }
+};
 
-static int parse(int argc, char **argv, int first, struct opts *o)
-{
-	for (int i = first; i < argc; i++) {
-		const char *v = NULL;
-		int r;
+static const struct opt export_opts[] = {
+	HWDB_EXTRA_OPT,
+	CLI_REMOTE_OPTS(struct opts, remote),
+	{ 0 }
+};
 
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			o->help = true;
-			continue;
-		}
-		if ((r = cli_remote_take(&o->remote, argc, argv, &i))) {
-			v = "";
-		} else if ((r = take(argc, argv, &i, "--output", "-o", &v))) {
-			o->output = v;
-		} else if ((r = take(argc, argv, &i, "--family", NULL, &v))) {
-			o->family = v;
-		} else if ((r = take(argc, argv, &i, "--region", NULL, &v))) {
-			o->region = v;
-		} else if (!strcmp(argv[i], "--efa") || !strcmp(argv[i], "--gpu")) {
-			*(argv[i][2] == 'e' ? &o->efa : &o->gpu) = true;
-			continue;
-		} else if ((r = take(argc, argv, &i, "--consumable-capacity", NULL, &v))) {
-			o->cc = v;
-		} else if ((r = take(argc, argv, &i, "--mig", NULL, &v))) {
-			o->mig = v;
-		} else if ((r = take(argc, argv, &i, "--node", NULL, &v))) {
-			o->node = v;
-		} else if ((r = take(argc, argv, &i, "--hwdb-extra", NULL, &v))) {
-			if (v && o->n_extras == MAX_EXTRAS) {
-				fprintf(stderr, "dratopo hwdb: at most %d --hwdb-extra files\n",
-					MAX_EXTRAS);
-				return -1;
-			}
-			if (v)
-				o->extras[o->n_extras++] = v;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "dratopo hwdb: unknown option '%s'\n", argv[i]);
-			return -1;
-		} else {
-			if (o->n_names == MAX_NAMES) {
-				fprintf(stderr, "dratopo hwdb: at most %d names\n", MAX_NAMES);
-				return -1;
-			}
-			o->names[o->n_names++] = argv[i];
-			continue;
-		}
-		if (r < 0) {
-			fprintf(stderr, "dratopo hwdb: option '%s' needs a value\n", argv[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
+static const struct opts_cmd list_cmd = {
+	.prog = "dratopo hwdb list",
+	.synopsis = "dratopo hwdb list [-o table|json] [--compact] [--family FAMILY] [--efa] [--gpu]\n"
+		    "                         [--region REGION] [--hwdb-extra FILE]...",
+	.about = "The known EC2 GPU and EFA instance types, cheapest first (no on-demand price\n"
+		 "last).\n\n"
+		 "VCPU, MEMORY or ARCH '?': no source has them (the type cannot be planned until\n"
+		 "--hwdb-extra or a fleet gives them); ROOTS '?': PCIe grouping unknown; GPU\n"
+		 "'NAME*': accelerators hwdb names but does not model (Trainium, Inferentia).",
+	.opts = list_opts,
+};
+
+static const struct opts_cmd show_cmd = {
+	.prog = "dratopo hwdb show",
+	.synopsis = "dratopo hwdb show TYPE [-o yaml|json|svg] [--compact]\n"
+		    "                         [--consumable-capacity MODE] [--mig LAYOUT]\n"
+		    "                         [--node NAME] [--hwdb-extra FILE]...\n"
+		    "                         [--coordinator ADDR [TLS options]]",
+	.about = "The resource.k8s.io/v1 ResourceSlices the NVIDIA GPU driver (gpu.nvidia.com)\n"
+		 "and DRANET (dra.net) publish on a node of TYPE; -o json adds the type's facts:\n"
+		 "{\"instanceType\": {...}, \"resourceSlices\": [...]}.",
+	.opts = show_opts,
+	.epilog = "--coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
+		  "it learned from its fleet).\n\n" CLI_REMOTE_NOTE,
+	.operands = OPTS_AT(struct opts, names),
+	.max_operands = 1,
+	.operand_hint = "one instance type",
+};
+
+static const struct opts_cmd export_cmd = {
+	.prog = "dratopo hwdb export",
+	.synopsis = "dratopo hwdb export [TYPE...] [--hwdb-extra FILE]...\n"
+		    "                           [--coordinator ADDR [TLS options]]",
+	.about = "Entries in hwdb's source format, the format --hwdb-extra reads (every type\n"
+		 "without TYPE).",
+	.opts = export_opts,
+	.epilog = "--coordinator: the coordinator's effective entry for TYPE (hwdb's, or the one\n"
+		  "it learned from its fleet); export it, add onDemandPricePerHour, and give it\n"
+		  "to plan --coordinator --hwdb-extra to launch a learned type.\n\n" CLI_REMOTE_NOTE,
+	.operands = OPTS_AT(struct opts, names),
+	.max_operands = SIZE_MAX,
+};
 
 static int load_extras(const struct opts *o)
 {
-	for (size_t i = 0; i < o->n_extras; i++) {
+	for (size_t i = 0; i < o->extras.n; i++) {
 		struct dt_err err = { 0 };
 
-		if (hwdb_load_extra(o->extras[i], &err)) {
+		if (hwdb_load_extra(o->extras.v[i], &err)) {
 			fprintf(stderr, "dratopo hwdb: %s\n", err.msg);
 			return -1;
 		}
 	}
 	return 0;
-}
-
-static int write_out(struct strbuf *sb)
-{
-	if (sb_error(sb)) {
-		fprintf(stderr, "dratopo hwdb: out of memory\n");
-		return CLI_EXIT_FAIL;
-	}
-	fwrite(sb_str(sb), 1, sb->len, stdout);
-	return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 static const struct hwdb_type *find_type(const char *name)
@@ -297,11 +258,10 @@ static int cmp_region_price(const void *a, const void *b)
 }
 
 /* The regions hwdb prices, for an error message. */
-static void print_regions(FILE *f)
+static void regions_text(struct strbuf *sb)
 {
 	for (size_t i = 0; hwdb_regions[i]; i++)
-		fprintf(f, "%s%s", i ? ", " : "", hwdb_regions[i]);
-	fputc('\n', f);
+		sb_printf(sb, "%s%s", i ? ", " : "", hwdb_regions[i]);
 }
 
 static bool family_known(const char *family)
@@ -314,7 +274,7 @@ static bool family_known(const char *family)
 
 static int cmd_list(const struct opts *o)
 {
-	bool json = o->output && !strcmp(o->output, "json");
+	bool json = o->output == OUT_JSON;
 	struct strbuf sb = STRBUF_INIT;
 	struct doc_arena *a = NULL;
 	struct doc_node *root = NULL, *list = NULL;
@@ -323,20 +283,14 @@ static int cmd_list(const struct opts *o)
 	struct widths w = { 0 };
 	int rc;
 
-	if (o->output && !json && strcmp(o->output, "table")) {
-		fprintf(stderr, "dratopo hwdb list: unknown output format '%s' (table or json)\n",
-			o->output);
-		return CLI_EXIT_USAGE;
-	}
-	if (o->n_names) {
-		fprintf(stderr, "dratopo hwdb list: unexpected argument '%s'\n", o->names[0]);
-		return CLI_EXIT_USAGE;
-	}
 	if (o->region && !hwdb_region_known(o->region)) {
-		fprintf(stderr, "dratopo hwdb list: --region: hwdb has no prices for '%s'; it has: ",
-			o->region);
-		print_regions(stderr);
-		return CLI_EXIT_USAGE;
+		struct strbuf r = STRBUF_INIT;
+
+		regions_text(&r);
+		rc = opts_usage_error(&list_cmd, "--region: hwdb has no prices for '%s'; it has: %s",
+				      o->region, sb_str(&r));
+		sb_free(&r);
+		return rc;
 	}
 	/* An empty table would read as "hwdb has none", not "no such family". */
 	if (o->family && !family_known(o->family)) {
@@ -367,6 +321,14 @@ static int cmd_list(const struct opts *o)
 		sort_region = o->region;
 		qsort(ts, n_ts, sizeof(*ts), cmp_region_price);
 	}
+	/* An empty result is a result (exit 0), but say so: a bare header
+	 * reads as a failure to print. */
+	if (!n_ts)
+		fprintf(stderr, "dratopo hwdb list: no instance type matches these filters%s%s%s\n",
+			o->region ? " (--region " : "", o->region ? o->region : "",
+			o->region ? " lists only the types with a price there)" : "");
+	if (json && o->region && doc_map_set(a, root, "region", doc_new_string(a, o->region)))
+		sb.oom = true;
 	if (!json) {
 		table_widths(ts, n_ts, &w);
 		sb_printf(&sb, "%-*s  %-*s %5s %7s %-5s %4s  %-*s %-9s %4s %5s %10s\n", w.name,
@@ -381,12 +343,9 @@ static int cmd_list(const struct opts *o)
 			table_row(&sb, &w, ts[i], o->region);
 		}
 	}
-	if (json) {
-		if (!sb.oom)
-			doc_emit_json(root, 4, &sb);
-		sb_putc(&sb, '\n');
-	}
-	rc = write_out(&sb);
+	if (json && !sb.oom && doc_emit_json(root, DOC_JSON_OUTPUT(o->compact), &sb))
+		sb.oom = true;
+	rc = opts_write_out("dratopo hwdb", &sb);
 	sb_free(&sb);
 	doc_arena_free(a);
 	free(ts);
@@ -423,7 +382,7 @@ static int show_svg(const struct hwdb_type *t)
 	if (draw_svg(&pic, &(struct draw_svg_opts){ .standalone = true }, &sb))
 		sb.oom = true;
 	draw_picture_free(&pic);
-	rc = write_out(&sb);
+	rc = opts_write_out("dratopo hwdb show", &sb);
 	sb_free(&sb);
 	return rc;
 }
@@ -439,21 +398,11 @@ static int cmd_show(const struct opts *o)
 	struct hwdb_mig_layout mig;
 	struct hwdb_slice_opts sopts = { .cc = &mode, .mig = &mig };
 	const struct hwdb_type *t;
-	bool json = o->output && !strcmp(o->output, "json");
+	bool json = o->output == OUT_JSON;
 	char ccbuf[24];
 	size_t n = 0;
 	int rc = CLI_EXIT_FAIL;
 
-	if (o->output && !json && strcmp(o->output, "yaml") && strcmp(o->output, "svg")) {
-		fprintf(stderr, "dratopo hwdb show: unknown output format '%s' (yaml, json or svg)\n",
-			o->output);
-		return CLI_EXIT_USAGE;
-	}
-	if (o->n_names != 1) {
-		fprintf(stderr, "dratopo hwdb show: give exactly one instance type\n");
-		usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
 	if (hwdb_cc_parse(o->cc, &mode, &err)) {
 		fprintf(stderr, "dratopo hwdb show: --consumable-capacity: %s\n", err.msg);
 		return CLI_EXIT_USAGE;
@@ -462,10 +411,10 @@ static int cmd_show(const struct opts *o)
 		fprintf(stderr, "dratopo hwdb show: --mig: %s\n", err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	t = find_type(o->names[0]);
+	t = find_type(o->names.v[0]);
 	if (!t)
 		return CLI_EXIT_FAIL;
-	if (o->output && !strcmp(o->output, "svg"))
+	if (o->output == SHOW_SVG)
 		return show_svg(t);
 	set = model_set_new();
 	if (!set) {
@@ -491,9 +440,8 @@ static int cmd_show(const struct opts *o)
 		for (size_t i = 0; i < n && !sb.oom; i++)
 			if (doc_seq_push(a, list, model_encode(slices[i], a)))
 				sb.oom = true;
-		if (!sb.oom)
-			doc_emit_json(root, 4, &sb);
-		sb_putc(&sb, '\n');
+		if (!sb.oom && doc_emit_json(root, DOC_JSON_OUTPUT(o->compact), &sb))
+			sb.oom = true;
 	} else {
 		sb_printf(&sb, "# ResourceSlices a %s node publishes (consumable capacity: %s%s%s%s%s)\n",
 			  t->name, hwdb_cc_name(&mode, ccbuf, sizeof(ccbuf)),
@@ -507,7 +455,7 @@ static int cmd_show(const struct opts *o)
 			if (model_emit(slices[i], DOC_FORMAT_YAML, &sb))
 				sb.oom = true;
 	}
-	rc = write_out(&sb);
+	rc = opts_write_out("dratopo hwdb", &sb);
 out:
 	sb_free(&sb);
 	doc_arena_free(a);
@@ -521,7 +469,7 @@ static int cmd_export(const struct opts *o)
 {
 	const struct hwdb_type **types;
 	struct strbuf sb = STRBUF_INIT;
-	size_t n = 0, cap = o->n_names ? o->n_names : hwdb_count();
+	size_t n = 0, cap = o->names.n ? o->names.n : hwdb_count();
 	int rc = CLI_EXIT_FAIL;
 
 	types = calloc(cap ? cap : 1, sizeof(*types));
@@ -530,7 +478,7 @@ static int cmd_export(const struct opts *o)
 		return CLI_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < cap; i++) {
-		const struct hwdb_type *t = o->n_names ? find_type(o->names[i]) : hwdb_at(i);
+		const struct hwdb_type *t = o->names.n ? find_type(o->names.v[i]) : hwdb_at(i);
 
 		if (!t)
 			goto out;
@@ -538,7 +486,7 @@ static int cmd_export(const struct opts *o)
 	}
 	if (hwdb_file_write_yaml(types, n, &sb))
 		sb.oom = true;
-	rc = write_out(&sb);
+	rc = opts_write_out("dratopo hwdb", &sb);
 out:
 	sb_free(&sb);
 	free(types);
@@ -553,28 +501,25 @@ static const char *remote_source_name(Dratopo__V1__HwdbSource s)
 
 /* show/export --coordinator: the coordinator's entry for the type becomes
  * an extra, so that show and export print it as they print any entry. */
-static int load_remote(const char *sub, struct opts *o)
+static int load_remote(const struct opts_cmd *c, struct opts *o)
 {
 	Dratopo__V1__GetHwdbEntryRequest req = DRATOPO__V1__GET_HWDB_ENTRY_REQUEST__INIT;
 	Dratopo__V1__GetHwdbEntryResponse *resp;
 	ProtobufCMessage *m = NULL;
 	struct dt_err err = { 0 };
-	char cmd[32];
 	int rc;
 
-	if (o->n_names != 1) {
-		fprintf(stderr, "dratopo hwdb %s: --coordinator needs exactly one TYPE\n", sub);
-		return CLI_EXIT_USAGE;
-	}
-	req.instance_type = (char *)o->names[0];
-	snprintf(cmd, sizeof(cmd), "hwdb %s", sub);
-	rc = cli_remote_call(&o->remote, cmd, "/dratopo.v1.Fleet/GetHwdbEntry", &req.base,
+	if (o->names.n != 1)
+		return opts_usage_error(c, "--coordinator needs exactly one TYPE");
+	req.instance_type = (char *)o->names.v[0];
+	rc = cli_remote_call(&o->remote, c->prog + strlen("dratopo "),
+			     "/dratopo.v1.Fleet/GetHwdbEntry", &req.base,
 			     &dratopo__v1__get_hwdb_entry_response__descriptor, 10000, &m);
 	if (rc)
 		return rc;
 	resp = (void *)m;
 	if (hwdb_load_extra_buf(resp->entry_yaml, strlen(resp->entry_yaml), "coordinator", &err)) {
-		fprintf(stderr, "dratopo hwdb %s: the coordinator's entry: %s\n", sub, err.msg);
+		fprintf(stderr, "%s: the coordinator's entry: %s\n", c->prog, err.msg);
 		rc = CLI_EXIT_FAIL;
 	}
 	o->remote_source = remote_source_name(resp->source);
@@ -582,47 +527,59 @@ static int load_remote(const char *sub, struct opts *o)
 	return rc;
 }
 
-int cli_hwdb(int argc, char **argv)
+/* Parse, load the extra types (and the coordinator's entry), run. */
+static int run(const struct opts_cmd *c, int (*cmd)(const struct opts *), int argc, char **argv)
 {
 	struct opts o = { 0 };
-	const char *sub = argc > 1 ? argv[1] : NULL;
 	int rc;
 
-	if (!sub || !strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
-		usage(sub ? stdout : stderr);
-		return sub ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (opts_parse(c, argc, argv, &o, &rc))
+		goto out;
+	if (o.compact && o.output != OUT_JSON) {
+		rc = opts_usage_error(c, "--compact goes with -o json");
+		goto out;
 	}
-	if (strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "export")) {
-		fprintf(stderr, "dratopo hwdb: unknown subcommand '%s'\n\n", sub);
-		usage(stderr);
-		return CLI_EXIT_USAGE;
+	if (cmd == cmd_show && !o.names.n) {
+		rc = opts_usage_error(c, "which instance type? (dratopo hwdb list shows them)");
+		goto out;
 	}
-	if (parse(argc, argv, 2, &o)) {
-		usage(stderr);
-		return CLI_EXIT_USAGE;
-	}
-	if (o.help) {
-		usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	if (o.remote.addr && !strcmp(sub, "list")) {
-		fprintf(stderr, "dratopo hwdb: --coordinator works with show and export only\n");
-		return CLI_EXIT_USAGE;
-	}
-	if (load_extras(&o)) {
-		hwdb_reset();
-		return CLI_EXIT_FAIL;
-	}
-	if (o.remote.addr && (rc = load_remote(sub, &o))) {
-		hwdb_reset();
-		return rc;
-	}
-	if (!strcmp(sub, "list"))
-		rc = cmd_list(&o);
-	else if (!strcmp(sub, "show"))
-		rc = cmd_show(&o);
-	else
-		rc = cmd_export(&o);
+	rc = CLI_EXIT_FAIL;
+	if (!load_extras(&o) && !(o.remote.addr && (rc = load_remote(c, &o))))
+		rc = cmd(&o);
 	hwdb_reset();
+out:
+	opts_free(c, &o);
 	return rc;
+}
+
+static int hwdb_list(int argc, char **argv)
+{
+	return run(&list_cmd, cmd_list, argc, argv);
+}
+
+static int hwdb_show(int argc, char **argv)
+{
+	return run(&show_cmd, cmd_show, argc, argv);
+}
+
+static int hwdb_export(int argc, char **argv)
+{
+	return run(&export_cmd, cmd_export, argc, argv);
+}
+
+int cli_hwdb(int argc, char **argv)
+{
+	static const struct opts_sub subs[] = {
+		{ "list", hwdb_list, "the known EC2 GPU and EFA instance types, cheapest first" },
+		{ "show", hwdb_show, "the ResourceSlices the NVIDIA GPU driver and DRANET publish\n"
+				     "on a node of a type" },
+		{ "export", hwdb_export, "entries in hwdb's source format (what --hwdb-extra reads)" },
+	};
+	static const struct opts_prog hwdb = {
+		.prog = "dratopo hwdb",
+		.about = "The instance-type metadata dratopo plans with.",
+		.subs = subs, .n_subs = sizeof(subs) / sizeof(subs[0]),
+	};
+
+	return opts_dispatch(&hwdb, argc, argv);
 }

@@ -20,109 +20,122 @@
 #include "doc.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "fleet_doc.h"
+#include "opts.h"
 #include "strbuf.h"
 
 #define QUERY_DEADLINE_MS 10000
 
+enum output { OUT_TABLE, OUT_JSON, OUT_YAML };
+
 struct query_opts {
 	struct cli_remote remote;
-	bool json;
-	bool yaml;                      /* nodes: the remedies, for kubectl apply */
-	const char *type, *verdict;
+	int output;                     /* enum output; yaml: nodes' remedies */
+	bool compact;
+	bool lifts;                     /* nodes --lifts: for kubectl delete */
+	const char *forget;             /* nodes --forget NAME */
+	const char *type;
+	int verdict;                    /* a Dratopo__V1__Verdict, 0: any */
 };
 
-static const char *const verdicts[] = { "unspecified", "match", "drift", "unknown", "learned" };
-
-static void usage(FILE *f, const char *cmd)
+/* --verdict: the proto's value, as fleet_doc names it. */
+static int set_verdict(void *dst, const char *v, struct dt_err *err)
 {
-	if (!strcmp(cmd, "nodes"))
-		fprintf(f, "usage: dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
-			   "                     [--type TYPE] [--verdict match|drift|unknown|learned]\n\n"
-			   "The nodes a running coordinator knows: instance type, its verdict on the\n"
-			   "last report (with the differences for a drift), when that report came,\n"
-			   "and whether planning may use the node (and why not).\n"
-			   "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
-			   "DeviceTaintRule per affected device of every drifted node, and as\n"
-			   "comments the Node taint of unfit nodes and the kubectl commands that\n"
-			   "lift the remedies of nodes that match again.\n\n");
-	else
-		fprintf(f, "usage: dratopo types --coordinator ADDR [TLS options] [-o table|json]\n\n"
-			   "Per instance type: nodes, how many match or drift, the most common live\n"
-			   "shape, and whether hwdb knows the type, it was learned, its nodes\n"
-			   "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
-			   "same way).\n\n");
-	fprintf(f, "options:\n%s"
-		   "  -o, --output FORMAT     table (default) or json\n"
-		   "  -h, --help              this help\n", cli_remote_help);
-}
+	struct query_opts *o = dst;
 
-/* 0, or the exit code (usage printed). */
-static int parse(int argc, char **argv, struct query_opts *o, bool *help)
-{
-	const char *cmd = argv[0];
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], **val = NULL;
-		int r = cli_remote_take(&o->remote, argc, argv, &i);
-
-		if (r > 0)
-			continue;
-		if (r < 0 || (a[0] == '-' && i + 1 >= argc && strcmp(a, "-h") && strcmp(a, "--help"))) {
-			fprintf(stderr, "dratopo %s: option '%s' needs a value\n\n", cmd, a);
-			goto usage;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			*help = true;
+	for (int i = 1; strcmp(fleet_doc_verdict((Dratopo__V1__Verdict)i), "unspecified"); i++)
+		if (!strcmp(v, fleet_doc_verdict((Dratopo__V1__Verdict)i))) {
+			o->verdict = i;
 			return 0;
 		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			a = argv[++i];
-			if (strcmp(a, "json") && strcmp(a, "table") &&
-			    (strcmp(cmd, "nodes") || strcmp(a, "yaml"))) {
-				fprintf(stderr, "dratopo %s: unknown output format '%s' (table%s or "
-					"json)\n", cmd, a, strcmp(cmd, "nodes") ? "" : ", yaml");
-				return CLI_EXIT_USAGE;
-			}
-			o->json = !strcmp(a, "json");
-			o->yaml = !strcmp(a, "yaml");
-			continue;
-		}
-		if (!strcmp(cmd, "nodes") && !strcmp(a, "--type"))
-			val = &o->type;
-		else if (!strcmp(cmd, "nodes") && !strcmp(a, "--verdict"))
-			val = &o->verdict;
-		if (!val) {
-			fprintf(stderr, "dratopo %s: unexpected argument '%s'\n\n", cmd, a);
-			goto usage;
-		}
-		*val = argv[++i];
-	}
-	if (!o->remote.addr) {
-		fprintf(stderr, "dratopo %s: --coordinator ADDR is required\n\n", cmd);
-		goto usage;
-	}
-	return 0;
-usage:
-	usage(stderr, cmd);
-	return CLI_EXIT_USAGE;
+	return dt_err_set(err, -EINVAL, "unknown value '%s' (match, drift, unknown or learned)", v);
+}
+
+static const struct opt nodes_opts[] = {
+	CLI_REMOTE_OPTS(struct query_opts, remote),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "table|json|yaml", .at = OPTS_AT(struct query_opts, output),
+	  .help = "table (default), json, or yaml (the remedies)" },
+	OPTS_COMPACT(struct query_opts, compact),
+	{ .name = "type", .type = OPT_STR, .arg = "TYPE", .at = OPTS_AT(struct query_opts, type),
+	  .help = "only nodes of this instance type" },
+	{ .name = "verdict", .type = OPT_FUNC, .arg = "VERDICT", .set = set_verdict,
+	  .help = "only nodes with this verdict: match, drift, unknown\nor learned" },
+	{ .name = "lifts", .type = OPT_FLAG, .at = OPTS_AT(struct query_opts, lifts),
+	  .help = "what lifts the remedies of nodes that match again,\n"
+		  "for `kubectl delete --ignore-not-found -f -`" },
+	{ .name = "forget", .type = OPT_STR, .arg = "NODE", .at = OPTS_AT(struct query_opts, forget),
+	  .help = "forget a node that left the cluster" },
+	{ 0 }
+};
+
+static const struct opt types_opts[] = {
+	CLI_REMOTE_OPTS(struct query_opts, remote),
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "table|json", .at = OPTS_AT(struct query_opts, output),
+	  .help = "table (default) or json" },
+	OPTS_COMPACT(struct query_opts, compact),
+	{ 0 }
+};
+
+static const struct opts_cmd nodes_cmd = {
+	.prog = "dratopo nodes",
+	.synopsis = "dratopo nodes --coordinator ADDR [TLS options] [-o table|json|yaml]\n"
+		    "                     [--compact] [--type TYPE]\n"
+		    "                     [--verdict match|drift|unknown|learned]\n"
+		    "       dratopo nodes --coordinator ADDR [TLS options] --lifts\n"
+		    "       dratopo nodes --coordinator ADDR [TLS options] --forget NODE",
+	.about = "The nodes a running coordinator knows: instance type, its verdict on the\n"
+		 "last report (with the differences for a drift), when that report came,\n"
+		 "and whether planning may use the node (and why not).\n"
+		 "-o yaml prints the remedies instead, for `kubectl apply -f -`: a\n"
+		 "DeviceTaintRule per affected device of every drifted node, as a\n"
+		 "comment the Node taint of unfit nodes, and last the rule dratopo-drift,\n"
+		 "which selects no device: kubectl apply refuses an input without objects.\n"
+		 "--lifts prints what lifts the remedies of nodes that match again, for\n"
+		 "`kubectl delete --ignore-not-found -f -`: their DeviceTaintRules as\n"
+		 "objects, and as a comment the command that removes the Node taint.\n"
+		 "--forget NODE forgets a node that left the cluster (the coordinator's\n"
+		 "--forget-after does it for nodes silent that long).",
+	.opts = nodes_opts,
+	.epilog = CLI_REMOTE_NOTE,
+};
+
+static const struct opts_cmd types_cmd = {
+	.prog = "dratopo types",
+	.synopsis = "dratopo types --coordinator ADDR [TLS options] [-o table|json] [--compact]",
+	.about = "Per instance type: nodes, how many match or drift, the most common live\n"
+		 "shape, and whether hwdb knows the type, it was learned, its nodes\n"
+		 "disagree (conflict), or hwdb's entry looks wrong (most nodes drift the\n"
+		 "same way).",
+	.opts = types_opts,
+	.epilog = CLI_REMOTE_NOTE,
+};
+
+/* false to go on; true and *rc when the command ends here. */
+static bool parse(const struct opts_cmd *c, int argc, char **argv, struct query_opts *o, int *rc)
+{
+	if (opts_parse(c, argc, argv, o, rc))
+		return true;
+	if (!o->remote.addr)
+		*rc = opts_usage_error(c, "--coordinator ADDR is required");
+	else if (o->compact && o->output != OUT_JSON)
+		*rc = opts_usage_error(c, "--compact goes with -o json");
+	return *rc != 0;
 }
 
 static int flush_out(const char *cmd, struct strbuf *sb)
 {
-	int rc = CLI_EXIT_OK;
+	char prog[32];
+	int rc;
 
-	if (sb_error(sb)) {
-		fprintf(stderr, "dratopo %s: out of memory\n", cmd);
-		rc = CLI_EXIT_FAIL;
-	} else if (fwrite(sb_str(sb), 1, sb->len, stdout) != sb->len || fflush(stdout)) {
-		perror("dratopo: stdout");
-		rc = CLI_EXIT_FAIL;
-	}
+	snprintf(prog, sizeof(prog), "dratopo %s", cmd);
+	rc = opts_write_out(prog, sb);
 	sb_free(sb);
 	return rc;
 }
 
-/* nodes -o yaml: the coordinator's remedies, as it wrote them. */
+/* nodes -o yaml / --lifts: the coordinator's remedies or lifts, as it
+ * wrote them. */
 static int remedies(struct query_opts *o)
 {
 	Dratopo__V1__RemediesRequest req = DRATOPO__V1__REMEDIES_REQUEST__INIT;
@@ -136,20 +149,42 @@ static int remedies(struct query_opts *o)
 	if (rc)
 		return rc;
 	r = (Dratopo__V1__RemediesResponse *)resp;
-	sb_puts(&sb, r->yaml);
+	sb_puts(&sb, o->lifts ? r->lifts_yaml : r->yaml);
+	/* kubectl delete -f - takes a comment as "nothing"; the apply stream
+	 * ends with an object, empty only from a coordinator before that. */
+	if (!sb.len)
+		sb_puts(&sb, o->lifts ? "# no node to lift\n" : "# no node in drift\n");
 	protobuf_c_message_free_unpacked(resp, NULL);
 	return flush_out("nodes", &sb);
+}
+
+/* nodes --forget NODE. */
+static int forget(struct query_opts *o)
+{
+	Dratopo__V1__ForgetRequest req = DRATOPO__V1__FORGET_REQUEST__INIT;
+	ProtobufCMessage *resp = NULL;
+	int rc;
+
+	req.node = (char *)o->forget;
+	rc = cli_remote_call(&o->remote, "nodes", "/dratopo.v1.Fleet/Forget", &req.base,
+			     &dratopo__v1__forget_response__descriptor, QUERY_DEADLINE_MS, &resp);
+	if (rc)
+		return rc;
+	protobuf_c_message_free_unpacked(resp, NULL);
+	fprintf(stderr, "dratopo nodes: forgot %s\n", o->forget);
+	return CLI_EXIT_OK;
 }
 
 /* ---- nodes ---- */
 
 /* top (built in a by fleet_doc, NULL when that ran out of memory) as
  * JSON; frees a. */
-static int emit_json(struct doc_arena *a, struct doc_node *top, struct strbuf *sb)
+static int emit_json(struct doc_arena *a, struct doc_node *top, bool compact, struct strbuf *sb)
 {
-	int rc = top ? doc_emit_json(top, 2, sb) : -1;
+	int rc = top ? doc_emit_json(top, DOC_JSON_OUTPUT(compact), sb) : -1;
 
-	sb_putc(sb, '\n');
+	if (rc)
+		sb->oom = true;         /* said as out of memory */
 	doc_arena_free(a);
 	return rc;
 }
@@ -184,34 +219,28 @@ int cli_nodes(int argc, char **argv)
 	Dratopo__V1__ListNodesRequest req = DRATOPO__V1__LIST_NODES_REQUEST__INIT;
 	ProtobufCMessage *resp = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	bool help = false;
-	int rc = parse(argc, argv, &o, &help);
+	int rc;
 
-	if (rc || help)
-		return help ? (usage(stdout, "nodes"), CLI_EXIT_OK) : rc;
-	if (o.yaml)
+	if (parse(&nodes_cmd, argc, argv, &o, &rc))
+		return rc;
+	if ((o.forget != NULL) + o.lifts + (o.output == OUT_YAML) > 1)
+		return opts_usage_error(&nodes_cmd, "--forget, --lifts and -o yaml go alone");
+	if (o.forget)
+		return forget(&o);
+	if (o.output == OUT_YAML || o.lifts)
 		return remedies(&o);
 	if (o.type)
 		req.instance_type = (char *)o.type;
-	if (o.verdict) {
-		for (size_t v = 1; v < sizeof(verdicts) / sizeof(verdicts[0]); v++)
-			if (!strcmp(o.verdict, verdicts[v]))
-				req.verdict = (Dratopo__V1__Verdict)v;
-		if (!req.verdict) {
-			fprintf(stderr, "dratopo nodes: --verdict: '%s' is not match, drift, unknown or "
-				"learned\n", o.verdict);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	req.verdict = (Dratopo__V1__Verdict)o.verdict;
 	rc = cli_remote_call(&o.remote, "nodes", "/dratopo.v1.Fleet/ListNodes", &req.base,
 			     &dratopo__v1__list_nodes_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json) {
+	if (o.output == OUT_JSON) {
 		const Dratopo__V1__ListNodesResponse *r = (const void *)resp;
 		struct doc_arena *a = doc_arena_new();
 
-		emit_json(a, a ? fleet_doc_nodes(a, r->nodes, r->n_nodes) : NULL, &sb);
+		emit_json(a, a ? fleet_doc_nodes(a, r->nodes, r->n_nodes) : NULL, o.compact, &sb);
 	}
 	else
 		nodes_table((const void *)resp, &sb);
@@ -253,20 +282,19 @@ int cli_types(int argc, char **argv)
 	Dratopo__V1__ListTypesRequest req = DRATOPO__V1__LIST_TYPES_REQUEST__INIT;
 	ProtobufCMessage *resp = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	bool help = false;
-	int rc = parse(argc, argv, &o, &help);
+	int rc;
 
-	if (rc || help)
-		return help ? (usage(stdout, "types"), CLI_EXIT_OK) : rc;
+	if (parse(&types_cmd, argc, argv, &o, &rc))
+		return rc;
 	rc = cli_remote_call(&o.remote, "types", "/dratopo.v1.Fleet/ListTypes", &req.base,
 			     &dratopo__v1__list_types_response__descriptor, QUERY_DEADLINE_MS, &resp);
 	if (rc)
 		return rc;
-	if (o.json) {
+	if (o.output == OUT_JSON) {
 		const Dratopo__V1__ListTypesResponse *r = (const void *)resp;
 		struct doc_arena *a = doc_arena_new();
 
-		emit_json(a, a ? fleet_doc_types(a, r->types, r->n_types) : NULL, &sb);
+		emit_json(a, a ? fleet_doc_types(a, r->types, r->n_types) : NULL, o.compact, &sb);
 	}
 	else
 		types_table((const void *)resp, &sb);

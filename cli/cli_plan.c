@@ -2,7 +2,8 @@
  * [--coordinator ADDR] [-o table|yaml|json]`: where pending DRA pods run,
  * and the cheapest nodes to launch for the rest. The options and the
  * printing are here; the plan is plan_execute's (plan.h), or the
- * coordinator's, which runs the same.
+ * coordinator's, which runs the same. -o json --compact: the JSON on one
+ * line.
  *
  * exit PLAN_EXIT_OK (0): every pod has a place; PLAN_EXIT_UNSCHEDULABLE
  * (3): some pod is unschedulable (the plan is still printed, with a reason
@@ -20,53 +21,76 @@
 #include "dratopo/v1/plan.pb-c.h"
 #include "hwdb_catalog.h"
 #include "model.h"
+#include "opts.h"
 #include "plan.h"
 #include "strbuf.h"
 
-#define MAX_FILES 4096
-#define MAX_EXTRAS 16
+/* What the command line says. */
+struct plan_args {
+	struct opts_list files, extras;
+	int format;                     /* enum plan_format: table, yaml, json */
+	bool compact;
+	const char *region;             /* --region: the cluster's */
+	struct cli_remote remote;
+};
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: dratopo plan -f FILE... [--hwdb-extra FILE]... [--region REGION]\n"
-		"                    [--coordinator ADDR] [-o table|yaml|json]\n\n"
-		"Plan pending pods: existing nodes first (their ResourceSlices minus what is\n"
-		"allocated), then the lowest-priced set of new nodes the NodePools allow, with\n"
-		"the devices hwdb predicts for each instance type.\n\n"
-		"Input kinds: Pod, Deployment, ReplicaSet, StatefulSet, Job, ResourceClaim,\n"
-		"ResourceClaimTemplate, DeviceClass, DeviceTaintRule, ResourceSlice, Node,\n"
-		"DaemonSet (node overhead), NodePool, EC2NodeClass, NodeOverlay (YAML or\n"
-		"JSON, multi-document, kind: List).\n"
-		"\"-\" reads standard input.\n\n"
-		"options:\n"
-		"  -f, --filename FILE...  manifests (repeatable; FILEs may follow one -f)\n"
-		"      --hwdb-extra FILE   more instance types, in hwdb's source format\n"
-		"                          (repeatable)\n"
-		"      --region REGION     the region the cluster runs in: new nodes are priced\n"
-		"                          there, and a NodePool whose\n"
-		"                          topology.kubernetes.io/region excludes it launches\n"
-		"                          nothing (default: each NodePool's region requirement,\n"
-		"                          else us-east-1; `dratopo hwdb list --region` shows\n"
-		"                          the regions hwdb prices)\n"
-		"  -o, --output FORMAT     table (default), yaml (NodeClaims) or json\n"
-		"  -h, --help              this help\n\n"
-		"With --coordinator the plan is made by a running coordinator, over its live\n"
-		"fleet (the nodes that match, with their predicted slices) plus the manifests,\n"
-		"with its hwdb and the types its fleet learned; --hwdb-extra files go with the\n"
-		"request and apply to this plan only (a learned type is launched once one\n"
-		"gives it a price):\n"
-		"%s\n"
-		"Exit codes: 0 every pod placed, 1 invalid input or failure, 2 usage error,\n"
-		"3 some pod is unschedulable.\n", cli_remote_help);
-}
+static const struct opt plan_opts[] = {
+	{ .name = "filename", .key = 'f', .type = OPT_LIST, .arg = "FILE",
+	  .flags = OPT_GREEDY | OPT_REQUIRED, .at = OPTS_AT(struct plan_args, files),
+	  .help = "manifests (repeatable; FILEs may follow one -f)" },
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE",
+	  .at = OPTS_AT(struct plan_args, extras),
+	  .help = "more instance types, in hwdb's source format\n(repeatable)" },
+	{ .name = "region", .type = OPT_STR, .arg = "REGION",
+	  .at = OPTS_AT(struct plan_args, region),
+	  .help = "the region the cluster runs in: new nodes are priced\n"
+		  "there, and a NodePool whose\n"
+		  "topology.kubernetes.io/region excludes it launches\n"
+		  "nothing (default: each NodePool's region requirement,\n"
+		  "else us-east-1; `dratopo hwdb list --region` shows\n"
+		  "the regions hwdb prices)" },
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT",
+	  .choices = "table|yaml|json", .at = OPTS_AT(struct plan_args, format),
+	  .help = "table (default), yaml (NodeClaims) or json" },
+	OPTS_COMPACT(struct plan_args, compact),
+	CLI_REMOTE_OPTS(struct plan_args, remote),
+	{ 0 }
+};
 
-static void print_diags(const char *prefix, const struct dt_diags *d)
+static const struct opts_cmd plan_cmd = {
+	.prog = "dratopo plan",
+	.synopsis = "dratopo plan -f FILE... [--hwdb-extra FILE]... [--region REGION]\n"
+		    "                    [--coordinator ADDR] [-o table|yaml|json] [--compact]",
+	.about = "Plan pending pods: existing nodes first (their ResourceSlices minus what is\n"
+		 "allocated), then the lowest-priced set of new nodes the NodePools allow, with\n"
+		 "the devices hwdb predicts for each instance type.\n\n"
+		 "Input kinds: Pod, Deployment, ReplicaSet, StatefulSet, Job, ResourceClaim,\n"
+		 "ResourceClaimTemplate, DeviceClass, DeviceTaintRule, ResourceSlice, Node,\n"
+		 "DaemonSet (node overhead), NodePool, EC2NodeClass, NodeOverlay (YAML or\n"
+		 "JSON, multi-document, kind: List).\n"
+		 "\"-\" reads standard input.",
+	.opts = plan_opts,
+	.epilog = "With --coordinator the plan is made by a running coordinator, over its live\n"
+		  "fleet (the nodes that match, with their predicted slices) plus the manifests,\n"
+		  "with its hwdb and the types its fleet learned; --hwdb-extra files go with the\n"
+		  "request and apply to this plan only (a learned type is launched once one\n"
+		  "gives it a price).\n\n" CLI_REMOTE_NOTE "\n\n"
+		  "Exit codes: 0 every pod placed, 1 invalid input or failure, 2 usage error,\n"
+		  "3 some pod is unschedulable.",
+	.operand_hint = "manifests follow -f",
+};
+
+static int bad_region(const char *region)
 {
-	for (size_t i = 0; i < d->n; i++)
-		fprintf(stderr, "%s%s\n", prefix, d->msgs[i]);
-	if (d->dropped)
-		fprintf(stderr, "... and %zu more\n", d->dropped);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	for (size_t k = 0; hwdb_regions[k]; k++)
+		sb_printf(&sb, "%s%s", k ? ", " : "", hwdb_regions[k]);
+	rc = opts_usage_error(&plan_cmd, "--region: hwdb has no prices for '%s'; it has: %s",
+			      region, sb_str(&sb));
+	sb_free(&sb);
+	return rc;
 }
 
 /* The offline plan: plan_execute over the files, with hwdb and the
@@ -101,8 +125,8 @@ static int plan_local(const char **files, size_t n_files, const char **extras, s
 	rq.opts.catalog = cat;
 	rq.opts.region = region;
 	rc = plan_execute(&rq, &rep);
-	print_diags("warning: ", &rep.warnings);
-	print_diags("", &rep.diags);
+	opts_print_diags(stderr, "dratopo plan", "warning: ", "warnings", &rep.warnings);
+	opts_print_diags(stderr, "dratopo plan", "", "errors", &rep.diags);
 	fputs(sb_str(&rep.output), stdout);
 	if (fflush(stdout)) {
 		perror("dratopo plan: stdout");
@@ -177,6 +201,7 @@ static int plan_remote(const struct cli_remote *remote, const char **files, size
 		[PLAN_FORMAT_TABLE] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE,
 		[PLAN_FORMAT_YAML] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_YAML,
 		[PLAN_FORMAT_JSON] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON,
+		[PLAN_FORMAT_JSON_COMPACT] = DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON_COMPACT,
 	};
 	Dratopo__V1__PlanRequest req = DRATOPO__V1__PLAN_REQUEST__INIT;
 	Dratopo__V1__Manifest *m = calloc(n_files, sizeof(*m));
@@ -220,130 +245,36 @@ static int plan_remote(const struct cli_remote *remote, const char **files, size
 	return rc;
 }
 
+/* The format plan_execute and the coordinator write. */
+static enum plan_format plan_format(const struct plan_args *a)
+{
+	static const enum plan_format formats[] = { PLAN_FORMAT_TABLE, PLAN_FORMAT_YAML,
+						    PLAN_FORMAT_JSON };
+
+	return a->compact && a->format == 2 ? PLAN_FORMAT_JSON_COMPACT : formats[a->format];
+}
+
 int cli_plan(int argc, char **argv)
 {
-	const char *files[MAX_FILES], *extras[MAX_EXTRAS];
-	size_t n_extras = 0;
-	struct cli_remote remote = { 0 };
-	size_t n_files = 0;
-	enum plan_format fmt = PLAN_FORMAT_TABLE;
-	bool after_f = false;
-	const char *opt = NULL; /* the option whose value is missing */
-	const char *region = NULL;     /* --region: the cluster's */
+	struct plan_args a = { 0 };
+	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		if (!strcmp(a, "-f") || !strcmp(a, "--filename") || !strncmp(a, "--filename=", 11)) {
-			const char *v = !strncmp(a, "--filename=", 11) ? a + 11 : NULL;
-
-			if (!v && ++i >= argc) {
-				opt = a;
-				goto no_value;
-			}
-			if (n_files == MAX_FILES)
-				goto too_many;
-			files[n_files++] = v ? v : argv[i];
-			after_f = true;
-			continue;
-		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9) ||
-		    !strncmp(a, "-o", 2)) {
-			const char *v = !strncmp(a, "--output=", 9) ? a + 9
-					: (a[1] == 'o' && a[2]) ? a + 2 : NULL;
-
-			if (!v && ++i >= argc) {
-				opt = a;
-				goto no_value;
-			}
-			v = v ? v : argv[i];
-			if (!strcmp(v, "table"))
-				fmt = PLAN_FORMAT_TABLE;
-			else if (!strcmp(v, "yaml"))
-				fmt = PLAN_FORMAT_YAML;
-			else if (!strcmp(v, "json"))
-				fmt = PLAN_FORMAT_JSON;
-			else {
-				fprintf(stderr, "dratopo plan: unknown output format '%s' "
-					"(table, yaml or json)\n", v);
-				return CLI_EXIT_USAGE;
-			}
-			after_f = false;
-			continue;
-		}
-		if (!strcmp(a, "--region") || !strncmp(a, "--region=", 9)) {
-			if (!a[8] && ++i >= argc) {
-				opt = a;
-				goto no_value;
-			}
-			region = a[8] ? a + 9 : argv[i];
-			if (!hwdb_region_known(region)) {
-				fprintf(stderr, "dratopo plan: --region: hwdb has no prices for '%s'; "
-					"it has:", region);
-				for (size_t k = 0; hwdb_regions[k]; k++)
-					fprintf(stderr, "%s %s", k ? "," : "", hwdb_regions[k]);
-				fputc('\n', stderr);
-				return CLI_EXIT_USAGE;
-			}
-			after_f = false;
-			continue;
-		}
-		if (!strcmp(a, "--hwdb-extra")) {
-			if (++i >= argc) {
-				opt = a;
-				goto no_value;
-			}
-			if (n_extras == MAX_EXTRAS) {
-				fprintf(stderr, "dratopo plan: at most %d --hwdb-extra files\n",
-					MAX_EXTRAS);
-				return CLI_EXIT_USAGE;
-			}
-			extras[n_extras++] = argv[i];
-			after_f = false;
-			continue;
-		}
-		if ((r = cli_remote_take(&remote, argc, argv, &i))) {
-			if (r < 0)
-				goto usage;
-			after_f = false;
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "dratopo plan: unknown option '%s'\n\n", a);
-			goto usage;
-		}
-		if (!after_f) {
-			fprintf(stderr, "dratopo plan: unexpected argument '%s' (manifests follow -f)\n\n",
-				a);
-			goto usage;
-		}
-		if (n_files == MAX_FILES)
-			goto too_many;
-		files[n_files++] = a;
-	}
-	if (!n_files) {
-		fprintf(stderr, "dratopo plan: no input: give manifests with -f FILE\n\n");
-		goto usage;
-	}
-	if (remote.addr && region) {
-		fprintf(stderr, "dratopo plan: --region plans locally only; a coordinator prices in "
-			"each NodePool's region requirement, else us-east-1\n");
-		return CLI_EXIT_USAGE;
-	}
-	if (remote.addr)
-		return plan_remote(&remote, files, n_files, extras, n_extras, fmt);
-	return plan_local(files, n_files, extras, n_extras, region, fmt);
-no_value:
-	fprintf(stderr, "dratopo plan: option '%s' needs a value\n\n", opt);
-	goto usage;
-too_many:
-	fprintf(stderr, "dratopo plan: at most %d manifest files\n\n", MAX_FILES);
-usage:
-	usage(stderr);
-	return CLI_EXIT_USAGE;
+	if (opts_parse(&plan_cmd, argc, argv, &a, &rc))
+		goto out;
+	if (a.compact && a.format != 2)
+		rc = opts_usage_error(&plan_cmd, "--compact goes with -o json");
+	else if (a.region && !hwdb_region_known(a.region))
+		rc = bad_region(a.region);
+	else if (a.remote.addr && a.region)
+		rc = opts_usage_error(&plan_cmd, "--region plans locally only; a coordinator "
+				      "prices in each NodePool's region requirement, else us-east-1");
+	else if (a.remote.addr)
+		rc = plan_remote(&a.remote, a.files.v, a.files.n, a.extras.v, a.extras.n,
+				 plan_format(&a));
+	else
+		rc = plan_local(a.files.v, a.files.n, a.extras.v, a.extras.n, a.region,
+				plan_format(&a));
+out:
+	opts_free(&plan_cmd, &a);
+	return rc;
 }

@@ -1,13 +1,15 @@
 /* cli_remote.h - what the commands that ask a running coordinator share:
  * the connection options (--coordinator ADDR, --tls-cert/--tls-key/--tls-ca
- * or --insecure) and one blocking call that reports failures the CLI way
- * (a message on stderr naming the coordinator and the gRPC status). */
+ * [--tls-server-name] or --insecure, and their environment and config file)
+ * and one blocking call that reports failures the CLI way (a message on
+ * stderr naming the coordinator and the gRPC status). */
 #ifndef DT_CLI_REMOTE_H
 #define DT_CLI_REMOTE_H
 
 #include <protobuf-c/protobuf-c.h>
 #include <stdint.h>
 
+#include "opts.h"
 #include "rpc.h"
 
 struct cli_remote {
@@ -15,12 +17,31 @@ struct cli_remote {
 	struct rpc_tls tls;
 };
 
-/* The options' help lines, for the commands' usage texts. */
-extern const char cli_remote_help[];
+/* The connection options as rows of a command's option table (opts.h),
+ * filling the struct cli_remote field f of the command's options struct T. */
+#define CLI_REMOTE_OPTS(T, f)                                                   \
+	{ .name = "coordinator", .type = OPT_STR, .arg = "ADDR",                \
+	  .at = OPTS_AT(T, f.addr), .help = "the coordinator (host:port)" },     \
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE",                   \
+	  .at = OPTS_AT(T, f.tls.cert),                                         \
+	  .help = "client certificate (PEM), with --tls-key and --tls-ca" },    \
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE",                    \
+	  .at = OPTS_AT(T, f.tls.key), .help = "its private key" },             \
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE",                     \
+	  .at = OPTS_AT(T, f.tls.ca),                                           \
+	  .help = "CA bundle that verifies the coordinator" },                  \
+	{ .name = "tls-server-name", .type = OPT_STR, .arg = "S",              \
+	  .at = OPTS_AT(T, f.tls.server_name),                                  \
+	  .help = "the name the coordinator's certificate must carry, when\n"  \
+		  "ADDR is not one (kubectl port-forward to localhost)" },      \
+	{ .name = "insecure", .type = OPT_FLAG, .at = OPTS_AT(T, f.tls.insecure), \
+	  .help = "plaintext (a coordinator started with --insecure)" }
 
-/* Whether argv[*i] is a connection option: 1 taken (with its value, *i
- * advanced; "--opt=value" too), 0 not one, -1 its value is missing. */
-int cli_remote_take(struct cli_remote *r, int argc, char **argv, int *i);
+/* For the epilog of a command with those options. */
+#define CLI_REMOTE_NOTE                                                         \
+	"TLS settings also come from $DRATOPO_TLS_CERT, _KEY, _CA, _SERVER_NAME,\n" \
+	"$DRATOPO_INSECURE or $DRATOPO_CONFIG (default ~/.config/dratopo/config.yaml:\n" \
+	"tlsCert, tlsKey, tlsCA, tlsServerName, insecure); flags win."
 
 /* One call to r->addr. 0 and *resp (free with
  * protobuf_c_message_free_unpacked), or the exit code after printing

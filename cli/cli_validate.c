@@ -16,176 +16,128 @@
 
 #include "cli.h"
 #include "doc.h"
+#include "escape.h"
 #include "model.h"
+#include "opts.h"
 #include "plan.h"
 #include "strbuf.h"
 
 enum output { OUT_TEXT, OUT_JSON };
 
-static void usage(FILE *out)
+struct validate_args {
+	struct opts_list files;
+	int output;                     /* enum output */
+	bool compact;
+};
+
+static const struct opt validate_opts[] = {
+	{ .name = "filename", .key = 'f', .type = OPT_LIST, .arg = "FILE",
+	  .flags = OPT_GREEDY | OPT_REQUIRED, .at = OPTS_AT(struct validate_args, files),
+	  .help = "manifests to read (repeatable; FILEs may follow one -f)" },
+	{ .name = "output", .key = 'o', .type = OPT_CHOICE, .arg = "FORMAT", .choices = "text|json",
+	  .at = OPTS_AT(struct validate_args, output), .help = "text (default) or json" },
+	OPTS_COMPACT(struct validate_args, compact),
+	{ 0 }
+};
+
+static const struct opts_cmd validate_cmd = {
+	.prog = "dratopo validate",
+	.synopsis = "dratopo validate -f FILE... [-o text|json] [--compact]",
+	.about = "Load every document of the manifests (YAML or JSON, multi-document streams\n"
+		 "and kind: List), apply the API server's defaults and validate them with its\n"
+		 "rules and limits. \"-\" reads standard input.",
+	.opts = validate_opts,
+	.epilog = "Exit codes: 0 all valid, 1 invalid input, 2 usage error.",
+	.operand_hint = "files follow -f",
+};
+
+static void json_list(struct doc_jw *w, const char *name, const struct dt_diags *d)
 {
-	fprintf(out,
-		"usage: dratopo validate -f FILE... [-o text|json]\n\n"
-		"Load every document of the manifests (YAML or JSON, multi-document streams\n"
-		"and kind: List), apply the API server's defaults and validate them with its\n"
-		"rules and limits. \"-\" reads standard input.\n\n"
-		"options:\n"
-		"  -f, --filename FILE...  manifests to read (repeatable; FILEs may follow one -f)\n"
-		"  -o, --output FORMAT     text (default) or json\n"
-		"  -h, --help              this help\n\n"
-		"Exit codes: 0 all valid, 1 invalid input, 2 usage error.\n");
+	doc_jw_key(w, name);
+	doc_jw_seq(w);
+	for (size_t i = 0; i < d->n; i++)
+		doc_jw_str(w, d->msgs[i]);
+	doc_jw_end_seq(w);
 }
 
-static void json_string(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':  sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				sb_printf(sb, "\\u%04x", *p);
-			else
-				sb_putc(sb, (char)*p);
-		}
-	}
-	sb_putc(sb, '"');
-}
-
-static void json_list(struct strbuf *sb, const char *name, const struct dt_diags *d)
-{
-	sb_printf(sb, "    \"%s\": [", name);
-	for (size_t i = 0; i < d->n; i++) {
-		sb_puts(sb, i ? ",\n        " : "\n        ");
-		json_string(sb, d->msgs[i]);
-	}
-	sb_puts(sb, d->n ? "\n    ]" : "]");
-}
-
-static void report_json(const struct model_set *set, const struct dt_diags *errs,
-			const struct dt_diags *warnings, FILE *out)
+static int report_json(const struct model_set *set, const struct dt_diags *errs,
+		       const struct dt_diags *warnings, bool compact)
 {
 	struct strbuf sb = STRBUF_INIT;
-	bool first = true;
+	struct doc_jw w;
+	int rc;
 
-	sb_printf(&sb, "{\n    \"valid\": %s,\n    \"objects\": {",
-		  dt_diags_count(errs) ? "false" : "true");
+	doc_jw_begin(&w, &sb, DOC_JSON_OUTPUT(compact));
+	doc_jw_map(&w);
+	doc_jw_key(&w, "valid");
+	doc_jw_bool(&w, !dt_diags_count(errs));
+	doc_jw_key(&w, "objects");
+	doc_jw_map(&w);
 	for (int k = 0; k < MODEL_KIND_COUNT; k++) {
 		size_t n = model_set_count(set, (enum model_kind)k);
 
 		if (!n)
 			continue;
-		sb_printf(&sb, "%s\n        \"%s\": %zu", first ? "" : ",",
-			  model_kind_name((enum model_kind)k), n);
-		first = false;
+		doc_jw_key(&w, model_kind_name((enum model_kind)k));
+		doc_jw_int(&w, (int64_t)n);
 	}
-	sb_puts(&sb, first ? "},\n" : "\n    },\n");
-	sb_printf(&sb, "    \"errorCount\": %zu,\n", dt_diags_count(errs));
-	json_list(&sb, "errors", errs);
-	sb_puts(&sb, ",\n");
-	json_list(&sb, "warnings", warnings);
-	sb_puts(&sb, "\n}\n");
-	fputs(sb_str(&sb), out);
+	doc_jw_end_map(&w);
+	doc_jw_key(&w, "errorCount");
+	doc_jw_int(&w, (int64_t)dt_diags_count(errs));
+	json_list(&w, "errors", errs);
+	json_list(&w, "warnings", warnings);
+	doc_jw_end_map(&w);
+	doc_jw_end(&w);
+	rc = opts_write_out("dratopo validate", &sb);
 	sb_free(&sb);
+	return rc;
 }
 
-static void report_text(const struct model_set *set, const struct dt_diags *errs)
+static int report_text(const struct model_set *set, const struct dt_diags *errs)
 {
-	for (size_t i = 0; i < errs->n; i++)
-		fprintf(stderr, "%s\n", errs->msgs[i]);
-	if (errs->dropped)
-		fprintf(stderr, "dratopo validate: %zu more errors not shown\n", errs->dropped);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	opts_print_diags(stderr, "dratopo validate", "", "errors", errs);
 	if (dt_diags_count(errs))
-		return;
+		return 0;
 	for (int k = 0; k < MODEL_KIND_COUNT; k++) {
 		size_t n = model_set_count(set, (enum model_kind)k);
 
 		if (n)
-			printf("%s: %zu valid\n", model_kind_name((enum model_kind)k), n);
+			sb_printf(&sb, "%s: %zu valid\n", model_kind_name((enum model_kind)k), n);
 	}
 	if (!set->n_objects)
-		printf("no objects\n");
+		sb_puts(&sb, "no objects\n");
+	rc = opts_write_out("dratopo validate", &sb);
+	sb_free(&sb);
+	return rc;
 }
 
 int cli_validate(int argc, char **argv)
 {
-	enum output output = OUT_TEXT;
-	const char **files = NULL;
-	size_t n_files = 0;
-	bool in_files = false;
+	struct validate_args a = { 0 };
 	struct plan_manifest *m = NULL;
 	struct plan_request rq = { .check_only = true, .format = PLAN_FORMAT_NONE,
 				   .who = "dratopo validate" };
 	struct plan_report rep = { 0 };
-	int rc = CLI_EXIT_USAGE;
+	int rc;
 
-	files = calloc((size_t)argc + 1, sizeof(*files));
-	rq.manifests = m = calloc((size_t)argc + 1, sizeof(*m));
-	if (!files || !m) {
+	if (opts_parse(&validate_cmd, argc, argv, &a, &rc))
+		goto out;
+	if (a.compact && a.output != OUT_JSON) {
+		rc = opts_usage_error(&validate_cmd, "--compact goes with -o json");
+		goto out;
+	}
+	rq.manifests = m = calloc(a.files.n, sizeof(*m));
+	if (!m) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			rc = CLI_EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--filename")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "dratopo validate: %s needs a file\n", a);
-				goto usage;
-			}
-			files[n_files++] = argv[++i];
-			in_files = true;
-		} else if (!strncmp(a, "--filename=", 11)) {
-			files[n_files++] = a + 11;
-			in_files = true;
-		} else if (!strncmp(a, "-o", 2) || !strcmp(a, "--output") ||
-			   !strncmp(a, "--output=", 9)) {
-			const char *v;
-
-			if (!strncmp(a, "--output=", 9))
-				v = a + 9;
-			else if (a[1] == 'o' && a[2])
-				v = a + 2;                      /* -ojson, as kubectl takes it */
-			else
-				v = i + 1 < argc ? argv[++i] : NULL;
-
-			if (v && !strcmp(v, "text")) {
-				output = OUT_TEXT;
-			} else if (v && !strcmp(v, "json")) {
-				output = OUT_JSON;
-			} else {
-				fprintf(stderr, "dratopo validate: -o takes text or json%s%s\n",
-					v ? ", not " : "", v ? v : "");
-				goto usage;
-			}
-			in_files = false;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "dratopo validate: unknown option %s\n", a);
-			goto usage;
-		} else if (in_files) {
-			files[n_files++] = a;
-		} else {
-			fprintf(stderr, "dratopo validate: unexpected argument %s (files follow -f)\n", a);
-			goto usage;
-		}
-	}
-	if (!n_files) {
-		fprintf(stderr, "dratopo validate: no input; give -f FILE\n");
-		goto usage;
-	}
-	rq.n_manifests = n_files;
-
-	for (size_t i = 0; i < n_files; i++)
-		m[i].name = files[i];
+	rq.n_manifests = a.files.n;
+	for (size_t i = 0; i < a.files.n; i++)
+		m[i].name = a.files.v[i];
 	plan_execute(&rq, &rep);
 	if (!rep.set) {
 		fprintf(stderr, "dratopo validate: out of memory\n");
@@ -205,20 +157,16 @@ int cli_validate(int argc, char **argv)
 		rc = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (size_t i = 0; i < rep.warnings.n; i++)
-		fprintf(stderr, "warning: %s\n", rep.warnings.msgs[i]);
-	if (output == OUT_JSON)
-		report_json(rep.set, &rep.diags, &rep.warnings, stdout);
+	opts_print_diags(stderr, "dratopo validate", "warning: ", "warnings", &rep.warnings);
+	if (a.output == OUT_JSON)
+		rc = report_json(rep.set, &rep.diags, &rep.warnings, a.compact);
 	else
-		report_text(rep.set, &rep.diags);
-	rc = dt_diags_count(&rep.diags) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	goto out;
-usage:
-	fprintf(stderr, "Run 'dratopo validate --help' for usage.\n");
-	rc = CLI_EXIT_USAGE;
+		rc = report_text(rep.set, &rep.diags);
+	if (!rc)
+		rc = dt_diags_count(&rep.diags) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 out:
 	plan_report_free(&rep);
 	free(m);
-	free(files);
+	opts_free(&validate_cmd, &a);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* hwdb.c - hwdb at run time apart from the catalogues (hwdb_catalog.c,
  * which hold the lookups by name and price): entries held apart (learned
- * ones), PCIe roots of a type, PCI id lookups, consumable-capacity modes. */
+ * ones), PCIe roots of a type, PCI id lookups. */
 #include "hwdb.h"
 
 #include <ctype.h>
@@ -10,13 +10,19 @@
 
 #include "hwdb_source.h"
 
-const char *const hwdb_gpu_node_uniform_attrs[] = { "driverVersion", "cudaDriverVersion", NULL };
-
 /* ---- Sizes and prices ---- */
 
 bool hwdb_type_sized(const struct hwdb_type *t)
 {
 	return t && t->vcpu > 0 && t->memory_mib > 0 && t->arch;
+}
+
+bool hwdb_type_incomplete(const struct hwdb_type *t)
+{
+	bool devices = t->n_gpus || t->n_efas;
+
+	return !hwdb_type_sized(t) || (devices && !t->dra_metadata) ||
+	       (t->n_gpus && !t->gpu_device) || (t->n_efas && !t->efa_device);
 }
 
 bool hwdb_type_price(const struct hwdb_type *t, const char *region, double *out)
@@ -174,56 +180,4 @@ bool hwdb_pci_ignored(uint16_t vendor, uint16_t device, uint32_t pci_class)
 			return true;
 	}
 	return false;
-}
-
-/* ---- Consumable capacity ---- */
-
-int hwdb_cc_parse(const char *s, struct hwdb_cc_mode *out, struct dt_err *err)
-{
-	int64_t n = 0;
-
-	*out = (struct hwdb_cc_mode){ HWDB_CC_DISABLED, 0 };
-	if (!s || !*s || !strcmp(s, "disabled"))
-		return 0;
-	if (!strcmp(s, "memory")) {
-		out->kind = HWDB_CC_MEMORY;
-		return 0;
-	}
-	if (!strcmp(s, "unlimited")) {
-		out->kind = HWDB_CC_UNLIMITED;
-		return 0;
-	}
-	/* A positive decimal integer, nothing else: "0", "-1", "4.5", "1Gi"
-	 * and "memory=true" are refused, as Karpenter refuses them. Like Go's
-	 * strconv integer parsing, a leading '+' is allowed. */
-	for (const char *p = s + (s[0] == '+' && s[1]); *p; p++) {
-		if (!isdigit((unsigned char)*p) || n > (INT64_MAX - (*p - '0')) / 10) {
-			n = -1;
-			break;
-		}
-		n = n * 10 + (*p - '0');
-	}
-	if (n <= 0)
-		return dt_err_set(err, -EINVAL,
-				  "invalid consumable capacity mode \"%s\": must be \"disabled\", "
-				  "\"memory\", \"unlimited\" or a positive integer number of shares",
-				  s);
-	out->kind = HWDB_CC_SHARES;
-	out->shares = n;
-	return 0;
-}
-
-const char *hwdb_cc_name(const struct hwdb_cc_mode *m, char *buf, size_t len)
-{
-	switch (m->kind) {
-	case HWDB_CC_SHARES:
-		snprintf(buf, len, "%lld", (long long)m->shares);
-		return buf;
-	case HWDB_CC_MEMORY:
-		return "memory";
-	case HWDB_CC_UNLIMITED:
-		return "unlimited";
-	default:
-		return "disabled";
-	}
 }

@@ -136,6 +136,12 @@ struct hwdb_type {
 	/* true: a type a fleet learned from its nodes (hwdb_entry_parse,
 	 * hwdb_catalog_add_learned); such an entry has no price. */
 	bool learned;
+	/* true: the device names are a live node's own, as its drivers name
+	 * them (topo's prediction for a node that runs). false: an entry for
+	 * nodes to come, whose EFA names efa-N are placeholders (DRANET names
+	 * an EFA after its PCI address, known once the node exists); the
+	 * slices say so in the annotation HWDB_ANNOTATION_PLACEHOLDER_NAMES. */
+	bool node_names;
 };
 
 /* Lookup by exact name; NULL when unknown. */
@@ -143,6 +149,14 @@ const struct hwdb_type *hwdb_lookup(const char *name);
 
 /* Whether t's vCPUs, memory and architecture are known. */
 bool hwdb_type_sized(const struct hwdb_type *t);
+
+/* Whether t leaves out something a fleet's nodes can teach: its size
+ * (hwdb_type_sized), the PCIe grouping of its GPUs and EFAs (dra_metadata
+ * false) or their PCI device ids. The coordinator learns such a type from
+ * its first nodes as it learns one hwdb lacks, verifies the type's nodes
+ * against the learned entry, and hwdb_catalog_add_learned merges what was
+ * learned into t. */
+bool hwdb_type_incomplete(const struct hwdb_type *t);
 
 /* t's on-demand price in region (NULL: HWDB_DEFAULT_REGION) into *out;
  * false when hwdb knows none there (not offered, or no source has it). */
@@ -273,6 +287,9 @@ const char *hwdb_cc_name(const struct hwdb_cc_mode *m, char *buf, size_t len);
  * HWDB_ANNOTATION_NODE_UNIFORM (comma-separated), not as attributes. */
 extern const char *const hwdb_gpu_node_uniform_attrs[];
 #define HWDB_ANNOTATION_NODE_UNIFORM "dratopo.io/node-uniform-attributes"
+/* On a slice whose device names stand in for names only the node will
+ * know (DRANET's pci-<address> for EFAs): "true". */
+#define HWDB_ANNOTATION_PLACEHOLDER_NAMES "dratopo.io/placeholder-device-names"
 
 /* ---- The ResourceSlices the drivers publish ---- */
 
@@ -287,7 +304,8 @@ struct doc_node;
 #define HWDB_MAX_SLICES 81
 
 /* Build, in set, the resource.k8s.io/v1 ResourceSlices the NVIDIA driver
- * (gpu.nvidia.com: devices gpu-N) and DRANET (dra.net: devices efa-N)
+ * (gpu.nvidia.com: devices gpu-N) and DRANET (dra.net: devices efa-N, or
+ * the node's pci-<address> names when t->node_names)
  * publish on a node of type t named node_name, with the consumable-capacity
  * mode applied (NULL: disabled). A driver with no device on the type
  * publishes no slice. The slices are pool <node_name>, generation 1, one

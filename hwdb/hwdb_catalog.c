@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "doc.h"
 #include "hwdb_source.h"
 #include "suggest.h"
@@ -27,11 +28,11 @@ struct index {
 struct hwdb_catalog {
 	const struct hwdb_catalog *base;    /* borrowed; NULL: the built-in table */
 	struct hwdb_source **extras;        /* load order */
-	size_t n_extras;
+	size_t n_extras, cap_extras;
 	struct doc_arena *copies;           /* learned entries; NULL until the first */
 	/* Extra and learned entries in the order they came: later ones win. */
 	const struct hwdb_type **added;
-	size_t n_added;
+	size_t n_added, cap_added;
 	struct index idx;
 };
 
@@ -113,16 +114,13 @@ static int index_build(const struct hwdb_catalog *c, const struct hwdb_type *con
  * c->added grows, or, on failure, nothing changes. */
 static int add_entries(struct hwdb_catalog *c, const struct hwdb_type *const *ts, size_t n)
 {
-	const struct hwdb_type **added;
 	struct index ix;
 	int rc;
 
-	added = realloc(c->added, (c->n_added + n + 1) * sizeof(*added));
-	if (!added)
+	if (DT_GROW(c->added, c->cap_added, c->n_added + n + 1))
 		return -ENOMEM;
-	c->added = added;
-	memcpy(added + c->n_added, ts, n * sizeof(*ts));
-	if ((rc = index_build(c, added, c->n_added + n, &ix)))
+	memcpy(c->added + c->n_added, ts, n * sizeof(*ts));
+	if ((rc = index_build(c, c->added, c->n_added + n, &ix)))
 		return rc;
 	c->n_added += n;
 	index_free(&c->idx);
@@ -166,12 +164,12 @@ static void drop_own(struct hwdb_catalog *c)
 		hwdb_source_free(c->extras[i]);
 	free(c->extras);
 	c->extras = NULL;
-	c->n_extras = 0;
+	c->n_extras = c->cap_extras = 0;
 	doc_arena_free(c->copies);
 	c->copies = NULL;
 	free(c->added);
 	c->added = NULL;
-	c->n_added = 0;
+	c->n_added = c->cap_added = 0;
 	index_free(&c->idx);
 }
 
@@ -197,7 +195,6 @@ void hwdb_catalog_reset(struct hwdb_catalog *c)
 static int add_extra(struct hwdb_catalog *c, struct hwdb_source *s, struct dt_err *err)
 {
 	const struct hwdb_type **ts = NULL;
-	struct hwdb_source **list;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < s->n_types; i++) {
@@ -208,10 +205,8 @@ static int add_extra(struct hwdb_catalog *c, struct hwdb_source *s, struct dt_er
 	}
 	if (rc)
 		goto out;
-	list = realloc(c->extras, (c->n_extras + 1) * sizeof(*list));
-	if (list)
-		c->extras = list;
-	ts = list ? calloc(s->n_types + 1, sizeof(*ts)) : NULL;
+	ts = DT_GROW(c->extras, c->cap_extras, c->n_extras + 1) ? NULL
+	     : calloc(s->n_types + 1, sizeof(*ts));
 	if (!ts) {
 		rc = dt_err_set(err, -ENOMEM, "%s: out of memory", s->filename);
 		goto out;
@@ -329,18 +324,57 @@ static struct hwdb_type *copy_type(struct doc_arena *a, const struct hwdb_type *
 	return oom ? NULL : out;
 }
 
+/* Whether learned entry l can complete the incomplete entry e: the same
+ * devices, as far as e knows them. */
+static bool mergeable(const struct hwdb_type *e, const struct hwdb_type *l)
+{
+	return e->n_gpus == l->n_gpus && e->n_efas == l->n_efas &&
+	       (!e->gpu_device || (e->gpu_vendor == l->gpu_vendor && e->gpu_device == l->gpu_device)) &&
+	       (!e->efa_device || e->efa_device == l->efa_device);
+}
+
+/* e (copied into a) completed by what learned entry l saw: l's devices and
+ * their ids, l's size where e has none; e's prices, network and
+ * accelerator facts and notes. NULL when out of memory. */
+static struct hwdb_type *merge_learned(struct doc_arena *a, const struct hwdb_type *e,
+				       const struct hwdb_type *l)
+{
+	struct hwdb_type *out = copy_type(a, e);
+	bool oom = false;
+
+	if (!out)
+		return NULL;
+	out->gpus = copy_devices(a, l->gpus, l->n_gpus, &oom);
+	out->efas = copy_devices(a, l->efas, l->n_efas, &oom);
+	out->dra_metadata = l->dra_metadata;
+	out->gpu_vendor = l->gpu_vendor;
+	out->gpu_device = l->gpu_device;
+	out->efa_device = l->efa_device;
+	if (!e->gpu_model)
+		out->gpu_model = dup_str(a, l->gpu_model, &oom);
+	if (!e->gpu_architecture)
+		out->gpu_architecture = dup_str(a, l->gpu_architecture, &oom);
+	if (!hwdb_type_sized(e)) {
+		out->vcpu = l->vcpu;
+		out->memory_mib = l->memory_mib;
+		out->arch = dup_str(a, l->arch, &oom);
+	}
+	return oom ? NULL : out;
+}
+
 int hwdb_catalog_add_learned(struct hwdb_catalog *c, const struct hwdb_type *t,
 			     struct dt_err *err)
 {
-	const struct hwdb_type *copy;
+	const struct hwdb_type *have = hwdb_catalog_lookup(c, t->name), *copy;
 
-	if (hwdb_catalog_lookup(c, t->name))
+	if (have && (!hwdb_type_incomplete(have) || !mergeable(have, t)))
 		return 0;
 	if (!c->copies && !(c->copies = doc_arena_new()))
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", t->name);
 	/* On failure the copy stays in the arena, unreachable, until the
 	 * catalogue goes: nothing points at it. */
-	if (!(copy = copy_type(c->copies, t)) || add_entries(c, &copy, 1))
+	copy = have ? merge_learned(c->copies, have, t) : copy_type(c->copies, t);
+	if (!copy || add_entries(c, &copy, 1))
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", t->name);
 	return 0;
 }

@@ -14,11 +14,12 @@
  *   - extras (hwdb_catalog_load, _load_buf), in load order: an extra entry
  *     replaces a base entry or an earlier extra of the same name, as
  *     `--hwdb-extra` always did;
- *   - learned entries (hwdb_catalog_add_learned): copied in, and only for
- *     a name the catalogue does not hold yet, since built-in and extra
- *     entries win over what a fleet learned (the coordinator verifies its
- *     nodes that way). A later extra of the same name replaces one: that is
- *     how a plan gives a learned type a price.
+ *   - learned entries (hwdb_catalog_add_learned): copied in for a name the
+ *     catalogue does not hold yet, and merged into an entry that leaves out
+ *     what the fleet saw (its grouping, PCI ids or size); a complete
+ *     built-in or extra entry wins over what a fleet learned (the
+ *     coordinator verifies its nodes that way). A later extra of the same
+ *     name replaces one: that is how a plan gives a learned type a price.
  * Iteration (hwdb_catalog_at) is in price order: cheapest first, types
  * without an on-demand price last, ties by name.
  *
@@ -59,8 +60,12 @@ int hwdb_catalog_load(struct hwdb_catalog *c, const char *path, struct dt_err *e
 int hwdb_catalog_load_buf(struct hwdb_catalog *c, const char *buf, size_t len,
 			  const char *name, struct dt_err *err);
 /* A type a fleet learned (e.g. rec_fleet_hwdb_lookup's): c keeps a copy,
- * marked learned, unless it already holds an entry of t's name (then
- * nothing changes). 0 or -ENOMEM. */
+ * marked learned. Where c already holds an entry of t's name, a complete
+ * one wins and nothing changes; an incomplete one (hwdb_type_incomplete)
+ * with the same GPU and EFA counts and no PCI id that contradicts t's is
+ * replaced by a merge: its prices, regional prices, network and
+ * accelerator facts and notes, with t's devices (PCIe roots, NUMA, PCI
+ * ids) and, where it has none, t's size. 0 or -ENOMEM. */
 int hwdb_catalog_add_learned(struct hwdb_catalog *c, const struct hwdb_type *t,
 			     struct dt_err *err);
 /* Drop every extra and learned entry: back to the base. */

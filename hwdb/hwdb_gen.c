@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hwdb_mig_internal.h"
 #include "hwdb_source.h"
 #include "strbuf.h"
@@ -94,15 +95,8 @@ static long attr_array(struct attr_pool *pool, struct strbuf *defs, const struct
 			idx = (long)i;
 			goto out;
 		}
-	if (pool->n == pool->cap) {
-		size_t cap = pool->cap ? pool->cap * 2 : 64;
-		char **b = realloc(pool->bodies, cap * sizeof(*b));
-
-		if (!b)
-			goto out;
-		pool->bodies = b;
-		pool->cap = cap;
-	}
+	if (DT_GROW(pool->bodies, pool->cap, pool->n + 1))
+		goto out;
 	pool->bodies[pool->n] = strdup(sb_str(&body));
 	if (!pool->bodies[pool->n])
 		goto out;
@@ -386,27 +380,43 @@ static struct hwdb_type *all_types(struct hwdb_source **files, size_t n_files, s
 	return all;
 }
 
-/* Each type's prices from the price file; the arrays live until exit. */
+/* The type a price is for; NULL (said on stderr) when no file has it. */
+static struct hwdb_type *price_type(struct hwdb_type *types, size_t n,
+				    const struct hwdb_source_price *p, const char *path)
+{
+	struct hwdb_type key = { .name = p->type }, *t;
+
+	t = bsearch(&key, types, n, sizeof(*types), cmp_type_name);
+	if (!t)
+		fprintf(stderr, "hwdb_gen: %s: %s: %s: no instance-type file has this type\n",
+			path, p->region, p->type);
+	return t;
+}
+
+/* Each type's prices from the price file: counted, then each type's array
+ * allocated once and filled; the arrays live until exit. */
 static int attach_prices(struct hwdb_type *types, size_t n, const struct hwdb_source *pr,
 			 const char *path)
 {
+	struct hwdb_type *t;
+
+	for (size_t i = 0; i < pr->n_prices; i++) {
+		if (!(t = price_type(types, n, &pr->prices[i], path)))
+			return -1;
+		t->n_prices++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (types[i].n_prices &&
+		    !(types[i].prices = calloc(types[i].n_prices, sizeof(*types[i].prices))))
+			return -1;
+		types[i].n_prices = 0;
+	}
 	for (size_t i = 0; i < pr->n_prices; i++) {
 		const struct hwdb_source_price *p = &pr->prices[i];
-		struct hwdb_type key = { .name = p->type }, *t;
-		struct hwdb_price *arr;
 
-		t = bsearch(&key, types, n, sizeof(*types), cmp_type_name);
-		if (!t) {
-			fprintf(stderr, "hwdb_gen: %s: %s: %s: no instance-type file has this type\n",
-				path, p->region, p->type);
-			return -1;
-		}
-		arr = realloc((void *)t->prices, (t->n_prices + 1) * sizeof(*arr));
-		if (!arr)
-			return -1;
-		arr[t->n_prices] = (struct hwdb_price){ p->region, p->price };
-		t->prices = arr;
-		t->n_prices++;
+		t = price_type(types, n, p, path);
+		((struct hwdb_price *)t->prices)[t->n_prices++] = (struct hwdb_price){ p->region,
+										     p->price };
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t dup;

@@ -35,6 +35,8 @@
 #include "hwdb_source.h"
 #include "model.h"
 
+const char *const hwdb_gpu_node_uniform_attrs[] = { "driverVersion", "cudaDriverVersion", NULL };
+
 #define ANNOTATION_INSTANCE_TYPE "dratopo.io/instance-type"
 #define ANNOTATION_CC "dratopo.io/consumable-capacity"
 #define ANNOTATION_TOPOLOGY "dratopo.io/topology"
@@ -228,6 +230,12 @@ static int slice_head(struct model_set *s, const struct hwdb_type *t, const char
 		return rc;
 	if (!t->dra_metadata &&
 	    (rc = add_kv(s, o->meta.annotations, &n_ann, ANNOTATION_TOPOLOGY, "unknown")))
+		return rc;
+	/* The NVIDIA driver's gpu-<minor> are known before the node runs
+	 * (minors 0.. in bus order); DRANET's pci-<address> are not. */
+	if (efa && !t->node_names &&
+	    (rc = add_kv(s, o->meta.annotations, &n_ann, HWDB_ANNOTATION_PLACEHOLDER_NAMES,
+			 "true")))
 		return rc;
 	if (!efa) {
 		char uniform[128] = "";

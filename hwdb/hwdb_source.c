@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "quantity.h"
 #include "semver.h"
 
@@ -1319,12 +1320,8 @@ static int decode_region(struct ctx *c, const struct doc_node *e, struct hwdb_so
 			struct hwdb_source_price *p;
 			bool present;
 
-			if (s->n_prices % 256 == 0) {
-				p = realloc(s->prices, (s->n_prices + 256) * sizeof(*p));
-				if (!p)
-					return oom(c);
-				s->prices = p;
-			}
+			if (DT_GROW(s->prices, s->cap_prices, s->n_prices + 1))
+				return oom(c);
 			p = &s->prices[s->n_prices];
 			p->region = region;
 			p->type = m->u.map.pairs[j].key->text;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash.h"
 #include "kube_internal.h"
 #include "obs_log.h"
 
@@ -374,19 +375,10 @@ struct xfer {
 	bool fenced_out;                /* the fence closed before the request left */
 };
 
-static uint64_t hash_text(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* Log each distinct Warning header once (deprecations, unknown fields). */
 static void note_warning(struct kube_client *c, const char *text, size_t n)
 {
-	uint64_t h = hash_text(text, n);
+	uint64_t h = hash_fnv1a(HASH_FNV_OFFSET, text, n);
 	char *copy;
 	bool seen = false;
 

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash.h"
 #include "kube_internal.h"
 #include "obs_log.h"
+#include "utf8.h"
 
 #define NOTE_MAX  1024
 #define TABLE_CAP 8192                  /* objects and events remembered */
@@ -43,13 +45,6 @@ struct kube_recorder {
 	int64_t drain_until_ms;
 	pthread_t thread;
 };
-
-static uint64_t mix(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ 0xff) * 1099511628211ULL;
-}
 
 /* The slot for key in table t (n entries), inserting it; a full table is
  * wiped, forgetting old buckets rather than refusing events. */
@@ -184,9 +179,9 @@ static void *writer(void *arg)
 static int admit(struct kube_recorder *r, const struct kube_objref *ref, const char *type,
 		 const char *reason, const char *note)
 {
-	uint64_t obj = mix(mix(mix(mix(1469598103934665603ULL, ref->kind), ref->ns), ref->name),
-			   ref->uid);
-	uint64_t ev = mix(mix(mix(obj, type), reason), note);
+	uint64_t obj = hash_field(hash_field(hash_field(hash_field(HASH_FNV_OFFSET, ref->kind),
+							     ref->ns), ref->name), ref->uid);
+	uint64_t ev = hash_field(hash_field(hash_field(obj, type), reason), note);
 	int64_t now = kube_now_ms();
 	struct slot *s;
 	bool fresh;
@@ -221,10 +216,7 @@ static void cut_utf8(char *s, size_t max)
 
 	if (n <= max)
 		return;
-	n = max;
-	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;                    /* never end inside a character */
-	s[n] = '\0';
+	s[utf8_char_start(s, max)] = '\0';        /* never end inside a character */
 }
 
 static json_object *build(struct kube_recorder *r, const struct kube_objref *ref,

@@ -590,9 +590,11 @@ int kube_informer_snapshot(struct kube_informer *inf, struct model_set *s, struc
 	struct kube_entry *e;
 	size_t i = 0;
 	int added = 0, rc = 0;
+	bool server = s->server_objects;
 
 	if (inf->model_kind < 0)
 		return dt_err_set(err, -EINVAL, "snapshot: the model has no kind for %s", inf->what);
+	s->server_objects = true;       /* a newer API's field is no error */
 	pthread_mutex_lock(&inf->lock);
 	while ((e = kube_store_next(&inf->store, &i))) {
 		if (e->problems)
@@ -603,6 +605,7 @@ int kube_informer_snapshot(struct kube_informer *inf, struct model_set *s, struc
 		added++;
 	}
 	pthread_mutex_unlock(&inf->lock);
+	s->server_objects = server;
 	return rc < 0 ? rc : added;
 }
 

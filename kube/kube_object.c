@@ -64,6 +64,7 @@ int kube_decode(struct model_set *s, const char *json, size_t len, const char *o
 	size_t problems = errs ? dt_diags_count(errs) : 0;
 	struct dt_diags local;
 	struct dt_diags *d = errs;
+	bool server = s->server_objects;
 	int rc;
 
 	*out = NULL;
@@ -71,7 +72,9 @@ int kube_decode(struct model_set *s, const char *json, size_t len, const char *o
 		dt_diags_init(&local);
 		d = &local;
 	}
+	s->server_objects = true;       /* the API server's: a newer API's field is no error */
 	rc = model_set_load_buffer(s, json, len, origin, d, NULL);
+	s->server_objects = server;
 	if (rc >= 0 && s->n_objects == before + 1) {
 		*out = s->objects[before];
 		rc = model_validate_object(*out, opts, d);

@@ -4,18 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "kube_internal.h"
 
 static uint64_t key_hash(const char *ns, const char *name)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (const char *p = ns; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h = (h ^ '/') * 1099511628211ULL;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	return hash_field(hash_field(HASH_FNV_OFFSET, ns), name);
 }
 
 static bool key_eq(const struct kube_entry *e, const char *ns, const char *name)

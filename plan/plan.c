@@ -73,7 +73,9 @@ static int emit(const struct plan_result *res, enum plan_format fmt, struct strb
 	case PLAN_FORMAT_YAML:
 		return plan_emit_yaml(res, out);
 	case PLAN_FORMAT_JSON:
-		return plan_emit_json(res, out);
+		return plan_emit_json(res, DOC_JSON_PRETTY, out);
+	case PLAN_FORMAT_JSON_COMPACT:
+		return plan_emit_json(res, DOC_JSON_LINE, out);
 	case PLAN_FORMAT_NONE:
 		break;
 	}

@@ -130,6 +130,11 @@ struct plan_node_claim {
 	size_t n_drivers;
 	const char *node_class;         /* the EC2NodeClass it launches with */
 	struct plan_res requests;       /* what its pods and DaemonSets request, summed */
+	/* vpc.amazonaws.com/efa to request: every EFA of its type when its
+	 * pods use dra.net devices, as DRA-enabled Karpenter attaches every
+	 * EFA for them (with its DRA support off, the default, Karpenter
+	 * attaches EFAs only for this request); 0: none. */
+	int64_t efas;
 	/* Its requirements on the keys a node gets at launch (zone, region,
 	 * zone id) as its pods and pool narrow them; these replace the
 	 * pool's requirements on those keys. */
@@ -195,6 +200,7 @@ enum plan_format {
 	PLAN_FORMAT_YAML,       /* karpenter.sh/v1 NodeClaims */
 	PLAN_FORMAT_JSON,       /* design.md's plan JSON */
 	PLAN_FORMAT_NONE,       /* no output: the caller reads report.result */
+	PLAN_FORMAT_JSON_COMPACT, /* the same JSON on one line (-o json --compact) */
 };
 
 /* One manifest: a file or bytes already in memory. */
@@ -280,5 +286,13 @@ void plan_report_free(struct plan_report *report);
 struct hwdb_type;
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb);
+
+/* ---- Extended resources ---- */
+
+/* Whether a DeviceClass of set backs the extended resource name (its
+ * spec.extendedResourceName, or deviceclass.resource.kubernetes.io/<class>):
+ * a pod asking for it is a DRA pod, as kube-scheduler decides
+ * (plan_extres.c). */
+bool plan_extres_backed(const struct model_set *set, const char *name);
 
 #endif

@@ -42,6 +42,11 @@ const struct model_object *plan_extres_class(const struct model_set *set, const 
 	return NULL;
 }
 
+bool plan_extres_backed(const struct model_set *set, const char *name)
+{
+	return plan_extres_class(set, name) != NULL;
+}
+
 /* One extended resource of one container: its quantity is the request, or
  * the limit where no request is given (the API server defaults one from
  * the other; they must be equal). */

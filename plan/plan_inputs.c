@@ -102,7 +102,7 @@ static int index_allocated(struct planner *pl)
 			pl->global_claims[pl->n_global_claims++] = pl->allocated[i];
 			continue;
 		}
-		if (plan_grow((void **)&pl->by_node, &cap, pl->n_by_node + 1, sizeof(*pl->by_node)))
+		if (DT_GROW(pl->by_node, cap, pl->n_by_node + 1))
 			goto out;
 		pl->by_node[pl->n_by_node++] = (struct node_claim){ node, pl->allocated[i] };
 	}
@@ -186,11 +186,82 @@ static int cmp_node_name(const void *a, const void *b)
 	return c ? c : x < y ? -1 : x > y;
 }
 
-/* Bound pods use their node's resources: found by name in a sorted index,
- * as there may be thousands of both. */
+/* Shared claims (named, or a PodGroup's) allocated for bound pods so far:
+ * a claim several of them hold is allocated once. */
+struct held {
+	const struct model_object **v;
+	size_t n, cap;
+};
+
+static bool held_has(const struct held *h, const struct model_object *claim)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i] == claim)
+			return true;
+	return false;
+}
+
+/* The claims of bound pod b that the input does not show allocated: the
+ * scheduler allocated them on b's node when it bound the pod, so the plan
+ * does the same before it places anything, and their devices are held.
+ * What cannot be done (a claim the input lacks, claims that do not fit
+ * what is left there) is a warning: those devices count as free then. */
+static int hold_bound_claims(struct planner *pl, struct exnode *en, const struct plan_bound *b,
+			     struct held *h)
+{
+	const struct plan_pod *p = &b->pod;
+	const struct model_object **todo;
+	struct alloc_outcome out;
+	size_t n = 0;
+	int rc;
+
+	if (p->problem)
+		dt_diags_add(&pl->res->warnings, "pod %s/%s runs on node %s: %s: the devices it "
+			     "holds there are not counted", p->ns, p->name, b->node, p->problem);
+	if (!p->n_claims)
+		return 0;
+	if (!(todo = malloc(p->n_claims * sizeof(*todo))))
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_claims && i < p->spec->n_resource_claims; i++) {
+		const struct model_object *cl = p->claims[i];
+		/* a claim it names, or its PodGroup's: others may hold it too */
+		bool shared = p->spec->resource_claims[i].resource_claim_name ||
+			      (p->group_claim && p->group_claim[i]);
+
+		if (!cl || cl->u.claim.status.allocation || (shared && held_has(h, cl)))
+			continue;
+		if (shared && DT_GROW(h->v, h->cap, h->n + 1)) {
+			free(todo);
+			return dt_err_set(pl->err, -ENOMEM, "out of memory");
+		}
+		if (shared)
+			h->v[h->n++] = cl;
+		todo[n++] = cl;
+	}
+	rc = n ? plan_exnode_ctx(pl, en) : 0;
+	if (rc || !n) {
+		free(todo);
+		return rc;
+	}
+	rc = alloc_try(en->actx, en->state, todo, n, &out, pl->err);
+	if (!rc && out.allocated)
+		alloc_state_commit(en->state, &out);
+	else if (rc != -ENOMEM)
+		dt_diags_add(&pl->res->warnings, "pod %s/%s runs on node %s, but its claims do not "
+			     "fit what the input leaves there (%s): their devices count as free",
+			     p->ns, p->name, b->node, rc ? pl->err->msg : out.reason);
+	alloc_outcome_free(&out);
+	free(todo);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Bound pods use their node's resources and devices: found by name in a
+ * sorted index, as there may be thousands of both. */
 static int charge_bound(struct planner *pl)
 {
 	struct exnode **by_name;
+	struct held held = { 0 };
+	int rc = 0;
 
 	if (!pl->pods.n_bound || !pl->n_nodes)
 		return 0;
@@ -210,11 +281,15 @@ static int charge_bound(struct planner *pl)
 			else
 				hi = m;
 		}
-		if (lo < pl->n_nodes && !strcmp(by_name[lo]->obj->meta.name, pl->pods.bound[b].node))
-			plan_res_add(&by_name[lo]->used, &pl->pods.bound[b].req);
+		if (lo == pl->n_nodes || strcmp(by_name[lo]->obj->meta.name, pl->pods.bound[b].node))
+			continue;       /* on a node the plan does not know */
+		plan_res_add(&by_name[lo]->used, &pl->pods.bound[b].req);
+		if ((rc = hold_bound_claims(pl, by_name[lo], &pl->pods.bound[b], &held)))
+			break;
 	}
+	free(held.v);
 	free(by_name);
-	return 0;
+	return rc;
 }
 
 int plan_setup_nodes(struct planner *pl)
@@ -335,9 +410,13 @@ const char *plan_annotation(const struct model_meta *m, const char *key)
 	return plan_label(m->annotations, m->n_annotations, key);
 }
 
-static void pool_limits(struct pool *p)
+/* The pool's limits, and what its nodes already use of them: as Karpenter
+ * counts a NodePool's resources, every node labelled with the pool (the
+ * coordinator's NodeClaims in flight among them) by its type's size. */
+static void pool_limits(const struct planner *pl, struct pool *p)
 {
 	const struct model_resource_list *l;
+	const struct model_object *o;
 
 	p->lim_cpu = p->lim_mem = p->lim_gpu = p->lim_nodes = -1;
 	if (!p->obj)
@@ -351,6 +430,21 @@ static void pool_limits(struct pool *p)
 		p->lim_gpu = -1;
 	if (!spec_has_quantity(l, "nodes", &p->lim_nodes, false))
 		p->lim_nodes = -1;
+	for (o = NULL; (o = model_set_next(pl->set, MODEL_NODE, o));) {
+		const char *pool = plan_label(o->meta.labels, o->meta.n_labels, PLAN_LABEL_NODEPOOL);
+		const struct hwdb_type *t;
+
+		if (!pool || strcmp(pool, p->name))
+			continue;
+		p->use_nodes++;
+		t = hwdb_catalog_lookup(pl->catalog, plan_label(o->meta.labels, o->meta.n_labels,
+								PLAN_LABEL_INSTANCE_TYPE) ?: "");
+		if (t) {
+			p->use_cpu += (int64_t)t->vcpu * 1000;
+			p->use_mem += t->memory_mib << 20;
+			p->use_gpu += (int64_t)t->n_gpus;
+		}
+	}
 }
 
 /* Whether a DaemonSet's pods would run on the pool's nodes, as Karpenter
@@ -447,7 +541,7 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 	} else {
 		p->nc = find_nodeclass(pl, NULL);
 	}
-	pool_limits(p);
+	pool_limits(pl, p);
 	if (pool_daemons(pl, p) || pool_region(pl, p))
 		return -ENOMEM;
 	if (p->problem)
@@ -498,8 +592,7 @@ static int add_reject(struct planner *pl, size_t pool, const struct hwdb_type *t
 {
 	struct type_reject *r;
 
-	if (plan_grow((void **)&pl->rejects, &pl->cap_rejects, pl->n_rejects + 1,
-		 sizeof(*pl->rejects)))
+	if (DT_GROW(pl->rejects, pl->cap_rejects, pl->n_rejects + 1))
 		return -ENOMEM;
 	r = &pl->rejects[pl->n_rejects++];
 	r->pool = pool;
@@ -517,7 +610,7 @@ static size_t get_hypo(struct planner *pl, const struct hwdb_type *t,
 		if (pl->hypos[i].type == t && pl->hypos[i].cc.kind == cc->kind &&
 		    pl->hypos[i].cc.shares == cc->shares && hwdb_mig_equal(&pl->hypos[i].mig, mig))
 			return i;
-	if (plan_grow((void **)&pl->hypos, cap, pl->n_hypos + 1, sizeof(*pl->hypos)))
+	if (DT_GROW(pl->hypos, *cap, pl->n_hypos + 1))
 		return SIZE_MAX;
 	pl->hypos[pl->n_hypos].type = t;
 	pl->hypos[pl->n_hypos].cc = *cc;
@@ -602,7 +695,7 @@ static int cand_new(struct planner *pl, size_t p, const struct hwdb_type *t, siz
 	struct cand *c;
 	size_t nl;
 
-	if (plan_grow((void **)&pl->cands, cap, pl->n_cands + 1, sizeof(*pl->cands)))
+	if (DT_GROW(pl->cands, *cap, pl->n_cands + 1))
 		return -ENOMEM;
 	c = &pl->cands[pl->n_cands];
 	memset(c, 0, sizeof(*c));

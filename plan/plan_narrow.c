@@ -266,8 +266,7 @@ int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit)
 {
 	const struct plan_open_reqs *o = &pl->unit_open[unit];
 
-	if (plan_grow((void **)&pn->open_reqs, &pn->cap_open_reqs, pn->n_open_reqs + o->n,
-		      sizeof(*pn->open_reqs)))
+	if (DT_GROW(pn->open_reqs, pn->cap_open_reqs, pn->n_open_reqs + o->n))
 		return -ENOMEM;
 	for (size_t i = 0; i < o->n; i++)
 		pn->open_reqs[pn->n_open_reqs++] = &o->r[i];

@@ -30,12 +30,8 @@ int plan_pack_open(void *ctx, size_t cand, size_t *node)
 		if (!pl->pn[i].open)
 			break;
 	if (i == pl->n_pn) {
-		struct pnode *nv = realloc(pl->pn, (pl->n_pn + 1) * sizeof(*nv));
-
-		if (!nv)
+		if (DT_GROW(pl->pn, pl->cap_pn, pl->n_pn + 1))
 			return -ENOMEM;
-		pl->pn = nv;
-		memset(&pl->pn[i], 0, sizeof(pl->pn[i]));
 		pl->n_pn++;
 	}
 	struct pnode *pn = &pl->pn[i];
@@ -82,7 +78,7 @@ static int node_add_unit(struct planner *pl, size_t node, const struct plan_unit
 
 	if (!plan_res_fits(&u->req, &pn->used, &c->alloc) || !plan_narrow_fits(pl, pn, ui))
 		return 0;
-	if (plan_grow((void **)&pn->stack, &pn->cap, pn->depth + 1, sizeof(*pn->stack)))
+	if (DT_GROW(pn->stack, pn->cap, pn->depth + 1))
 		return -ENOMEM;
 	if (u->n_claims) {
 		rc = alloc_try_opts(pl->hypos[c->hypo].actx, pn->state, u->claims, u->n_claims,
@@ -258,7 +254,7 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 	struct pool *p = &pl->pools[c->pool];
 	struct plan_node_claim *nc;
 
-	if (plan_grow((void **)&pl->ncs, &pl->cap_ncs, pl->n_ncs + 1, sizeof(*pl->ncs)))
+	if (DT_GROW(pl->ncs, pl->cap_ncs, pl->n_ncs + 1))
 		return -ENOMEM;
 	nc = &pl->ncs[pl->n_ncs];
 	nc->name = name;
@@ -283,6 +279,9 @@ static int emit_node_claim(struct planner *pl, size_t node, const char *name,
 		}
 	nc->drivers = drivers->v;
 	nc->n_drivers = drivers->n;
+	for (size_t i = 0; i < drivers->n; i++)
+		if (!strcmp(drivers->v[i], "dra.net"))
+			nc->efas = (int64_t)c->type->n_efas;
 	nc->node_class = p->nc ? p->nc->meta.name
 			       : p->obj && p->obj->u.node_pool.node_class_ref.name
 				 ? p->obj->u.node_pool.node_class_ref.name : "default";
@@ -385,12 +384,14 @@ int plan_new_nodes(struct planner *pl)
 	size_t ns = pl->pods.n_shapes, nc = pl->n_cands;
 	size_t *count = calloc(ns + 1, sizeof(size_t)), **queue = calloc(ns + 1, sizeof(size_t *));
 	size_t *qlen = calloc(ns + 1, sizeof(size_t)), *qpos = calloc(ns + 1, sizeof(size_t));
+	size_t *qcap = calloc(ns + 1, sizeof(size_t));
 	bool *allowed = calloc(ns * nc + 1, sizeof(bool));
 	double *price = calloc(nc + 1, sizeof(double));
 	struct plan_pack_solution sol = { 0 };
 	int rc = -ENOMEM;
 
-	if (!count || !queue || !qlen || !qpos || !allowed || !price || plan_narrow_setup(pl))
+	if (!count || !queue || !qlen || !qpos || !qcap || !allowed || !price ||
+	    plan_narrow_setup(pl))
 		goto oom;
 	for (size_t c = 0; c < nc; c++)
 		price[c] = pl->cands[c].price.value;
@@ -401,7 +402,7 @@ int plan_new_nodes(struct planner *pl)
 		for (size_t s = 0; s < ns; s++) {
 			free(queue[s]);
 			queue[s] = NULL;
-			qlen[s] = qpos[s] = 0;
+			qlen[s] = qpos[s] = qcap[s] = 0;
 		}
 		for (size_t ui = 0; ui < pl->pods.n_units; ui++) {
 			struct plan_unit *u = &pl->pods.units[ui];
@@ -411,7 +412,7 @@ int plan_new_nodes(struct planner *pl)
 				continue;
 			if (!count[s])
 				pl->shape_rep[s] = ui;
-			if (!(queue[s] = realloc(queue[s], (qlen[s] + 1) * sizeof(size_t))))
+			if (DT_GROW(queue[s], qcap[s], qlen[s] + 1))
 				goto oom;
 			queue[s][qlen[s]++] = ui;
 			count[s]++;
@@ -482,6 +483,7 @@ out:
 	free(count);
 	free(qlen);
 	free(qpos);
+	free(qcap);
 	free(allowed);
 	free(price);
 	return rc;

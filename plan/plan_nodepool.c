@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hwdb.h"
+#include "escape.h"
 #include "hwdb_mig.h"
 #include "plan_internal.h"
 
@@ -502,25 +503,6 @@ int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type
 	return rc;
 }
 
-/* A YAML double-quoted scalar; control bytes as \xHH, so that a name an
- * agent reported cannot end the scalar or the line. */
-static void put_quoted(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f) {
-			sb_printf(sb, "\\x%02x", c);
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			sb_putc(sb, '\\');
-		sb_putc(sb, (char)c);
-	}
-	sb_putc(sb, '"');
-}
-
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb)
 {
@@ -528,17 +510,19 @@ void plan_node_yaml(const char *name, const char *instance_type, const struct hw
 	char vals[PLAN_MAX_TYPE_LABELS][PLAN_LABEL_VALUE_MAX];
 	size_t nl = t ? plan_type_labels(t, NULL, kv, vals) : 0;
 
+	/* Values double-quoted, so that a name an agent reported cannot end
+	 * the scalar or the line. */
 	sb_puts(sb, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: ");
-	put_quoted(sb, name);
+	sb_yaml_dquote(sb, name, strlen(name));
 	sb_puts(sb, "\n  labels:\n    kubernetes.io/hostname: ");
-	put_quoted(sb, name);
+	sb_yaml_dquote(sb, name, strlen(name));
 	if (!t) {
 		sb_puts(sb, "\n    " PLAN_LABEL_INSTANCE_TYPE ": ");
-		put_quoted(sb, instance_type);
+		sb_yaml_dquote(sb, instance_type, strlen(instance_type));
 	}
 	for (size_t i = 0; i < nl; i++) {
 		sb_printf(sb, "\n    %s: ", kv[i].key);
-		put_quoted(sb, kv[i].value);
+		sb_yaml_dquote(sb, kv[i].value, strlen(kv[i].value));
 	}
 	sb_putc(sb, '\n');
 	if (t) {

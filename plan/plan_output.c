@@ -25,33 +25,144 @@ static struct doc_node *str_seq(struct doc_arena *a, const char *const *v, size_
 	return seq;
 }
 
-static struct doc_node *claims_json(struct doc_arena *a, const struct plan_claim *c, size_t n)
+/* ---- JSON, written straight (a plan of 5,000 pods is 2 MB of it) ---- */
+
+static void jw_strs(struct doc_jw *w, const char *key, const char *const *v, size_t n)
 {
-	struct doc_node *seq = doc_new_seq(a);
+	doc_jw_key(w, key);
+	doc_jw_seq(w);
+	for (size_t i = 0; i < n; i++)
+		doc_jw_str(w, v[i]);
+	doc_jw_end_seq(w);
+}
 
-	for (size_t i = 0; seq && i < n; i++) {
-		struct doc_node *m = doc_new_map(a), *rs = doc_new_seq(a);
+static void jw_field(struct doc_jw *w, const char *key, const char *value)
+{
+	doc_jw_key(w, key);
+	doc_jw_str(w, value);
+}
 
-		if (!m || !rs || doc_map_set(a, m, "claim", doc_new_string(a, c[i].claim)))
-			return NULL;
+static void jw_claims(struct doc_jw *w, const struct plan_claim *c, size_t n)
+{
+	doc_jw_key(w, "claims");
+	doc_jw_seq(w);
+	for (size_t i = 0; i < n; i++) {
+		doc_jw_map(w);
+		jw_field(w, "claim", c[i].claim);
+		doc_jw_key(w, "results");
+		doc_jw_seq(w);
 		for (size_t k = 0; k < c[i].n_results; k++) {
 			const struct plan_device *d = &c[i].results[k];
-			struct doc_node *r = doc_new_map(a);
 
-			if (!r || doc_map_set(a, r, "request", doc_new_string(a, d->request)) ||
-			    doc_map_set(a, r, "driver", doc_new_string(a, d->driver)) ||
-			    doc_map_set(a, r, "pool", doc_new_string(a, d->pool)) ||
-			    doc_map_set(a, r, "device", doc_new_string(a, d->device)) ||
-			    (d->share_id &&
-			     doc_map_set(a, r, "shareID", doc_new_string(a, d->share_id))) ||
-			    doc_seq_push(a, rs, r))
-				return NULL;
+			doc_jw_map(w);
+			jw_field(w, "request", d->request);
+			jw_field(w, "driver", d->driver);
+			jw_field(w, "pool", d->pool);
+			jw_field(w, "device", d->device);
+			if (d->share_id)
+				jw_field(w, "shareID", d->share_id);
+			doc_jw_end_map(w);
 		}
-		if (doc_map_set(a, m, "results", rs) || doc_seq_push(a, seq, m))
-			return NULL;
+		doc_jw_end_seq(w);
+		doc_jw_end_map(w);
 	}
-	return seq;
+	doc_jw_end_seq(w);
 }
+
+static void jw_requirement(struct doc_jw *w, const struct model_requirement *r)
+{
+	doc_jw_map(w);
+	jw_field(w, "key", r->key);
+	jw_field(w, "operator", r->operator_text);
+	if (r->n_values)
+		jw_strs(w, "values", r->values, r->n_values);
+	doc_jw_end_map(w);
+}
+
+static void jw_node_claim(struct doc_jw *w, const struct plan_node_claim *nc)
+{
+	doc_jw_map(w);
+	jw_field(w, "name", nc->name);
+	jw_field(w, "nodePool", nc->node_pool);
+	jw_field(w, "instanceType", nc->instance_type);
+	jw_field(w, "capacityType", nc->capacity_type);
+	jw_field(w, "region", nc->region);
+	doc_jw_key(w, "pricePerHour");
+	doc_jw_float(w, price_round(nc->price));
+	if (nc->price_overlay)
+		jw_field(w, "priceOverlay", nc->price_overlay);
+	jw_strs(w, "pods", nc->pods, nc->n_pods);
+	jw_claims(w, nc->claims, nc->n_claims);
+	jw_strs(w, "requestedDRADrivers", nc->drivers, nc->n_drivers);
+	if (nc->n_narrowed) {         /* the keys the pods narrowed (zone, ...) */
+		doc_jw_key(w, "requirements");
+		doc_jw_seq(w);
+		for (size_t i = 0; i < nc->n_narrowed; i++)
+			jw_requirement(w, &nc->narrowed[i]);
+		doc_jw_end_seq(w);
+	}
+	doc_jw_end_map(w);
+}
+
+static void jw_unschedulable(struct doc_jw *w, const struct plan_unschedulable *u)
+{
+	doc_jw_map(w);
+	jw_field(w, "pod", u->pod);
+	jw_field(w, "reason", u->reason);
+	doc_jw_key(w, "details");
+	doc_jw_seq(w);
+	for (size_t k = 0; k < u->n_details; k++) {
+		const struct plan_reject *x = &u->details[k];
+
+		doc_jw_map(w);
+		if (x->node_pool)
+			jw_field(w, "nodePool", x->node_pool);
+		if (x->instance_type)
+			jw_field(w, "instanceType", x->instance_type);
+		if (x->node)
+			jw_field(w, "node", x->node);
+		jw_field(w, "reason", x->reason);
+		doc_jw_end_map(w);
+	}
+	doc_jw_end_seq(w);
+	doc_jw_end_map(w);
+}
+
+int plan_emit_json(const struct plan_result *r, int style, struct strbuf *out)
+{
+	struct doc_jw w;
+
+	doc_jw_begin(&w, out, style);
+	doc_jw_map(&w);
+	doc_jw_key(&w, "nodeClaims");
+	doc_jw_seq(&w);
+	for (size_t i = 0; i < r->n_node_claims; i++)
+		jw_node_claim(&w, &r->node_claims[i]);
+	doc_jw_end_seq(&w);
+	doc_jw_key(&w, "existingNodes");
+	doc_jw_seq(&w);
+	for (size_t i = 0; i < r->n_existing; i++) {
+		doc_jw_map(&w);
+		jw_field(&w, "node", r->existing[i].node);
+		jw_strs(&w, "pods", r->existing[i].pods, r->existing[i].n_pods);
+		jw_claims(&w, r->existing[i].claims, r->existing[i].n_claims);
+		doc_jw_end_map(&w);
+	}
+	doc_jw_end_seq(&w);
+	doc_jw_key(&w, "unschedulable");
+	doc_jw_seq(&w);
+	for (size_t i = 0; i < r->n_unschedulable; i++)
+		jw_unschedulable(&w, &r->unschedulable[i]);
+	doc_jw_end_seq(&w);
+	doc_jw_key(&w, "totalPricePerHour");
+	doc_jw_float(&w, price_round(r->total_price));
+	doc_jw_key(&w, "optimal");
+	doc_jw_bool(&w, r->optimal);
+	doc_jw_end_map(&w);
+	return doc_jw_end(&w);
+}
+
+/* ---- NodeClaims ---- */
 
 static struct doc_node *requirement_node(struct doc_arena *a, const char *key, const char *op,
 					 const char *const *vals, size_t n)
@@ -87,100 +198,6 @@ static int narrowed_reqs(struct doc_arena *a, const struct plan_node_claim *nc,
 	}
 	return 0;
 }
-
-/* "requirements": the keys the pods narrowed (zone, ...), when any. */
-static int json_narrowed(struct doc_arena *a, const struct plan_node_claim *nc,
-			 struct doc_node *m)
-{
-	struct doc_node *seq = doc_new_seq(a);
-
-	if (!seq || narrowed_reqs(a, nc, seq))
-		return -ENOMEM;
-	return doc_map_set(a, m, "requirements", seq);
-}
-
-static struct doc_node *json_tree(const struct plan_result *r, struct doc_arena *a)
-{
-	struct doc_node *root = doc_new_map(a), *ncs = doc_new_seq(a), *ex = doc_new_seq(a);
-	struct doc_node *un = doc_new_seq(a);
-
-	if (!root || !ncs || !ex || !un)
-		return NULL;
-	for (size_t i = 0; i < r->n_node_claims; i++) {
-		const struct plan_node_claim *nc = &r->node_claims[i];
-		struct doc_node *m = doc_new_map(a);
-
-		if (!m || doc_map_set(a, m, "name", doc_new_string(a, nc->name)) ||
-		    doc_map_set(a, m, "nodePool", doc_new_string(a, nc->node_pool)) ||
-		    doc_map_set(a, m, "instanceType", doc_new_string(a, nc->instance_type)) ||
-		    doc_map_set(a, m, "capacityType", doc_new_string(a, nc->capacity_type)) ||
-		    doc_map_set(a, m, "region", doc_new_string(a, nc->region)) ||
-		    doc_map_set(a, m, "pricePerHour", doc_new_float(a, price_round(nc->price))) ||
-		    (nc->price_overlay &&
-		     doc_map_set(a, m, "priceOverlay", doc_new_string(a, nc->price_overlay))) ||
-		    doc_map_set(a, m, "pods", str_seq(a, nc->pods, nc->n_pods)) ||
-		    doc_map_set(a, m, "claims", claims_json(a, nc->claims, nc->n_claims)) ||
-		    doc_map_set(a, m, "requestedDRADrivers", str_seq(a, nc->drivers, nc->n_drivers)) ||
-		    (nc->n_narrowed && json_narrowed(a, nc, m)) || doc_seq_push(a, ncs, m))
-			return NULL;
-	}
-	for (size_t i = 0; i < r->n_existing; i++) {
-		const struct plan_existing *e = &r->existing[i];
-		struct doc_node *m = doc_new_map(a);
-
-		if (!m || doc_map_set(a, m, "node", doc_new_string(a, e->node)) ||
-		    doc_map_set(a, m, "pods", str_seq(a, e->pods, e->n_pods)) ||
-		    doc_map_set(a, m, "claims", claims_json(a, e->claims, e->n_claims)) ||
-		    doc_seq_push(a, ex, m))
-			return NULL;
-	}
-	for (size_t i = 0; i < r->n_unschedulable; i++) {
-		const struct plan_unschedulable *u = &r->unschedulable[i];
-		struct doc_node *m = doc_new_map(a), *det = doc_new_seq(a);
-
-		if (!m || !det || doc_map_set(a, m, "pod", doc_new_string(a, u->pod)) ||
-		    doc_map_set(a, m, "reason", doc_new_string(a, u->reason)))
-			return NULL;
-		for (size_t k = 0; k < u->n_details; k++) {
-			const struct plan_reject *x = &u->details[k];
-			struct doc_node *d = doc_new_map(a);
-
-			if (!d || (x->node_pool &&
-				   doc_map_set(a, d, "nodePool", doc_new_string(a, x->node_pool))) ||
-			    (x->instance_type && doc_map_set(a, d, "instanceType",
-							     doc_new_string(a, x->instance_type))) ||
-			    (x->node && doc_map_set(a, d, "node", doc_new_string(a, x->node))) ||
-			    doc_map_set(a, d, "reason", doc_new_string(a, x->reason)) ||
-			    doc_seq_push(a, det, d))
-				return NULL;
-		}
-		if (doc_map_set(a, m, "details", det) || doc_seq_push(a, un, m))
-			return NULL;
-	}
-	if (doc_map_set(a, root, "nodeClaims", ncs) || doc_map_set(a, root, "existingNodes", ex) ||
-	    doc_map_set(a, root, "unschedulable", un) ||
-	    doc_map_set(a, root, "totalPricePerHour",
-			doc_new_float(a, price_round(r->total_price))) ||
-	    doc_map_set(a, root, "optimal", doc_new_bool(a, r->optimal)))
-		return NULL;
-	return root;
-}
-
-int plan_emit_json(const struct plan_result *r, struct strbuf *out)
-{
-	struct doc_arena *a = doc_arena_new();
-	struct doc_node *t;
-	int rc = -ENOMEM;
-
-	if (!a)
-		return -ENOMEM;
-	if ((t = json_tree(r, a)) && !(rc = doc_emit_json(t, 4, out)))
-		sb_putc(out, '\n');
-	doc_arena_free(a);
-	return rc ? rc : sb_error(out);
-}
-
-/* ---- NodeClaims ---- */
 
 static struct doc_node *taints_node(struct doc_arena *a, const struct model_taint *t, size_t n)
 {
@@ -294,6 +311,10 @@ static struct doc_node *node_claim_tree(const struct plan_result *plan,
 			    doc_map_set(a, rq, plan->ext_names[i], doc_new_string(a, n)))
 				return NULL;
 		}
+		snprintf(pods, sizeof(pods), "%" PRId64, nc->efas);
+		if (nc->efas && !doc_get(rq, "vpc.amazonaws.com/efa") &&
+		    doc_map_set(a, rq, "vpc.amazonaws.com/efa", doc_new_string(a, pods)))
+			return NULL;
 		if (doc_map_set(a, res, "requests", rq) || doc_map_set(a, spec, "resources", res))
 			return NULL;
 	}

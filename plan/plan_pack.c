@@ -97,7 +97,7 @@ static void wsol_free(struct wsol *w)
 
 static struct wnode *wsol_push(struct wsol *w, size_t n_shapes, size_t cand)
 {
-	if (plan_grow((void **)&w->nodes, &w->cap, w->n + 1, sizeof(*w->nodes)))
+	if (DT_GROW(w->nodes, w->cap, w->n + 1))
 		return NULL;
 	w->nodes[w->n].cand = cand;
 	w->nodes[w->n].nz = NULL;
@@ -400,7 +400,7 @@ static size_t class_of(struct classes *cl, size_t cand, const size_t *per_shape)
 			return *slot;
 	}
 	*slot = SIZE_MAX;       /* until the class exists */
-	if (plan_grow((void **)&cl->v, &cl->cap, cl->n + 1, sizeof(*cl->v)))
+	if (DT_GROW(cl->v, cl->cap, cl->n + 1))
 		return SIZE_MAX;
 	c = &cl->v[cl->n];
 	memset(c, 0, sizeof(*c));
@@ -425,8 +425,7 @@ static int class_join(struct classes *cl, size_t k, size_t node)
 {
 	struct nclass *c = &cl->v[k];
 
-	if (plan_grow((void **)&c->members, &c->cap_members, c->n_members + 1,
-		      sizeof(*c->members)))
+	if (DT_GROW(c->members, c->cap_members, c->n_members + 1))
 		return -ENOMEM;
 	cl->of[node] = k;
 	cl->pos[node] = c->n_members;

@@ -15,71 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "plan_internal.h"
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	if (!s)
-		s = "";
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	h ^= 0xff;      /* separate consecutive strings */
-	h *= 0x100000001b3ULL;
-	return h;
-}
-
-char *plan_u64_str(uint64_t v, char out[24])
-{
-	char tmp[24];
-	size_t n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		out[i++] = tmp[--n];
-	out[i] = 0;
-	return out;
-}
-
-size_t plan_concat(char *buf, size_t sz, ...)
-{
-	va_list ap;
-	size_t len = 0;
-
-	if (!sz)
-		return 0;
-	va_start(ap, sz);
-	for (const char *s; (s = va_arg(ap, const char *));) {
-		size_t n = strlen(s);
-
-		if (n > sz - 1 - len)
-			n = sz - 1 - len;
-		memcpy(buf + len, s, n);
-		len += n;
-	}
-	va_end(ap);
-	buf[len] = 0;
-	return len;
-}
-
-void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6])
-{
-	static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-	uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ULL, a), b);
-	char num[24];
-
-	plan_u64_str(n, num);
-	h = fnv1a(h, num);
-	for (int i = 0; i < 5; i++) {
-		out[i] = alphabet[h % (sizeof(alphabet) - 1)];
-		h /= sizeof(alphabet) - 1;
-	}
-	out[5] = 0;
-}
 
 bool plan_pod_is_dra(const struct model_pod_spec *spec)
 {
@@ -139,26 +76,11 @@ int plan_default_classes(struct model_set *set, struct dt_err *err)
 			 err);
 }
 
-/* ---- Growing arrays ---- */
-
-int plan_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *nv;
-	size_t nc;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 8;
-	while (nc < need)
-		nc *= 2;
-	nv = realloc(*v, nc * size);
-	if (!nv)
-		return -ENOMEM;
-	memset((char *)nv + *cap * size, 0, (nc - *cap) * size);
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
+/* A claim reserved for a pod (status.reservedFor), by namespace and pod. */
+struct reservation {
+	const char *ns, *pod;
+	const struct model_object *claim;
+};
 
 struct collect {
 	struct model_set *set;
@@ -177,6 +99,11 @@ struct collect {
 		const struct model_object *claim;
 	} *made;
 	size_t n_made, cap_made;
+	/* Every reservation of the set's claims, sorted; built when a pod
+	 * first needs it (find_reserved). */
+	struct reservation *resv;
+	size_t n_resv;
+	bool resv_built;
 };
 
 static const char *fmt_problem(struct model_set *set, const char *fmt, ...)
@@ -244,6 +171,77 @@ static const char *status_claim_name(const struct model_pod_claim_status *status
 		if (statuses[i].name && !strcmp(statuses[i].name, name))
 			return statuses[i].resource_claim_name;
 	return NULL;
+}
+
+static int cmp_reservation(const void *a, const void *b)
+{
+	const struct reservation *x = a, *y = b;
+	int c = strcmp(x->ns, y->ns);
+
+	return c ? c : strcmp(x->pod, y->pod);
+}
+
+static int index_reservations(struct collect *c)
+{
+	const struct model_object *o;
+	size_t n = 0;
+
+	c->resv_built = true;
+	for (o = NULL; (o = model_set_next(c->set, MODEL_RESOURCE_CLAIM, o));)
+		n += o->u.claim.status.n_reserved_for;
+	if (!n)
+		return 0;
+	if (!(c->resv = malloc(n * sizeof(*c->resv))))
+		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	for (o = NULL; (o = model_set_next(c->set, MODEL_RESOURCE_CLAIM, o));) {
+		for (size_t i = 0; i < o->u.claim.status.n_reserved_for; i++) {
+			const struct model_consumer_ref *r = &o->u.claim.status.reserved_for[i];
+
+			if (r->name && r->resource && !strcmp(r->resource, "pods") &&
+			    (!r->api_group || !*r->api_group))
+				c->resv[c->n_resv++] = (struct reservation){ o->meta.ns ? o->meta.ns : "",
+									     r->name, o };
+		}
+	}
+	qsort(c->resv, c->n_resv, sizeof(*c->resv), cmp_reservation);
+	return 0;
+}
+
+/* The claim Kubernetes generated from a template for the entry named
+ * entry of pod ns/pod, found by what it wrote on it: reserved for the pod
+ * (status.reservedFor) and annotated with the entry's name
+ * (resource.kubernetes.io/pod-claim-name), into *out (NULL: none in the
+ * input). For pods whose status does not say (resourceClaimStatuses).
+ * 0 or -ENOMEM. */
+static int find_reserved(struct collect *c, const char *ns, const char *pod, const char *entry,
+			 const struct model_object **out)
+{
+	struct reservation key = { ns ? ns : "", pod, NULL };
+	size_t lo = 0, hi;
+	int rc;
+
+	*out = NULL;
+	if (!c->resv_built && (rc = index_reservations(c)))
+		return rc;
+	for (hi = c->n_resv; lo < hi;) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (cmp_reservation(&c->resv[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < c->n_resv && !cmp_reservation(&c->resv[lo], &key); lo++) {
+		const struct model_meta *m = &c->resv[lo].claim->meta;
+		const char *named = plan_label(m->annotations, m->n_annotations,
+					       "resource.kubernetes.io/pod-claim-name");
+
+		if (named && !strcmp(named, entry)) {
+			*out = c->resv[lo].claim;
+			break;
+		}
+	}
+	return 0;
 }
 
 static bool str_eq_null(const char *a, const char *b)
@@ -345,6 +343,7 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 {
 	const struct model_pod_spec *spec = p->spec;
 	struct model_set *set = c->set;
+	int rc;
 
 	if (!spec->n_resource_claims && !p->ext)
 		return 0;
@@ -390,6 +389,9 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 		} else if (pc->resource_claim_template_name) {
 			if (named)
 				p->claims[i] = model_set_find(set, MODEL_RESOURCE_CLAIM, p->ns, named);
+			else if (st && !(p->group_claim && p->group_claim[i]) &&
+				 (rc = find_reserved(c, p->ns, p->name, pc->name, &p->claims[i])))
+				return rc;
 			if (p->claims[i])
 				continue;
 			p->tmpl[i] = find_template(c, p->ns, pc->resource_claim_template_name);
@@ -401,31 +403,59 @@ static int resolve_claims(struct collect *c, struct plan_pod *p,
 	return 0;
 }
 
-static int generate_claims(struct collect *c)
+static int generate_pod_claims(struct collect *c, struct plan_pod *p)
 {
-	for (size_t k = 0; k < c->out->n_pods; k++) {
-		struct plan_pod *p = &c->out->pods[k];
+	if (p->ext && !p->problem &&
+	    !(p->claims[p->n_claims - 1] = plan_extres_claim(c->set, p)))
+		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; p->tmpl && i < p->n_claims; i++) {
+		const struct model_pod_claim *pc = &p->spec->resource_claims[i];
 
-		if (p->ext && !p->problem &&
-		    !(p->claims[p->n_claims - 1] = plan_extres_claim(c->set, p)))
+		if (!p->tmpl[i] || p->claims[i])
+			continue;
+		if (p->group_claim && p->group_claim[i])
+			p->claims[i] = group_claim(c, find_group(c, p->ns, p->spec->pod_group_name),
+						   p->group_claim[i], p->tmpl[i]);
+		else
+			p->claims[i] = generate_claim(c->set, p->ns, p->name, pc->name, p->tmpl[i]);
+		if (!p->claims[i])
 			return dt_err_set(c->err, -ENOMEM, "out of memory");
-		for (size_t i = 0; p->tmpl && i < p->n_claims; i++) {
-			const struct model_pod_claim *pc = &p->spec->resource_claims[i];
-
-			if (!p->tmpl[i] || p->claims[i])
-				continue;
-			if (p->group_claim && p->group_claim[i])
-				p->claims[i] = group_claim(c, find_group(c, p->ns,
-									  p->spec->pod_group_name),
-							   p->group_claim[i], p->tmpl[i]);
-			else
-				p->claims[i] = generate_claim(c->set, p->ns, p->name, pc->name,
-							      p->tmpl[i]);
-			if (!p->claims[i])
-				return dt_err_set(c->err, -ENOMEM, "out of memory");
-		}
 	}
 	return 0;
+}
+
+static int generate_claims(struct collect *c)
+{
+	int rc;
+
+	for (size_t k = 0; k < c->out->n_pods; k++)
+		if ((rc = generate_pod_claims(c, &c->out->pods[k])))
+			return rc;
+	for (size_t k = 0; k < c->out->n_bound; k++)
+		if ((rc = generate_pod_claims(c, &c->out->bound[k].pod)))
+			return rc;
+	return 0;
+}
+
+/* A pod bound to a node: what it uses there (plan_bound). */
+static int add_bound(struct collect *c, const struct model_object *o)
+{
+	const struct model_pod *pod = &o->u.pod;
+	struct plan_pods *out = c->out;
+	struct plan_bound *b;
+
+	if (DT_GROW(out->bound, c->cap_bound, out->n_bound + 1))
+		return dt_err_set(c->err, -ENOMEM, "out of memory");
+	b = &out->bound[out->n_bound++];
+	memset(b, 0, sizeof(*b));
+	b->node = pod->spec.node_name;
+	plan_pod_requests(&pod->spec, &b->req);
+	plan_pod_node_ext(&pod->spec, out->ext_names, out->n_ext_names, &b->req);
+	b->pod.obj = o;
+	b->pod.ns = o->meta.ns;
+	b->pod.name = o->meta.name;
+	b->pod.spec = &pod->spec;
+	return resolve_claims(c, &b->pod, &pod->status);
 }
 
 static int add_pod(struct collect *c, const struct model_object *obj, const char *ns,
@@ -439,7 +469,7 @@ static int add_pod(struct collect *c, const struct model_object *obj, const char
 
 	if (out->n_pods >= PLAN_MAX_PODS)
 		return dt_err_set(c->err, -EINVAL, "more than %u pending pods", PLAN_MAX_PODS);
-	if (plan_grow((void **)&out->pods, &c->cap_pods, out->n_pods + 1, sizeof(*out->pods)))
+	if (DT_GROW(out->pods, c->cap_pods, out->n_pods + 1))
 		return dt_err_set(c->err, -ENOMEM, "out of memory");
 	p = &out->pods[out->n_pods++];
 	memset(p, 0, sizeof(*p));
@@ -778,7 +808,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		for (size_t j = 0; j < m->cap; j++) {
 			if (!m->keys[j])
 				continue;
-			h = fnv1a(0xcbf29ce484222325ULL, m->keys[j]);
+			h = hash_field(HASH_FNV_OFFSET, m->keys[j]);
 			for (i = h % nm.cap; nm.keys[i]; i = (i + 1) % nm.cap)
 				;
 			nm.keys[i] = m->keys[j];
@@ -788,7 +818,7 @@ static int shape_lookup(struct shape_map *m, const char *key, size_t next_id, si
 		free(m->ids);
 		*m = nm;
 	}
-	h = fnv1a(0xcbf29ce484222325ULL, key);
+	h = hash_field(HASH_FNV_OFFSET, key);
 	for (i = h % m->cap; m->keys[i]; i = (i + 1) % m->cap) {
 		if (!strcmp(m->keys[i], key)) {
 			*id = m->ids[i];
@@ -1001,27 +1031,22 @@ int plan_pods_collect(struct model_set *set, struct plan_pods *out, struct dt_er
 
 		if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
 			continue;
-		if (pod->spec.node_name) {
-			if (plan_grow((void **)&out->bound, &c.cap_bound, out->n_bound + 1,
-				 sizeof(*out->bound)))
-				return dt_err_set(err, -ENOMEM, "out of memory");
-			out->bound[out->n_bound].node = pod->spec.node_name;
-			plan_pod_requests(&pod->spec, &out->bound[out->n_bound].req);
-			plan_pod_node_ext(&pod->spec, out->ext_names, out->n_ext_names,
-					  &out->bound[out->n_bound].req);
-			out->n_bound++;
-			continue;
-		}
-		if ((rc = add_pod(&c, o, o->meta.ns, o->meta.name, &pod->spec, &pod->status)))
-			return rc;
+		rc = pod->spec.node_name ? add_bound(&c, o)
+					 : add_pod(&c, o, o->meta.ns, o->meta.name, &pod->spec,
+						   &pod->status);
+		if (rc)
+			goto out;
 	}
 	for (size_t k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++)
 		for (o = NULL; (o = model_set_next(set, workloads[k], o));)
 			if ((rc = expand_workload(&c, o)))
-				return rc;
-	rc = generate_claims(&c);
+				goto out;
+	if (!(rc = generate_claims(&c)))
+		rc = build_units(&c);
+out:
 	free((void *)c.made);
-	return rc ? rc : build_units(&c);
+	free(c.resv);
+	return rc;
 }
 
 void plan_pods_free(struct plan_pods *p)

@@ -25,8 +25,8 @@ struct reasons {
 static int reason_add(struct planner *pl, struct reasons *r, const char *pool, const char *node,
 		      const char *type, const char *cat, const char *why)
 {
-	if (plan_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) ||
-	    plan_grow((void **)&r->cat, &r->cap_cat, r->n + 1, sizeof(*r->cat)))
+	if (DT_GROW(r->v, r->cap, r->n + 1) ||
+	    DT_GROW(r->cat, r->cap_cat, r->n + 1))
 		return -ENOMEM;
 	r->v[r->n].node_pool = pool;
 	r->v[r->n].node = node;
@@ -592,7 +592,7 @@ int plan_explain(struct planner *pl)
 		for (size_t i = 0; i < u->n_pods; i++) {
 			struct plan_unschedulable *x;
 
-			if (plan_grow((void **)&pl->uns, &pl->cap_uns, pl->n_uns + 1, sizeof(*pl->uns))) {
+			if (DT_GROW(pl->uns, pl->cap_uns, pl->n_uns + 1)) {
 				rc = -ENOMEM;
 				goto out;
 			}

@@ -1,62 +1,14 @@
 /* plan_run.c - the planner's driver: plan_run reads the inputs (plan_inputs.c),
  * places units on existing nodes first (plan_existing.c), then on the
  * cheapest new nodes (plan_new.c), then gives a reason for every pod left
- * over (plan_reasons.c), and moves what it built into the result. Also the
- * small helpers those files share: strings in the result's arena and the
- * recording of the allocator's outcome for a placed unit. */
+ * over (plan_reasons.c), and moves what it built into the result. What
+ * those steps share to build the result is plan_result.c's. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "plan_state.h"
-
-/* ---- Small helpers ---- */
-
-/* memcpy that accepts NULL when there is nothing to copy. */
-void plan_copy(void *dst, const void *src, size_t n)
-{
-	if (n)
-		memcpy(dst, src, n);
-}
-
-const char *plan_astr(struct planner *pl, const char *s)
-{
-	return doc_arena_strdup(pl->res->arena, s ? s : "");
-}
-
-const char *plan_afmt(struct planner *pl, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return plan_astr(pl, buf);
-}
-
-/* "ns/name" in the result's arena, made for every pod and claim placed:
- * no printf. */
-static const char *ns_name(struct planner *pl, const char *ns, const char *name)
-{
-	size_t ln = strlen(ns), lm = strlen(name);
-	char *s = doc_arena_alloc(pl->res->arena, ln + lm + 2);
-
-	if (!s)
-		return NULL;
-	memcpy(s, ns, ln);
-	s[ln] = '/';
-	memcpy(s + ln + 1, name, lm + 1);
-	return s;
-}
-
-const char *plan_pod_id(struct planner *pl, const struct plan_pod *p)
-{
-	return ns_name(pl, p->ns, p->name);
-}
 
 static void share_id_counter(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 {
@@ -66,79 +18,6 @@ static void share_id_counter(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 		 (uint64_t)(++pl->share_counter & 0xffffffffffffULL));
 }
 
-/* Placing asks the allocator only whether; plan_reasons.c asks why. */
-const struct alloc_try_options plan_no_reasons = { .no_reasons = true };
-
-/* ---- Recording placements ---- */
-
-/* The claim's own string for a request name, when the outcome's is one
- * (a request without a subrequest); NULL otherwise. */
-static const char *request_name(const struct model_object *claim, const char *name)
-{
-	const struct model_claim_spec *spec = &claim->u.claim.spec;
-
-	for (size_t i = 0; i < spec->n_requests; i++)
-		if (spec->requests[i].name == name)
-			return name;
-	return NULL;
-}
-
-int plan_record_outcome(struct planner *pl, const struct alloc_outcome *o,
-			  struct vec_claims *vc, struct vec_str *drivers)
-{
-	struct doc_arena *a = pl->res->arena;
-
-	for (size_t i = 0; i < o->n_claims; i++) {
-		const struct alloc_claim_result *cr = &o->claims[i];
-		struct plan_claim *pc;
-
-		if (plan_grow((void **)&vc->v, &vc->cap, vc->n + 1, sizeof(*vc->v)))
-			return -ENOMEM;
-		pc = &vc->v[vc->n++];
-		pc->claim = ns_name(pl, cr->claim->meta.ns, cr->claim->meta.name);
-		pc->n_results = cr->n_results;
-		pc->results = doc_arena_alloc(a, (cr->n_results + 1) * sizeof(*pc->results));
-		if (!pc->claim || !pc->results)
-			return -ENOMEM;
-		for (size_t k = 0; k < cr->n_results; k++) {
-			const struct alloc_device_result *r = &cr->results[k];
-			struct plan_device *d = &pc->results[k];
-			bool seen = false;
-
-			/* Driver, pool and device are the slices' strings, and a
-			 * request without a subrequest is the claim's: objects of
-			 * the set, which the result may borrow from. "req/sub" and
-			 * the share ID are the outcome's, which goes. */
-			d->request = r->request == request_name(cr->claim, r->request) ? r->request
-				     : plan_astr(pl, r->request);
-			d->driver = r->driver;
-			d->pool = r->pool;
-			d->device = r->device;
-			d->share_id = r->share_id ? plan_astr(pl, r->share_id) : NULL;
-			if (!d->request || (r->share_id && !d->share_id))
-				return -ENOMEM;
-			if (!drivers)
-				continue;
-			for (size_t j = 0; j < drivers->n && !seen; j++)
-				seen = !strcmp(drivers->v[j], d->driver);
-			if (seen)
-				continue;
-			if (plan_grow((void **)&drivers->v, &drivers->cap, drivers->n + 1,
-				 sizeof(*drivers->v)))
-				return -ENOMEM;
-			drivers->v[drivers->n++] = d->driver;
-		}
-	}
-	return 0;
-}
-
-int plan_push_str(struct vec_str *v, const char *s)
-{
-	if (!s || plan_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
-		return -ENOMEM;
-	v->v[v->n++] = s;
-	return 0;
-}
 
 /* ---- Result ---- */
 

@@ -20,7 +20,12 @@ option(DRATOPO_KUBE_TESTS "Run the tests that need a real kube-apiserver (built 
        ${_dt_kube_default})
 if(DRATOPO_KUBE_TESTS)
   set(_kdir ${PROJECT_BINARY_DIR}/kube-cluster)   # not kube/: that is the module's build folder
-  add_test(NAME kube_up COMMAND bash tools/kube/cluster.sh up ${_kdir}
+  # Suites of other modules that need the control plane require the kube
+  # fixture and read it from here (DT_KUBE_DIR in their environment).
+  set(DT_KUBE_CLUSTER_DIR ${_kdir})
+  # A control plane left behind by an interrupted run (ctest killed before
+  # kube_down) is this build's own: stop it rather than refuse to start.
+  add_test(NAME kube_up COMMAND sh -c "bash tools/kube/cluster.sh down '${_kdir}' >/dev/null 2>&1; exec bash tools/kube/cluster.sh up '${_kdir}'"
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   # a cold build of the binaries takes long; tools/dev test builds them first
   set_tests_properties(kube_up PROPERTIES FIXTURES_SETUP kube TIMEOUT 5400 RESOURCE_LOCK kube)

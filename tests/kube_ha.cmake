@@ -2,7 +2,7 @@
 # of ctest's kube_up fixture (tests/kube.cmake), and the coordinators' HA
 # end-to-end test. Its unit suite, test_kube_leader, is in kube.cmake.
 add_executable(ha_agents ${CMAKE_CURRENT_LIST_DIR}/tools/ha_agents.c)
-target_link_libraries(ha_agents PRIVATE dt_agent dt_rpc dt_proto dt_cluster dt_kube)
+target_link_libraries(ha_agents PRIVATE dt_agent_run dt_rpc dt_proto dt_cluster dt_kube)
 set_target_properties(ha_agents PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
 
 if(DRATOPO_KUBE_TESTS)

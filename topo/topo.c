@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hwdb.h"
 #include "names.h"
 
@@ -80,14 +81,11 @@ void topo_device_name(struct topo_device *d)
 
 /* ---- Grouping by root ---- */
 
-static int push_index(size_t **v, size_t *n, size_t i)
+static int push_index(size_t **v, size_t *n, size_t *cap, size_t i)
 {
-	size_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
+	if (DT_GROW(*v, *cap, *n + 1))
 		return -ENOMEM;
-	nv[(*n)++] = i;
-	*v = nv;
+	(*v)[(*n)++] = i;
 	return 0;
 }
 
@@ -108,17 +106,13 @@ static int group_roots(struct topo *t)
 			if (strcmp(t->roots[k].name, d->pcie_root) == 0)
 				r = &t->roots[k];
 		if (!r) {
-			struct topo_root *nv = realloc(t->roots, (t->n_roots + 1) * sizeof(*nv));
-
-			if (!nv)
+			if (DT_GROW(t->roots, t->cap_roots, t->n_roots + 1))
 				return -ENOMEM;
-			t->roots = nv;
 			r = &t->roots[t->n_roots++];
-			memset(r, 0, sizeof(*r));
 			snprintf(r->name, sizeof(r->name), "%s", d->pcie_root);
 		}
-		if (d->kind == TOPO_GPU ? push_index(&r->gpus, &r->n_gpus, i)
-					 : push_index(&r->efas, &r->n_efas, i))
+		if (d->kind == TOPO_GPU ? push_index(&r->gpus, &r->n_gpus, &r->cap_gpus, i)
+					: push_index(&r->efas, &r->n_efas, &r->cap_efas, i))
 			return -ENOMEM;
 	}
 	if (t->n_roots > 1)
@@ -331,4 +325,27 @@ int topo_node_name_check(const char *what, const char *name, struct dt_err *err)
 	if (!names_dns1123_subdomain(name, strlen(name), &msgs))
 		return 0;
 	return dt_err_set(err, -EINVAL, "%s \"%.64s\": %s (a Node's name)", what, name, msgs.m[0]);
+}
+
+const char *topo_dranet_pci_name(const char *bdf, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "pci-%s", bdf);
+
+	for (size_t i = 4; i < n && i < len; i++)
+		if (buf[i] == ':' || buf[i] == '.')
+			buf[i] = '-';
+	return buf;
+}
+
+const char *topo_device_dra_name(const struct topo *t, size_t i, char *buf, size_t len)
+{
+	const struct topo_device *d = &t->devices[i];
+	size_t minor = 0;
+
+	if (d->kind == TOPO_EFA)
+		return topo_dranet_pci_name(d->bdf_str, buf, len);
+	for (size_t j = 0; j < i; j++)
+		minor += t->devices[j].kind == TOPO_GPU;
+	snprintf(buf, len, "gpu-%zu", minor);
+	return buf;
 }

@@ -57,8 +57,8 @@ struct topo_device {
  * arrays point into struct topo.devices. */
 struct topo_root {
 	char name[TOPO_NAME_MAX];
-	size_t *gpus, n_gpus;
-	size_t *efas, n_efas;
+	size_t *gpus, n_gpus, cap_gpus;
+	size_t *efas, n_efas, cap_efas;
 };
 
 struct topo {
@@ -67,7 +67,7 @@ struct topo {
 	size_t n_devices;
 	size_t n_gpus, n_efas;
 	struct topo_root *roots;       /* sorted by name */
-	size_t n_roots;
+	size_t n_roots, cap_roots;
 	/* Devices of the other kinds seen (noise), for the summary line. */
 	size_t n_other;
 	/* What was odd, one line each, for stderr. */
@@ -112,6 +112,21 @@ const char *topo_kind_name(enum topo_kind k);     /* "gpu", "efa" */
  * rule the agent applies to the name it reports and the coordinator to
  * the name it is sent. */
 int topo_node_name_check(const char *what, const char *name, struct dt_err *err);
+/* The name the node's driver gives device i of t in its ResourceSlice
+ * (docs/remedy.md, "Device names"), into buf (TOPO_DEVICE_NAME_MAX):
+ *   GPU: "gpu-<minor>", as the NVIDIA DRA driver names a GPU after its
+ *        /dev/nvidia minor; the kernel module hands minors out in probe
+ *        order, which is the PCI bus order, so the minor is the GPU's
+ *        index among the node's NVIDIA GPUs by address (one that fell off
+ *        the bus after boot keeps its minor, so it counts);
+ *   EFA: "pci-<address>" with ':' and '.' turned into '-' ("pci-0000-4f-00-0"),
+ *        as DRANET names every PCI network device (NormalizePCIAddress).
+ * t->devices must be sorted (topo_index). Returns buf. */
+#define TOPO_DEVICE_NAME_MAX 48
+const char *topo_device_dra_name(const struct topo *t, size_t i, char *buf, size_t len);
+/* DRANET's name for the PCI network device at bdf ("0000:4f:00.0"). */
+const char *topo_dranet_pci_name(const char *bdf, char *buf, size_t len);
+
 /* The root named name, or NULL. */
 const struct topo_root *topo_find_root(const struct topo *t, const char *name);
 

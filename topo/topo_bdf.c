@@ -5,14 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int topo_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;          /* upper case is refused, as Kubernetes does */
-}
+#include "hex.h"
 
 /* n lower-case hex digits at s into *out; 0 or -EINVAL. */
 static int hex_field(const char *s, int n, uint32_t *out)
@@ -20,7 +13,7 @@ static int hex_field(const char *s, int n, uint32_t *out)
 	uint32_t v = 0;
 
 	for (int i = 0; i < n; i++) {
-		int d = topo_hex_digit(s[i]);
+		int d = hex_value_lower(s[i]);     /* upper case refused, as Kubernetes does */
 
 		if (d < 0)
 			return -EINVAL;

@@ -26,8 +26,5 @@ int topo_bdf_parse(const char *s, struct topo_bdf *out);
 void topo_bdf_format(const struct topo_bdf *b, char *buf, size_t len);
 /* Order by domain, bus, device, function (for qsort-style comparisons). */
 int topo_bdf_cmp(const struct topo_bdf *a, const struct topo_bdf *b);
-/* The value of a lower-case hex digit; -1 for anything else (upper case
- * included, as Kubernetes refuses it in addresses). */
-int topo_hex_digit(char c);
 
 #endif

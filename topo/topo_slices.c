@@ -18,6 +18,7 @@ static int learn_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 
 	if (rc)
 		return rc;
+	topo_learned_use_node_names(learned, t);
 	rc = hwdb_slices(&learned->type, mode, node_name, set, out, n_out, err);
 	if (rc)
 		topo_learned_free(learned);
@@ -39,8 +40,8 @@ int topo_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 }
 
 int topo_slices_emit(const struct topo *t, const struct hwdb_cc_mode *mode,
-		      const char *node_name, enum doc_format fmt, struct strbuf *out,
-		      struct dt_diags *warnings, struct dt_err *err)
+		      const char *node_name, enum doc_format fmt, bool compact,
+		      struct strbuf *out, struct dt_diags *warnings, struct dt_err *err)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
 	struct topo_learned learned;
@@ -76,8 +77,7 @@ int topo_slices_emit(const struct topo *t, const struct hwdb_cc_mode *mode,
 			rc = dt_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = doc_emit_json(top, 4, out);
-		sb_putc(out, '\n');
+		rc = doc_emit_json(top, DOC_JSON_OUTPUT(compact), out);
 	} else {
 		char ccbuf[32];
 		struct hwdb_cc_mode off = { HWDB_CC_DISABLED, 0 };

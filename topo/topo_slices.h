@@ -28,11 +28,11 @@ int topo_slices(const struct topo *t, const struct hwdb_cc_mode *mode,
 		 size_t *n_out, struct dt_diags *warnings, struct dt_err *err);
 
 /* Print the slices for node node_name: JSON as `dratopo hwdb show -o json`
- * ({"instanceType": {...}, "resourceSlices": [...]}), YAML as it does: a
- * comment line, then one document per slice. mode may be NULL (consumable
- * capacity disabled). */
+ * ({"instanceType": {...}, "resourceSlices": [...]}; compact: on one line),
+ * YAML as it does: a comment line, then one document per slice. mode may be
+ * NULL (consumable capacity disabled). */
 int topo_slices_emit(const struct topo *t, const struct hwdb_cc_mode *mode,
-		      const char *node_name, enum doc_format fmt, struct strbuf *out,
-		      struct dt_diags *warnings, struct dt_err *err);
+		      const char *node_name, enum doc_format fmt, bool compact,
+		      struct strbuf *out, struct dt_diags *warnings, struct dt_err *err);
 
 #endif

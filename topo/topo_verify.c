@@ -439,6 +439,22 @@ static void fill_devices(const struct topo *t, struct topo_learned *l,
 	}
 }
 
+void topo_learned_use_node_names(struct topo_learned *l, const struct topo *t)
+{
+	size_t gi = 0, ei = 0, n_gpus = l->type.n_gpus;
+
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct topo_device *d = &t->devices[i];
+		size_t slot;
+
+		if (d->fell_off_bus)
+			continue;       /* in no slice: fill_devices skipped it too */
+		slot = d->kind == TOPO_GPU ? gi++ : n_gpus + ei++;
+		topo_device_dra_name(t, i, l->names + slot * TOPO_LEARNED_NAME, TOPO_LEARNED_NAME);
+	}
+	l->type.node_names = true;
+}
+
 int topo_learn(const struct topo *t, const char *name, struct topo_learned *l,
 		struct dt_diags *warnings, struct dt_err *err)
 {

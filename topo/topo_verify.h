@@ -52,7 +52,7 @@ int topo_verify_entry(const struct topo *t, const struct hwdb_type *expected,
 void topo_verify_result_free(struct topo_verify_result *r);
 const char *topo_verdict_name(enum topo_verdict v);   /* "match", "drift", "unknown" */
 
-#define TOPO_LEARNED_NAME 24      /* "gpu-12" */
+#define TOPO_LEARNED_NAME TOPO_DEVICE_NAME_MAX      /* "gpu-12", "pci-0000-4f-00-0" */
 
 struct topo_learned {
 	struct hwdb_type type;
@@ -67,12 +67,18 @@ struct topo_learned {
 
 /* An hwdb entry named name (NULL: t's instance type, else "unknown")
  * describing t: its live GPUs and EFAs in address order named gpu-N and
- * efa-N, with pcieRoot and NUMA from the probe, attributes from the
+ * efa-N (placeholders: an entry describes nodes to come), with pcieRoot
+ * and NUMA from the probe, attributes from the
  * cheapest known type with the same GPU (or EFA) model, or built from
  * hwdb's PCI tables when no type has it. Warnings (mixed GPU models) go to
  * warnings. */
 int topo_learn(const struct topo *t, const char *name, struct topo_learned *out,
 		struct dt_diags *warnings, struct dt_err *err);
 void topo_learned_free(struct topo_learned *l);
+/* Rename l's devices (learned from t by topo_learn) as the drivers name
+ * them on that node (topo_device_dra_name) instead of the placeholders
+ * gpu-N / efa-N an entry for nodes to come carries; and mark the entry's
+ * names as the node's own (hwdb_type.node_names). */
+void topo_learned_use_node_names(struct topo_learned *l, const struct topo *t);
 
 #endif

@@ -155,18 +155,8 @@ static bool pool_usable(const struct alloc_ctx *ctx, uint32_t dev)
 
 static int push_caps(struct search *S, const struct quantity *q, size_t n, size_t *off)
 {
-	if (S->n_caps + n > S->cap_caps) {
-		size_t nc = S->cap_caps ? S->cap_caps * 2 : 256;
-		struct quantity *nq;
-
-		while (nc < S->n_caps + n)
-			nc *= 2;
-		nq = realloc(S->caps, nc * sizeof(*nq));
-		if (!nq)
-			return -ENOMEM;
-		S->caps = nq;
-		S->cap_caps = nc;
-	}
+	if (DT_GROW(S->caps, S->cap_caps, S->n_caps + n))
+		return -ENOMEM;
 	memcpy(S->caps + S->n_caps, q, n * sizeof(*q));
 	*off = S->n_caps;
 	S->n_caps += n;

@@ -64,7 +64,7 @@
 /* AllocationResultsMaxSize: devices one claim may get. */
 #define ALLOC_MAX_RESULTS       32
 /* Default bound on allocateOne steps for one alloc_try. */
-#define ALLOC_DEFAULT_MAX_STEPS 1000000u
+#define ALLOC_DEFAULT_MAX_STEPS 1000000
 /* "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa" */
 #define ALLOC_SHARE_ID_LEN      36
 /* Slice annotation listing the node-uniform unknown attributes. */

@@ -8,6 +8,8 @@
 #include <sys/random.h>
 
 #include "alloc_internal.h"
+#include "hash.h"
+#include "hex.h"
 
 #define CHUNK_MIN (4u << 10)
 
@@ -109,13 +111,7 @@ struct alloc_hash_slot {
 
 static uint64_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 void alloc_hash_init(struct alloc_hash *h)
@@ -195,7 +191,6 @@ void alloc_hash_free(struct alloc_hash *h)
 /* A random (version 4, variant 10) UUID, as the scheduler makes share IDs. */
 void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char b[16];
 	size_t got = 0;
 	char *p = out;
@@ -221,8 +216,8 @@ void alloc_random_share_id(void *arg, char out[ALLOC_SHARE_ID_LEN + 1])
 	for (int i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			*p++ = '-';
-		*p++ = hex[b[i] >> 4];
-		*p++ = hex[b[i] & 15];
+		*p++ = hex_lower[b[i] >> 4];
+		*p++ = hex_lower[b[i] & 15];
 	}
 	*p = '\0';
 }

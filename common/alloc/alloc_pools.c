@@ -209,18 +209,10 @@ static int gather(const struct alloc_node *node, const struct model_object *cons
 				pools[pi].gen = s->pool.generation;
 			continue;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct gpool *np = realloc(pools, nc * sizeof(*np));
-
-			if (!np) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			pools = np;
-			cap = nc;
+		if (DT_GROW(pools, cap, n + 1)) {
+			rc = -ENOMEM;
+			goto out;
 		}
-		memset(&pools[n], 0, sizeof(pools[n]));
 		pools[n].driver = s->driver;
 		pools[n].name = s->pool.name;
 		pools[n].gen = s->pool.generation;
@@ -258,16 +250,9 @@ static int gather(const struct alloc_node *node, const struct model_object *cons
 		}
 		if (s->pool.generation < p->gen)
 			continue;
-		if (p->n == p->cap) {
-			size_t nc = p->cap ? p->cap * 2 : 4;
-			struct gslice *ns = realloc(p->slices, nc * sizeof(*ns));
-
-			if (!ns) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			p->slices = ns;
-			p->cap = nc;
+		if (DT_GROW(p->slices, p->cap, p->n + 1)) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		p->slices[p->n].obj = slices[i];
 		p->slices[p->n].relevant = slice_targets(node, s, &p->slices[p->n].per_device);
@@ -638,49 +623,6 @@ static int index_devices(struct alloc_ctx *ctx)
 			return rc;
 	}
 	return 0;
-}
-
-int64_t alloc_ctx_find_device(const struct alloc_ctx *ctx, const char *driver, const char *pool,
-			      const char *device)
-{
-	size_t a = strlen(driver), b = strlen(pool), c = strlen(device);
-	char stack[512], *key = stack;
-	uint32_t v;
-	bool found;
-
-	if (a + b + c + 3 > sizeof(stack)) {
-		key = malloc(a + b + c + 3);
-		if (!key)
-			return -1;
-	}
-	memcpy(key, driver, a + 1);
-	memcpy(key + a + 1, pool, b + 1);
-	memcpy(key + a + b + 2, device, c + 1);
-	found = alloc_hash_get(&ctx->dev_index, key, a + b + c + 2, &v);
-	if (key != stack)
-		free(key);
-	return found ? (int64_t)v : -1;
-}
-
-int alloc_dev_capacity_index(const struct adev *d, const char *name)
-{
-	const char *slash = strchr(name, '/');
-	const char *driver = d->slice->u.slice.driver;
-
-	for (size_t i = 0; i < d->dev->n_capacity; i++) {
-		const struct model_capacity *c = &d->dev->capacity[i];
-
-		if (!c->domain || !c->id)
-			continue;
-		if (slash) {
-			if (strlen(c->domain) == (size_t)(slash - name) &&
-			    !memcmp(c->domain, name, (size_t)(slash - name)) && !strcmp(c->id, slash + 1))
-				return (int)i;
-		} else if (!strcmp(c->domain, driver) && !strcmp(c->id, name)) {
-			return (int)i;
-		}
-	}
-	return -1;
 }
 
 static int index_classes(struct alloc_ctx *ctx, const struct model_object *const *classes,

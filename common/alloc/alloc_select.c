@@ -61,15 +61,8 @@ static int programs_get(struct alloc_programs *p, const char *expr, size_t len,
 	rc = cel_compile_selector(expr, len, false, &prog, err);
 	if (rc)
 		return rc;
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 8;
-		struct cel_program **np = realloc(p->progs, nc * sizeof(*np));
-
-		if (!np)
-			goto oom;
-		p->progs = np;
-		p->cap = nc;
-	}
+	if (DT_GROW(p->progs, p->cap, p->n + 1))
+		goto oom;
 	copy = alloc_mem_raw(p->mem, len + 1);
 	if (!copy)
 		goto oom;
@@ -129,15 +122,8 @@ int alloc_ctx_selector(struct alloc_ctx *ctx, const char *expr, size_t len, uint
 	rc = ctx_compile(ctx, expr, len, &prog, err);
 	if (rc)
 		return rc;
-	if (ctx->n_sels == ctx->cap_sels) {
-		size_t nc = ctx->cap_sels ? ctx->cap_sels * 2 : 8;
-		struct asel *ns = realloc(ctx->sels, nc * sizeof(*ns));
-
-		if (!ns)
-			goto oom;
-		ctx->sels = ns;
-		ctx->cap_sels = nc;
-	}
+	if (DT_GROW(ctx->sels, ctx->cap_sels, ctx->n_sels + 1))
+		goto oom;
 	copy = alloc_mem_get(ctx->mem, len + 1);
 	if (!copy)
 		goto oom;

@@ -6,22 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "array.h"
+
 void dt_diags_init(struct dt_diags *d)
 {
 	d->msgs = NULL;
 	d->n = d->cap = d->dropped = 0;
-}
-
-static int diags_grow(struct dt_diags *d)
-{
-	size_t cap = d->cap ? d->cap * 2 : 8;
-	char **msgs = realloc(d->msgs, cap * sizeof(*msgs));
-
-	if (!msgs)
-		return -ENOMEM;
-	d->msgs = msgs;
-	d->cap = cap;
-	return 0;
 }
 
 int dt_diags_add(struct dt_diags *d, const char *fmt, ...)
@@ -30,7 +20,7 @@ int dt_diags_add(struct dt_diags *d, const char *fmt, ...)
 	char *msg;
 	int r;
 
-	if (d->n >= DT_DIAG_MAX || (d->n == d->cap && diags_grow(d) < 0)) {
+	if (d->n >= DT_DIAG_MAX || DT_GROW(d->msgs, d->cap, d->n + 1)) {
 		d->dropped++;
 		return -ENOMEM;
 	}

@@ -62,67 +62,136 @@ static size_t quote_go_char(struct strbuf *sb, const char *s, size_t len)
 	return k;
 }
 
+/* The character at s quoted; the bytes of s it took. */
+static size_t quote_char(struct strbuf *sb, const char *s, size_t len, unsigned flags)
+{
+	unsigned char c = (unsigned char)s[0];
+	const char *name = flags & SB_QUOTE_NAMED ? named_escape(c, flags) : NULL;
+
+	if (c == '"' || c == '\\') {
+		sb_putc(sb, '\\');
+		sb_putc(sb, (char)c);
+	} else if (name) {
+		sb_putc(sb, '\\');
+		sb_putc(sb, *name);
+	} else if (c < 0x20 || (c == 0x7f && (flags & SB_QUOTE_DEL)) ||
+		   (c >= 0x80 && (flags & SB_QUOTE_ASCII))) {
+		put_hex_byte(sb, c);
+	} else if (c >= 0x80 && (flags & SB_QUOTE_GO)) {
+		return quote_go_char(sb, s, len);
+	} else {
+		sb_putc(sb, (char)c);
+	}
+	return 1;
+}
+
+static unsigned quote_flags(unsigned flags)
+{
+	return flags & SB_QUOTE_GO ? flags | SB_QUOTE_NAMED | SB_QUOTE_DEL : flags;
+}
+
 void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags)
 {
-	if (flags & SB_QUOTE_GO)
-		flags |= SB_QUOTE_NAMED | SB_QUOTE_DEL;
+	flags = quote_flags(flags);
 	if (!(flags & SB_QUOTE_BARE))
 		sb_putc(sb, '"');
-	for (size_t i = 0; i < len;) {
-		unsigned char c = (unsigned char)s[i];
-		const char *name = flags & SB_QUOTE_NAMED ? named_escape(c, flags) : NULL;
-
-		if (c == '"' || c == '\\') {
-			sb_putc(sb, '\\');
-			sb_putc(sb, (char)c);
-		} else if (name) {
-			sb_putc(sb, '\\');
-			sb_putc(sb, *name);
-		} else if (c < 0x20 || (c == 0x7f && (flags & SB_QUOTE_DEL)) ||
-			   (c >= 0x80 && (flags & SB_QUOTE_ASCII))) {
-			put_hex_byte(sb, c);
-		} else if (c >= 0x80 && (flags & SB_QUOTE_GO)) {
-			i += quote_go_char(sb, s + i, len - i);
-			continue;
-		} else {
-			sb_putc(sb, (char)c);
-		}
-		i++;
-	}
+	for (size_t i = 0; i < len;)
+		i += quote_char(sb, s + i, len - i, flags);
 	if (!(flags & SB_QUOTE_BARE))
 		sb_putc(sb, '"');
 }
 
+size_t dt_quote_buf(char *out, size_t cap, const char *s, size_t len, unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t q = flags & SB_QUOTE_BARE ? 0 : 1;       /* the closing quote */
+	size_t keep, n;
+
+	if (!cap)
+		return 0;
+	flags = quote_flags(flags);
+	sb_append(&sb, "\"", q);
+	keep = sb.len;
+	/* Whole escapes only, leaving room for "..." while more is to come,
+	 * and for the closing quote. */
+	for (size_t i = 0; i < len;) {
+		i += quote_char(&sb, s + i, len - i, flags);
+		if (sb.len + (i < len ? 3 : 0) + q >= cap)
+			break;
+		keep = sb.len;
+	}
+	n = sb_error(&sb) ? 0 : keep;
+	if (n + q >= cap) {
+		n = 0;          /* not even the quotes fit */
+		q = 0;
+	}
+	memcpy(out, sb_str(&sb), n);
+	if (keep < sb.len && n + 3 + q < cap) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	if (q && n + 1 < cap)
+		out[n++] = '"';
+	out[n] = '\0';
+	sb_free(&sb);
+	return n;
+}
+
 /* ---- JSON ---- */
+
+/* 1 for the ASCII bytes a JSON string holds as they are: printable, and
+ * none of the quote, the backslash and what encoding/json escapes for
+ * HTML. Bytes from 0x80 need a look (invalid UTF-8, U+2028, U+2029). */
+static const unsigned char json_plain[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '%'] = 1, ['\''] = 1, ['(' ... ';'] = 1, ['='] = 1,
+	['?' ... '['] = 1, [']' ... 0x7f] = 1,
+};
+
+/* The escapes JSON and logfmt share: \" \\ \n \r \t; NULL for others. */
+static const char *backslash_escape(uint32_t c)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	default: return NULL;
+	}
+}
 
 void sb_json_string(struct strbuf *sb, const char *s, size_t len)
 {
-	sb_putc(sb, '"');
+	sb_append(sb, "\"", 1);
 	for (size_t i = 0; i < len;) {
+		size_t run = i, k;
+		const char *e;
 		uint32_t c;
-		size_t k = utf8_decode(s + i, len - i, &c);
 
+		while (run < len && json_plain[(unsigned char)s[run]])
+			run++;
+		if (run > i) {                  /* most strings are one run */
+			sb_append(sb, s + i, run - i);
+			i = run;
+			if (i == len)
+				break;
+		}
+		k = utf8_decode(s + i, len - i, &c);
 		if (!k) {
-			sb_puts(sb, "\\ufffd");
+			sb_append(sb, "\\ufffd", 6);
 			i++;
 			continue;
 		}
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-				char e[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
+		if ((e = backslash_escape(c))) {
+			sb_append(sb, e, 2);
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			char u[6] = { '\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 15] };
 
-				sb_append(sb, e, 6);
-			} else if (c == 0x2028 || c == 0x2029) {
-				sb_printf(sb, "\\u%04x", (unsigned)c);
-			} else {
-				sb_append(sb, s + i, k);
-			}
+			sb_append(sb, u, 6);
+		} else if (c == 0x2028 || c == 0x2029) {
+			sb_append(sb, c == 0x2028 ? "\\u2028" : "\\u2029", 6);
+		} else {
+			sb_append(sb, s + i, k);
 		}
 		i += k;
 	}
@@ -213,19 +282,14 @@ void sb_logfmt_value(struct strbuf *sb, const char *value)
 	sb_putc(sb, '"');
 	for (const char *p = value; *p; p++) {
 		unsigned char c = (unsigned char)*p;
+		const char *e = backslash_escape(c);
 
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < ' ' || c == 0x7f)
-				sb_printf(sb, "\\u%04x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
+		if (e)
+			sb_puts(sb, e);
+		else if (c < ' ' || c == 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_putc(sb, (char)c);
 	}
 	sb_putc(sb, '"');
 }

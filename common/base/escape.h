@@ -30,6 +30,11 @@ enum sb_quote_flags {
 	SB_QUOTE_GO    = 1u << 4,
 };
 void sb_quote(struct strbuf *sb, const char *s, size_t len, unsigned flags);
+/* sb_quote into out (cap bytes, always NUL-terminated, also when cap is
+ * small): when the whole does not fit, it is cut after the last escape
+ * that fits and "..." marks the cut (before the closing quote). Returns the
+ * length written. For messages built in fixed buffers. */
+size_t dt_quote_buf(char *out, size_t cap, const char *s, size_t len, unsigned flags);
 
 /* ---- JSON ----
  *

@@ -40,7 +40,7 @@ fail:
 	return false;
 }
 
-void sb_append(struct strbuf *sb, const char *s, size_t n)
+void sb_append_grow(struct strbuf *sb, const char *s, size_t n)
 {
 	if (!sb_reserve(sb, n))
 		return;
@@ -52,11 +52,6 @@ void sb_append(struct strbuf *sb, const char *s, size_t n)
 void sb_puts(struct strbuf *sb, const char *s)
 {
 	sb_append(sb, s, strlen(s));
-}
-
-void sb_putc(struct strbuf *sb, char c)
-{
-	sb_append(sb, &c, 1);
 }
 
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
@@ -80,6 +75,23 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vprintf(sb, fmt, ap);
 	va_end(ap);
+}
+
+void sb_join_list(struct strbuf *sb, const char *list, char sep, const char *conj)
+{
+	const char *last = strrchr(list, sep);
+
+	for (const char *p = list; *p; p++) {
+		if (*p != sep) {
+			sb_putc(sb, *p);
+		} else if (p == last) {
+			sb_putc(sb, ' ');
+			sb_puts(sb, conj);
+			sb_putc(sb, ' ');
+		} else {
+			sb_puts(sb, ", ");
+		}
+	}
 }
 
 void sb_repeat(struct strbuf *sb, char c, size_t n)

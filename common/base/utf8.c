@@ -77,6 +77,13 @@ bool utf8_valid(const char *s, size_t len)
 	return true;
 }
 
+size_t utf8_char_start(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
 size_t utf8_count(const char *s, size_t len)
 {
 	size_t n = 0;

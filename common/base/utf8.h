@@ -24,5 +24,9 @@ bool utf8_valid(const char *s, size_t len);
 /* The number of code points in s[0..len), an invalid byte counting as
  * one. */
 size_t utf8_count(const char *s, size_t len);
+/* The offset of the character holding byte i of s: i when a character
+ * starts there, else back over continuation bytes (never before 0). Where
+ * to cut a string so that no character is split. */
+size_t utf8_char_start(const char *s, size_t i);
 
 #endif

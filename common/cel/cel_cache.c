@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cel_ast.h"
+#include "hash.h"
 
 struct cache_entry {
 	struct cache_entry *prev, *next;        /* LRU list, most recent first */
@@ -24,13 +25,7 @@ struct cel_cache {
 
 static uint64_t hash_text(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;          /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 struct cel_cache *cel_cache_new(size_t capacity)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cel_ast.h"
+#include "utf8.h"
 
 /* cel-go's SizeEstimate. */
 struct size {
@@ -182,7 +183,7 @@ static struct shape est_const(const struct cel_node *n)
 	const struct cel_value *v = &n->u.lit;
 
 	if (v->kind == CEL_STRING)     /* cel-go counts code points */
-		set_size(&s, fixed(cel_utf8_len(v->v.str.s, v->v.str.len)));
+		set_size(&s, fixed(utf8_count(v->v.str.s, v->v.str.len)));
 	else if (v->kind == CEL_BYTES)
 		set_size(&s, fixed(v->v.str.len));
 	else if (v->kind <= CEL_DOUBLE || v->kind == CEL_TIMESTAMP || v->kind == CEL_DURATION)

@@ -37,16 +37,7 @@ static bool names_are(const struct cel_node *n, bool interned, const char *domai
 	       !strcmp(domain, n->u.dev.domain);
 }
 
-struct cel_value cel_device_attr_value(const struct cel_device_attr *a)
-{
-	switch (a->kind) {
-	case CEL_ATTR_INT: return cel_int(a->v.i);
-	case CEL_ATTR_BOOL: return cel_bool(a->v.b);
-	case CEL_ATTR_STRING: return cel_string(a->v.str.s, a->v.str.len);
-	case CEL_ATTR_VERSION: return cel_object(&cel_semver_type, a->v.version);
-	default: return cel_list_value(a->v.list);
-	}
-}
+
 
 /* The device the item reads, or NULL when the variable is not one. */
 static const struct cel_device *item_device(const struct cel_ctx *ctx, const struct cel_node *n)

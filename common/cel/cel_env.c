@@ -1,75 +1,17 @@
 /* cel_env.c - CEL environments (the standard one, the DRA selector one and
- * the CLI one), the type-expression parser for declarations, the `device`
- * variable, compiling programs, and the selector API of cel.h. */
+ * the CLI one): their libraries, overloads, variables (declared with type
+ * expressions, "list(string)") and object types.
+ * Compiling against one is cel_compile.c's; the checker's types are
+ * cel_types.c's, the `device` variable cel_device.c's. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cel_ast.h"
 #include "strbuf.h"
-
-/* ---- built-in checker types ---- */
-
-const struct cel_ctype cel_t_dyn = { .kind = CT_DYN };
-const struct cel_ctype cel_t_null = { .kind = CT_NULL };
-const struct cel_ctype cel_t_bool = { .kind = CT_BOOL };
-const struct cel_ctype cel_t_int = { .kind = CT_INT };
-const struct cel_ctype cel_t_uint = { .kind = CT_UINT };
-const struct cel_ctype cel_t_double = { .kind = CT_DOUBLE };
-const struct cel_ctype cel_t_string = { .kind = CT_STRING };
-const struct cel_ctype cel_t_bytes = { .kind = CT_BYTES };
-const struct cel_ctype cel_t_timestamp = { .kind = CT_TIMESTAMP };
-const struct cel_ctype cel_t_duration = { .kind = CT_DURATION };
-const struct cel_ctype cel_t_error = { .kind = CT_ERROR };
-
-void cel_type_print(struct strbuf *sb, const struct cel_ctype *t)
-{
-	switch (t->kind) {
-	case CT_DYN: sb_puts(sb, "dyn"); break;
-	case CT_NULL: sb_puts(sb, "null_type"); break;
-	case CT_BOOL: sb_puts(sb, "bool"); break;
-	case CT_INT: sb_puts(sb, "int"); break;
-	case CT_UINT: sb_puts(sb, "uint"); break;
-	case CT_DOUBLE: sb_puts(sb, "double"); break;
-	case CT_STRING: sb_puts(sb, "string"); break;
-	case CT_BYTES: sb_puts(sb, "bytes"); break;
-	case CT_TIMESTAMP: sb_puts(sb, "google.protobuf.Timestamp"); break;
-	case CT_DURATION: sb_puts(sb, "google.protobuf.Duration"); break;
-	case CT_ERROR: sb_puts(sb, "*error*"); break;
-	case CT_PARAM:
-		/* The checker's free type variable "_" reads as dyn. */
-		sb_puts(sb, strcmp(t->name, "_") ? t->name : "dyn");
-		break;
-	case CT_OBJECT: sb_puts(sb, t->name); break;
-	case CT_LIST:
-		sb_puts(sb, "list(");
-		cel_type_print(sb, t->p[0]);
-		sb_putc(sb, ')');
-		break;
-	case CT_MAP:
-		sb_puts(sb, "map(");
-		cel_type_print(sb, t->p[0]);
-		sb_puts(sb, ", ");
-		cel_type_print(sb, t->p[1]);
-		sb_putc(sb, ')');
-		break;
-	case CT_TYPE:
-		sb_puts(sb, "type");
-		if (t->p[0]) {
-			sb_putc(sb, '(');
-			cel_type_print(sb, t->p[0]);
-			sb_putc(sb, ')');
-		}
-		break;
-	case CT_OPTIONAL:
-		sb_puts(sb, "optional_type(");
-		cel_type_print(sb, t->p[0]);
-		sb_putc(sb, ')');
-		break;
-	}
-}
 
 /* ---- type expressions ---- */
 
@@ -217,219 +159,7 @@ const struct cel_ctype *cel_type_parse(const struct cel_env *env, struct cel_are
 	return t;
 }
 
-/* ---- the device variable ---- */
-
-static const struct cel_device *dev_of(const struct cel_map *m)
-{
-	return m->view;
-}
-
-static bool key_is(const struct cel_value *k, const char *s)
-{
-	size_t n = strlen(s);
-
-	return k->kind == CEL_STRING && k->v.str.len == n && !memcmp(k->v.str.s, s, n);
-}
-
-/* Domains: the distinct domains of the attributes (view2 == NULL) or of
- * the capacities (view2 == (void *)1), in first-appearance order. */
-static bool is_cap(const struct cel_map *m)
-{
-	return m->view2 != NULL;
-}
-
-static size_t n_items(const struct cel_map *m)
-{
-	return is_cap(m) ? dev_of(m)->n_capacity : dev_of(m)->n_attrs;
-}
-
-static const char *item_domain(const struct cel_map *m, size_t i)
-{
-	return is_cap(m) ? dev_of(m)->capacity[i].domain : dev_of(m)->attrs[i].domain;
-}
-
-static const char *item_id(const struct cel_map *m, size_t i)
-{
-	return is_cap(m) ? dev_of(m)->capacity[i].id : dev_of(m)->attrs[i].id;
-}
-
-static bool first_of_domain(const struct cel_map *m, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(item_domain(m, j), item_domain(m, i)))
-			return false;
-	return true;
-}
-
-static const struct cel_map_ops ids_ops;
-
-static struct cel_value ids_map(struct cel_ctx *ctx, const struct cel_map *domains,
-				const char *domain)
-{
-	struct cel_map *m = cel_alloc(ctx, sizeof(*m));
-
-	if (!m)
-		return cel_error_oom(ctx);
-	memset(m, 0, sizeof(*m));
-	m->ops = &ids_ops;
-	m->view = domains;          /* the domains map: device and kind */
-	m->view2 = domain;
-	return cel_map_value(m);
-}
-
-static bool domains_find(struct cel_ctx *ctx, const struct cel_map *m, const struct cel_value *key,
-			 struct cel_value *out)
-{
-	for (size_t i = 0; i < n_items(m); i++)
-		if (key_is(key, item_domain(m, i))) {
-			*out = ids_map(ctx, m, item_domain(m, i));
-			return true;
-		}
-	return false;
-}
-
-/* An unknown domain reads as an empty map (the DRA mapper's default). */
-static bool domains_missing(struct cel_ctx *ctx, const struct cel_map *m,
-			    const struct cel_value *key, struct cel_value *out)
-{
-	static const struct cel_map empty;
-
-	(void)ctx;
-	(void)m;
-	if (key->kind != CEL_STRING)
-		return false;
-	*out = cel_map_value(&empty);
-	return true;
-}
-
-static size_t domains_size(const struct cel_map *m)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_items(m); i++)
-		n += first_of_domain(m, i);
-	return n;
-}
-
-static void domains_entry(struct cel_ctx *ctx, const struct cel_map *m, size_t k,
-			  struct cel_value *key, struct cel_value *val)
-{
-	for (size_t i = 0; i < n_items(m); i++)
-		if (first_of_domain(m, i) && k-- == 0) {
-			const char *d = item_domain(m, i);
-
-			*key = cel_string(d, strlen(d));
-			*val = ids_map(ctx, m, d);
-			return;
-		}
-	*key = *val = cel_null();
-}
-
-static const struct cel_map_ops domains_ops = {
-	.find = domains_find, .size = domains_size, .entry = domains_entry,
-	.missing = domains_missing,
-};
-
-static struct cel_value item_value(const struct cel_map *domains, size_t i)
-{
-	const struct cel_device *d = dev_of(domains);
-
-	if (is_cap(domains))
-		return cel_object(&cel_quantity_type, d->capacity[i].value);
-	return cel_device_attr_value(&d->attrs[i]);
-}
-
-static bool ids_find(struct cel_ctx *ctx, const struct cel_map *m, const struct cel_value *key,
-		     struct cel_value *out)
-{
-	const struct cel_map *dm = m->view;
-	const char *domain = m->view2;
-
-	(void)ctx;
-	for (size_t i = 0; i < n_items(dm); i++)
-		if (!strcmp(item_domain(dm, i), domain) && key_is(key, item_id(dm, i))) {
-			*out = item_value(dm, i);
-			return true;
-		}
-	return false;
-}
-
-static size_t ids_size(const struct cel_map *m)
-{
-	const struct cel_map *dm = m->view;
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_items(dm); i++)
-		n += !strcmp(item_domain(dm, i), (const char *)m->view2);
-	return n;
-}
-
-static void ids_entry(struct cel_ctx *ctx, const struct cel_map *m, size_t k,
-		      struct cel_value *key, struct cel_value *val)
-{
-	const struct cel_map *dm = m->view;
-
-	(void)ctx;
-	for (size_t i = 0; i < n_items(dm); i++)
-		if (!strcmp(item_domain(dm, i), (const char *)m->view2) && k-- == 0) {
-			*key = cel_string(item_id(dm, i), strlen(item_id(dm, i)));
-			*val = item_value(dm, i);
-			return;
-		}
-	*key = *val = cel_null();
-}
-
-static const struct cel_map_ops ids_ops = {
-	.find = ids_find, .size = ids_size, .entry = ids_entry,
-};
-
-static bool device_field(struct cel_ctx *ctx, const void *obj, const char *name,
-			 struct cel_value *out)
-{
-	const struct cel_device *d = obj;
-	struct cel_map *m;
-
-	if (!strcmp(name, "driver")) {
-		*out = cel_string(d->driver ? d->driver : "", d->driver ? strlen(d->driver) : 0);
-		return true;
-	}
-	if (!strcmp(name, "allowMultipleAllocations")) {
-		*out = cel_bool(d->allow_multiple_allocations);
-		return true;
-	}
-	if (strcmp(name, "attributes") && strcmp(name, "capacity"))
-		return false;
-	m = cel_alloc(ctx, sizeof(*m));
-	if (!m) {
-		*out = cel_error_oom(ctx);
-		return true;
-	}
-	memset(m, 0, sizeof(*m));
-	m->ops = &domains_ops;
-	m->view = d;
-	m->view2 = name[0] == 'c' ? (const void *)1 : NULL;
-	*out = cel_map_value(m);
-	return true;
-}
-
-static const struct cel_field_decl device_fields[] = {
-	{ "driver", "string" },
-	{ "attributes", "map(string, map(string, dyn))" },
-	{ "capacity", "map(string, map(string, kubernetes.Quantity))" },
-	{ "allowMultipleAllocations", "bool" },
-};
-
-const struct cel_object_type cel_device_type = {
-	.name = "kubernetes.DRADevice",
-	.fields = device_fields,
-	.n_fields = CEL_ARRAY_LEN(device_fields),
-	.field = device_field,
-};
-
-struct cel_value cel_device_value(const struct cel_device *dev)
-{
-	return cel_object(&cel_device_type, dev);
-}
+/* ---- the DRA environment's library and the linked ones ---- */
 
 /* includes(): the DRA list-attribute helper, also true for scalar equality. */
 static struct cel_value fn_includes(struct cel_ctx *ctx, const struct cel_value *a, size_t n)
@@ -543,15 +273,8 @@ static struct cel_fn_group *group_for(struct cel_env *env, const char *name)
 		else
 			lo = mid + 1;
 	}
-	if (env->n_fns == env->cap_fns) {
-		size_t cap = env->cap_fns ? env->cap_fns * 2 : 128;
-		struct cel_fn_group *nf = realloc(env->fns, cap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		env->fns = nf;
-		env->cap_fns = cap;
-	}
+	if (DT_GROW(env->fns, env->cap_fns, env->n_fns + 1))
+		return NULL;
 	memmove(&env->fns[lo + 1], &env->fns[lo], (env->n_fns - lo) * sizeof(*env->fns));
 	memset(&env->fns[lo], 0, sizeof(env->fns[lo]));
 	env->fns[lo].name = name;
@@ -686,15 +409,8 @@ int cel_env_declare(struct cel_env *env, const char *name, const char *type, str
 	nm = cel_arena_strdup(&env->pool, name, strlen(name));
 	if (!nm)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	if (env->n_vars == env->cap_vars) {
-		size_t cap = env->cap_vars ? env->cap_vars * 2 : 8;
-		struct cel_var_decl *nv = realloc(env->vars, cap * sizeof(*nv));
-
-		if (!nv)
-			return dt_err_set(err, -ENOMEM, "out of memory");
-		env->vars = nv;
-		env->cap_vars = cap;
-	}
+	if (DT_GROW(env->vars, env->cap_vars, env->n_vars + 1))
+		return dt_err_set(err, -ENOMEM, "out of memory");
 	env->vars[env->n_vars].name = nm;
 	env->vars[env->n_vars].type = t;
 	return (int)env->n_vars++;
@@ -769,112 +485,3 @@ void cel_env_free(struct cel_env *env)
 	free(env);
 }
 
-/* ---- programs ---- */
-
-int cel_compile(const struct cel_env *env, const char *expr, size_t len,
-		struct cel_program **out, struct dt_err *err)
-{
-	struct cel_program *p = calloc(1, sizeof(*p));
-	int rc;
-
-	*out = NULL;
-	if (!p)
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	((struct cel_env *)env)->frozen = true;
-	p->env = env;
-	cel_arena_init(&p->pool, NULL, 0, 256u << 20);
-	p->src = cel_arena_strdup(&p->pool, expr, len);
-	if (!p->src) {
-		rc = dt_err_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	p->src_len = len;
-	rc = cel_parse(p->src, len, env->macros, &p->pool, &p->ast, err);
-	if (rc < 0)
-		goto fail;
-	rc = cel_check(env, p->src, len, &p->pool, &p->ast, err);
-	if (rc < 0)
-		goto fail;
-	p->n_vars = env->n_vars;
-	p->result_bool = env->result_bool;
-	p->est_cost = cel_estimate_cost(p);
-	cel_fold_constants(p);
-	*out = p;
-	return 0;
-fail:
-	cel_program_free(p);
-	return rc;
-}
-
-void cel_program_free(struct cel_program *p)
-{
-	if (!p)
-		return;
-	cel_arena_release(&p->pool);
-	free(p);
-}
-
-void cel_program_result_type(const struct cel_program *p, struct strbuf *sb)
-{
-	cel_type_print(sb, p->ast.root->type);
-}
-
-uint64_t cel_program_estimated_cost(const struct cel_program *p)
-{
-	return p->est_cost;
-}
-
-/* ---- the selector API (cel.h) ---- */
-
-static pthread_once_t dra_once = PTHREAD_ONCE_INIT;
-static struct cel_env *dra_env;
-static struct dt_err dra_env_err;
-
-static void dra_env_init(void)
-{
-	dra_env = cel_env_new(CEL_ENV_DRA_SELECTOR, &dra_env_err);
-	if (dra_env)
-		dra_env->frozen = true;
-}
-
-int cel_compile_selector(const char *expr, size_t len, bool check_cost,
-			 struct cel_program **out, struct dt_err *err)
-{
-	int rc;
-
-	*out = NULL;
-	pthread_once(&dra_once, dra_env_init);
-	if (!dra_env)
-		return dt_err_set(err, -ENOMEM, "CEL environment: %s", dra_env_err.msg);
-	if (len > CEL_MAX_EXPRESSION_LEN)
-		return dt_err_set(err, -EINVAL, "Too long: may not be more than %d bytes",
-				  CEL_MAX_EXPRESSION_LEN);
-	rc = cel_compile(dra_env, expr, len, out, err);
-	if (rc < 0)
-		return rc;
-	if (check_cost && (*out)->est_cost > CEL_COST_LIMIT) {
-		cel_program_free(*out);
-		*out = NULL;
-		return dt_err_set(err, -EINVAL, "too complex, exceeds cost limit");
-	}
-	return 0;
-}
-
-int cel_selector_check(const char *expr, size_t len, char *msg, size_t msgsz, void *ctx)
-{
-	struct cel_program *p = NULL;
-	struct dt_err err = { 0 };
-	int rc;
-
-	(void)ctx;
-	rc = cel_compile_selector(expr, len, true, &p, &err);
-	cel_program_free(p);
-	if (!rc)
-		return 0;
-	if (strstr(err.msg, "cost limit")) {
-		snprintf(msg, msgsz, "too complex, exceeds cost limit");
-		return -E2BIG;
-	}
-	snprintf(msg, msgsz, "compilation failed: %s", err.msg[0] ? err.msg : "invalid expression");
-	return -EINVAL;
-}

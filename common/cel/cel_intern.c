@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cel_device.h"
+#include "hash.h"
 
 #define CEL_INTERN_MAX 65536            /* names; a power of two */
 #define CEL_INTERN_MAX_LEN 256           /* longer strings are no names */
@@ -24,11 +25,7 @@ static size_t intern_count;
 
 static uint32_t name_hash(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u;        /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	return (uint32_t)hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 const char *cel_intern(const char *s)

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cel_ast.h"
+#include "hex.h"
+#include "utf8.h"
 
 static const char *const reserved_words[] = {
 	"as", "break", "const", "continue", "else", "for", "function", "if",
@@ -49,41 +51,6 @@ static bool is_ident_start(char c)
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static size_t utf8_put(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* Skip whitespace and // comments. */
 static void skip_space(struct cel_lexer *lx)
 {
@@ -111,7 +78,7 @@ static uint32_t lex_low_surrogate(const char *s, size_t *i, size_t end, uint32_t
 	if (*i + 6 > end || s[*i] != '\\' || s[*i + 1] != 'u')
 		return hi;
 	for (int k = 2; k < 6; k++) {
-		int h = hex_val(s[*i + k]);
+		int h = hex_value(s[*i + k]);
 
 		if (h < 0)
 			return hi;
@@ -174,7 +141,7 @@ static int lex_escape(struct cel_lexer *lx, size_t *i, size_t end, bool bytes, c
 	for (int k = 0; k < ndig; k++) {
 		int h;
 
-		if (*i >= end || (h = hex_val(s[*i])) < 0)
+		if (*i >= end || (h = hex_value(s[*i])) < 0)
 			return -1;
 		cp = cp * 16 + (uint32_t)h;
 		(*i)++;
@@ -188,14 +155,14 @@ static int lex_escape(struct cel_lexer *lx, size_t *i, size_t end, bool bytes, c
 			cp = lex_low_surrogate(s, i, end, cp);
 		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return -1;
-		*olen += utf8_put(out + *olen, cp);
+		*olen += utf8_encode(cp, out + *olen);
 		return 0;
 	}
 emit_byte_or_cp:
 	if (bytes)
 		out[(*olen)++] = (char)cp;
 	else
-		*olen += utf8_put(out + *olen, cp);
+		*olen += utf8_encode(cp, out + *olen);
 	return 0;
 }
 
@@ -259,7 +226,7 @@ static struct cel_token lex_string(struct cel_lexer *lx, size_t start, bool raw,
 		}
 		out[olen++] = s[i++];
 	}
-	if (!bytes && !cel_utf8_valid(out, olen))
+	if (!bytes && !utf8_valid(out, olen))
 		return lex_error(lx, start, "invalid UTF-8 in string literal");
 	out[olen] = 0;
 	t.v.str.s = out;
@@ -284,10 +251,10 @@ static struct cel_token lex_number(struct cel_lexer *lx)
 
 		i += 2;
 		d0 = i;
-		while (i < lx->len && hex_val(s[i]) >= 0) {
+		while (i < lx->len && hex_value(s[i]) >= 0) {
 			if (v >> 60)
 				over = true;
-			v = v * 16 + (uint64_t)hex_val(s[i]);
+			v = v * 16 + (uint64_t)hex_value(s[i]);
 			i++;
 		}
 		if (i == d0)
@@ -497,12 +464,9 @@ struct cel_token cel_lex_next(struct cel_lexer *lx)
 	}
 	{
 		uint32_t cp;
-		size_t l = 1;
+		size_t l = utf8_decode(s + start, lx->len - start, &cp);
 
-		if ((unsigned char)c >= 0x80 && cel_utf8_valid(s + start, lx->len - start > 4 ? 4 : lx->len - start))
-			l = cel_utf8_decode(s + start, &cp);
-		else if ((unsigned char)c >= 0x80) {
-			/* Validate just this sequence. */
+		if (!l) {       /* invalid UTF-8: the lead byte and its continuations */
 			l = 1;
 			while (start + l < lx->len && l < 4 &&
 			       ((unsigned char)s[start + l] & 0xc0) == 0x80)

@@ -100,13 +100,6 @@ extern const struct cel_library cel_lib_time;
 
 /* ---- helpers for implementations ---- */
 
-/* Number of code points of a valid UTF-8 string. */
-size_t cel_utf8_len(const char *s, size_t len);
-/* True when s is valid UTF-8 (no surrogates, no overlongs). */
-bool cel_utf8_valid(const char *s, size_t len);
-/* Decode the code point at s (valid UTF-8), returning its byte length. */
-size_t cel_utf8_decode(const char *s, uint32_t *cp);
-
 /* ceil(f * n) as cel-go's cost functions compute it. */
 uint64_t cel_cost_factor(double f, uint64_t n);
 /* a + b and a * b, saturating at UINT64_MAX as cel-go's cost arithmetic

@@ -21,6 +21,7 @@
 #include "cel_ast.h"
 #include "cel_lib.h"
 #include "cel_value.h"
+#include "hex.h"
 #include "strbuf.h"
 
 #define FORMAT_MAX_DEPTH 32             /* nesting of lists and maps printed by %s */
@@ -197,7 +198,7 @@ static bool put_string_clause(struct cel_ctx *ctx, struct strbuf *sb, const stru
 /* Integers in base 2, 8 or 16, with a leading minus for negative ints. */
 static void put_radix(struct strbuf *sb, bool neg, uint64_t mag, unsigned base, bool upper)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	const char *digits = upper ? hex_upper : hex_lower;
 	char buf[72];
 	size_t i = sizeof(buf);
 

@@ -17,6 +17,7 @@
 
 #include "cel_lib.h"
 #include "cel_value.h"
+#include "hex.h"
 #include "strbuf.h"
 
 struct ip_addr {
@@ -69,17 +70,6 @@ static bool parse_v4(const char *s, size_t len, uint8_t out[4], const char **why
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool parse_v6(const char *s, size_t len, uint8_t out[16], const char **why)
 {
 	int ellipsis = -1, k = 0;       /* k: bytes written */
@@ -96,9 +86,9 @@ static bool parse_v6(const char *s, size_t len, uint8_t out[16], const char **wh
 		size_t start = i;
 		unsigned v = 0;
 
-		while (i < len && hexval(s[i]) >= 0 && i - start < 4)
-			v = v * 16 + (unsigned)hexval(s[i++]);
-		if (i < len && hexval(s[i]) >= 0) {
+		while (i < len && hex_value(s[i]) >= 0 && i - start < 4)
+			v = v * 16 + (unsigned)hex_value(s[i++]);
+		if (i < len && hex_value(s[i]) >= 0) {
 			*why = "IPv6 field has value >=2^16";
 			return false;
 		}

@@ -26,6 +26,7 @@
 #include "cel_value.h"
 #include "names.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 /* Validate s: optional.none(), optional.of(list of messages), or an error. */
 typedef struct cel_value (*format_check)(struct cel_ctx *ctx, const char *s, size_t len);
@@ -235,7 +236,7 @@ static bool is_zone(const char *s, size_t len)
  * one character but a newline, so "00:00:00z5z" matches too. */
 static bool is_time(const char *s, size_t len)
 {
-	size_t i = 8, start;
+	size_t i = 8, start, k;
 	uint32_t cp;
 
 	if (len < 9 || !all_digits(s, 2) || s[2] != ':' || !all_digits(s + 3, 2) ||
@@ -247,7 +248,8 @@ static bool is_time(const char *s, size_t len)
 		return true;
 	if (s[i] == '\n')
 		return false;
-	i += cel_utf8_decode(s + i, &cp);
+	k = utf8_decode(s + i, len - i, &cp);
+	i += k ? k : 1;
 	start = i;
 	while (i < len && is_digit(s[i]))
 		i++;

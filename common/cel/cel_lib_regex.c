@@ -23,6 +23,7 @@
 
 #include "cel_lib.h"
 #include "cel_value.h"
+#include "utf8.h"
 
 #define RE_MAX_REPEAT 1000              /* RE2's and Go's repeat count limit */
 #define RE_MATCH_LIMIT 1000000          /* backtracking steps per match call */
@@ -539,8 +540,9 @@ static struct cel_value find_all_pass(struct cel_ctx *ctx, struct re_cache *c,
 				pos = len + 1;
 			} else {
 				uint32_t cp;
+				size_t w = utf8_decode(text + e, len - e, &cp);
 
-				pos = e + cel_utf8_decode(text + e, &cp);
+				pos = e + (w ? w : 1);
 			}
 		} else {
 			pos = e;

@@ -14,6 +14,7 @@
 
 #include "cel_lib.h"
 #include "cel_value.h"
+#include "utf8.h"
 
 #define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
 					      size_t n)
@@ -43,7 +44,7 @@ static size_t byte_offset(const char *s, size_t len, int64_t cp)
 /* Code point index of byte offset off (a code point boundary). */
 static int64_t cp_index(const char *s, size_t off)
 {
-	return (int64_t)cel_utf8_len(s, off);
+	return (int64_t)utf8_count(s, off);
 }
 
 static struct cel_value out_of_range(struct cel_ctx *ctx, int64_t i)
@@ -71,7 +72,7 @@ FN(char_at)
 	size_t off;
 
 	(void)n;
-	if (i < 0 || (uint64_t)i > cel_utf8_len(s, len))
+	if (i < 0 || (uint64_t)i > utf8_count(s, len))
 		return out_of_range(ctx, i);
 	off = byte_offset(s, len, i);
 	if (off == len)
@@ -97,7 +98,7 @@ FN(index_of)
 
 	if (nlen == 0)
 		return cel_int(start);
-	if (start < 0 || (uint64_t)start >= cel_utf8_len(s, len))
+	if (start < 0 || (uint64_t)start >= utf8_count(s, len))
 		return out_of_range(ctx, start);
 	found = find_forward(s, len, byte_offset(s, len, start), nd, nlen);
 	return cel_int(found < 0 ? -1 : cp_index(s, (size_t)found));
@@ -107,7 +108,7 @@ FN(last_index_of)
 {
 	const char *s = a[0].v.str.s, *nd = a[1].v.str.s;
 	size_t len = a[0].v.str.len, nlen = a[1].v.str.len;
-	int64_t ncp = (int64_t)cel_utf8_len(s, len);
+	int64_t ncp = (int64_t)utf8_count(s, len);
 	int64_t start;
 	size_t off;
 
@@ -131,9 +132,7 @@ FN(last_index_of)
 			return cel_int(cp_index(s, off));
 		if (off == 0)
 			break;
-		do
-			off--;
-		while (off > 0 && ((unsigned char)s[off] & 0xc0) == 0x80);
+		off = utf8_char_start(s, off - 1);
 	}
 	return cel_int(-1);
 }
@@ -248,7 +247,7 @@ FN(split)
 		return cel_list_new(ctx, 0, &items);
 	/* Count the parts. */
 	if (slen == 0) {
-		parts = cel_utf8_len(s, len);
+		parts = utf8_count(s, len);
 	} else {
 		int64_t f;
 
@@ -281,7 +280,7 @@ FN(substring)
 {
 	const char *s = a[0].v.str.s;
 	size_t len = a[0].v.str.len;
-	int64_t ncp = (int64_t)cel_utf8_len(s, len);
+	int64_t ncp = (int64_t)utf8_count(s, len);
 	int64_t start = a[1].v.i, end = n > 2 ? a[2].v.i : ncp;
 	size_t b0, b1;
 
@@ -319,18 +318,18 @@ FN(trim)
 	(void)ctx;
 	(void)n;
 	while (b < e) {
-		size_t l = cel_utf8_decode(s + b, &cp);
+		size_t l = utf8_decode(s + b, e - b, &cp);
 
 		if (!is_space(cp))
 			break;
-		b += l;
+		b += l ? l : 1;
 	}
 	while (e > b) {
-		size_t p = e - 1;
+		size_t p = utf8_char_start(s, e - 1);
 
-		while (p > b && ((unsigned char)s[p] & 0xc0) == 0x80)
-			p--;
-		cel_utf8_decode(s + p, &cp);
+		if (p < b)
+			p = b;
+		utf8_decode(s + p, e - p, &cp);
 		if (!is_space(cp))
 			break;
 		e = p;

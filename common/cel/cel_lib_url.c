@@ -19,7 +19,10 @@
 #include "cel_lib.h"
 #include "cel_url.h"
 #include "cel_value.h"
+#include "escape.h"
+#include "hex.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 /* A parsed URL: spans of the source string, which the program or the
  * caller owns for the evaluation. */
@@ -47,17 +50,6 @@ static bool fail(struct url_why *why, const char *fmt, const char *arg, size_t a
 	return false;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_alpha(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -74,7 +66,7 @@ static bool escapes_valid(const char *s, size_t len, struct url_why *why)
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] != '%')
 			continue;
-		if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+		if (i + 2 >= len || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
 			return fail(why, "invalid URL escape %s", s + i, len - i < 3 ? len - i : 3);
 		i += 2;
 	}
@@ -261,63 +253,28 @@ static const struct url_parts *arg_url(const struct cel_value *v)
 	return v->v.obj.ptr;
 }
 
-/* s quoted as Go's %q quotes valid UTF-8 text (CEL strings are): dst has
- * room for 4 * len + 2 bytes. Returns the length written. */
-static size_t go_quote(char *dst, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	static const char short_esc[] = "\a\b\t\n\v\f\r";   /* for 7..13 */
-	size_t n = 0;
-
-	dst[n++] = '"';
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			dst[n++] = '\\';
-			dst[n++] = (char)c;
-		} else if (c >= 7 && c <= 13) {
-			dst[n++] = '\\';
-			dst[n++] = short_esc[2 * (c - 7) + 1];
-		} else if (c < 0x20 || c == 0x7f) {
-			dst[n++] = '\\';
-			dst[n++] = 'x';
-			dst[n++] = hex[c >> 4];
-			dst[n++] = hex[c & 15];
-		} else {
-			dst[n++] = (char)c;
-		}
-	}
-	dst[n++] = '"';
-	return n;
-}
-
-/* Go's *url.Error text: parse "S": WHY. */
+/* Go's *url.Error text: parse "S": WHY, S (and WHY's argument) as Go's %q
+ * quotes them. */
 static struct cel_value url_error(struct cel_ctx *ctx, const char *s, size_t len,
 				  const struct url_why *why)
 {
-	size_t fmt_len = strlen(why->fmt);
-	char *buf = cel_alloc(ctx, 4 * len + 4 * why->arg_len + fmt_len + 16);
 	const char *spec = strstr(why->fmt, "%s");
-	size_t n;
+	struct strbuf sb = STRBUF_INIT;
+	struct cel_value r;
 
-	if (!buf)
-		return cel_errorf(ctx, "out of memory");
-	memcpy(buf, "parse ", 6);
-	n = 6 + go_quote(buf + 6, s, len);
-	buf[n++] = ':';
-	buf[n++] = ' ';
+	sb_puts(&sb, "parse ");
+	sb_quote(&sb, s, len, SB_QUOTE_GO);
+	sb_puts(&sb, ": ");
 	if (!spec) {
-		memcpy(buf + n, why->fmt, fmt_len);
-		n += fmt_len;
+		sb_puts(&sb, why->fmt);
 	} else {
-		memcpy(buf + n, why->fmt, (size_t)(spec - why->fmt));
-		n += (size_t)(spec - why->fmt);
-		n += go_quote(buf + n, why->arg, why->arg_len);
-		memcpy(buf + n, spec + 2, fmt_len - (size_t)(spec + 2 - why->fmt));
-		n += fmt_len - (size_t)(spec + 2 - why->fmt);
+		sb_append(&sb, why->fmt, (size_t)(spec - why->fmt));
+		sb_quote(&sb, why->arg, why->arg_len, SB_QUOTE_GO);
+		sb_puts(&sb, spec + 2);
 	}
-	return cel_string(buf, n);
+	r = sb_error(&sb) ? cel_error_oom(ctx) : cel_string_copy(ctx, sb_str(&sb), sb.len);
+	sb_free(&sb);
+	return r;
 }
 
 int cel_url_check(struct cel_ctx *ctx, const char *s, size_t len, struct cel_value *msg)
@@ -461,15 +418,15 @@ FN(fn_escaped_path)
 		unsigned char c = (unsigned char)p[i];
 
 		if (c == '%' && i + 2 < len) {
-			c = (unsigned char)(hexval(p[i + 1]) << 4 | hexval(p[i + 2]));
+			c = (unsigned char)(hex_value(p[i + 1]) << 4 | hex_value(p[i + 2]));
 			i += 2;
 		}
 		if (path_char_ok(c)) {
 			d[out++] = (char)c;
 		} else {
 			d[out++] = '%';
-			d[out++] = "0123456789ABCDEF"[c >> 4];
-			d[out++] = "0123456789ABCDEF"[c & 15];
+			d[out++] = hex_upper[c >> 4];
+			d[out++] = hex_upper[c & 15];
 		}
 	}
 	d[out] = 0;
@@ -492,16 +449,16 @@ static bool query_unescape(struct cel_ctx *ctx, const char *s, size_t len,
 		if (s[i] == '+') {
 			d[k++] = ' ';
 		} else if (s[i] == '%') {
-			if (i + 2 >= len || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+			if (i + 2 >= len || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
 				return false;
-			d[k++] = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			d[k++] = (char)(hex_value(s[i + 1]) << 4 | hex_value(s[i + 2]));
 			i += 2;
 		} else {
 			d[k++] = s[i];
 		}
 	}
 	d[k] = 0;
-	if (!cel_utf8_valid(d, k))
+	if (!utf8_valid(d, k))
 		return false;
 	*out = cel_string(d, k);
 	return true;

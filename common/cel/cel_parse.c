@@ -11,6 +11,7 @@
 
 #include "cel_ast.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 struct parser {
 	struct cel_lexer lx;
@@ -48,9 +49,7 @@ int cel_report(struct dt_err *err, int code, const char *src, size_t len, uint32
 			line++;
 			line_start = i + 1;
 		}
-	for (size_t i = line_start; i < pos; i++)
-		if (((unsigned char)src[i] & 0xc0) != 0x80)
-			col++;
+	col += utf8_count(src + line_start, pos - line_start);
 	line_end = line_start;
 	while (line_end < len && src[line_end] != '\n')
 		line_end++;

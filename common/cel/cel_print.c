@@ -39,30 +39,6 @@ void cel_print_double(struct strbuf *sb, double d)
 		sb_puts(sb, ".0");
 }
 
-void cel_print_string(struct strbuf *sb, const char *s, size_t len, bool bytes)
-{
-	if (bytes)
-		sb_putc(sb, 'b');
-	sb_putc(sb, '"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < 0x20 || c == 0x7f || (bytes && c >= 0x80))
-				sb_printf(sb, "\\x%02x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
-	}
-	sb_putc(sb, '"');
-}
-
 void cel_value_print(struct strbuf *sb, const struct cel_value *v)
 {
 	switch (v->kind) {

@@ -13,6 +13,7 @@
 
 #include "cel_ast.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 #define FN(name) static struct cel_value name(struct cel_ctx *ctx, const struct cel_value *a, \
 					      size_t n)
@@ -240,7 +241,7 @@ FN(in_map)
 
 /* ---- size and strings ---- */
 
-FN(size_string) { UNUSED; return cel_int((int64_t)cel_utf8_len(a[0].v.str.s, a[0].v.str.len)); }
+FN(size_string) { UNUSED; return cel_int((int64_t)utf8_count(a[0].v.str.s, a[0].v.str.len)); }
 FN(size_bytes) { UNUSED; return cel_int((int64_t)a[0].v.str.len); }
 FN(size_list) { UNUSED; return cel_int((int64_t)a[0].v.list->len); }
 FN(size_map) { UNUSED; return cel_int((int64_t)cel_map_size(a[0].v.map)); }
@@ -490,7 +491,7 @@ FN(string_from_bool)
 FN(string_from_bytes)
 {
 	(void)n;
-	if (!cel_utf8_valid(a[0].v.str.s, a[0].v.str.len))
+	if (!utf8_valid(a[0].v.str.s, a[0].v.str.len))
 		return cel_errorf(ctx, "invalid UTF-8 in bytes, cannot convert to string");
 	return cel_string(a[0].v.str.s, a[0].v.str.len);
 }

@@ -12,6 +12,7 @@
 #include "quantity.h"
 #include "semver.h"
 #include "strbuf.h"
+#include "utf8.h"
 
 /* ---- arena ---- */
 
@@ -153,7 +154,7 @@ struct cel_value cel_string_copy(struct cel_ctx *ctx, const char *s, size_t len)
 
 	if (len > CEL_MAX_STRING)
 		return cel_errorf(ctx, "string size exceeds the limit of %u bytes", CEL_MAX_STRING);
-	if (!cel_utf8_valid(s, len))
+	if (!utf8_valid(s, len))
 		return cel_errorf(ctx, "invalid UTF-8 in string");
 	d = cel_alloc(ctx, len + 1);
 	if (!d)
@@ -489,76 +490,6 @@ struct cel_value cel_type_named(const char *name)
 		if (!strcmp(builtin_types[i], name))
 			v.v.type = builtin_types[i];
 	return v;
-}
-
-/* ---- UTF-8 ---- */
-
-size_t cel_utf8_decode(const char *s, uint32_t *cp)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (u[0] < 0x80) {
-		*cp = u[0];
-		return 1;
-	}
-	if (u[0] < 0xe0) {
-		*cp = ((uint32_t)(u[0] & 0x1f) << 6) | (u[1] & 0x3f);
-		return 2;
-	}
-	if (u[0] < 0xf0) {
-		*cp = ((uint32_t)(u[0] & 0x0f) << 12) | ((uint32_t)(u[1] & 0x3f) << 6) | (u[2] & 0x3f);
-		return 3;
-	}
-	*cp = ((uint32_t)(u[0] & 0x07) << 18) | ((uint32_t)(u[1] & 0x3f) << 12) |
-	      ((uint32_t)(u[2] & 0x3f) << 6) | (u[3] & 0x3f);
-	return 4;
-}
-
-bool cel_utf8_valid(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned char c = u[i];
-		size_t n;
-		uint32_t cp, min;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 2; min = 0x80; cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 3; min = 0x800; cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 4; min = 0x10000; cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (i + n > len)
-			return false;
-		for (size_t k = 1; k < n; k++) {
-			if ((u[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (u[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n;
-	}
-	return true;
-}
-
-size_t cel_utf8_len(const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			n++;
-	return n;
 }
 
 /* ---- Quantity and Semver ---- */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "doc_jw.h"
 #include "strbuf.h"
 
 /* Limits that keep hostile input from exhausting the machine. */
@@ -70,11 +71,16 @@ struct doc_document {
 
 struct doc_arena;
 
+struct doc_each;
+
 struct doc_stream {
 	char *filename;                 /* as given to the loader, for messages */
 	struct doc_document *docs;
-	size_t n_docs;
+	size_t n_docs, cap_docs;
 	struct doc_arena *arena;        /* owns every node */
+	/* While doc_parse_each reads: its handler, and the stream's own
+	 * arena (the parsers' business; NULL otherwise). */
+	struct doc_each *each;
 };
 
 enum doc_format { DOC_FORMAT_AUTO, DOC_FORMAT_YAML, DOC_FORMAT_JSON };
@@ -87,6 +93,19 @@ int doc_parse(const char *buf, size_t len, enum doc_format fmt,
 	      const char *filename, struct doc_stream **out, struct dt_err *err);
 /* Read and parse a file; "-" reads standard input. */
 int doc_load_file(const char *path, struct doc_stream **out, struct dt_err *err);
+
+/* The same reading, a document at a time: each(arg, s, i) gets document i
+ * (s->docs[i]: its root or its error) as soon as it is complete, in order,
+ * and its nodes and error text live only until each returns: their memory
+ * goes back before the next document is read, so a stream of any size is
+ * read in the memory of its largest document. A nonzero return from each
+ * stops the handing over (the rest is still read, and dropped). Returns 0,
+ * that first nonzero return, or a negative code when nothing could be read
+ * (as doc_parse and doc_load_file). */
+typedef int (*doc_each_fn)(void *arg, const struct doc_stream *s, size_t i);
+int doc_parse_each(const char *buf, size_t len, enum doc_format fmt, const char *filename,
+		   doc_each_fn each, void *arg, struct dt_err *err);
+int doc_load_file_each(const char *path, doc_each_fn each, void *arg, struct dt_err *err);
 void doc_stream_free(struct doc_stream *s);
 
 /* ---- Reading a tree ---- */
@@ -131,8 +150,11 @@ bool doc_equal(const struct doc_node *x, const struct doc_node *y);
  * of maps as "- key: v", strings quoted only when they would otherwise read
  * back as something else. No leading "---"; the caller separates documents. */
 int doc_emit_yaml(const struct doc_node *n, struct strbuf *out);
-/* JSON: indent > 0 pretty-prints with that many spaces (kubectl uses 4);
- * indent 0 prints compactly on one line. Keys in insertion order. */
-int doc_emit_json(const struct doc_node *n, int indent, struct strbuf *out);
+/* JSON through the one JSON printer (doc_jw.h): style DOC_JSON_PRETTY
+ * (kubectl's four-space indentation, ending with a newline; any positive
+ * value), DOC_JSON_COMPACT (one line, nothing after) or DOC_JSON_LINE (one
+ * line and a newline). Keys in insertion order. 0, or -ERANGE for a NaN
+ * or an infinity, -ELOOP, -ENOMEM, with out as it was. */
+int doc_emit_json(const struct doc_node *n, int style, struct strbuf *out);
 
 #endif

@@ -10,9 +10,7 @@
  * double-quoted with escapes; past column 80 a space between words
  * becomes a line break, as go-yaml folds long strings.
  *
- * JSON follows `kubectl get -o json` (Go's encoding/json): keys in
- * insertion order, 4-space indent (or compact), <, > and & escaped as
- * \u003c..., invalid UTF-8 replaced by U+FFFD, floats as Go prints them.
+ * JSON is doc_jw.c's.
  *
  * Whatever is printed reads back (doc_parse) as an equal tree. */
 #include "doc_impl.h"
@@ -22,77 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 #define EMIT_MAX_DEPTH (4 * DOC_MAX_DEPTH)
 #define YAML_SIMPLE_KEY_MAX 128     /* longer keys are written as "? key" */
-
-/* ---- UTF-8 ---- */
-
-/* Decodes the character at s[i]; returns its length, or 0 if invalid. */
-static size_t utf8_dec(const unsigned char *s, size_t len, size_t i, uint32_t *cp)
-{
-	unsigned char b = s[i];
-	size_t n;
-	uint32_t v;
-
-	if (b < 0x80) {
-		*cp = b;
-		return 1;
-	}
-	if (b >= 0xC2 && b <= 0xDF) {
-		n = 2;
-		v = b & 0x1F;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		n = 3;
-		v = b & 0x0F;
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		n = 4;
-		v = b & 0x07;
-	} else {
-		return 0;
-	}
-	if (len - i < n)
-		return 0;
-	for (size_t k = 1; k < n; k++) {
-		if ((s[i + k] & 0xC0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i + k] & 0x3F);
-	}
-	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-	    (v >= 0xD800 && v <= 0xDFFF))
-		return 0;
-	*cp = v;
-	return n;
-}
-
-static void put_cp(struct strbuf *out, uint32_t cp)
-{
-	char b[4];
-
-	if (cp < 0x80) {
-		sb_putc(out, (char)cp);
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		sb_append(out, b, 2);
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		sb_append(out, b, 3);
-	} else {
-		b[0] = (char)(0xF0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		sb_append(out, b, 4);
-	}
-}
 
 /* ---- Numbers ---- */
 
 /* The source text of a float that is an integer too big for int64 keeps
  * all its digits; other floats are printed from their value. */
-static bool keep_big_int_text(const struct doc_node *n)
+bool doc_keep_big_int_text(const struct doc_node *n)
 {
 	size_t i = 0;
 
@@ -111,14 +48,6 @@ static bool keep_big_int_text(const struct doc_node *n)
 /* ---- YAML ---- */
 
 enum ystyle { Y_PLAIN, Y_SINGLE, Y_DOUBLE, Y_LITERAL };
-
-/* libyaml's printable set (tab and CR are not in it). */
-static bool y_printable(uint32_t c)
-{
-	return c == 0x0A || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
-	       (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD && c != 0xFEFF) ||
-	       (c >= 0x10000 && c <= 0x10FFFF);
-}
 
 static bool y_break(uint32_t c)
 {
@@ -143,7 +72,6 @@ static enum ystyle y_style(const char *s, size_t len, bool key)
 {
 	bool special = false, indicator = false, has_nl = false;
 	bool space_break = false, prev_space = false, prev_blank = true;
-	const unsigned char *u = (const unsigned char *)s;
 
 	if (len == 0)
 		return Y_DOUBLE;
@@ -151,14 +79,13 @@ static enum ystyle y_style(const char *s, size_t len, bool key)
 		indicator = true;
 	for (size_t i = 0; i < len;) {
 		uint32_t c;
-		size_t k = utf8_dec(u, len, i, &c);
+		size_t k = utf8_decode(s + i, len - i, &c);
 
-		if (!k) {
+		if (!k) {               /* c is U+FFFD */
 			special = true;
 			k = 1;
-			c = 0xFFFD;
 		}
-		if (!y_printable(c) || (y_break(c) && c != '\n'))
+		if (!yaml_printable(c) || (y_break(c) && c != '\n'))
 			special = true;
 		if (c == '\n') {
 			has_nl = true;
@@ -267,18 +194,17 @@ static void y_plain(struct yfold *f, const char *s, size_t len)
 static void y_double(struct yfold *f, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	char esc[16];
+	char esc[11], enc[UTF8_MAX];
 
 	fold_put(f, "\"", 1, 1);
 	for (size_t i = 0; i < len;) {
-		const char *e = NULL;
+		const char *e;
 		uint32_t c;
-		size_t k = utf8_dec(u, len, i, &c);
+		/* YAML text cannot hold invalid UTF-8: U+FFFD instead. */
+		size_t k = utf8_decode(s + i, len - i, &c);
 
-		if (!k) {
-			c = 0xFFFD;     /* YAML text cannot hold invalid UTF-8 */
+		if (!k)
 			k = 1;
-		}
 		if (c == ' ' && fold_here(f, s, len, i, '"')) {
 			fold_break(f);
 			if (i + 1 < len && s[i + 1] == ' ')
@@ -286,39 +212,13 @@ static void y_double(struct yfold *f, const char *s, size_t len)
 			i += k;
 			continue;
 		}
-		switch (c) {
-		case 0: e = "\\0"; break;
-		case 0x07: e = "\\a"; break;
-		case 0x08: e = "\\b"; break;
-		case 0x09: e = "\\t"; break;
-		case 0x0A: e = "\\n"; break;
-		case 0x0B: e = "\\v"; break;
-		case 0x0C: e = "\\f"; break;
-		case 0x0D: e = "\\r"; break;
-		case 0x1B: e = "\\e"; break;
-		case '"': e = "\\\""; break;
-		case '\\': e = "\\\\"; break;
-		case 0x85: e = "\\N"; break;
-		case 0x2028: e = "\\L"; break;
-		case 0x2029: e = "\\P"; break;
-		default:
-			break;
-		}
-		if (!e && !y_printable(c)) {
-			if (c <= 0xFF)
-				snprintf(esc, sizeof(esc), "\\x%02X", c);
-			else if (c <= 0xFFFF)
-				snprintf(esc, sizeof(esc), "\\u%04X", c);
-			else
-				snprintf(esc, sizeof(esc), "\\U%08X", c);
-			e = esc;
-		}
+		e = yaml_escape(c, esc);
 		if (e)
 			fold_put(f, e, strlen(e), (int)strlen(e));
 		else if (k == 1 && u[i] < 0x80)
 			fold_put(f, s + i, 1, 1);
 		else {
-			put_cp(f->out, c);
+			sb_append(f->out, enc, utf8_encode(c, enc));
 			f->col++;
 		}
 		i += k;
@@ -412,7 +312,7 @@ static int y_scalar(struct strbuf *out, const struct doc_node *n, int indent)
 		sb_printf(out, "%lld\n", (long long)n->u.i);
 		break;
 	case DOC_FLOAT:
-		if (keep_big_int_text(n)) {
+		if (doc_keep_big_int_text(n)) {
 			sb_append(out, n->text, n->text_len);
 		} else {
 			doc_fmt_float_yaml(n->u.f, false, buf);
@@ -459,14 +359,10 @@ static size_t runes(const char *s, size_t len, uint32_t *r, size_t cap)
 	size_t n = 0;
 
 	for (size_t i = 0; i < len && n < cap;) {
-		size_t k = utf8_dec((const unsigned char *)s, len, i, &r[n]);
+		size_t k = utf8_decode(s + i, len - i, &r[n]);     /* U+FFFD if invalid */
 
-		if (!k) {
-			r[n] = 0xFFFD;
-			k = 1;
-		}
 		n++;
-		i += k;
+		i += k ? k : 1;
 	}
 	return n;
 }
@@ -615,138 +511,5 @@ int doc_emit_yaml(const struct doc_node *n, struct strbuf *out)
 
 	if (rc < 0)
 		return rc;
-	return sb_error(out);
-}
-
-/* ---- JSON ---- */
-
-static void j_string(struct strbuf *out, const char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-
-	sb_putc(out, '"');
-	for (size_t i = 0; i < len;) {
-		uint32_t c;
-		size_t k = utf8_dec(u, len, i, &c);
-
-		if (!k) {
-			sb_puts(out, "\\ufffd");
-			i++;
-			continue;
-		}
-		i += k;
-		switch (c) {
-		case '"': sb_puts(out, "\\\""); continue;
-		case '\\': sb_puts(out, "\\\\"); continue;
-		case '\n': sb_puts(out, "\\n"); continue;
-		case '\r': sb_puts(out, "\\r"); continue;
-		case '\t': sb_puts(out, "\\t"); continue;
-		default:
-			break;
-		}
-		if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-			char e[7] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0 };
-
-			sb_append(out, e, 6);
-		} else if (c == 0x2028 || c == 0x2029) {
-			sb_printf(out, "\\u%04x", c);
-		} else {
-			sb_append(out, s + i - k, k);
-		}
-	}
-	sb_putc(out, '"');
-}
-
-static void j_newline(struct strbuf *out, int indent, int level)
-{
-	if (indent <= 0)
-		return;
-	sb_putc(out, '\n');
-	y_indent(out, indent * level);
-}
-
-static int j_node(struct strbuf *out, const struct doc_node *n, int indent, int level)
-{
-	char buf[DOC_NUM_BUF];
-	int rc = 0;
-
-	if (level > EMIT_MAX_DEPTH)
-		return -ELOOP;
-	if (!n) {
-		sb_puts(out, "null");
-		return 0;
-	}
-	switch (n->kind) {
-	case DOC_NULL:
-		sb_puts(out, "null");
-		break;
-	case DOC_BOOL:
-		sb_puts(out, n->u.b ? "true" : "false");
-		break;
-	case DOC_INT:
-		sb_printf(out, "%lld", (long long)n->u.i);
-		break;
-	case DOC_FLOAT:
-		if (keep_big_int_text(n)) {
-			sb_append(out, n->text, n->text_len);
-			break;
-		}
-		if (doc_fmt_float_json(n->u.f, buf) < 0)
-			return -ERANGE;     /* NaN and infinities have no JSON form */
-		sb_puts(out, buf);
-		break;
-	case DOC_STRING:
-		j_string(out, n->text ? n->text : "", n->text ? n->text_len : 0);
-		break;
-	case DOC_SEQ:
-		sb_putc(out, '[');
-		for (size_t i = 0; i < n->u.seq.n && rc == 0; i++) {
-			if (i)
-				sb_putc(out, ',');
-			j_newline(out, indent, level + 1);
-			rc = j_node(out, n->u.seq.items[i], indent, level + 1);
-		}
-		if (n->u.seq.n)
-			j_newline(out, indent, level);
-		sb_putc(out, ']');
-		break;
-	case DOC_MAP:
-		sb_putc(out, '{');
-		for (size_t i = 0; i < n->u.map.n && rc == 0; i++) {
-			const struct doc_node *k = n->u.map.pairs[i].key;
-
-			if (i)
-				sb_putc(out, ',');
-			j_newline(out, indent, level + 1);
-			j_string(out, k && k->text ? k->text : "", k && k->text ? k->text_len : 0);
-			sb_puts(out, indent > 0 ? ": " : ":");
-			rc = j_node(out, n->u.map.pairs[i].value, indent, level + 1);
-		}
-		if (n->u.map.n)
-			j_newline(out, indent, level);
-		sb_putc(out, '}');
-		break;
-	}
-	return rc;
-}
-
-int doc_emit_json(const struct doc_node *n, int indent, struct strbuf *out)
-{
-	size_t start = out->len;
-	int rc;
-
-	if (indent > 32)
-		indent = 32;
-	rc = j_node(out, n, indent, 0);
-	if (rc < 0) {
-		/* Leave nothing half-written behind. */
-		out->len = start;
-		if (out->buf)
-			out->buf[start] = '\0';
-		return rc;
-	}
-	if (indent > 0)
-		sb_putc(out, '\n');
 	return sb_error(out);
 }

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
+#include "utf8.h"
+
 struct jctx {
 	struct doc_stream *s;
 	const char *buf;
@@ -27,6 +30,7 @@ struct jctx {
 	size_t line_start;          /* offset where that line starts */
 	size_t col_off;             /* column cache: byte offset ... */
 	int col;                    /* ... and its column */
+	bool wide_line;             /* the line has a byte >= 0x80 before pos */
 	size_t cur;                 /* the document being read */
 	size_t total;               /* nodes of the stream */
 	bool failed, oom;
@@ -38,6 +42,8 @@ struct jctx {
  * minified file is one long line. */
 static int col_of(struct jctx *c, size_t off)
 {
+	if (!c->wide_line && off >= c->line_start)
+		return (int)(off - c->line_start) + 1;      /* ASCII so far: one byte, one column */
 	if (c->col_off < c->line_start || c->col_off > off) {
 		c->col_off = c->line_start;
 		c->col = 1;
@@ -109,6 +115,7 @@ static void skip_ws(struct jctx *c)
 		if (ch == '\n') {
 			c->line++;
 			c->line_start = c->pos + 1;
+			c->wide_line = false;
 		} else if (ch != ' ' && ch != '\t' && ch != '\r') {
 			return;
 		}
@@ -140,16 +147,9 @@ static struct doc_node *new_node(struct jctx *c, enum doc_kind kind, size_t off)
 
 static int scratch_push(struct jctx *c, struct doc_node *n)
 {
-	if (c->n_scratch == c->cap_scratch) {
-		size_t ncap = c->cap_scratch ? c->cap_scratch * 2 : 256;
-		struct doc_node **p = realloc(c->scratch, ncap * sizeof(*p));
-
-		if (!p) {
-			c->oom = true;
-			return -ENOMEM;
-		}
-		c->scratch = p;
-		c->cap_scratch = ncap;
+	if (DT_GROW(c->scratch, c->cap_scratch, c->n_scratch + 1)) {
+		c->oom = true;
+		return -ENOMEM;
 	}
 	c->scratch[c->n_scratch++] = n;
 	return 0;
@@ -157,97 +157,45 @@ static int scratch_push(struct jctx *c, struct doc_node *n)
 
 /* ---- Strings ---- */
 
-/* Length of the valid UTF-8 sequence at p (up to end), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned char b = p[0];
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xBF;
-
-	if (b < 0x80)
-		return 1;
-	if (b >= 0xC2 && b <= 0xDF)
-		n = 2;
-	else if (b >= 0xE0 && b <= 0xEF)
-		n = 3;
-	else if (b >= 0xF0 && b <= 0xF4)
-		n = 4;
-	else
-		return 0;
-	if (b == 0xE0)
-		lo = 0xA0;
-	else if (b == 0xED)
-		hi = 0x9F;
-	else if (b == 0xF0)
-		lo = 0x90;
-	else if (b == 0xF4)
-		hi = 0x8F;
-	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
-
-static size_t put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
+/* The four hex digits of a \u escape at p, or -1. */
 static int hex4(const char *p, const char *end)
 {
-	int v = 0;
+	unsigned long v;
 
-	if (end - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char ch = p[i];
-
-		v <<= 4;
-		if (ch >= '0' && ch <= '9')
-			v |= ch - '0';
-		else if (ch >= 'a' && ch <= 'f')
-			v |= ch - 'a' + 10;
-		else if (ch >= 'A' && ch <= 'F')
-			v |= ch - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
+	return end - p >= 4 && !hex_parse(p, 4, &v) ? (int)v : -1;
 }
 
 /* Reads the string at pos (which is '"'), a value or an object key. */
+/* The bytes a string's scan stops at: the closing quote, a backslash, a
+ * control character (an error), a byte of UTF-8 (to be checked). */
+static const unsigned char string_stop[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1,
+};
+
 static struct doc_node *parse_string(struct jctx *c, bool key)
 {
 	size_t start = c->pos, i = c->pos + 1, o = 0;
 	const char *end = c->buf + c->len;
+	unsigned char seen = 0;         /* the bits of every byte: 0x80, a '\\'? */
+	bool escaped = false;
 	struct doc_node *n;
 	char *out;
 
 	/* Find the closing quote first: the decoded text is never longer.
 	 * A raw control character (a newline, say) cannot be in a string. */
-	while (i < c->len && c->buf[i] != '"' && (unsigned char)c->buf[i] >= 0x20)
-		i += c->buf[i] == '\\' ? 2 : 1;
+	for (const unsigned char *b = (const unsigned char *)c->buf;; i++) {
+		while (i < c->len && !string_stop[b[i]])
+			i++;
+		if (i >= c->len || b[i] == '"' || b[i] < 0x20)
+			break;
+		seen |= b[i];
+		if (b[i] == '\\') {
+			escaped = true;
+			i++;
+		}
+	}
+	if (seen & 0x80)
+		c->wide_line = true;        /* columns count characters from here */
 	if (i >= c->len) {
 		fail_at(c, start, "unexpected end of JSON input (unterminated string)");
 		return NULL;
@@ -267,9 +215,15 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 		c->oom = true;
 		return NULL;
 	}
+	if (!escaped && !(seen & 0x80)) {       /* plain ASCII: the text is the source */
+		o = i - start - 1;
+		memcpy(out, c->buf + start + 1, o);
+		goto done;
+	}
 	for (size_t p = start + 1; p < i;) {
 		unsigned char ch = (unsigned char)c->buf[p];
 		size_t k;
+		uint32_t cp;
 		int u, u2;
 
 		if (ch < 0x20) {
@@ -280,7 +234,7 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 			return NULL;
 		}
 		if (ch >= 0x80) {
-			k = utf8_len((const unsigned char *)c->buf + p, (const unsigned char *)end);
+			k = utf8_decode(c->buf + p, (size_t)(end - (c->buf + p)), &cp);
 			if (!k || p + k > i) {
 				fail_at(c, p, "invalid UTF-8 in string literal (byte 0x%02X)", ch);
 				return NULL;
@@ -314,13 +268,13 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 			if (u >= 0xD800 && u <= 0xDBFF && p + 1 < i && c->buf[p] == '\\' &&
 			    c->buf[p + 1] == 'u' && (u2 = hex4(c->buf + p + 2, c->buf + i)) >= 0xDC00 &&
 			    u2 <= 0xDFFF) {
-				o += put_utf8(out + o, 0x10000 + (((uint32_t)u - 0xD800) << 10) +
-							       ((uint32_t)u2 - 0xDC00));
+				o += utf8_encode(0x10000 + (((uint32_t)u - 0xD800) << 10) +
+						 ((uint32_t)u2 - 0xDC00), out + o);
 				p += 6;
 			} else if (u >= 0xD800 && u <= 0xDFFF) {
-				o += put_utf8(out + o, 0xFFFD);     /* a lone surrogate, as Go does */
+				o += utf8_encode(UTF8_REPLACEMENT, out + o);  /* a lone surrogate, as Go */
 			} else {
-				o += put_utf8(out + o, (uint32_t)u);
+				o += utf8_encode((uint32_t)u, out + o);
 			}
 			continue;
 		default: {
@@ -333,6 +287,7 @@ static struct doc_node *parse_string(struct jctx *c, bool key)
 		}
 		p += 2;
 	}
+done:
 	out[o] = '\0';
 	n->text = out;
 	n->text_len = o;
@@ -579,7 +534,8 @@ static struct doc_node *parse_object(struct jctx *c, int depth)
 	if (rc == 0) {
 		char shown[128];
 
-		doc_key_for_msg(pairs[dup].key->text, pairs[dup].key->text_len, shown, sizeof(shown));
+		dt_quote_buf(shown, sizeof(shown), pairs[dup].key->text, pairs[dup].key->text_len,
+			     DOC_KEY_QUOTING);
 		doc_doc_fail(c->s, &c->s->docs[c->cur], pairs[dup].key->line, pairs[dup].key->col,
 			     "mapping key \"%s\" already defined at line %d", shown,
 			     pairs[first].key->line);

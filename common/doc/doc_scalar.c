@@ -9,6 +9,7 @@
  * Numbers are printed as Go prints them: YAML with FormatFloat 'g' -1,
  * JSON as encoding/json does. */
 #include "doc_impl.h"
+#include "hex.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -91,17 +92,6 @@ static bool yaml_float_syntax(const char *s, size_t len)
 	return skip_exponent(s, len, &i) && i == len;
 }
 
-static int digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
 /* strconv.ParseUint(s, 0, 64): 0x/0o/0b prefixes, a leading 0 for octal.
  * Returns 0, -EINVAL for bad syntax, -ERANGE for overflow. */
 static int parse_uint_base0(const char *s, size_t len, uint64_t *out)
@@ -133,9 +123,9 @@ static int parse_uint_base0(const char *s, size_t len, uint64_t *out)
 			return -EINVAL;
 	}
 	for (; i < len; i++) {
-		int d = digit_value(s[i]);
+		int d = hex_value(s[i]);     /* base 16 at most; -1: no digit */
 
-		if (d >= (int)base)
+		if (d < 0 || d >= (int)base)
 			return -EINVAL;
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			range = true;

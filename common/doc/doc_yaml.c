@@ -20,6 +20,7 @@
  * doc_yaml_fast.c instead of libyaml, as the same events, several times
  * faster; everything else, errors included, is libyaml's. */
 #include "doc_impl.h"
+#include "hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +85,7 @@ static void fail_at(struct yctx *c, yaml_mark_t m, const char *fmt, ...)
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, s, strlen(s));
 }
 
 static struct yanchor *anchor_slot(struct yctx *c, const char *name, uint64_t h)
@@ -148,15 +145,8 @@ static const struct yanchor *anchor_get(struct yctx *c, const char *name)
 
 static int scratch_push(struct yctx *c, struct doc_node *n)
 {
-	if (c->n_scratch == c->cap_scratch) {
-		size_t ncap = c->cap_scratch ? c->cap_scratch * 2 : 256;
-		struct doc_node **p = realloc(c->scratch, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->scratch = p;
-		c->cap_scratch = ncap;
-	}
+	if (DT_GROW(c->scratch, c->cap_scratch, c->n_scratch + 1))
+		return -ENOMEM;
 	c->scratch[c->n_scratch++] = n;
 	return 0;
 }
@@ -336,7 +326,7 @@ static bool tagged_scalar(struct yctx *c, struct doc_node *n, const char *tag, y
 	if (strcmp(resolved_tag(r), want) != 0) {
 		char shown[80];
 
-		doc_key_for_msg(n->text, n->text_len, shown, sizeof(shown));
+		dt_quote_buf(shown, sizeof(shown), n->text, n->text_len, DOC_KEY_QUOTING);
 		fail_at(c, m, "cannot decode !!%s `%s` as a !!%s", resolved_tag(r), shown, want);
 		return false;
 	}
@@ -443,11 +433,7 @@ struct keyset {
 
 static uint64_t hash_key(const struct doc_node *k)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < k->text_len; i++)
-		h = (h ^ (unsigned char)k->text[i]) * 1099511628211ull;
-	return h;
+	return hash_fnv1a(HASH_FNV_OFFSET, k->text, k->text_len);
 }
 
 /* Adds k; returns 1 when added, 0 when already there. */
@@ -486,7 +472,8 @@ static bool check_dups(struct yctx *c, const struct doc_pair *pairs, size_t n)
 	}
 	if (rc > 0)
 		return true;
-	doc_key_for_msg(pairs[dup].key->text, pairs[dup].key->text_len, shown, sizeof(shown));
+	dt_quote_buf(shown, sizeof(shown), pairs[dup].key->text, pairs[dup].key->text_len,
+		     DOC_KEY_QUOTING);
 	m.line = (size_t)pairs[dup].key->line - 1;
 	m.column = (size_t)pairs[dup].key->col - 1;
 	fail_at(c, m, "mapping key \"%s\" already defined at line %d", shown,
@@ -747,22 +734,35 @@ static void parse_libyaml(struct yctx *c)
 	yaml_parser_delete(&p);
 }
 
+/* An event of the fast reader into the tree. */
+static int take_fast(void *arg, const yaml_event_t *ev)
+{
+	struct yctx *c = arg;
+
+	on_event(c, ev);
+	return c->oom ? -ENOMEM : 0;
+}
+
 int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
 			bool fast)
 {
 	struct yctx c = { .s = s, .buf = buf, .len = len };
-	yaml_event_t *events;
-	size_t n;
-	int rc = 0;
+	int rc = fast ? doc_yaml_fast_read(buf, len, take_fast, &c) : 1;
 
-	if (fast && !doc_yaml_fast_events(buf, len, &events, &n)) {
-		for (size_t i = 0; i < n && !c.oom; i++)
-			if (on_event(&c, &events[i]))
-				break;
-		free(events);
-	} else {
-		parse_libyaml(&c);
+	if (rc < 0)
+		c.oom = true;
+	if (rc == 1) {
+		/* Outside the subset (perhaps after some documents): libyaml
+		 * reads the whole stream again, into an empty one. */
+		free(c.scratch);
+		free(c.anchors);
+		c = (struct yctx){ .s = s, .buf = buf, .len = len };
+		if (fast && doc_stream_reset(s))
+			c.oom = true;
+		else
+			parse_libyaml(&c);
 	}
+	rc = 0;
 	if (!c.oom && s->n_docs == 0 && !doc_stream_add(s, 1))
 		c.oom = true;       /* nothing but comments: one empty document */
 	if (c.oom)

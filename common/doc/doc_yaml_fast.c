@@ -23,51 +23,53 @@ struct fast {
 	size_t len;
 	size_t pos;                 /* start of the current line */
 	size_t line;                /* 0-based, as yaml_mark_t */
-	yaml_event_t *ev;           /* malloc'd */
-	size_t n, cap;
+	size_t eol_of, eol;         /* line_end's last answer: the line at eol_of ends at eol */
+	doc_fast_take take;         /* where the events go, one at a time */
+	void *arg;
+	yaml_event_t ev;            /* the event being handed over */
 	bool bail;                  /* outside the subset */
+	bool stop;                  /* take said so */
 };
 
+/* Hand one event to take, as libyaml's: the fields the tree builder
+ * reads (doc_yaml.c) are set, the anchor and tag, which the subset never
+ * has, stay NULL (every start event keeps its anchor first, as a scalar
+ * does). */
 static void emit(struct fast *f, yaml_event_type_t type, size_t line, size_t col,
 		 const char *value, size_t len, yaml_scalar_style_t style)
 {
-	yaml_event_t *e;
+	yaml_event_t *e = &f->ev;
 
-	if (f->bail)
+	if (f->bail || f->stop)
 		return;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 1024;
-		yaml_event_t *p = realloc(f->ev, cap * sizeof(*p));
-
-		if (!p) {
-			f->bail = true;         /* libyaml reports the lack of memory */
-			return;
-		}
-		f->ev = p;
-		f->cap = cap;
-	}
-	e = &f->ev[f->n++];
-	memset(e, 0, sizeof(*e));
 	e->type = type;
 	e->start_mark.line = line;
 	e->start_mark.column = col;
 	e->end_mark = e->start_mark;
-	if (type == YAML_SCALAR_EVENT) {
-		e->data.scalar.value = (yaml_char_t *)value;
-		e->data.scalar.length = len;
-		e->data.scalar.style = style;
-		e->data.scalar.plain_implicit = style == YAML_PLAIN_SCALAR_STYLE;
-		e->data.scalar.quoted_implicit = style != YAML_PLAIN_SCALAR_STYLE;
-	}
+	e->data.scalar.value = (yaml_char_t *)value;
+	e->data.scalar.length = len;
+	e->data.scalar.style = style;
+	e->data.scalar.plain_implicit = style == YAML_PLAIN_SCALAR_STYLE;
+	e->data.scalar.quoted_implicit = style != YAML_PLAIN_SCALAR_STYLE;
+	if (f->take(f->arg, e))
+		f->stop = true;
 }
 
 /* ---- Lines ---- */
 
-static size_t line_end(const struct fast *f, size_t p)
+/* The end of the line at p (its '\n', or the end of the input). The
+ * readers below ask for each line's end several times: the last answer
+ * is kept (eol_of starts past any p, at SIZE_MAX). */
+static size_t line_end(struct fast *f, size_t p)
 {
-	const char *nl = memchr(f->buf + p, '\n', f->len - p);
+	const char *nl;
 
-	return nl ? (size_t)(nl - f->buf) : f->len;
+	if (p == f->eol_of)
+		return f->eol;
+	nl = memchr(f->buf + p, '\n', f->len - p);
+	f->eol_of = p;
+	f->eol = nl ? (size_t)(nl - f->buf) : f->len;
+	return f->eol;
 }
 
 static void next_line(struct fast *f)
@@ -127,11 +129,22 @@ static size_t content_end(const struct fast *f, size_t p, size_t e)
  * ":" before a space, which libyaml reads as something else). */
 static bool bad_plain_start(const struct fast *f, size_t p)
 {
-	char c = f->buf[p];
+	static const unsigned char indicator[256] = {
+		['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1, [','] = 1, ['#'] = 1, ['&'] = 1,
+		['*'] = 1, ['!'] = 1, ['|'] = 1, ['>'] = 1, ['\''] = 1, ['"'] = 1, ['%'] = 1,
+		['@'] = 1, ['`'] = 1, ['-'] = 2, ['?'] = 2, [':'] = 2,
+	};
+	unsigned char k = indicator[(unsigned char)f->buf[p]];
 
-	if (c == '-' || c == '?' || c == ':')
-		return p + 1 >= f->len || strchr(" \n,[]{}", f->buf[p + 1]);
-	return strchr("[]{},#&*!|>'\"%@`", c) != NULL;
+	if (k == 2)     /* "-", "?", ":" before a space or a flow character */
+		return p + 1 >= f->len || memchr(" \n,[]{}", f->buf[p + 1], 7);
+	return k;
+}
+
+/* ',', ']', '}': what ends a plain scalar in a flow. */
+static bool flow_end(char c)
+{
+	return c == ',' || c == ']' || c == '}';
 }
 
 /* A quoted scalar at q (its quote), on one line, without escapes; the
@@ -174,9 +187,9 @@ static size_t flow_item(struct fast *f, size_t p, size_t e, bool key, int depth)
 		return quoted(f, p, e);
 	if (bad_plain_start(f, p) || c == ' ')
 		return 0;
-	while (p < e && !strchr(",]}", f->buf[p]) &&
+	while (p < e && !flow_end(f->buf[p]) &&
 	       !(f->buf[p] == ':' && (p + 1 >= e || f->buf[p + 1] == ' ' ||
-				      strchr(",]}", f->buf[p + 1]))) &&
+				      flow_end(f->buf[p + 1]))) &&
 	       !(f->buf[p] == '#' && f->buf[p - 1] == ' '))
 		p++;
 	if (f->buf[p - 1] == ' ') {     /* trailing spaces are not the scalar's */
@@ -219,7 +232,7 @@ static size_t flow(struct fast *f, size_t p, size_t e, int depth)
 			if (f->buf[p] != ':' || p + 1 >= e || f->buf[p + 1] != ' ')
 				return 0;       /* a key without a value, or {a:b} */
 			p = skip_spaces(f, p + 1, e);
-			if (p >= e || strchr(",}", f->buf[p]))
+			if (p >= e || f->buf[p] == ',' || f->buf[p] == '}')
 				return 0;       /* an empty value */
 			p = flow_item(f, p, e, false, depth);
 			if (!p || p >= e)
@@ -300,7 +313,8 @@ static void value_below(struct fast *f, size_t col, bool key, int depth)
 	}
 	if (indent(f) > col ||
 	    (key && indent(f) == col && f->buf[f->pos + col] == '-' &&
-	     (f->pos + col + 1 == f->len || strchr(" \n", f->buf[f->pos + col + 1]))))
+	     (f->pos + col + 1 == f->len || f->buf[f->pos + col + 1] == ' ' ||
+	      f->buf[f->pos + col + 1] == '\n')))
 		block_node(f, col + (indent(f) > col), depth + 1);
 	else
 		f->bail = true;
@@ -416,28 +430,32 @@ static void block_node(struct fast *f, size_t min_indent, int depth)
  * and lines it does not: directives ("%") and document ends ("..."). */
 static bool outside_subset(const char *buf, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
+	/* 1: a byte that may stand anywhere; 2: a line break; 0: outside */
+	static const unsigned char byte_class[256] = { [' ' ... '~'] = 1, ['\n'] = 2 };
 
-		if (c >= 0x7f || (c < 0x20 && c != '\n'))
+	for (size_t i = 0; i < len; i++) {
+		unsigned char k = byte_class[(unsigned char)buf[i]];
+
+		if (k == 1)
+			continue;
+		if (!k)
 			return true;
-		if ((i == 0 || buf[i - 1] == '\n') &&
-		    (c == '%' || (len - i >= 3 && !memcmp(buf + i, "...", 3))))
+		/* the next line's start */
+		if (i + 1 < len && (buf[i + 1] == '%' ||
+				    (len - i - 1 >= 3 && !memcmp(buf + i + 1, "...", 3))))
 			return true;
 	}
-	return false;
+	return len && (buf[0] == '%' || (len >= 3 && !memcmp(buf, "...", 3)));
 }
 
-int doc_yaml_fast_events(const char *buf, size_t len, yaml_event_t **events, size_t *n)
+int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *arg)
 {
-	struct fast f = { .buf = buf, .len = len };
+	struct fast f = { .buf = buf, .len = len, .eol_of = SIZE_MAX, .take = take, .arg = arg };
 
-	*events = NULL;
-	*n = 0;
 	if (outside_subset(buf, len) || (len && buf[len - 1] != '\n'))
 		return 1;
 	emit(&f, YAML_STREAM_START_EVENT, 0, 0, NULL, 0, 0);
-	while (!f.bail && skip_blank(&f)) {
+	while (!f.bail && !f.stop && skip_blank(&f)) {
 		bool marker = is_doc_marker(&f);
 
 		if (marker && line_end(&f, f.pos) != f.pos + 3) {
@@ -465,11 +483,5 @@ int doc_yaml_fast_events(const char *buf, size_t len, yaml_event_t **events, siz
 		emit(&f, YAML_DOCUMENT_END_EVENT, f.line, 0, NULL, 0, 0);
 	}
 	emit(&f, YAML_STREAM_END_EVENT, f.line, 0, NULL, 0, 0);
-	if (f.bail) {
-		free(f.ev);
-		return 1;
-	}
-	*events = f.ev;
-	*n = f.n;
-	return 0;
+	return f.bail ? 1 : f.stop ? -ENOMEM : 0;
 }

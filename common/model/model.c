@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cel_value.h"
+#include "hash.h"
 #include "model.h"
 #include "model_internal.h"
 #include "names.h"
@@ -221,15 +222,8 @@ struct model_object *model_set_add(struct model_set *s, enum model_kind k)
 
 	if ((unsigned)k >= MODEL_KIND_COUNT)
 		return NULL;
-	if (s->n_objects == s->cap_objects) {
-		size_t cap = s->cap_objects ? s->cap_objects * 2 : 16;
-		struct model_object **objs = realloc(s->objects, cap * sizeof(*objs));
-
-		if (!objs)
-			return NULL;
-		s->objects = objs;
-		s->cap_objects = cap;
-	}
+	if (DT_GROW(s->objects, s->cap_objects, s->n_objects + 1))
+		return NULL;
 	o = model_set_alloc(s, sizeof(*o));
 	if (!o)
 		return NULL;
@@ -261,14 +255,10 @@ static const char *find_ns(enum model_kind k, const char *ns)
 /* FNV-1a over kind, namespace and name. */
 static size_t find_hash(enum model_kind k, const char *ns, const char *name)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
+	uint64_t h = hash_fnv1a(HASH_FNV_OFFSET ^ (uint64_t)k, ns, strlen(ns));
 
-	for (const char *p = ns; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ '/') * 1099511628211ull;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return (size_t)h;
+	h = hash_fnv1a(h, "/", 1);
+	return (size_t)hash_fnv1a(h, name, strlen(name));
 }
 
 static bool find_match(const struct model_object *o, enum model_kind k, const char *ns,
@@ -306,15 +296,8 @@ static int find_index_see(struct model_set *s, size_t i)
 		find_index_put(s, i);
 		return 0;
 	}
-	if (ix->n_pending == ix->cap_pending) {
-		size_t cap = ix->cap_pending ? 2 * ix->cap_pending : 16;
-		size_t *p = realloc(ix->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ix->pending = p;
-		ix->cap_pending = cap;
-	}
+	if (DT_GROW(ix->pending, ix->cap_pending, ix->n_pending + 1))
+		return -ENOMEM;
 	ix->pending[ix->n_pending++] = i;
 	return 0;
 }
@@ -386,12 +369,9 @@ struct model_object *model_set_find(const struct model_set *cs, enum model_kind 
 
 /* ---- Generated names ---- */
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (h ^ 0xff) * 1099511628211ull;   /* ends the field: "ab"+"c" != "a"+"bc" */
-}
+/* The seed of generated names' hash: not FNV's offset basis (a digit
+ * short), kept so that the names a manifest generates stay the same. */
+#define GENERATED_NAME_SEED 1469598103934665603ull
 
 /* The counter of key, created at 0; NULL when out of memory. */
 static uint32_t *gen_counter(struct gen_counts *g, uint64_t key)
@@ -436,8 +416,8 @@ int model_set_generate_name(struct model_set *s, struct model_object *o)
 {
 	const char *ns = find_ns(o->kind, o->meta.ns), *prefix = o->meta.generate_name;
 	size_t len = strnlen(prefix, NAMES_GENERATED_BASE_MAX);
-	uint64_t key = fnv1a(fnv1a(fnv1a(1469598103934665603ull, model_kind_name(o->kind)), ns),
-			     prefix);
+	uint64_t key = hash_field(hash_field(hash_field(GENERATED_NAME_SEED,
+							model_kind_name(o->kind)), ns), prefix);
 	uint32_t *next = gen_counter(&s->arena->gen, key);
 	char *name = model_set_alloc(s, len + NAMES_SUFFIX_LEN + 1);
 
@@ -451,7 +431,7 @@ int model_set_generate_name(struct model_set *s, struct model_object *o)
 		char num[16];
 
 		snprintf(num, sizeof(num), "%u", (unsigned)(*next)++);
-		names_suffix(fnv1a(key, num), name + len);
+		names_suffix(hash_field(key, num), name + len);
 	} while (model_set_find(s, o->kind, ns, name) && *next);
 	o->meta.name = name;
 	return 0;

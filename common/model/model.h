@@ -59,7 +59,7 @@ enum model_kind {
 	MODEL_NODE_CLAIM,               /* karpenter.sh/v1, cluster-scoped */
 	MODEL_EC2_NODE_CLASS,           /* karpenter.k8s.aws/v1, cluster-scoped */
 	MODEL_NODE_OVERLAY,             /* karpenter.sh/v1alpha1, cluster-scoped */
-	MODEL_POD_GROUP,                /* scheduling.k8s.io/v1beta1 (v1alpha3, 1.36's v1alpha2) */
+	MODEL_POD_GROUP,                /* scheduling.k8s.io/v1beta1 (and v1alpha3) */
 	MODEL_KIND_COUNT
 };
 
@@ -763,6 +763,10 @@ struct model_set {
 	 * unknown kind example.com/v1 Widget". */
 	struct dt_diags warnings;
 	struct model_arena *arena;              /* owns everything the objects point to */
+	/* Set while decoding what an API server sent (kube/): a field dratopo
+	 * does not know is then a newer API's, a warning, not the strict
+	 * decoding error it is in a manifest. */
+	bool server_objects;
 };
 
 struct model_set *model_set_new(void);

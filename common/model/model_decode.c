@@ -138,9 +138,8 @@ static int dec_object(struct model_dec *d, const struct doc_node *root, enum mod
 /* The apiVersion a served version is read as: the DRA beta versions and
  * v1alpha3's DeviceTaintRule have v1's shape (v1beta1 is converted while
  * decoding: requests without `exactly`, devices under `basic`); the
- * PodGroups of v1alpha2 (1.36) and v1alpha3 have v1beta1's (the fields
- * dratopo reads). Only called for what model_kind_served says the API
- * serves. */
+ * PodGroups of v1alpha3 have v1beta1's (the fields dratopo reads). Only
+ * called for what model_kind_served says the API serves. */
 static const char *read_as(const char *api_version, bool *v1beta1)
 {
 	*v1beta1 = !strcmp(api_version, DRA_GROUP "v1beta1");
@@ -245,78 +244,89 @@ static int dec_node_root(struct model_dec *d, const struct doc_node *root, int d
 	return dec_object(d, root, (enum model_kind)k, line);
 }
 
+/* One document (docs[i] of st) into d's set. 0, or -ENOMEM. */
+static int dec_document(struct model_dec *d, const struct doc_stream *st, size_t i)
+{
+	const struct doc_document *doc = &st->docs[i];
+
+	d->document = (int)i + 1;
+	d->item = -1;
+	d->item_path[0] = '\0';
+	d->path.len = 0;
+	if (doc->error) {
+		d->n_errors++;
+		if (d->errs && dt_diags_add(d->errs, "%s: document %d: %s", d->file, d->document,
+					    doc->error))
+			d->oom = 1;
+		return d->oom ? -ENOMEM : 0;
+	}
+	if (!doc->root)
+		return 0;       /* an empty document: nothing to say */
+	if (dec_node_root(d, doc->root, 0, doc->line) || d->oom)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dec_each(void *arg, const struct doc_stream *st, size_t i)
+{
+	struct model_dec *d = arg;
+
+	if ((!d->file && !(d->file = model_set_strdup(d->set, st->filename ? st->filename
+									      : "-"))) ||
+	    dec_document(d, st, i)) {
+		d->oom = 1;             /* what load_each tells from doc's errors */
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int model_set_add_stream(struct model_set *s, const struct doc_stream *st,
 			 struct dt_diags *errs, struct dt_err *err)
 {
 	struct model_dec d = { .set = s, .errs = errs, .item = -1 };
-	int rc = 0;
 
-	d.file = model_set_strdup(s, st->filename ? st->filename : "-");
-	if (!d.file)
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < st->n_docs; i++) {
-		const struct doc_document *doc = &st->docs[i];
-
-		d.document = (int)i + 1;
-		d.item = -1;
-		d.item_path[0] = '\0';
-		d.path.len = 0;
-		d.path.buf[0] = '\0';
-		if (doc->error) {
-			d.n_errors++;
-			if (errs && dt_diags_add(errs, "%s: document %d: %s", d.file, d.document,
-						 doc->error))
-				d.oom = 1;
-			continue;
-		}
-		if (!doc->root)
-			continue;       /* an empty document: nothing to say */
-		rc = dec_node_root(&d, doc->root, 0, doc->line);
-		if (rc || d.oom)
-			return dt_err_set(err, -ENOMEM, "%s: out of memory", d.file);
-	}
+	for (size_t i = 0; i < st->n_docs; i++)
+		if (dec_each(&d, st, i))
+			return dt_err_set(err, -ENOMEM, "%s: out of memory", d.file ? d.file : "-");
 	return 0;
+}
+
+/* Read and decode a document at a time (doc_parse_each), so that the
+ * documents' trees never all take memory at once. */
+static int load_each(struct model_set *s, const char *buf, size_t len, const char *path,
+		     struct dt_diags *errs, struct dt_err *err)
+{
+	struct model_dec d = { .set = s, .errs = errs, .item = -1 };
+	struct dt_err local = { 0 };
+	int rc;
+
+	if (!err)
+		err = &local;
+	rc = buf ? doc_parse_each(buf, len, DOC_FORMAT_AUTO, path, dec_each, &d, err)
+		 : doc_load_file_each(path, dec_each, &d, err);
+	if (rc && d.oom)
+		return dt_err_set(err, -ENOMEM, "%s: out of memory", d.file ? d.file : path);
+	if (rc && errs) {
+		/* doc's messages name the file already when they can. */
+		if (!strncmp(err->msg, path, strlen(path)))
+			dt_diags_add(errs, "%s", err->msg);
+		else
+			dt_diags_add(errs, "%s: %s", path, err->msg);
+	}
+	return rc;
 }
 
 int model_set_load_buffer(struct model_set *s, const char *buf, size_t len,
 			  const char *filename, struct dt_diags *errs, struct dt_err *err)
 {
-	struct doc_stream *st = NULL;
-	int rc;
-
-	rc = doc_parse(buf, len, DOC_FORMAT_AUTO, filename, &st, err);
-	if (rc) {
-		if (errs)
-			dt_diags_add(errs, "%s: %s", filename ? filename : "-",
-				     err ? err->msg : "cannot parse");
-		return rc;
-	}
-	rc = model_set_add_stream(s, st, errs, err);
-	doc_stream_free(st);
-	return rc;
+	return load_each(s, buf ? buf : "", len, filename ? filename : "-", errs, err);
 }
 
 /* One manifest file (or "-"): its documents, in order. */
 static int load_one_file(struct model_set *s, const char *path, struct dt_diags *errs,
 			 struct dt_err *err)
 {
-	struct doc_stream *st = NULL;
-	int rc;
-
-	rc = doc_load_file(path, &st, err);
-	if (rc) {
-		/* doc's messages name the file already when they can. */
-		if (!errs)
-			return rc;
-		if (!strncmp(err->msg, path, strlen(path)))
-			dt_diags_add(errs, "%s", err->msg);
-		else
-			dt_diags_add(errs, "%s: %s", path, err->msg);
-		return rc;
-	}
-	rc = model_set_add_stream(s, st, errs, err);
-	doc_stream_free(st);
-	return rc;
+	return load_each(s, NULL, 0, path, errs, err);
 }
 
 static bool is_manifest_name(const char *name)
@@ -363,15 +373,8 @@ static int list_manifests(const char *dir, char ***out, size_t *n_out, struct dt
 					dir, LOAD_DIR_MAX_FILES);
 			goto out;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			char **nn = realloc(names, ncap * sizeof(*nn));
-
-			if (!nn)
-				goto oom;
-			names = nn;
-			cap = ncap;
-		}
+		if (DT_GROW(names, cap, n + 1))
+			goto oom;
 		if (!(names[n] = strdup(de->d_name)))
 			goto oom;
 		n++;

@@ -20,16 +20,19 @@ static const char *const f_selector[] = { "cel", NULL };
 static const char *const f_cel[] = { "expression", NULL };
 static const char *const f_config[] = { "requests", "opaque", "source", NULL };
 static const char *const f_opaque[] = { "driver", "parameters", NULL };
+/* Every field of the 1.37 API (its OpenAPI, alpha fields included: an API
+ * server without their feature gates drops them without a word, and so does
+ * dratopo); a field not listed is the API server's strict decoding error. */
 static const char *const f_slice_spec[] = {
 	"driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection",
-	"devices", "sharedCounters", NULL
+	"devices", "sharedCounters", "partitionTypeAttribute", "skipNodeOperations", NULL
 };
 static const char *const f_pool[] = { "name", "generation", "resourceSliceCount", NULL };
 static const char *const f_name[] = { "name", NULL };
 static const char *const f_device_body[] = {
 	"attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes",
 	"taints", "bindsToNode", "bindingConditions", "bindingFailureConditions",
-	"allowMultipleAllocations", NULL
+	"allowMultipleAllocations", "nodeAllocatableResources", NULL
 };
 static const char *const f_v1beta1_device[] = { "name", "basic", NULL };
 static const char *const f_attribute[] = { "int", "bool", "string", "version", "ints", "bools",
@@ -38,7 +41,7 @@ static const char *const f_capacity[] = { "value", "requestPolicy", NULL };
 static const char *const f_request_policy[] = { "default", "validValues", "validRange", NULL };
 static const char *const f_range[] = { "min", "max", "step", NULL };
 static const char *const f_counter[] = { "value", NULL };
-static const char *const f_counters[] = { "counters", NULL };
+static const char *const f_counters[] = { "counters", "compatibilityGroups", NULL };
 
 static const char *const f_claim_spec[] = { "devices", NULL };
 static const char *const f_device_claim[] = { "requests", "constraints", "config", NULL };
@@ -46,7 +49,7 @@ static const char *const f_request[] = { "name", "exactly", "firstAvailable", NU
 static const char *const f_v1beta1_request[] = { "name", "firstAvailable", NULL };
 static const char *const f_exact[] = {
 	"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
-	"capacity", NULL
+	"capacity", "derivedAttributes", NULL
 };
 static const char *const f_capacity_requirements[] = { "requests", NULL };
 static const char *const f_constraint[] = { "requests", "matchAttribute", "distinctAttribute",
@@ -503,7 +506,7 @@ static const struct doc_node *v1beta1_exact_request(const struct doc_node *req)
 {
 	static const char *const exact_fields[] = {
 		"deviceClassName", "selectors", "allocationMode", "count", "adminAccess",
-		"tolerations", "capacity",
+		"tolerations", "capacity", "derivedAttributes",
 	};
 
 	if (!model_child(req, "firstAvailable"))

@@ -43,7 +43,8 @@ static void repr(struct strbuf *sb, const struct doc_node *n)
 	}
 }
 
-static void prefix(struct model_dec *d, struct strbuf *sb)
+/* "FILE: document N (KIND NS/NAME): ", the object a message is about. */
+static void object_prefix(struct model_dec *d, struct strbuf *sb)
 {
 	char buf[1024];
 
@@ -55,8 +56,13 @@ static void prefix(struct model_dec *d, struct strbuf *sb)
 	} else {
 		sb_printf(sb, "%s: document %d: ", d->file, d->document);
 	}
+}
+
+static void prefix(struct model_dec *d, struct strbuf *sb)
+{
+	object_prefix(d, sb);
 	if (d->path.len)
-		sb_printf(sb, "%s: ", d->path.buf);
+		sb_printf(sb, "%s: ", model_path_str(&d->path));
 }
 
 void model_dec_report(struct model_dec *d, const struct doc_node *bad, const char *msg)
@@ -78,11 +84,15 @@ void model_dec_report(struct model_dec *d, const struct doc_node *bad, const cha
 
 /* ---- Unknown fields ----
  *
- * Unknown fields are ignored, as kubectl's client-side decoding ignores
- * them, but inside the types dratopo reads field by field a key it does not
- * know is almost always a typo (`cout: 2` silently meaning count 1), so each
- * one is a warning: `PREFIX PATH: unknown field "cout"`. Types dratopo
- * keeps loosely (metadata, status, most of a pod, EC2NodeClass) are open. */
+ * kubectl applies with strict field validation (its default since 1.27), so
+ * a field the API does not have fails the object, in the API server's
+ * words: `PREFIX strict decoding error: unknown field "spec.devices.
+ * requests[0].exactly.cout"` (a typo that would otherwise mean count 1).
+ * Checked inside the types dratopo reads field by field, whose lists hold
+ * every field of the API; types dratopo keeps loosely (metadata, status,
+ * most of a pod, inside an EC2NodeClass's spec) are not checked. What an
+ * API server sent (set->server_objects) is valid there by definition: a
+ * field it has and dratopo lacks is a newer API's, a warning. */
 
 /* The field lists of closed types, NULL-terminated. */
 
@@ -113,17 +123,28 @@ void model_closed_fields(struct model_dec *d, const struct doc_node *m, const ch
 		const char *key = k->text ? k->text : "";
 		struct strbuf sb = STRBUF_INIT;
 
+		struct strbuf field = STRBUF_INIT;
+		struct dt_diags *to = d->errs;
+
 		if (in_list(known, key) || in_list(extra, key))
 			continue;
-		if (d->set->warnings.n >= DT_DIAG_MAX) {
-			d->set->warnings.dropped++;     /* counted, not stored */
-			continue;
+		if (d->set->server_objects)
+			to = &d->set->warnings;         /* a newer API server's field */
+		else
+			d->n_errors++;
+		if (d->path.len) {
+			sb_puts(&field, model_path_json(&d->path));
+			sb_putc(&field, '.');
 		}
-		prefix(d, &sb);
-		sb_puts(&sb, "unknown field ");
-		model_quote(&sb, key, k->text ? k->text_len : 0);
-		if (sb_error(&sb) || dt_diags_add(&d->set->warnings, "%s", sb_str(&sb)))
+		sb_append(&field, key, k->text ? k->text_len : 0);
+		object_prefix(d, &sb);
+		sb_puts(&sb, d->set->server_objects ? "unknown field " :
+			"strict decoding error: unknown field ");
+		model_quote(&sb, sb_str(&field), field.len);
+		if (sb_error(&sb) || sb_error(&field) ||
+		    (to && dt_diags_add(to, "%s", sb_str(&sb))))
 			d->oom = 1;
+		sb_free(&field);
 		sb_free(&sb);
 	}
 }

@@ -211,6 +211,18 @@ static void dec_kubelet(struct model_dec *d, const struct doc_node *spec,
 	model_path_pop(&d->path, mark);
 }
 
+/* The fields of an EC2NodeClass's spec in the CRD Karpenter v1.15.2
+ * installs (its openAPIV3Schema; the API server refuses any other under
+ * strict field validation). Inside them the spec is kept as written. */
+static const char *const f_ec2_spec[] = {
+	"amiFamily", "amiSelectorTerms", "associatePublicIPAddress", "blockDeviceMappings",
+	"capacityReservationSelectorTerms", "connectionTracking", "context", "cpuOptions",
+	"detailedMonitoring", "enclaveOptions", "instanceProfile", "instanceStorePolicy",
+	"ipPrefixCount", "kubelet", "metadataOptions", "networkInterfaces",
+	"placementGroupSelector", "role", "securityGroupSelectorTerms", "subnetSelectorTerms",
+	"tags", "userData", NULL
+};
+
 void model_dec_ec2_node_class(struct model_dec *d, const struct doc_node *root,
 			       struct model_ec2_node_class *c)
 {
@@ -225,6 +237,7 @@ void model_dec_ec2_node_class(struct model_dec *d, const struct doc_node *root,
 	if (!c->spec)
 		d->oom = 1;
 	mark = model_path_field(&d->path, "spec");
+	model_closed_fields(d, spec, f_ec2_spec, NULL);
 	c->role = model_get_str(d, spec, "role");
 	c->instance_profile = model_get_str(d, spec, "instanceProfile");
 	c->ami_family = model_get_str(d, spec, "amiFamily");

@@ -76,14 +76,7 @@ static void put_gv(struct strbuf *sb, const struct model_served *e)
 /* "A, B and C" of the kinds (space-separated) */
 static void put_kinds(struct strbuf *sb, const char *kinds)
 {
-	const char *last = strrchr(kinds, ' ');
-
-	for (const char *p = kinds; *p; p++) {
-		if (*p != ' ')
-			sb_putc(sb, *p);
-		else
-			sb_puts(sb, p == last ? " and " : ", ");
-	}
+	sb_join_list(sb, kinds, ' ', "and");
 }
 
 /* "KIND is served in g/v1, v1beta2 and v1beta1": the versions of the

@@ -8,61 +8,128 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "escape.h"
 #include "strbuf.h"
 
 /* ---- Field paths ---- */
 
-/* Append the parts to the path; returns the previous length. Every field
- * decoded and validated passes here, message or not, so it copies bytes
- * rather than formatting (snprintf was a fifth of a large plan's time). */
-static size_t path_append(struct model_path *p, const char *a, const char *b, const char *c)
+/* A push stores the segment and renders nothing: every field decoded and
+ * validated is pushed, and only the few with a problem are ever printed
+ * (model_path_str). Past MODEL_PATH_SEGS segments are counted, not kept. */
+static size_t push(struct model_path *p, char kind, const char *text, size_t index)
 {
-	const char *parts[3] = { a, b, c };
 	size_t mark = p->len;
 
-	for (int i = 0; i < 3; i++) {
-		size_t n = strlen(parts[i]);
-
-		if (n >= sizeof(p->buf) - p->len) {
-			/* Cut, and say so. */
-			memcpy(p->buf + sizeof(p->buf) - 4, "...", 4);
-			p->len = sizeof(p->buf) - 1;
-			return mark;
-		}
-		memcpy(p->buf + p->len, parts[i], n);
-		p->len += n;
-	}
-	p->buf[p->len] = '\0';
+	if (p->len < MODEL_PATH_SEGS)
+		p->seg[p->len] = (struct model_path_seg){ .text = text, .index = index, .kind = kind };
+	p->len++;
 	return mark;
 }
 
 size_t model_path_field(struct model_path *p, const char *name)
 {
-	return path_append(p, p->len ? "." : "", name, "");
+	return push(p, 'f', name, 0);
 }
 
 size_t model_path_index(struct model_path *p, size_t i)
 {
-	char num[24], *d = num + sizeof(num) - 1;
-
-	*d = '\0';
-	do
-		*--d = (char)('0' + i % 10);
-	while ((i /= 10));
-	return path_append(p, "[", d, "]");
+	return push(p, 'i', NULL, i);
 }
 
 size_t model_path_key(struct model_path *p, const char *key)
 {
-	return path_append(p, "[", key, "]");
+	return push(p, 'k', key, 0);
+}
+
+size_t model_path_key_cut(struct model_path *p, const char *key, size_t max)
+{
+	return push(p, 'c', key, max < 16 ? 16 : max);
 }
 
 void model_path_pop(struct model_path *p, size_t mark)
 {
-	if (mark <= p->len) {
+	if (mark <= p->len)
 		p->len = mark;
-		p->buf[mark] = '\0';
+}
+
+/* key cut in the middle to max bytes ("abc...xyz"), into buf[128]. */
+static const char *cut_key(const char *key, size_t max, char *buf)
+{
+	size_t len = strlen(key), head, tail;
+
+	if (len <= max || max >= 128)
+		return key;
+	head = (max - 3 + 1) / 2;
+	tail = (max - 3) / 2;
+	memcpy(buf, key, head);
+	memcpy(buf + head, "...", 3);
+	memcpy(buf + head + 3, key + len - tail, tail);
+	buf[head + 3 + tail] = '\0';
+	return buf;
+}
+
+/* One segment's text into buf at *o; false when it does not fit. A key
+ * reads "[key]" (field.Path's form), or with dotted ".key" (the JSON
+ * decoder's, in strict decoding errors). */
+static bool render(char *buf, size_t cap, size_t *o, const struct model_path_seg *s, bool first,
+		   bool dotted)
+{
+	char num[24], *d = num + sizeof(num) - 1, cut[128];
+	const char *parts[3] = { "", s->text ? s->text : "", "" };
+
+	if (s->kind == 'f' || (dotted && s->kind != 'i')) {
+		parts[0] = first ? "" : ".";
+	} else {
+		parts[0] = "[";
+		parts[2] = "]";
 	}
+	if (s->kind == 'i') {
+		size_t i = s->index;
+
+		*d = '\0';
+		do
+			*--d = (char)('0' + i % 10);
+		while ((i /= 10));
+		parts[1] = d;
+	}
+	if (s->kind == 'c')
+		parts[1] = cut_key(parts[1], s->index, cut);
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(parts[k]);
+
+		if (n >= cap - *o)
+			return false;
+		memcpy(buf + *o, parts[k], n);
+		*o += n;
+	}
+	return true;
+}
+
+static const char *path_str(struct model_path *p, bool dotted)
+{
+	size_t o = 0, n = p->len < MODEL_PATH_SEGS ? p->len : MODEL_PATH_SEGS;
+
+	for (size_t i = 0; i < n; i++)
+		if (!render(p->buf, sizeof(p->buf), &o, &p->seg[i], i == 0, dotted)) {
+			memcpy(p->buf + sizeof(p->buf) - 4, "...", 4);      /* cut, and say so */
+			return p->buf;
+		}
+	if (n < p->len && o + 4 <= sizeof(p->buf)) {
+		memcpy(p->buf + o, "...", 4);
+		return p->buf;
+	}
+	p->buf[o] = '\0';
+	return p->buf;
+}
+
+const char *model_path_str(struct model_path *p)
+{
+	return path_str(p, false);
+}
+
+const char *model_path_json(struct model_path *p)
+{
+	return path_str(p, true);
 }
 
 void model_source_document(const struct model_source *src, char *buf, size_t size)
@@ -96,25 +163,10 @@ void model_quote(struct strbuf *sb, const char *s, size_t len)
 {
 	size_t n = len > QUOTE_MAX ? QUOTE_MAX : len;
 
+	/* Printable ASCII and UTF-8 bytes pass; control bytes and DEL are
+	 * escaped. */
 	sb_putc(sb, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"':  sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			/* Printable ASCII and UTF-8 bytes pass; control bytes
-			 * and DEL are escaped. */
-			if (c < 0x20 || c == 0x7f)
-				sb_printf(sb, "\\x%02x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
-	}
+	sb_quote(sb, s, n, SB_QUOTE_BARE | SB_QUOTE_NAMED | SB_QUOTE_DEL);
 	if (n < len)
 		sb_puts(sb, "...");
 	sb_putc(sb, '"');

@@ -20,7 +20,6 @@ int model_validate_object(const struct model_object *o, const struct model_valid
 {
 	struct model_val v = { .o = o, .opts = opts, .errs = errs };
 
-	model_object_prefix(o, v.prefix, sizeof(v.prefix));
 	model_v_meta(&v, &o->meta, model_kind_namespaced(o->kind));
 	switch (o->kind) {
 	case MODEL_DEVICE_CLASS:
@@ -117,8 +116,7 @@ static void e_defined_twice(const struct model_object *o, const struct model_obj
 
 	v->o = o;
 	v->path.len = 0;
-	v->path.buf[0] = '\0';
-	model_object_prefix(o, v->prefix, sizeof(v->prefix));
+	v->prefix[0] = '\0';           /* o's, made by model_val_emit */
 	f = P_FIELD(v, "metadata");
 	P_FIELD(v, "name");
 	sb_puts(&sb, "Duplicate value: ");

@@ -84,35 +84,42 @@ static void v_requests_vs_limits(struct model_val *v, const struct model_contain
 	model_name_index_free(&limits);
 }
 
+/* Keys "name\x1frequest" of a container's claims, for finding a claim
+ * referenced twice for one request: keys[i] into kb. 0 or -ENOMEM. */
+static int claim_keys(const struct model_container *c, struct strbuf *kb, const char **keys)
+{
+	for (size_t i = 0; i < c->n_claims; i++) {
+		const char *name = c->claims[i].name, *req = c->claims[i].request;
+
+		sb_puts(kb, name ? name : "");
+		sb_putc(kb, '\x1f');
+		sb_puts(kb, req ? req : "");
+		sb_append(kb, "", 1);   /* the key's NUL */
+	}
+	if (sb_error(kb))
+		return -ENOMEM;
+	for (size_t i = 0, off = 0; i < c->n_claims; i++) {
+		keys[i] = kb->buf + off;
+		off += strlen(keys[i]) + 1;
+	}
+	return 0;
+}
+
 /* resources.claims: names of the pod's claims, each (name, request) once. */
 static void v_container_claims(struct model_val *v, const struct model_container *c,
 			       const struct model_name_index *pod_claims)
 {
-	struct model_name_index seen;
-	const char **keys;
+	struct model_name_index seen = { 0 };
+	const char **keys = NULL;
 	struct strbuf kb = STRBUF_INIT;
 	size_t f;
 
 	if (!c->n_claims)
 		return;
-	keys = calloc(c->n_claims, sizeof(*keys));
-	if (!keys) {
-		v->oom = true;
-		return;
-	}
-	/* Key "name\x1frequest": one claim may be referenced once per request. */
-	for (size_t i = 0; i < c->n_claims; i++)
-		sb_printf(&kb, "%s\x1f%s%c", c->claims[i].name ? c->claims[i].name : "",
-			  c->claims[i].request ? c->claims[i].request : "", '\0');
-	if (sb_error(&kb)) {
-		v->oom = true;
-		goto out;
-	}
-	for (size_t i = 0, off = 0; i < c->n_claims; i++) {
-		keys[i] = kb.buf + off;
-		off += strlen(keys[i]) + 1;
-	}
-	if (model_name_index_build(&seen, keys, c->n_claims, sizeof(*keys), 0)) {
+	/* A repeat needs two; most containers have one claim. */
+	if (c->n_claims > 1 &&
+	    (!(keys = calloc(c->n_claims, sizeof(*keys))) || claim_keys(c, &kb, keys) ||
+	     model_name_index_build(&seen, keys, c->n_claims, sizeof(*keys), 0))) {
 		v->oom = true;
 		goto out;
 	}
@@ -126,13 +133,13 @@ static void v_container_claims(struct model_val *v, const struct model_container
 		else if (model_name_index_find(pod_claims, name) == SIZE_MAX)
 			model_e_not_found(v, name,
 					  "must be one of the names in pod.spec.resourceClaims");
-		else if (model_name_index_find(&seen, keys[i]) != i)
+		else if (keys && model_name_index_find(&seen, keys[i]) != i)
 			model_e_duplicate(v, name);
 		P_POP(v, ix);
 	}
 	P_POP(v, f);
-	model_name_index_free(&seen);
 out:
+	model_name_index_free(&seen);
 	sb_free(&kb);
 	free(keys);
 }

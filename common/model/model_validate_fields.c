@@ -20,9 +20,13 @@
 
 void model_val_emit(struct model_val *v, struct strbuf *body)
 {
+	/* The object's prefix is made for its first problem only: most
+	 * objects have none, and thousands of them are checked. */
+	if (!v->prefix[0])
+		model_object_prefix(v->o, v->prefix, sizeof(v->prefix));
 	v->n++;
 	if (sb_error(body) || (v->errs && dt_diags_add(v->errs, "%s%s: %s", v->prefix,
-						       v->path.buf, sb_str(body))))
+						       model_path_str(&v->path), sb_str(body))))
 		v->oom = true;
 	sb_free(body);
 }
@@ -149,21 +153,7 @@ void model_e_not_supported(struct model_val *v, const char *value, const char *c
  * does (truncateIfTooLong), so that hostile keys keep messages short. */
 size_t model_p_key_cut(struct model_val *v, const char *key, size_t max)
 {
-	size_t len = strlen(key), remaining, head, tail;
-	char buf[128];
-
-	if (max < 16)
-		max = 16;
-	if (len <= max || max >= sizeof(buf))
-		return P_KEY(v, key);
-	remaining = max - 3;
-	head = (remaining + 1) / 2;
-	tail = remaining / 2;
-	memcpy(buf, key, head);
-	memcpy(buf + head, "...", 3);
-	memcpy(buf + head + 3, key + len - tail, tail);
-	buf[head + 3 + tail] = '\0';
-	return P_KEY(v, buf);
+	return model_path_key_cut(&v->path, key, max);
 }
 
 bool model_str_eq(const char *a, const char *b)

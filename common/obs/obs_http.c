@@ -26,6 +26,8 @@ struct obs_http {
 	struct obs_registry *reg;
 	obs_ready_fn ready;
 	void *ready_arg;
+	obs_ready_fn live;              /* NULL: /healthz is 200 while the process serves */
+	void *live_arg;
 	obs_page_fn page;
 	void *page_arg;
 	int port;
@@ -191,12 +193,13 @@ static enum MHD_Result serve_metrics(struct obs_http *srv, struct MHD_Connection
 		     MHD_RESPMEM_MUST_FREE);
 }
 
-static enum MHD_Result serve_ready(struct obs_http *srv, struct MHD_Connection *conn)
+/* /readyz with the ready callback, /healthz with the live one. */
+static enum MHD_Result serve_check(struct MHD_Connection *conn, obs_ready_fn fn, void *arg)
 {
 	char why[512] = "not ready";
 	char body[sizeof(why) + 1];
 
-	if (!srv->ready || srv->ready(srv->ready_arg, why, sizeof(why)))
+	if (!fn || fn(arg, why, sizeof(why)))
 		return reply_text(conn, MHD_HTTP_OK, "ok\n");
 	why[sizeof(why) - 1] = '\0';
 	snprintf(body, sizeof(body), "%s\n", why);
@@ -272,9 +275,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(url, "/metrics") == 0)
 		return serve_metrics(srv, conn);
 	if (strcmp(url, "/healthz") == 0)
-		return reply_text(conn, MHD_HTTP_OK, "ok\n");
+		return serve_check(conn, srv->live, srv->live_arg);
 	if (strcmp(url, "/readyz") == 0)
-		return serve_ready(srv, conn);
+		return serve_check(conn, srv->ready, srv->ready_arg);
 	if (srv->page)
 		return serve_page(srv, conn, url);
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n");
@@ -323,6 +326,8 @@ int obs_http_start_opts(const struct obs_http_opts *o, struct obs_http **out,
 	srv->reg = o->reg;
 	srv->ready = o->ready;
 	srv->ready_arg = o->ready_arg;
+	srv->live = o->live;
+	srv->live_arg = o->live_arg;
 	srv->page = o->page;
 	srv->page_arg = o->page_arg;
 	srv->port = bound_port(fd);

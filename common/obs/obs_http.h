@@ -1,7 +1,8 @@
 /* obs_http.h - the daemons' operations endpoint on libmicrohttpd:
  *
  *   GET /metrics  the registry in the Prometheus text format 0.0.4
- *   GET /healthz  200 "ok" while the process serves at all
+ *   GET /healthz  200 "ok" while the process serves at all, or, with a live
+ *                 callback (obs_http_opts.live), when it says so, else 503
  *   GET /readyz   200 "ok" when the ready callback says so, else 503 and
  *                 the reason it gave
  *   other paths   the daemon's pages, when it serves any (obs_http_opts.page),
@@ -59,6 +60,11 @@ struct obs_http_opts {
 	struct obs_registry *reg;
 	obs_ready_fn ready;             /* may be NULL */
 	void *ready_arg;
+	/* /healthz, for a daemon whose liveness is more than "the process
+	 * answers" (the agent: a report acknowledged recently); NULL: 200
+	 * while it serves. Same contract as ready. */
+	obs_ready_fn live;
+	void *live_arg;
 	obs_page_fn page;               /* may be NULL: other paths are 404 */
 	void *page_arg;                 /* must outlive the server */
 };

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 static const char *const level_names[] = {
 	[OBS_DEBUG] = "debug",
 	[OBS_INFO] = "info",
@@ -54,45 +56,6 @@ int obs_log_parse_level(const char *text, enum obs_level *out, struct dt_err *er
 int obs_log_set_fd(int fd)
 {
 	return atomic_exchange(&log_fd, fd);
-}
-
-static bool needs_quotes(const char *s)
-{
-	if (!*s)
-		return true;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= ' ' || c == 0x7f || c == '"' || c == '=')
-			return true;
-	}
-	return false;
-}
-
-void obs_logfmt_value(struct strbuf *sb, const char *value)
-{
-	if (!needs_quotes(value)) {
-		sb_puts(sb, value);
-		return;
-	}
-	sb_putc(sb, '"');
-	for (const char *p = value; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		switch (c) {
-		case '"': sb_puts(sb, "\\\""); break;
-		case '\\': sb_puts(sb, "\\\\"); break;
-		case '\n': sb_puts(sb, "\\n"); break;
-		case '\r': sb_puts(sb, "\\r"); break;
-		case '\t': sb_puts(sb, "\\t"); break;
-		default:
-			if (c < ' ' || c == 0x7f)
-				sb_printf(sb, "\\u%04x", c);
-			else
-				sb_putc(sb, (char)c);
-		}
-	}
-	sb_putc(sb, '"');
 }
 
 /* Keys are program constants; one that would break the line is still
@@ -158,7 +121,7 @@ void obs_ev_begin(struct obs_ev *ev, enum obs_level level, const char *event)
 		return;
 	put_timestamp(&ev->line);
 	sb_printf(&ev->line, " level=%s event=", obs_level_name(level));
-	obs_logfmt_value(&ev->line, event ? event : "");
+	sb_logfmt_value(&ev->line, event ? event : "");
 }
 
 static void put_field_key(struct obs_ev *ev, const char *key)
@@ -173,7 +136,7 @@ void obs_ev_str(struct obs_ev *ev, const char *key, const char *value)
 	if (!ev->on)
 		return;
 	put_field_key(ev, key);
-	obs_logfmt_value(&ev->line, value ? value : "");
+	sb_logfmt_value(&ev->line, value ? value : "");
 }
 
 void obs_ev_int(struct obs_ev *ev, const char *key, long long value)

@@ -68,7 +68,4 @@ void obs_ev_vf(struct obs_ev *ev, const char *key, const char *fmt, va_list ap)
 /* Write the line and release the event's memory. */
 void obs_ev_end(struct obs_ev *ev);
 
-/* Append `value` to sb as a logfmt value (quoted and escaped if needed). */
-void obs_logfmt_value(struct strbuf *sb, const char *value);
-
 #endif

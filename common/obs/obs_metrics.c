@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "utf8.h"
+
 enum obs_kind { KIND_COUNTER, KIND_GAUGE, KIND_HISTOGRAM, KIND_GAUGE_FUNC };
 
 static const char *const kind_names[] = {
@@ -201,17 +204,8 @@ static int registry_add(struct obs_registry *reg, struct obs_metric *m,
 	for (size_t i = 0; i < reg->n; i++)
 		if (strcmp(reg->metrics[i]->name, m->name) == 0)
 			rc = dt_err_set(err, -EEXIST, "metric %s: already registered", m->name);
-	if (!rc && reg->n == reg->cap) {
-		size_t cap = reg->cap ? reg->cap * 2 : 16;
-		struct obs_metric **grown = realloc(reg->metrics, cap * sizeof(*grown));
-
-		if (grown) {
-			reg->metrics = grown;
-			reg->cap = cap;
-		} else {
-			rc = dt_err_set(err, -ENOMEM, "metric %s: out of memory", m->name);
-		}
-	}
+	if (!rc && DT_GROW(reg->metrics, reg->cap, reg->n + 1))
+		rc = dt_err_set(err, -ENOMEM, "metric %s: out of memory", m->name);
 	if (!rc)
 		reg->metrics[reg->n++] = m;
 	pthread_mutex_unlock(&reg->lock);
@@ -376,15 +370,8 @@ static struct obs_series *series_alloc(struct obs_metric *m, const char *const *
 
 static bool series_insert(struct obs_metric *m, size_t at, struct obs_series *s)
 {
-	if (m->nseries == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 8;
-		struct obs_series **grown = realloc(m->series, cap * sizeof(*grown));
-
-		if (!grown)
-			return false;
-		m->series = grown;
-		m->cap = cap;
-	}
+	if (DT_GROW(m->series, m->cap, m->nseries + 1))
+		return false;
 	memmove(m->series + at + 1, m->series + at, (m->nseries - at) * sizeof(*m->series));
 	m->series[at] = s;
 	m->nseries++;
@@ -537,19 +524,11 @@ void obs_collect(struct obs_collector *c, double value, ...)
 		n++;
 	if (!ok || n != c->metric->nlabels || c->oom)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct collected *grown = realloc(c->items, cap * sizeof(*grown));
-
-		if (!grown) {
-			c->oom = true;
-			return;
-		}
-		c->items = grown;
-		c->cap = cap;
+	if (DT_GROW(c->items, c->cap, c->n + 1)) {
+		c->oom = true;
+		return;
 	}
 	it = &c->items[c->n];
-	memset(it, 0, sizeof(*it));
 	for (size_t i = 0; i < n; i++) {
 		it->values[i] = strdup(values[i]);
 		if (!it->values[i]) {
@@ -576,7 +555,8 @@ static void collector_sort(struct obs_collector *c)
 {
 	size_t nlabels = c->metric->nlabels;
 
-	qsort_r(c->items, c->n, sizeof(*c->items), cmp_collected, &nlabels);
+	if (c->n > 1)   /* no series: items is NULL, which qsort_r may not be given */
+		qsort_r(c->items, c->n, sizeof(*c->items), cmp_collected, &nlabels);
 }
 
 static void collector_free(struct obs_collector *c)
@@ -614,58 +594,28 @@ static void format_double(char buf[32], double v)
 		snprintf(buf, 32, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, v);
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, surrogates or code points past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /* HELP text and label values: escaped as the format says, and valid
  * UTF-8 (which a scraper requires) whatever a peer sent: a byte that does
  * not start a valid sequence becomes U+FFFD. */
 static void put_escaped(struct strbuf *out, const char *s, bool quote)
 {
-	while (*s) {
-		size_t n = utf8_len((const unsigned char *)s);
+	size_t len = strlen(s);
 
-		if (*s == '\\')
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_decode(s + i, len - i, &cp);
+
+		if (s[i] == '\\')
 			sb_puts(out, "\\\\");
-		else if (*s == '\n')
+		else if (s[i] == '\n')
 			sb_puts(out, "\\n");
-		else if (quote && *s == '"')
+		else if (quote && s[i] == '"')
 			sb_puts(out, "\\\"");
 		else if (n == 0)
 			sb_puts(out, "\xef\xbf\xbd");
 		else
-			sb_append(out, s, n);
-		s += n ? n : 1;
+			sb_append(out, s + i, n);
+		i += n ? n : 1;
 	}
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -39,96 +41,6 @@ static bool leading_zero(const char *s, size_t n)
 	return n > 1 && s[0] == '0';
 }
 
-/* Length of the UTF-8 sequence at s (at most n bytes) and its code point
- * in *cp; 0 when invalid. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	size_t len;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, *cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, *cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, *cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = *cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (*cp < 0x800 || (*cp >= 0xd800 && *cp <= 0xdfff))) ||
-	    (len == 4 && (*cp < 0x10000 || *cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* Code points Go's strconv.IsPrint rejects that text may plausibly carry:
- * controls, non-ASCII spaces, format characters, separators, noncharacters.
- * (Unassigned and private-use ones are not listed and print as is.) */
-static bool go_unprintable(uint32_t cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0xa0) || cp == 0xad ||
-	       (cp >= 0x600 && cp <= 0x605) || cp == 0x61c || cp == 0x6dd || cp == 0x70f ||
-	       cp == 0x180e || (cp >= 0x2000 && cp <= 0x200f) ||
-	       (cp >= 0x2028 && cp <= 0x202f) || (cp >= 0x205f && cp <= 0x206f) ||
-	       cp == 0x3000 || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
-	       (cp & 0xfffe) == 0xfffe || (cp >= 0xfdd0 && cp <= 0xfdef) ||
-	       (cp >= 0xe0000 && cp <= 0xe007f);
-}
-
-/* Go's %q (strconv.Quote): double quotes, backslash escapes, \xHH for
- * invalid UTF-8 and ASCII controls, \uHHHH / \UHHHHHHHH for other
- * unprintable characters. Output is cut to cap bytes, always terminated. */
-static void go_quote(char *out, size_t cap, const char *s, size_t n)
-{
-	static const char esc_from[] = "\a\b\f\n\r\t\v";
-	static const char esc_to[] = "abfnrtv";
-	size_t o = 0;
-
-#define PUT(c) do { if (o + 1 < cap) out[o++] = (c); } while (0)
-	PUT('"');
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		const char *e = c ? strchr(esc_from, c) : NULL;
-		uint32_t cp = 0;
-		size_t l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
-		char hex[12];
-
-		if (c == '"' || c == '\\') {
-			PUT('\\');
-			PUT((char)c);
-		} else if (e) {
-			PUT('\\');
-			PUT(esc_to[e - esc_from]);
-		} else if (l == 0 || (l == 1 && go_unprintable(cp))) {
-			snprintf(hex, sizeof(hex), "\\x%02x", c);
-			for (int k = 0; hex[k]; k++)
-				PUT(hex[k]);
-			l = 1;
-		} else if (go_unprintable(cp)) {
-			snprintf(hex, sizeof(hex), cp > 0xffff ? "\\U%08x" : "\\u%04x",
-				 (unsigned)cp);
-			for (int k = 0; hex[k]; k++)
-				PUT(hex[k]);
-		} else {
-			for (size_t k = 0; k < l; k++)
-				PUT(s[i + k]);
-		}
-		i += l;
-	}
-	PUT('"');
-#undef PUT
-	out[o < cap ? o : cap - 1] = '\0';
-}
-
 /* strconv.ParseUint(s, 10, 64) with its error text. */
 static int parse_uint(const char *s, size_t n, uint64_t *out, struct dt_err *err)
 {
@@ -139,7 +51,7 @@ static int parse_uint(const char *s, size_t n, uint64_t *out, struct dt_err *err
 		unsigned d = (unsigned)(s[i] - '0');
 
 		if (!is_digit(s[i]) || v > (UINT64_MAX - d) / 10) {
-			go_quote(q, sizeof(q), s, n);
+			dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 			return dt_err_set(err, -EINVAL, "strconv.ParseUint: parsing %s: %s", q,
 					  is_digit(s[i]) ? "value out of range" : "invalid syntax");
 		}
@@ -158,12 +70,12 @@ static int parse_number(const char *what, const char *s, size_t n, uint64_t *out
 	char q[160];
 
 	if (!only_digits(s, n)) {
-		go_quote(q, sizeof(q), s, n);
+		dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 		return dt_err_set(err, -EINVAL, "Invalid character(s) found in %s number %s",
 				  what, q);
 	}
 	if (leading_zero(s, n)) {
-		go_quote(q, sizeof(q), s, n);
+		dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 		return dt_err_set(err, -EINVAL, "%c%s number must not contain leading zeroes %s",
 				  what[0] - 'a' + 'A', what + 1, q);
 	}
@@ -181,12 +93,12 @@ static int check_pre_ident(const char *s, size_t n, struct dt_err *err)
 	if (only_digits(s, n)) {
 		if (!leading_zero(s, n))
 			return parse_uint(s, n, &v, err);
-		go_quote(q, sizeof(q), s, n);
+		dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 		return dt_err_set(err, -EINVAL, "Numeric PreRelease version must not "
 				  "contain leading zeroes %s", q);
 	}
 	if (!only_alnum_dash(s, n)) {
-		go_quote(q, sizeof(q), s, n);
+		dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 		return dt_err_set(err, -EINVAL, "Invalid character(s) found in prerelease %s", q);
 	}
 	return 0;
@@ -199,7 +111,7 @@ static int check_build_ident(const char *s, size_t n, struct dt_err *err)
 	if (n == 0)
 		return dt_err_set(err, -EINVAL, "Build meta data is empty");
 	if (!only_alnum_dash(s, n)) {
-		go_quote(q, sizeof(q), s, n);
+		dt_quote_buf(q, sizeof(q), s, n, SB_QUOTE_GO);
 		return dt_err_set(err, -EINVAL, "Invalid character(s) found in build meta data %s",
 				  q);
 	}

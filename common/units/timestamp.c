@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "strbuf.h"
 #include "timestamp.h"
 
@@ -148,24 +149,6 @@ static int days_in(int month, int year)
 	return month == 2 && leap ? 29 : days[month - 1];
 }
 
-/* Go's time.quote: bytes outside printable ASCII as \xNN, '"' and '\\'
- * escaped. */
-static void quote(struct strbuf *sb, const char *s, size_t n)
-{
-	sb_putc(sb, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < ' ' || c >= 0x80)
-			sb_printf(sb, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			sb_printf(sb, "\\%c", c);
-		else
-			sb_putc(sb, (char)c);
-	}
-	sb_putc(sb, '"');
-}
-
 /* ParseError.Error(): "cannot parse REST as ELEM" when msg is NULL, else
  * msg after the value; msg_rest (NULL: none) is quoted after msg. */
 static int parse_error(struct dt_err *err, const char *s, size_t len, const struct rest *rest,
@@ -175,16 +158,16 @@ static int parse_error(struct dt_err *err, const char *s, size_t len, const stru
 	int rc;
 
 	sb_puts(&sb, "parsing time ");
-	quote(&sb, s, len);
+	sb_quote(&sb, s, len, SB_QUOTE_ASCII);
 	if (msg) {
 		sb_puts(&sb, msg);
 		if (msg_rest)
-			quote(&sb, msg_rest->s, msg_rest->n);
+			sb_quote(&sb, msg_rest->s, msg_rest->n, SB_QUOTE_ASCII);
 	} else {
 		sb_puts(&sb, " as \"" TIMESTAMP_LAYOUT "\": cannot parse ");
-		quote(&sb, rest->s, rest->n);
+		sb_quote(&sb, rest->s, rest->n, SB_QUOTE_ASCII);
 		sb_puts(&sb, " as ");
-		quote(&sb, elem, strlen(elem));
+		sb_quote(&sb, elem, strlen(elem), SB_QUOTE_ASCII);
 	}
 	rc = dt_err_set(err, -EINVAL, "%s", sb_error(&sb) ? "parsing time: out of memory" :
 			sb_str(&sb));

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ctrl_internal.h"
+#include "hash.h"
 #include "hwdb.h"
 #include "obs_log.h"
 #include "obs_metrics.h"
@@ -31,7 +32,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool ours(const struct model_object *o)
+bool ctrl_ours(const struct model_object *o)
 {
 	for (size_t i = 0; i < o->meta.n_labels; i++)
 		if (!strcmp(o->meta.labels[i].key, CTRL_MANAGED_BY_KEY) &&
@@ -40,7 +41,6 @@ static bool ours(const struct model_object *o)
 	return false;
 }
 
-static const char *claim_type(const struct model_node_claim *nc);
 
 /* A NodeClaim of ours deleted before it became a node: Karpenter gave up
  * on it (insufficient capacity, a node class not ready, no registration
@@ -48,11 +48,11 @@ static const char *claim_type(const struct model_node_claim *nc);
  * takes another offering for its pods. Under c->lock. */
 static void note_failed_launch(struct ctrl *c, const struct model_object *o)
 {
-	const char *type = claim_type(&o->u.node_claim);
+	const char *type = ctrl_claim_type(&o->u.node_claim);
 	size_t i, slot = c->n_avoid;
 	int64_t now = now_ms();
 
-	if (!type || o->u.node_claim.node_name || !ours(o))
+	if (!type || o->u.node_claim.node_name || !ctrl_ours(o))
 		return;
 	for (i = 0; i < c->n_avoid; i++)
 		if (!strcmp(c->avoid[i].type, type) || c->avoid[i].until_ms <= now)
@@ -99,10 +99,40 @@ void ctrl_stats(struct ctrl *c, struct ctrl_stats *out)
 
 /* ---- the cluster as the planner's input ---- */
 
+/* Whether a container (or init container) of the pod asks for an
+ * extended resource a DeviceClass of set backs (requests, or limits,
+ * from which the API server defaults them). */
+static bool pod_dra_extres(json_object *pod, const struct model_set *set)
+{
+	static const char *const lists[] = { "containers", "initContainers" };
+	static const char *const kinds[] = { "requests", "limits" };
+
+	for (size_t l = 0; l < 2; l++) {
+		json_object *cs = kube_json_get(pod, "spec", lists[l], NULL);
+
+		for (size_t i = 0; cs && i < json_object_array_length(cs); i++)
+			for (size_t k = 0; k < 2; k++) {
+				json_object *r = kube_json_get(json_object_array_get_idx(cs, i),
+							       "resources", kinds[k], NULL);
+
+				if (!r || !json_object_is_type(r, json_type_object))
+					continue;
+				json_object_object_foreach(r, key, v) {
+					(void)v;
+					if (strchr(key, '/') && plan_extres_backed(set, key))
+						return true;
+				}
+			}
+	}
+	return false;
+}
+
 /* A pending pod is dratopo's when it asks for claims or for extended
- * resources (DRA-backed ones among them); bound pods stay as capacity in
- * use. Plain pending pods are Karpenter's. */
-static bool pod_wanted(const char *json)
+ * resources a DeviceClass backs, and no scheduling gate holds it; bound
+ * pods stay as capacity in use. Other pending pods (device-plugin
+ * resources such as nvidia.com/gpu among them) are Karpenter's. set holds
+ * the DeviceClasses already (they join first). */
+static bool pod_wanted(const char *json, const struct model_set *set)
 {
 	json_object *o = json_tokener_parse(json), *cs;
 	bool want = false;
@@ -111,20 +141,16 @@ static bool pod_wanted(const char *json)
 		return false;
 	if (kube_json_str(o, "spec", "nodeName", NULL)) {
 		want = true;
+	} else if ((cs = kube_json_get(o, "spec", "schedulingGates", NULL)) &&
+		   json_object_array_length(cs) > 0) {
+		/* gated (a queue such as Kueue holds it): kube-scheduler will not
+		 * place it, and Karpenter provisions for none such */
+		want = false;
 	} else if ((cs = kube_json_get(o, "spec", "resourceClaims", NULL)) &&
 		   json_object_array_length(cs) > 0) {
 		want = true;
-	} else if ((cs = kube_json_get(o, "spec", "containers", NULL))) {
-		for (size_t i = 0; !want && i < json_object_array_length(cs); i++) {
-			json_object *req = kube_json_get(json_object_array_get_idx(cs, i),
-							 "resources", "requests", NULL);
-
-			json_object_object_foreach(req ? req : o, key, v) {
-				(void)v;
-				if (req && strchr(key, '/') && strncmp(key, "hugepages-", 10))
-					want = true;
-			}
-		}
+	} else {
+		want = pod_dra_extres(o, set);
 	}
 	json_object_put(o);
 	return want;
@@ -146,7 +172,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 		l->refused++;
 		return 0;
 	}
-	if (l->which == W_PODS && !pod_wanted(obj->json))
+	if (l->which == W_PODS && !pod_wanted(obj->json, l->set))
 		return 0;
 	if (l->which == W_NODES && l->c->o.node_excluded &&
 	    l->c->o.node_excluded(l->c->o.node_arg, obj->name))
@@ -156,7 +182,7 @@ static int load_one(void *arg, const struct kube_object *obj)
 }
 
 /* The instance type a NodeClaim asks for (its one In value), or NULL. */
-static const char *claim_type(const struct model_node_claim *nc)
+const char *ctrl_claim_type(const struct model_node_claim *nc)
 {
 	for (size_t i = 0; i < nc->n_requirements; i++) {
 		const struct model_requirement *r = &nc->requirements[i];
@@ -168,6 +194,31 @@ static const char *claim_type(const struct model_node_claim *nc)
 	return NULL;
 }
 
+/* labels[*n] = key=value unless a label of that key is there already. */
+static void add_label(struct model_kv *labels, size_t *n, const char *key, const char *value)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!strcmp(labels[j].key, key))
+			return;
+	labels[(*n)++] = (struct model_kv){ key, value };
+}
+
+/* The consumable-capacity mode of the EC2NodeClass a NodeClaim launches
+ * with (its karpenter.k8s.aws/nvidia-consumable-capacity annotation);
+ * false when it has none (or one the planner already refused). */
+static bool class_cc(struct model_set *set, const struct model_node_claim *nc,
+		     struct hwdb_cc_mode *out)
+{
+	const struct model_object *cls = nc->node_class_ref.name ?
+		model_set_find(set, MODEL_EC2_NODE_CLASS, NULL, nc->node_class_ref.name) : NULL;
+
+	for (size_t i = 0; cls && i < cls->meta.n_annotations; i++)
+		if (!strcmp(cls->meta.annotations[i].key,
+			    "karpenter.k8s.aws/nvidia-consumable-capacity"))
+			return hwdb_cc_parse(cls->meta.annotations[i].value, out, NULL) == 0;
+	return false;
+}
+
 /* A NodeClaim launched but not yet a Node: a node of its type with its
  * labels and taints, and the slices hwdb predicts, so that the pods it was
  * made for find their place on it instead of a second node. */
@@ -175,11 +226,12 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 			 struct dt_err *err)
 {
 	const struct model_node_claim *nc = &claim->u.node_claim;
-	const char *type = claim_type(nc);
+	const char *type = ctrl_claim_type(nc);
 	const struct hwdb_type *t = type ? hwdb_lookup(type) : NULL;
 	struct model_object *slices[HWDB_MAX_SLICES], *node;
 	struct strbuf sb = STRBUF_INIT;
 	struct model_kv *labels;
+	struct hwdb_cc_mode cc;
 	size_t n = 0;
 	int rc;
 
@@ -196,24 +248,30 @@ static int add_in_flight(struct model_set *set, const struct model_object *claim
 	node = model_set_find(set, MODEL_NODE, NULL, claim->meta.name);
 	if (rc < 0 || !node)
 		return rc < 0 ? rc : 0;
-	/* the claim's labels (its pool, capacity type) are the node's too */
-	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels + 1,
-				  sizeof(*labels));
+	/* the claim's labels (its pool, capacity type) are the node's too, and
+	 * so is every requirement of one value (the zone, the region): Karpenter
+	 * labels the node with them, and a pod pinned to the zone must find its
+	 * NodeClaim in flight there, not get a second one */
+	labels = model_set_calloc(set, node->meta.n_labels + claim->meta.n_labels +
+				  nc->n_requirements + 1, sizeof(*labels));
 	if (!labels)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
-	for (size_t i = 0; i < claim->meta.n_labels; i++) {
-		bool dup = false;
-
-		for (size_t j = 0; j < node->meta.n_labels; j++)
-			dup |= !strcmp(labels[j].key, claim->meta.labels[i].key);
-		if (!dup)
-			labels[node->meta.n_labels++] = claim->meta.labels[i];
-	}
+	if (node->meta.n_labels)        /* memcpy from NULL is undefined, even of 0 bytes */
+		memcpy(labels, node->meta.labels, node->meta.n_labels * sizeof(*labels));
+	for (size_t i = 0; i < claim->meta.n_labels; i++)
+		add_label(labels, &node->meta.n_labels, claim->meta.labels[i].key,
+			  claim->meta.labels[i].value);
+	for (size_t i = 0; i < nc->n_requirements; i++)
+		if (nc->requirements[i].op == MODEL_OP_IN && nc->requirements[i].n_values == 1)
+			add_label(labels, &node->meta.n_labels, nc->requirements[i].key,
+				  nc->requirements[i].values[0]);
 	node->meta.labels = labels;
 	node->u.node.taints = nc->taints;
 	node->u.node.n_taints = nc->n_taints;
-	return hwdb_slices(t, NULL, claim->meta.name, set, slices, &n, err);
+	/* the slices as its node class's consumable-capacity mode makes them:
+	 * shared GPUs hold as many pods in flight as they will live */
+	return hwdb_slices(t, class_cc(set, nc, &cc) ? &cc : NULL, claim->meta.name, set, slices,
+			   &n, err);
 }
 
 /* Every NodePool of the plan leaves the avoided types out, as if its
@@ -237,7 +295,8 @@ static int avoid_types(struct ctrl *c, struct model_set *set, struct dt_err *err
 
 		if (!r || !vals)
 			return dt_err_set(err, -ENOMEM, "out of memory");
-		memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
+		if (p->n_requirements)
+			memcpy(r, p->requirements, p->n_requirements * sizeof(*r));
 		memcpy(vals, types, n * sizeof(*vals));
 		r[p->n_requirements] = (struct model_requirement){
 			.key = "node.kubernetes.io/instance-type", .operator_text = "NotIn",
@@ -265,13 +324,6 @@ static int snapshot(struct ctrl *c, struct model_set *set, struct dt_err *err)
 
 /* ---- writing the plan ---- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h ^ 0xff) * 1099511628211ULL;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -279,23 +331,25 @@ static int cmp_str(const void *a, const void *b)
 
 /* "<pool>-<10 hex>": what the NodeClaim holds decides its name, so the
  * same plan applied twice is one object. */
-static void claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
+static int claim_name(const struct plan_node_claim *nc, char *buf, size_t size)
 {
 	const char **pods = malloc((nc->n_pods + 1) * sizeof(*pods));
-	uint64_t h = fnv(fnv(fnv(1469598103934665603ULL, nc->node_pool), nc->instance_type),
-			 nc->capacity_type);
+	uint64_t h = hash_field(hash_field(hash_field(HASH_FNV_OFFSET, nc->node_pool),
+					       nc->instance_type), nc->capacity_type);
 
 	for (size_t i = 0; i < nc->n_narrowed; i++)
 		for (size_t j = 0; j < nc->narrowed[i].n_values; j++)
-			h = fnv(fnv(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
-	if (pods) {
+			h = hash_field(hash_field(h, nc->narrowed[i].key), nc->narrowed[i].values[j]);
+	if (!pods)
+		return -ENOMEM;
+	if (nc->n_pods)
 		memcpy(pods, nc->pods, nc->n_pods * sizeof(*pods));
-		qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
-		for (size_t i = 0; i < nc->n_pods; i++)
-			h = fnv(h, pods[i]);
-		free(pods);
-	}
+	qsort(pods, nc->n_pods, sizeof(*pods), cmp_str);
+	for (size_t i = 0; i < nc->n_pods; i++)
+		h = hash_field(h, pods[i]);
+	free(pods);
 	snprintf(buf, size, "%.40s-%010" PRIx64, nc->node_pool, (uint64_t)(h & 0xffffffffffULL));
+	return 0;
 }
 
 int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
@@ -305,7 +359,8 @@ int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const
 
 	if (!kv)
 		return -ENOMEM;
-	memcpy(kv, *items, *n * sizeof(*kv));
+	if (*n)
+		memcpy(kv, *items, *n * sizeof(*kv));
 	kv[*n].key = model_set_strdup(set, key);
 	kv[*n].value = model_set_strdup(set, value);
 	*items = kv;
@@ -328,9 +383,8 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 	char name[64], *have;
 	int rc;
 
-	if (!o)
+	if (!o || claim_name(nc, name, sizeof(name)))
 		return;
-	claim_name(nc, name, sizeof(name));
 	have = kube_informer_get(c->inf[W_NODECLAIMS], NULL, name);
 	free(have);
 	if (have)
@@ -350,16 +404,16 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 			"nodeclaims.karpenter.sh", "name", name, "instance_type", nc->instance_type,
 			"pods", sb_str(&pods), NULL);
 		obs_inc(obs_series(c->m_dry, "apply", "nodeclaims", NULL));
-		rc = 0;
-	} else {
-		rc = kube_apply_object(c->kc, o, NULL, &err);
-		if (rc)
-			obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
-		else
-			obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
-				nc->instance_type, "capacity_type", nc->capacity_type, "pods",
-				sb_str(&pods), NULL);
+		sb_free(&pods);
+		return;                 /* nothing written, so none counted as written */
 	}
+	rc = kube_apply_object(c->kc, o, NULL, &err);
+	if (rc)
+		obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
+	else
+		obs_log(OBS_INFO, "nodeclaim_created", "name", name, "instance_type",
+			nc->instance_type, "capacity_type", nc->capacity_type, "pods",
+			sb_str(&pods), NULL);
 	pthread_mutex_lock(&c->lock);
 	if (rc)
 		c->stats.write_errors++;
@@ -367,7 +421,7 @@ static void write_claim(struct ctrl *c, struct model_set *ncs, const struct plan
 		c->stats.nodeclaims_written++;
 	pthread_mutex_unlock(&c->lock);
 	obs_inc(rc ? c->s_errors : c->s_written);
-	if (!rc && !c->o.dry_run) {
+	if (!rc) {
 		struct kube_objref ref = { "karpenter.sh/v1", "NodeClaim", NULL, name, NULL };
 
 		kube_event(c->rec, &ref, "Normal", "Launching", "Provisioning",
@@ -419,6 +473,7 @@ static void cycle(struct ctrl *c)
 			NULL);
 		goto out;
 	}
+	ctrl_verify_registered(c, set);
 	snprintf(plan_id, sizeof(plan_id), "%" PRId64, (int64_t)time(NULL));
 	plan_execute(&rq, &rep);
 	for (size_t i = 0; i < rep.diags.n && i < 20; i++)
@@ -522,7 +577,7 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 {
 	static const char *const by_verb[] = { "verb", "resource", NULL };
 	struct obs_registry *r = c->o.registry;
-	struct obs_metric *cycles, *written, *errors, *unsched;
+	struct obs_metric *cycles, *written, *errors, *unsched, *mismatch;
 	int rc;
 
 	if (!r)
@@ -540,8 +595,12 @@ static int metrics(struct ctrl *c, struct dt_err *err)
 				  &errors, err)) ||
 	    (rc = obs_gauge_new(r, "dratopo_kube_unschedulable_pods",
 				"Pending pods the last plan found no place for.", NULL,
-				&unsched, err)))
+				&unsched, err)) ||
+	    (rc = obs_counter_new(r, "dratopo_kube_slice_mismatches_total",
+				  "Registered nodes whose published slices differ from the plan's.",
+				  NULL, &mismatch, err)))
 		return rc;
+	c->s_mismatch = obs_series(mismatch, NULL);
 	c->s_cycles = obs_series(cycles, NULL);
 	c->s_written = obs_series(written, NULL);
 	c->s_errors = obs_series(errors, NULL);

@@ -94,7 +94,7 @@ bool ctrl_synced(struct ctrl *c);
 
 struct ctrl_stats {
 	unsigned long long cycles;              /* plans made */
-	unsigned long long nodeclaims_written;  /* applied (or logged, dry run) */
+	unsigned long long nodeclaims_written;  /* applied (a dry run applies none) */
 	unsigned long long unschedulable;       /* pods of the last plan */
 	unsigned long long write_errors;
 	unsigned long long remedy_writes;       /* rules applied or deleted, taints set or lifted */

@@ -9,26 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "topo_verify.h"
-
-static const char *const verdict_names[REC_N_VERDICTS] = {
-	"match", "drift", "unknown", "learned",
-};
-
-const char *rec_verdict_name(enum rec_verdict v)
-{
-	return (unsigned)v < REC_N_VERDICTS ? verdict_names[v] : "unknown";
-}
-
-int rec_verdict_parse(const char *s, enum rec_verdict *out)
-{
-	for (int i = 0; s && i < REC_N_VERDICTS; i++)
-		if (strcmp(s, verdict_names[i]) == 0) {
-			*out = (enum rec_verdict)i;
-			return 0;
-		}
-	return -EINVAL;
-}
 
 /* ---- The fleet ---- */
 
@@ -123,15 +105,11 @@ static size_t name_pos(void *const *v, size_t n, const char *name, bool *found)
 /* Insert item at pos of a pointer array, growing it. */
 static int insert_at(void ***v, size_t *n, size_t *cap, size_t pos, void *item)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void **nv = realloc(*v, nc * sizeof(*nv));
+	void *grown = *v;
 
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (dt_grow(&grown, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	*v = grown;
 	memmove(*v + pos + 1, *v + pos, (*n - pos) * sizeof(**v));
 	(*v)[pos] = item;
 	(*n)++;
@@ -192,20 +170,6 @@ static struct fshape *get_shape(struct ftype *t, const char *key)
 	return s;
 }
 
-size_t rec_type_live_shapes(const struct ftype *t)
-{
-	size_t n = 0;
-
-	for (const struct fshape *s = t->shapes; s; s = s->next)
-		n += s->count > 0;
-	return n;
-}
-
-bool rec_type_conflicted(const struct ftype *t)
-{
-	return !hwdb_lookup(t->name) && rec_type_live_shapes(t) > 1;
-}
-
 /* ---- Checking a report ---- */
 
 static bool plain_name(const char *s, size_t max)
@@ -246,17 +210,14 @@ static int check_report(const struct rec_report *r, struct dt_err *err)
 
 /* ---- Verdicts ---- */
 
-/* The entry a type's nodes are held to: hwdb's, else the learned one. */
+/* The entry a type's nodes are held to: hwdb's, unless hwdb leaves the
+ * type to be learned and the fleet has learned it. */
 static const struct hwdb_type *effective(const struct ftype *t, bool *learned)
 {
 	const struct hwdb_type *e = hwdb_lookup(t->name);
 
-	*learned = false;
-	if (!e && t->learned) {
-		*learned = true;
-		e = t->learned->entry;
-	}
-	return e;
+	*learned = t->learned && (!e || hwdb_type_incomplete(e));
+	return *learned ? t->learned->entry : e;
 }
 
 /* The verdict on topology top for type ty; diffs (initialised) gets the
@@ -387,18 +348,15 @@ static int shape_nodes(const struct rec_fleet *f, const struct fshape *shape, ch
 /* Whether type ty may learn an entry now (its quorum aside). */
 static bool learnable(const struct rec_fleet *f, const struct ftype *ty)
 {
-	return !f->restoring && !ty->learned && !hwdb_lookup(ty->name) &&
+	return !f->restoring && !ty->learned && rec_type_to_learn(ty) &&
 	       !rec_type_conflicted(ty);
 }
 
 static int append_node(struct rec_changes *c, const struct rec_fleet *f,
 		       const struct fnode *n, int64_t now)
 {
-	struct rec_node *nv = realloc(c->nodes, (c->n_nodes + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->nodes, c->cap_nodes, c->n_nodes + 1))
 		return -ENOMEM;
-	c->nodes = nv;
 	return rec_node_view(f, n, now, &c->nodes[c->n_nodes++]);
 }
 
@@ -432,10 +390,12 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 {
 	struct dt_err why = { 0 };
 	struct flearned *l;
-	struct rec_learned *nl;
 	int rc;
 
 	if (!learnable(f, ty) || n->shape->count < f->quorum)
+		return 0;
+	/* What hwdb does know holds: only nodes that match it complete it. */
+	if (hwdb_lookup(ty->name) && n->verdict != REC_MATCH)
 		return 0;
 	if (top->cpus <= 0 || top->memory_mib <= 0) {
 		dt_diags_add(warnings, "%s: not learned: node %s reported no CPU count or memory",
@@ -443,12 +403,10 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 		return 0;
 	}
 	l = calloc(1, sizeof(*l));
-	nl = realloc(c->learned, (c->n_learned + 1) * sizeof(*nl));
-	if (!l || !nl) {
+	if (!l || DT_GROW(c->learned, c->cap_learned, c->n_learned + 1)) {
 		free(l);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
-	c->learned = nl;
 	rc = learned_source(top, n->shape, n->shape->count, warnings, &l->rec.source, &why);
 	if (rc == 0)
 		rc = learned_parse(ty->name, l->rec.source, l, &why);
@@ -478,11 +436,8 @@ static int maybe_learn(struct rec_fleet *f, struct ftype *ty, struct fnode *n,
 static int append_conflict(struct rec_changes *c, const struct rec_fleet *f,
 			   const struct ftype *t)
 {
-	struct rec_conflict *nv = realloc(c->conflicts, (c->n_conflicts + 1) * sizeof(*nv));
-
-	if (!nv)
+	if (DT_GROW(c->conflicts, c->cap_conflicts, c->n_conflicts + 1))
 		return -ENOMEM;
-	c->conflicts = nv;
 	return rec_conflict_view(f, t, &c->conflicts[c->n_conflicts++]);
 }
 
@@ -764,6 +719,70 @@ int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outco
 	if (rc)
 		rec_outcome_free(out);
 	return rc;
+}
+
+/* ---- Forgetting ---- */
+
+int rec_fleet_forget(struct rec_fleet *f, const char *name, struct rec_changes *out,
+		     struct dt_err *err)
+{
+	struct touched t = { 0 };
+	struct fnode *n;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&f->mu);
+	if (f->restoring) {
+		rc = dt_err_set(err, -EBUSY, "the fleet is being restored");
+		goto out;
+	}
+	n = rec_find_node(f, name, NULL);
+	if (!n) {
+		rc = dt_err_set(err, -ENOENT, "no node %s in the fleet", name);
+		goto out;
+	}
+	/* Its type's conflict may change or end without it. */
+	t.old_type = n->type;
+	t.old_conflicted = n->type && rec_type_conflicted(n->type);
+	drop_node(f, n);
+	if (t.old_type && (t.old_conflicted || rec_type_conflicted(t.old_type)) &&
+	    append_conflict(out, f, t.old_type))
+		rc = dt_err_set(err, -ENOMEM, "out of memory");
+out:
+	pthread_mutex_unlock(&f->mu);
+	if (rc)
+		rec_changes_free(out);
+	return rc;
+}
+
+int rec_fleet_silent(struct rec_fleet *f, int64_t now, int64_t silent_ns, char ***names,
+		     size_t *n, struct dt_err *err)
+{
+	size_t cap = 0;
+	int rc = 0;
+
+	*names = NULL;
+	*n = 0;
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
+		if (now - f->nodes[i]->received_ns <= silent_ns)
+			continue;
+		if (DT_GROW(*names, cap, *n + 1) || !((*names)[*n] = strdup(f->nodes[i]->name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (rc) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+		return dt_err_set(err, rc, "out of memory");
+	}
+	return 0;
 }
 
 /* ---- Restore ---- */

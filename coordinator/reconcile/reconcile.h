@@ -156,11 +156,11 @@ void rec_conflict_free(struct rec_conflict *c);
  * persist in the same write. */
 struct rec_changes {
 	struct rec_node *nodes;         /* other nodes whose verdict changed */
-	size_t n_nodes;
+	size_t n_nodes, cap_nodes;
 	struct rec_learned *learned;    /* entries learned */
-	size_t n_learned;
+	size_t n_learned, cap_learned;
 	struct rec_conflict *conflicts; /* conflicts that appeared, changed or ended */
-	size_t n_conflicts;
+	size_t n_conflicts, cap_conflicts;
 };
 void rec_changes_free(struct rec_changes *c);
 
@@ -188,10 +188,29 @@ void rec_outcome_free(struct rec_outcome *o);
 int rec_report(struct rec_fleet *f, const struct rec_report *r, struct rec_outcome *out,
 	       struct dt_err *err);
 
+/* ---- Forgetting nodes that left ---- */
+
+/* Forget node name: it left the fleet (its Node was deleted, it was
+ * silent past --forget-after, or `dratopo nodes --forget`). Its type stays
+ * known (a learned entry stays learned) but leaves the summary when it has
+ * no node left. *out gets what the daemon writes with the node's deletion
+ * in one transaction: its type's conflict as it now stands (changed, or
+ * n_shapes 0: ended). -ENOENT: no such node; -EBUSY during a restore. A
+ * type whose conflict ends this way is learned at its next changed report
+ * or restart, not here (learning needs a report to learn from). */
+int rec_fleet_forget(struct rec_fleet *f, const char *name, struct rec_changes *out,
+		     struct dt_err *err);
+/* The names of the nodes whose last report is older than silent_ns at now
+ * (*names: free each and the array). */
+int rec_fleet_silent(struct rec_fleet *f, int64_t now, int64_t silent_ns, char ***names,
+		     size_t *n, struct dt_err *err);
+
 /* ---- Queries ---- */
 
-/* The effective hwdb entry of a type: hwdb's (built-in or extra), else the
- * learned one (no price), else NULL. *learned (may be NULL) says which. */
+/* The effective hwdb entry of a type: hwdb's (built-in or extra) when it
+ * is complete; else the learned one (no price) when the fleet learned it;
+ * else hwdb's incomplete entry, or NULL. *learned (may be NULL) says
+ * whether it is the learned one. */
 const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *type,
 					      bool *learned);
 /* Every learned entry of the fleet into cat (hwdb_catalog_add_learned:

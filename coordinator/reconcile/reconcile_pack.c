@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 /* The strings of one report, each kept once, in the order first seen.
  * slots is an open-addressing table of offset + 1 (0: empty) at least twice
  * the strings' count: a report has up to 3 strings per device, and a linear
@@ -52,13 +54,9 @@ static void strings_free(struct strings *st)
 	free(st->slots);
 }
 
-static size_t str_hash(const char *s, size_t len)     /* FNV-1a */
+static size_t str_hash(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	return (size_t)hash_fnv1a(HASH_FNV_OFFSET, s, len);
 }
 
 static bool printable(const char *s)

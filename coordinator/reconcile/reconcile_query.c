@@ -1,10 +1,9 @@
 /* reconcile_query.c - what the fleet tells: node records, plannability,
- * per-type summaries, conflicts, learned entries, predicted slices; and the
- * copies it hands out. See reconcile.h. */
+ * per-type summaries, conflicts, learned entries, predicted slices (the
+ * records themselves are reconcile_records.c's). See reconcile.h. */
 #include "reconcile_internal.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,256 +11,7 @@
 #include "hwdb_catalog.h"
 #include "topo_slices.h"
 
-#define NS_PER_S ((int64_t)1000000000)
-
-/* ---- Freeing what the API hands out ---- */
-
-void rec_node_free(struct rec_node *n)
-{
-	if (!n)
-		return;
-	free(n->name);
-	free(n->instance_type);
-	dt_diags_free(&n->differences);
-	free(n->shape_key);
-	free(n->agent_version);
-	free(n->boot_id);
-	free(n->why);
-	memset(n, 0, sizeof(*n));
-	dt_diags_init(&n->differences);
-}
-
-static void names_free(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void rec_learned_free(struct rec_learned *l)
-{
-	if (!l)
-		return;
-	free(l->type);
-	free(l->shape_key);
-	free(l->source);
-	names_free(l->nodes, l->n_nodes);
-	memset(l, 0, sizeof(*l));
-}
-
-void rec_conflict_free(struct rec_conflict *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; c->shapes && i < c->n_shapes; i++) {
-		free(c->shapes[i].shape_key);
-		names_free(c->shapes[i].nodes, c->shapes[i].n_nodes);
-	}
-	free(c->shapes);
-	free(c->type);
-	memset(c, 0, sizeof(*c));
-}
-
-void rec_changes_free(struct rec_changes *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n_nodes; i++)
-		rec_node_free(&c->nodes[i]);
-	for (size_t i = 0; i < c->n_learned; i++)
-		rec_learned_free(&c->learned[i]);
-	for (size_t i = 0; i < c->n_conflicts; i++)
-		rec_conflict_free(&c->conflicts[i]);
-	free(c->nodes);
-	free(c->learned);
-	free(c->conflicts);
-	memset(c, 0, sizeof(*c));
-}
-
-void rec_outcome_free(struct rec_outcome *o)
-{
-	if (!o)
-		return;
-	rec_node_free(&o->node);
-	rec_changes_free(&o->also);
-	dt_diags_free(&o->warnings);
-}
-
-void rec_node_list_free(struct rec_node_list *l)
-{
-	for (size_t i = 0; l && i < l->n; i++)
-		rec_node_free(&l->nodes[i]);
-	if (l)
-		free(l->nodes);
-}
-
-void rec_type_list_free(struct rec_type_list *l)
-{
-	for (size_t i = 0; l && i < l->n; i++) {
-		free(l->types[i].type);
-		free(l->types[i].common_shape);
-	}
-	if (l)
-		free(l->types);
-}
-
-void rec_conflict_list_free(struct rec_conflict_list *l)
-{
-	for (size_t i = 0; l && i < l->n; i++)
-		rec_conflict_free(&l->conflicts[i]);
-	if (l)
-		free(l->conflicts);
-}
-
-/* ---- Copies ---- */
-
-int rec_diags_copy(const struct dt_diags *src, struct dt_diags *out)
-{
-	dt_diags_init(out);
-	for (size_t i = 0; i < src->n; i++)
-		if (dt_diags_add(out, "%s", src->msgs[i]))
-			return -ENOMEM;
-	out->dropped += src->dropped;
-	return 0;
-}
-
-static int names_copy(char *const *src, size_t n, char ***out)
-{
-	*out = calloc(n + 1, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!((*out)[i] = strdup(src[i])))
-			return -ENOMEM;
-	return 0;
-}
-
-int rec_learned_copy(const struct rec_learned *src, struct rec_learned *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->learned_ns = src->learned_ns;
-	out->n_nodes = src->n_nodes;
-	if (!(out->type = strdup(src->type)) ||
-	    !(out->shape_key = strdup(src->shape_key ? src->shape_key : "")) ||
-	    !(out->source = strdup(src->source)) ||
-	    names_copy(src->nodes, src->n_nodes, &out->nodes)) {
-		rec_learned_free(out);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int rec_node_view(const struct rec_fleet *f, const struct fnode *n, int64_t now,
-		  struct rec_node *out)
-{
-	struct strbuf why = STRBUF_INIT;
-
-	memset(out, 0, sizeof(*out));
-	rec_why(f, n, now, &why);
-	out->verdict = n->verdict;
-	out->gpus = n->gpus;
-	out->efas = n->efas;
-	out->sequence = n->sequence;
-	out->probed_ns = n->probed_ns;
-	out->received_ns = n->received_ns;
-	out->plannable = why.len == 0;
-	out->conflicted = rec_type_conflicted(n->type);
-	out->drifted = n->drifted;
-	out->recovered = n->drifted && (n->verdict == REC_MATCH || n->verdict == REC_LEARNED);
-	out->why = sb_error(&why) ? NULL : strdup(sb_str(&why));
-	sb_free(&why);
-	if (rec_diags_copy(&n->diffs, &out->differences) || !out->why ||
-	    !(out->name = strdup(n->name)) || !(out->instance_type = strdup(n->type->name)) ||
-	    !(out->shape_key = strdup(n->shape->key)) ||
-	    !(out->agent_version = strdup(n->agent_version)) ||
-	    !(out->boot_id = strdup(n->boot_id))) {
-		rec_node_free(out);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Shapes of a conflict: most nodes first, then by key. */
-static int conflict_shape_cmp(const void *a, const void *b)
-{
-	const struct rec_conflict_shape *x = a, *y = b;
-
-	if (x->n_nodes != y->n_nodes)
-		return x->n_nodes > y->n_nodes ? -1 : 1;
-	return strcmp(x->shape_key, y->shape_key);
-}
-
-int rec_conflict_view(const struct rec_fleet *f, const struct ftype *t,
-		      struct rec_conflict *out)
-{
-	size_t k = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!(out->type = strdup(t->name)))
-		return -ENOMEM;
-	if (!rec_type_conflicted(t))
-		return 0;               /* resolved: no shapes */
-	out->shapes = calloc(rec_type_live_shapes(t), sizeof(*out->shapes));
-	if (!out->shapes)
-		goto oom;
-	for (const struct fshape *s = t->shapes; s; s = s->next) {
-		struct rec_conflict_shape *cs;
-
-		if (!s->count)
-			continue;
-		cs = &out->shapes[k++];
-		out->n_shapes = k;
-		cs->shape_key = strdup(s->key);
-		cs->nodes = calloc(s->count, sizeof(*cs->nodes));
-		if (!cs->shape_key || !cs->nodes)
-			goto oom;
-		for (size_t i = 0; i < f->n_nodes && cs->n_nodes < s->count; i++)
-			if (f->nodes[i]->shape == s &&
-			    !(cs->nodes[cs->n_nodes++] = strdup(f->nodes[i]->name)))
-				goto oom;
-	}
-	qsort(out->shapes, out->n_shapes, sizeof(*out->shapes), conflict_shape_cmp);
-	return 0;
-oom:
-	rec_conflict_free(out);
-	return -ENOMEM;
-}
-
 /* ---- Plannable ---- */
-
-/* One reason more, after a "; " when there are others. */
-static void why_sep(struct strbuf *why)
-{
-	if (why->len)
-		sb_puts(why, "; ");
-}
-
-void rec_why(const struct rec_fleet *f, const struct fnode *n, int64_t now,
-	     struct strbuf *why)
-{
-	const struct ftype *t = n->type;
-	int64_t silent = now - n->received_ns;
-
-	if (n->verdict == REC_DRIFT) {
-		why_sep(why);
-		sb_printf(why, "drift: %s", n->diffs.n ? n->diffs.msgs[0] : "differs");
-		if (dt_diags_count(&n->diffs) > 1)
-			sb_printf(why, " (and %zu more)", dt_diags_count(&n->diffs) - 1);
-	} else if (n->verdict == REC_UNKNOWN && rec_type_conflicted(t)) {
-		why_sep(why);
-		sb_printf(why, "conflict: the nodes of %s report %zu different shapes; nothing is "
-			  "learned until they agree", t->name, rec_type_live_shapes(t));
-	} else if (n->verdict == REC_UNKNOWN) {
-		why_sep(why);
-		sb_printf(why, "unknown: %s is not in hwdb; %zu of the %u nodes of one shape "
-			  "needed to learn it have reported", t->name, n->shape->count, f->quorum);
-	}
-	if (silent > f->stale_after_ns) {
-		why_sep(why);
-		sb_printf(why, "stale: last report %" PRId64 "s ago (stale after %" PRId64 "s)",
-			  silent / NS_PER_S, f->stale_after_ns / NS_PER_S);
-	}
-}
 
 int rec_node_plannable(struct rec_fleet *f, const char *name, int64_t now,
 		       struct strbuf *why, struct dt_err *err)
@@ -391,9 +141,11 @@ static enum rec_entry_source entry_source(const struct ftype *t)
 {
 	const struct hwdb_type *e = hwdb_lookup(t->name);
 
+	if (t->learned && rec_type_to_learn(t))
+		return REC_SOURCE_LEARNED;
 	if (e)
 		return e->builtin ? REC_SOURCE_HWDB : REC_SOURCE_EXTRA;
-	return t->learned ? REC_SOURCE_LEARNED : REC_SOURCE_NONE;
+	return REC_SOURCE_NONE;
 }
 
 /* Whether shape s is a better "most common shape" than best: more nodes;
@@ -466,11 +218,15 @@ int rec_fleet_types(struct rec_fleet *f, int64_t now, struct rec_type_list *out,
 		goto out;
 	}
 	count_agreeing(f);
+	/* A type whose last node left (forgotten, or now of another type)
+	 * is not in the summary: nothing of it is live. */
 	for (size_t i = 0; i < f->n_types && !rc; i++) {
-		f->types[i]->scratch = i;
-		common[i] = common_shape(f->types[i]);
-		rc = type_head(f->types[i], &out->types[i]);
-		out->n = i + 1;
+		if (!f->types[i]->n_nodes)
+			continue;
+		f->types[i]->scratch = out->n;
+		common[out->n] = common_shape(f->types[i]);
+		rc = type_head(f->types[i], &out->types[out->n]);
+		out->n++;
 	}
 	for (size_t i = 0; i < f->n_nodes && !rc; i++) {
 		const struct fnode *n = f->nodes[i];
@@ -492,7 +248,6 @@ int rec_fleet_types(struct rec_fleet *f, int64_t now, struct rec_type_list *out,
 		s->hwdb_suspect = (s->source == REC_SOURCE_HWDB || s->source == REC_SOURCE_EXTRA) &&
 				  common_drift[i] >= f->quorum && 2 * common_drift[i] > s->nodes;
 	}
-	/* A type whose last node left stays listed with no nodes. */
 out:
 	pthread_mutex_unlock(&f->mu);
 	free(common_drift);
@@ -533,21 +288,22 @@ int rec_fleet_conflicts(struct rec_fleet *f, struct rec_conflict_list *out,
 const struct hwdb_type *rec_fleet_hwdb_lookup(struct rec_fleet *f, const char *type,
 					      bool *learned)
 {
-	const struct hwdb_type *e = hwdb_lookup(type);
+	const struct hwdb_type *e = hwdb_lookup(type), *l = NULL;
 	const struct ftype *t;
 
 	if (learned)
 		*learned = false;
-	if (e)
+	if (e && !hwdb_type_incomplete(e))
 		return e;
 	pthread_mutex_lock(&f->mu);
 	t = rec_find_type(f, type);
 	/* Learned entries are never replaced or freed before the fleet. */
-	e = t && t->learned ? t->learned->entry : NULL;
+	if (t && t->learned)
+		l = t->learned->entry;
 	pthread_mutex_unlock(&f->mu);
 	if (learned)
-		*learned = e != NULL;
-	return e;
+		*learned = l != NULL;
+	return l ? l : e;
 }
 
 int rec_fleet_add_learned(struct rec_fleet *f, struct hwdb_catalog *cat, struct dt_err *err)
@@ -616,7 +372,7 @@ int rec_node_topology(struct rec_fleet *f, const char *name, struct topo *out,
 	} else {
 		rc = rec_pack_topology(n->pack, n->type->name, n->cpus, n->memory_mib, out, err);
 		*entry = hwdb_lookup(n->type->name);
-		if (!*entry && n->type->learned)
+		if (n->type->learned && rec_type_to_learn(n->type))
 			*entry = n->type->learned->entry;
 	}
 	pthread_mutex_unlock(&f->mu);

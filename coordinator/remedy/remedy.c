@@ -88,8 +88,7 @@ struct assess {
 	size_t n_roots;
 	struct topo_root_pairing pairing;
 	size_t live_efas;
-	/* Per device of t: its name among the live ones, its cause (-1 none). */
-	size_t *index;
+	/* Per device of t: its cause (-1 none). */
 	int *cause;
 	struct rem_assessment *out;
 };
@@ -231,11 +230,9 @@ static void device_difference(const struct assess *A, const struct topo_device *
 	}
 }
 
-/* Name every live device and find its cause. */
+/* Find every live device's cause. */
 static void assess_devices(struct assess *A)
 {
-	size_t gi = 0, ei = 0;
-
 	for (size_t i = 0; i < A->t->n_devices; i++) {
 		const struct topo_device *d = &A->t->devices[i];
 		const struct rroot *rr;
@@ -244,7 +241,6 @@ static void assess_devices(struct assess *A)
 		A->cause[i] = -1;
 		if (d->fell_off_bus)
 			continue;
-		A->index[i] = d->kind == TOPO_GPU ? gi++ : ei++;
 		c = device_cause(A, d);
 		rr = c < 0 ? root_of(A, d) : NULL;
 		if (rr)
@@ -278,8 +274,7 @@ static int collect(struct assess *A)
 			}
 			r = &out->devices[out->n_devices++];
 			r->driver = d->kind == TOPO_GPU ? HWDB_DRIVER_GPU : HWDB_DRIVER_EFA;
-			snprintf(r->device, sizeof(r->device), "%s-%zu", topo_kind_name(d->kind),
-				 A->index[i]);
+			topo_device_dra_name(A->t, i, r->device, sizeof(r->device));
 			snprintf(r->bdf, sizeof(r->bdf), "%s", d->bdf_str);
 			snprintf(r->root, sizeof(r->root), "%s", d->pcie_root);
 			r->cause = (enum rem_cause)A->cause[i];
@@ -319,7 +314,6 @@ static void assess_free(struct assess *A)
 {
 	free(A->roots);
 	topo_root_pairing_free(&A->pairing);
-	free(A->index);
 	free(A->cause);
 }
 
@@ -349,9 +343,8 @@ int rem_assess(const char *node, const struct topo_verify_result *vr,
 	}
 	A.n_roots = t->n_roots;
 	A.roots = calloc(t->n_roots ? t->n_roots : 1, sizeof(*A.roots));
-	A.index = calloc(t->n_devices ? t->n_devices : 1, sizeof(*A.index));
 	A.cause = calloc(t->n_devices ? t->n_devices : 1, sizeof(*A.cause));
-	if (!A.roots || !A.index || !A.cause)
+	if (!A.roots || !A.cause)
 		goto out;
 	for (size_t i = 0; i < t->n_roots; i++) {
 		A.roots[i].r = &t->roots[i];

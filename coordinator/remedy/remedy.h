@@ -18,10 +18,11 @@
  * rem_node_objects could have made for a node (they are deterministic per
  * node and device), so that lifting needs no memory of what was sent.
  *
- * Device names follow topo's slice prediction (topo_learn): the live
- * GPUs and EFAs in address order, gpu-N (driver gpu.nvidia.com) and efa-N
- * (dra.net); a device that fell off the bus is in no slice and has no
- * name, so the taint goes to the devices it leaves behind on its root.
+ * Device names are the drivers' own on that node, as topo's slice
+ * prediction for a live node writes them (topo_device_dra_name):
+ * gpu-<minor> (gpu.nvidia.com) and pci-<address> (dra.net); a device
+ * that fell off the bus is in no slice, so the taint goes to the devices
+ * it leaves behind on its root.
  *
  * Pure functions: nothing here talks to a cluster, a store or the network.
  * Errors: 0 or a negative errno code with err filled. */
@@ -69,7 +70,7 @@ const char *rem_cause_value(enum rem_cause c);
 /* One device to taint. */
 struct rem_device {
 	const char *driver;             /* HWDB_DRIVER_GPU or HWDB_DRIVER_EFA */
-	char device[TOPO_LEARNED_NAME];        /* "gpu-3", as the slices name it */
+	char device[TOPO_DEVICE_NAME_MAX];     /* "gpu-3", "pci-0000-4f-00-0": the driver's */
 	char bdf[TOPO_NAME_MAX];
 	char root[TOPO_NAME_MAX];      /* "" when it has none */
 	enum rem_cause cause;
@@ -131,8 +132,10 @@ struct rem_lift {
 	size_t n_rule_names;
 };
 
-/* Names for gpu-0.. and efa-0.. up to the larger of expected's counts and
- * t's (either may be NULL). */
+/* Names for gpu-0.. up to the larger of expected's GPU count and t's, for
+ * t's EFAs by address (pci-...), and for the efa-0.. placeholders of
+ * coordinators before driver names (either of expected and t may be
+ * NULL). */
 int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err);
 void rem_lift_free(struct rem_lift *l);
@@ -146,9 +149,36 @@ void rem_lift_free(struct rem_lift *l);
  * null}. Appends to out; 0 or -ENOMEM. */
 int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 	     struct strbuf *out);
-/* The commands that lift: `kubectl delete devicetaintrule NAME...
- * --ignore-not-found` and `kubectl taint nodes NODE dratopo.io/drift:NoSchedule-`,
- * one per line. Appends to out; 0 or -ENOMEM. */
+/* The one object every apply stream ends with, so that it is never empty:
+ * kubectl apply refuses an input without objects, an empty List too ("no
+ * objects passed to apply"), and a fleet with no node in drift, or one
+ * whose last drift has recovered, has no rule to apply. The anchor is a
+ * DeviceTaintRule named REM_ANCHOR_NAME that selects no device (driver
+ * REM_ANCHOR_DRIVER: dratopo publishes no ResourceSlice) with a taint of
+ * effect None, which changes nothing even where it selects; annotation
+ * REM_ANNOTATION_REMEDIES sums up the stream it ends. One object per
+ * cluster, created once and changed only when the summary does. */
+#define REM_ANCHOR_NAME         "dratopo-drift"
+#define REM_ANCHOR_DRIVER       "dratopo.io"
+#define REM_ANNOTATION_REMEDIES "dratopo.io/remedies"
+#define REM_ANNOTATION_PURPOSE  "dratopo.io/purpose"
+
+struct rem_summary {
+	size_t nodes_in_drift;
+	size_t device_taint_rules;
+	size_t node_taints;
+	size_t nodes_to_lift;
+};
+
+/* The anchor for the stream s sums up, as a YAML document appended to out
+ * (after "---" when out holds something). 0 or -ENOMEM. */
+int rem_anchor_emit(const struct rem_summary *s, struct strbuf *out);
+
+/* What lifts, as objects for `kubectl delete --ignore-not-found -f -`: a
+ * comment naming the node with `kubectl taint nodes NODE
+ * dratopo.io/drift:NoSchedule-` (a Node taint is no object to delete),
+ * then one DeviceTaintRule document (apiVersion, kind, metadata.name) per
+ * name. Appends to out; 0 or -ENOMEM. */
 int rem_lift_emit(const struct rem_lift *l, struct strbuf *out);
 
 #endif

@@ -10,18 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "model.h"
 
 void rem_rule_name(const char *node, const char *device, char *buf, size_t len)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h;
 
 	if (strlen(REM_RULE_PREFIX) + strlen(node) + 1 + strlen(device) < REM_NAME_MAX) {
 		snprintf(buf, len, REM_RULE_PREFIX "%s.%s", node, device);
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)node; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
+	h = hash_fnv1a(HASH_FNV_OFFSET, node, strlen(node));
 	snprintf(buf, len, REM_RULE_PREFIX "n%016" PRIx64 ".%s", h, device);
 }
 
@@ -149,29 +149,54 @@ static size_t max_size(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
+static int lift_add(struct rem_lift *l, size_t cap, const char *node, const char *dev)
+{
+	char name[REM_NAME_MAX];
+
+	rem_rule_name(node, dev, name, sizeof(name));
+	for (size_t i = 0; i < l->n_rule_names; i++)
+		if (!strcmp(l->rule_names[i], name))
+			return 0;
+	if (l->n_rule_names == cap)
+		return 0;
+	l->rule_names[l->n_rule_names] = strdup(name);
+	if (!l->rule_names[l->n_rule_names])
+		return -ENOMEM;
+	l->n_rule_names++;
+	return 0;
+}
+
 int rem_lift(const char *node, const struct hwdb_type *expected, const struct topo *t,
 	     struct rem_lift *out, struct dt_err *err)
 {
 	size_t gpus = max_size(expected ? expected->n_gpus : 0, t ? t->n_gpus : 0);
 	size_t efas = max_size(expected ? expected->n_efas : 0, t ? t->n_efas : 0);
+	size_t n_dev = t ? t->n_devices : 0, cap = gpus + efas + n_dev;
+	char dev[TOPO_DEVICE_NAME_MAX];
 
 	memset(out, 0, sizeof(*out));
 	if (!node || !*node)
 		return dt_err_set(err, -EINVAL, "remedy: the node needs a name");
 	out->node = strdup(node);
-	out->rule_names = calloc(gpus + efas + 1, sizeof(*out->rule_names));
+	out->rule_names = calloc(cap + 1, sizeof(*out->rule_names));
 	if (!out->node || !out->rule_names)
 		goto oom;
-	for (size_t i = 0; i < gpus + efas; i++) {
-		char dev[TOPO_LEARNED_NAME], name[REM_NAME_MAX];
-
-		snprintf(dev, sizeof(dev), "%s-%zu", i < gpus ? "gpu" : "efa",
-			 i < gpus ? i : i - gpus);
-		rem_rule_name(node, dev, name, sizeof(name));
-		out->rule_names[i] = strdup(name);
-		if (!out->rule_names[i])
+	/* GPU minors up to the type's count (a GPU gone at drift time shifted
+	 * the names after it), then the node's EFAs by address. */
+	for (size_t i = 0; i < gpus; i++) {
+		snprintf(dev, sizeof(dev), "gpu-%zu", i);
+		if (lift_add(out, cap, node, dev))
 			goto oom;
-		out->n_rule_names++;
+	}
+	for (size_t i = 0; i < n_dev; i++)
+		if (t->devices[i].kind == TOPO_EFA &&
+		    lift_add(out, cap, node, topo_device_dra_name(t, i, dev, sizeof(dev))))
+			goto oom;
+	/* Rules of coordinators before driver names (efa-N): lifted too. */
+	for (size_t i = 0; i < efas; i++) {
+		snprintf(dev, sizeof(dev), "efa-%zu", i);
+		if (lift_add(out, cap, node, dev))
+			goto oom;
 	}
 	return 0;
 oom:
@@ -247,15 +272,51 @@ int rem_emit(const struct rem_objects *o, const char *node, enum doc_format fmt,
 	return sb_error(out);
 }
 
+static struct model_object *anchor_object(const struct rem_summary *s, struct model_set *set)
+{
+	struct model_object *o = model_set_add(set, MODEL_DEVICE_TAINT_RULE);
+	struct model_kv *kv = model_set_calloc(set, 2, sizeof(*kv));
+	struct model_device_taint_selector *sel = model_set_calloc(set, 1, sizeof(*sel));
+	char sum[160];
+
+	if (!o || !kv || !sel)
+		return NULL;
+	snprintf(sum, sizeof(sum), "nodes in drift: %zu, DeviceTaintRules: %zu, Node taints: %zu, "
+		 "nodes to lift: %zu", s->nodes_in_drift, s->device_taint_rules, s->node_taints,
+		 s->nodes_to_lift);
+	kv[0].key = REM_ANNOTATION_PURPOSE;
+	kv[0].value = "selects no device, changes nothing: keeps dratopo nodes -o yaml "
+		      "never empty for kubectl apply";
+	kv[1].key = REM_ANNOTATION_REMEDIES;
+	kv[1].value = model_set_strdup(set, sum);
+	o->meta.name = REM_ANCHOR_NAME;
+	o->meta.annotations = kv;
+	o->meta.n_annotations = 2;
+	sel->driver = REM_ANCHOR_DRIVER;
+	o->u.taint_rule.device_selector = sel;
+	o->u.taint_rule.taint.key = REM_TAINT_KEY;
+	o->u.taint_rule.taint.effect = "None";
+	return kv[1].value ? o : NULL;
+}
+
+int rem_anchor_emit(const struct rem_summary *s, struct strbuf *out)
+{
+	struct model_set *set = model_set_new();
+	const struct model_object *o = set ? anchor_object(s, set) : NULL;
+	int rc = o ? model_emit(o, DOC_FORMAT_YAML, out) : -ENOMEM;
+
+	model_set_free(set);
+	return rc;
+}
+
 int rem_lift_emit(const struct rem_lift *l, struct strbuf *out)
 {
-	if (l->n_rule_names) {
-		sb_puts(out, "kubectl delete devicetaintrule --ignore-not-found");
-		for (size_t i = 0; i < l->n_rule_names; i++)
-			sb_printf(out, " %s", l->rule_names[i]);
-		sb_putc(out, '\n');
-	}
+	sb_printf(out, "# node %s matches again: its DeviceTaintRules, for kubectl delete "
+		  "--ignore-not-found -f -\n# and its Node taint: ", l->node);
 	node_taint_command(out, l->node, false);
 	sb_putc(out, '\n');
+	for (size_t i = 0; i < l->n_rule_names; i++)
+		sb_printf(out, "---\napiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\n"
+			  "metadata:\n  name: %s\n", l->rule_names[i]);
 	return sb_error(out);
 }

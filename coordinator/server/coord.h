@@ -45,8 +45,26 @@ enum coord_role {
 	COORD_TAKING_OVER,      /* it leads; the fleet is being rebuilt from the cluster */
 	COORD_LEADER,
 };
+struct dt_diags;
+struct model_set;
 struct obs_http;
 struct page_inflight;
+
+/* What a cluster runs that a plan against the fleet must count: the hook
+ * the Kubernetes controller fills (coord_set_cluster_source). add() puts
+ * into set, from its informers, the Pods bound to nodes and the
+ * ResourceClaims, leaving out every object whose kind, namespace and name
+ * the set already has (the request's manifests win). It may add Nodes
+ * with their ResourceSlices too: those then stand for the nodes instead
+ * of the fleet's prediction, as a Node in the manifests does. The planner
+ * counts these objects as it counts them in `plan -f` manifests
+ * (docs/coordinator.md, "Devices in use"). It runs on a handler thread in
+ * the plan's prepare step, before the fleet's nodes are added: 0, or a
+ * negative code with its message added to diags, which fails the plan. */
+struct coord_cluster_source {
+	int (*add)(void *arg, struct model_set *set, struct dt_diags *diags);
+	void *arg;
+};
 
 /* Whoever watches the cluster (the Kubernetes controller) fills out with
  * what it has in flight: the pods it cannot place yet with the planner's
@@ -85,10 +103,18 @@ struct coord {
 	 * max_plans at once, so that reports always find a free worker. */
 	atomic_uint plans_running;
 	unsigned max_plans;
+	struct coord_cluster_source plan_source;   /* add NULL: no controller */
 	struct coord_metrics m;
 	/* In a cluster: the fleet's objects, the Lease (NULL out of one). */
 	struct coord_cluster *cluster;
 	_Atomic int role;               /* enum coord_role */
+	/* --forget-after: the sweeper (coord_forget.c) forgets nodes silent
+	 * that long; 0: never. */
+	int64_t forget_after_ns;
+	pthread_t sweep_thread;
+	pthread_mutex_t sweep_lock;
+	pthread_cond_t sweep_cond;
+	bool sweep_inited, sweep_running, sweep_stop;
 	/* The fleet page's pending pods and NodeClaims (coord_set_inflight);
 	 * NULL: no controller, the page says so. */
 	coord_inflight_fn inflight;
@@ -103,6 +129,7 @@ struct coord_opts {
 	struct rec_options rec;
 	bool insecure;                  /* no client identities to check */
 	unsigned max_plans;             /* plans at once; 0: COORD_DEFAULT_MAX_PLANS */
+	int64_t forget_after_ns;        /* forget nodes silent that long; 0: never */
 };
 
 #define COORD_DEFAULT_MAX_PLANS 4
@@ -136,7 +163,9 @@ void coord_fleet_put(struct coord *c);
 
 /* Writes to the cluster that a job makes before its store batches (a
  * report's effects are acknowledged only once both are durable). */
-enum coord_cw_kind { COORD_CW_NODE, COORD_CW_LEARNED };
+/* A NodeTopology's status, a LearnedType's, or a NodeTopology to delete
+ * (a node forgotten; status NULL). */
+enum coord_cw_kind { COORD_CW_NODE, COORD_CW_LEARNED, COORD_CW_FORGET };
 struct coord_cw {
 	enum coord_cw_kind kind;
 	char *name;                     /* the node, or the learned type */
@@ -185,6 +214,22 @@ size_t coord_commit_pending(struct coord *c);
 /* Take f and s as the fleet and the store (a takeover), once the committer
  * is idle; the old ones are freed. */
 void coord_replace(struct coord *c, struct rec_fleet *f, struct store *s);
+/* Forget node in the fleet (rec_fleet_forget: *changes, its type's
+ * conflict) and delete its record with those changes in one durable
+ * transaction; returns once it is durable or failed. */
+int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
+			 struct dt_err *err);
+
+/* ---- Nodes that left (coord_forget.c) ---- */
+
+/* Forget node: out of the fleet, its record deleted, durable before it
+ * returns. -ENOENT: no such node. The hook for whatever learns that a node
+ * left (the Kubernetes controller on a Node's deletion; Fleet.Forget). */
+int coord_forget(struct coord *c, const char *node, struct dt_err *err);
+/* The --forget-after sweeper: started by coord_open when
+ * forget_after_ns > 0, stopped (and joined) by coord_close. */
+int coord_sweeper_start(struct coord *c, struct dt_err *err);
+void coord_sweeper_stop(struct coord *c);
 
 /* ---- conversions (coord_convert.c) ---- */
 
@@ -225,21 +270,34 @@ void coord_plan_release(ProtobufCMessage *response, void *user);
 /* Unix ns, CLOCK_REALTIME. */
 int64_t coord_now_ns(void);
 
+/* ---- plans (coord_plan.c) ---- */
+
+/* Plans count what src adds from now on; set once, before the server
+ * takes calls, and valid until coord_close. NULL: plans see only their
+ * manifests and the fleet. */
+void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source *src);
+
 /* ---- remedies (coord_remedy.c) ---- */
 
 struct coord_remedies {
-	struct strbuf yaml;             /* for kubectl apply; lifts as comments */
-	size_t device_taint_rules, node_taints;
+	struct strbuf yaml;             /* for kubectl apply (see coord_remedies_anchor) */
+	struct strbuf lifts;            /* for kubectl delete --ignore-not-found -f - */
+	size_t nodes_in_drift, device_taint_rules, node_taints;
 	char **lifted;                  /* nodes matching again after a drift */
-	size_t n_lifted;
+	size_t n_lifted, cap_lifted;
 	char **unfit;                   /* nodes in drift that get the node taint */
-	size_t n_unfit;
+	size_t n_unfit, cap_unfit;
 };
 
 /* The remedies of node (NULL or "": every node) as of now. Free with
  * coord_remedies_free (not needed after an error). */
 int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out,
 		   struct dt_err *err);
+/* End r->yaml with dt_remedy's anchor (rem_anchor_emit), summing r up,
+ * after "# no node in drift" when r holds nothing: what Fleet.Remedies
+ * sends, so that `kubectl apply -f -` always gets an object. Not for the
+ * controller, which applies r's rules itself. 0 or -ENOMEM. */
+int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err);
 void coord_remedies_free(struct coord_remedies *r);
 
 /* ---- in a cluster (coord_cluster.c) ---- */
@@ -278,6 +336,10 @@ bool coord_cluster_ready(struct coord *c, char *why, size_t len);
  * cluster write (its node's object unless it is a heartbeat of a node not
  * written stale, other nodes it changed, learned types). */
 int coord_cluster_report(struct coord *c, const struct rec_outcome *o, struct coord_cws *w);
+/* With fleet_lock and apply_lock held, node just forgotten: its object
+ * deleted, and what ch (rec_fleet_forget's) changed of other nodes. */
+int coord_cluster_forget(struct coord *c, const char *node, const struct rec_changes *ch,
+			 struct coord_cws *w);
 /* What a restore's changes make the cluster write. */
 int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct coord_cws *w);
 /* On the committer, before the store's transaction: the writes of ws[0..n)
@@ -289,13 +351,14 @@ int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size
 			struct dt_err *err);
 /* ---- the status pages (coord_http.c) ---- */
 
-/* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL),
+/* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL;
+ * it gets ready_arg),
  * and the pages: / (the fleet), /nodes/NAME, /types/NAME (?o=svg: the
  * picture alone, ?o=json: the node as `dratopo nodes -o json` has it),
  * /nodes.json and /types.json (exactly `dratopo nodes|types -o json`;
  * nodes.json takes the fleet page's filters). Read-only: GET and HEAD. */
 int coord_http_start(struct coord *c, const char *addr, bool (*ready)(void *, char *, size_t),
-		     struct obs_http **out, struct dt_err *err);
+		     void *ready_arg, struct obs_http **out, struct dt_err *err);
 /* Where the fleet page gets what a controller has in flight; set it
  * before coord_http_start. */
 void coord_set_inflight(struct coord *c, coord_inflight_fn fn, void *arg);

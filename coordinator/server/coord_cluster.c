@@ -23,7 +23,9 @@
  * write nothing. A sweep every few seconds writes the nodes that went
  * stale (and any written stale that are not), and a full pass every few
  * minutes (and after a takeover) writes whatever differs. Each write is
- * made only where the API server's content differs (dt_cluster). */
+ * made only where the API server's content differs (dt_cluster). What a
+ * commit writes is coord_cluster_writes.c's; what the role means to the
+ * handlers, the committer and /readyz is coord_role.c's. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <pthread.h>
@@ -36,7 +38,7 @@
 
 #include "array.h"
 #include "cluster.h"
-#include "coord.h"
+#include "coord_cluster.h"
 #include "kube_leader.h"
 #include "obs_log.h"
 #include "timestamp.h"
@@ -49,29 +51,6 @@
 #define CHUNK 64                /* nodes written per committer job by a sweep */
 #define SWEEP_BACKLOG 64        /* jobs queued beyond which a stale sweep waits */
 #define RELEASE_DRAIN_MS 5000
-/* Writes of one commit in flight at once (besides the committer's). */
-#define APPLY_THREADS 7
-
-struct coord_cluster {
-	struct coord *c;
-	struct kube_client *kc;         /* objects, labels; fenced when electing */
-	struct kube_client *lease_kc;   /* the elector's own */
-	struct kube_leader *le;         /* NULL without --leader-elect */
-	struct cluster_sync *sync;
-	char identity[300];
-	char pod[254], pod_ns[254];     /* this pod (for the leader label); "" outside one */
-	char lease[600];                /* "ns/name", for messages */
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop, takeover;            /* under lock */
-	char holder[256];               /* the leader last seen, under lock */
-	double takeover_s;              /* the last rebuild's duration */
-	uint64_t takeovers;
-	atomic_bool resync;             /* SOLE: a write failed, the next sweep is a full pass */
-	int64_t resync_logged_ms;
-};
 
 static int64_t mono_ms(void)
 {
@@ -79,244 +58,6 @@ static int64_t mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t stale_after(const struct coord *c)
-{
-	return c->rec_opts.stale_after_ns > 0 ? c->rec_opts.stale_after_ns
-					      : REC_DEFAULT_STALE_AFTER_NS;
-}
-
-/* ---- what to write ---- */
-
-static int cw_add(struct coord_cws *w, enum coord_cw_kind kind, const char *name,
-		  json_object *status)
-{
-	char *n = strdup(name);
-
-	if (!n || !status || DT_GROW(w->v, w->cap, w->n + 1)) {
-		free(n);
-		json_object_put(status);
-		return -ENOMEM;
-	}
-	w->v[w->n++] = (struct coord_cw){ kind, n, status };
-	return 0;
-}
-
-static bool cw_has(const struct coord_cws *w, const char *name)
-{
-	for (size_t i = 0; i < w->n; i++)
-		if (w->v[i].kind == COORD_CW_NODE && !strcmp(w->v[i].name, name))
-			return true;
-	return false;
-}
-
-/* The status node name has in fleet f now; NULL when it has none. */
-static json_object *node_status(struct coord *c, struct rec_fleet *f, const char *name,
-				int64_t now)
-{
-	struct rec_node n;
-	struct topo t;
-	const struct hwdb_type *entry;
-	json_object *st = NULL;
-
-	if (rec_fleet_node(f, name, 0, &n, NULL))      /* at 0: why without staleness */
-		return NULL;
-	if (!rec_node_topology(f, name, &t, &entry, NULL)) {
-		st = cluster_node_status(&(struct cluster_node_view){
-			&n, &t, now - n.received_ns > stale_after(c), stale_after(c) });
-		topo_free(&t);
-	}
-	rec_node_free(&n);
-	return st;
-}
-
-/* Add node name's status to w (once). only_if_differs: not when the API
- * server holds the same content (the sweeps; a report's own changes are
- * always queued, since what the server holds may be behind the queue). */
-static int add_node(struct coord *c, const char *name, int64_t now, bool only_if_differs,
-		    struct coord_cws *w)
-{
-	struct cluster_have have;
-	json_object *st;
-
-	if (cw_has(w, name))
-		return 0;
-	st = node_status(c, c->fleet, name, now);
-	if (!st)
-		return 0;               /* not in the fleet (any more) */
-	if (only_if_differs) {
-		cluster_sync_node_have(c->cluster->sync, name, &have);
-		if (have.exists && have.digest == cluster_status_digest(st)) {
-			json_object_put(st);
-			return 0;
-		}
-	}
-	return cw_add(w, COORD_CW_NODE, name, st);
-}
-
-/* Every node of type whose verdict is v (-1 any): their why names counts
- * of the type's nodes (an unknown type's quorum, a conflict's shapes). */
-static int add_type(struct coord *c, const char *type, int v, int64_t now, struct coord_cws *w)
-{
-	struct rec_filter flt = { type, v, -1, NULL, 0 };
-	struct rec_node_list l = { 0 };
-	int rc = rec_fleet_nodes(c->fleet, &flt, 0, &l, NULL);
-
-	for (size_t i = 0; !rc && i < l.n; i++)
-		rc = add_node(c, l.nodes[i].name, now, true, w);
-	rec_node_list_free(&l);
-	return rc;
-}
-
-static int add_learned(struct coord *c, const struct rec_learned *l, struct coord_cws *w)
-{
-	const struct hwdb_type *t = rec_fleet_hwdb_lookup(c->fleet, l->type, NULL);
-
-	return cw_add(w, COORD_CW_LEARNED, l->type,
-		      cluster_learned_status(l, t ? t->n_gpus : 0, t ? t->n_efas : 0));
-}
-
-static int add_changes(struct coord *c, const struct rec_changes *ch, int64_t now,
-		       struct coord_cws *w)
-{
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < ch->n_nodes; i++)
-		rc = add_node(c, ch->nodes[i].name, now, false, w);
-	for (size_t i = 0; !rc && i < ch->n_conflicts; i++)
-		rc = add_type(c, ch->conflicts[i].type, -1, now, w);
-	for (size_t i = 0; !rc && i < ch->n_learned; i++)
-		rc = add_learned(c, &ch->learned[i], w);
-	return rc;
-}
-
-int coord_cluster_report(struct coord *c, const struct rec_outcome *o, struct coord_cws *w)
-{
-	int64_t now = coord_now_ns();
-	const struct rec_node *n = &o->node;
-	struct cluster_have have;
-	int rc = 0;
-
-	if (o->replay)
-		return 0;
-	cluster_sync_node_have(c->cluster->sync, n->name, &have);
-	if (!o->heartbeat || !have.exists || have.stale)
-		rc = add_node(c, n->name, now, false, w);
-	if (!rc && o->changed && n->verdict == REC_UNKNOWN)
-		rc = add_type(c, n->instance_type, REC_UNKNOWN, now, w);
-	if (!rc)
-		rc = add_changes(c, &o->also, now, w);
-	return rc;
-}
-
-int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct coord_cws *w)
-{
-	int rc;
-
-	pthread_rwlock_rdlock(&c->fleet_lock);
-	rc = add_changes(c, ch, coord_now_ns(), w);
-	pthread_rwlock_unlock(&c->fleet_lock);
-	return rc;
-}
-
-/* Without leader election the store is the truth and the objects follow
- * it: a write the API server refuses holds no report up; it is logged
- * (once a minute) and the next sweep writes everything that differs. */
-static int sole_failure(struct coord_cluster *cc, const struct dt_err *err)
-{
-	int64_t now = mono_ms();
-
-	atomic_store(&cc->resync, true);
-	if (now - cc->resync_logged_ms >= 60000) {
-		cc->resync_logged_ms = now;
-		obs_log(OBS_WARN, "cluster_write_failed", "error", err->msg, "then",
-			"the store has it; the next sweep writes it again", NULL);
-	}
-	return 0;
-}
-
-/* The writes of one commit, spread over a few threads. */
-struct apply {
-	struct coord_cluster *cc;
-	const struct coord_cw **v;      /* one per object, the last one queued */
-	size_t n;
-	atomic_size_t next;
-	pthread_mutex_t lock;
-	int rc;                         /* the first failure */
-	struct dt_err err;
-};
-
-static void *apply_main(void *arg)
-{
-	struct apply *a = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&a->next, 1)) < a->n) {
-		const struct coord_cw *cw = a->v[i];
-		struct dt_err err = { 0 };
-		int rc = cw->kind == COORD_CW_NODE
-			 ? cluster_sync_put_node(a->cc->sync, cw->name, cw->status, &err)
-			 : cluster_sync_put_learned(a->cc->sync, cw->name, cw->status, &err);
-
-		pthread_mutex_lock(&a->lock);
-		if (rc && !a->rc) {
-			a->rc = rc;
-			a->err = err;
-		}
-		pthread_mutex_unlock(&a->lock);
-	}
-	return NULL;
-}
-
-/* Later writes of an object replace earlier ones in the list. */
-static int collect(const struct coord_cws *const *ws, size_t n, struct apply *a)
-{
-	size_t cap = 0;
-
-	for (size_t j = 0; j < n; j++)
-		for (size_t i = 0; i < ws[j]->n; i++) {
-			const struct coord_cw *cw = &ws[j]->v[i];
-			size_t k;
-
-			for (k = 0; k < a->n; k++)
-				if (a->v[k]->kind == cw->kind && !strcmp(a->v[k]->name, cw->name))
-					break;
-			if (k == a->n && DT_GROW(a->v, cap, a->n + 1))
-				return -ENOMEM;
-			a->v[k] = cw;
-			a->n += k == a->n;
-		}
-	return 0;
-}
-
-int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size_t n,
-			struct dt_err *err)
-{
-	struct apply a = { .cc = c->cluster };
-	pthread_t th[APPLY_THREADS];
-	size_t n_th = 0;
-
-	if (collect(ws, n, &a)) {
-		free(a.v);
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	}
-	pthread_mutex_init(&a.lock, NULL);
-	while (n_th < APPLY_THREADS && n_th + 1 < a.n &&
-	       !pthread_create(&th[n_th], NULL, apply_main, &a))
-		n_th++;
-	apply_main(&a);
-	for (size_t i = 0; i < n_th; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&a.lock);
-	free(a.v);
-	if (a.rc && atomic_load(&c->role) == COORD_SOLE)
-		return sole_failure(c->cluster, &a.err);
-	if (a.rc) {
-		*err = a.err;
-		return dt_err_prefix(err, "kube: ");
-	}
-	return 0;
 }
 
 /* ---- the sweeps ---- */
@@ -333,7 +74,7 @@ static int chunk_writes(struct coord *c, void *arg, struct coord_cws *w)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < ch->n; i++)
-		rc = add_node(c, ch->names[i], now, true, w);
+		rc = coord_cluster_add_node(c, ch->names[i], now, true, w);
 	return rc;
 }
 
@@ -377,7 +118,7 @@ static int stale_candidates(struct coord *c, char ***out, size_t *n_out)
 		struct cluster_have have;
 
 		cluster_sync_node_have(c->cluster->sync, l.nodes[i].name, &have);
-		if (have.exists && have.stale == (now - l.nodes[i].received_ns > stale_after(c)))
+		if (have.exists && have.stale == (now - l.nodes[i].received_ns > coord_cluster_stale_after(c)))
 			continue;
 		if (DT_GROW(v, cap, n + 1) || !(v[n] = strdup(l.nodes[i].name)))
 			rc = -ENOMEM;
@@ -413,7 +154,7 @@ static int learned_writes(struct coord *c, void *arg, struct coord_cws *w)
 		if (tl.types[i].source != REC_SOURCE_LEARNED ||
 		    rec_fleet_learned(c->fleet, tl.types[i].type, &l, NULL))
 			continue;
-		rc = add_learned(c, &l, w);
+		rc = coord_cluster_add_learned(c, &l, w);
 		rec_learned_free(&l);
 	}
 	rec_type_list_free(&tl);
@@ -764,14 +505,6 @@ static void on_new_holder(void *arg, const char *holder)
 /* ---- the thread ---- */
 
 /* It writes: without election, or leading with the fence open. */
-static bool writing(const struct coord *c)
-{
-	int role = atomic_load(&c->role);
-
-	return role == COORD_SOLE ||
-	       (role == COORD_LEADER && c->cluster && kube_leader_leading(c->cluster->le));
-}
-
 static void sweep(struct coord_cluster *cc, bool full)
 {
 	struct dt_err err = { 0 };
@@ -816,11 +549,11 @@ static void *cluster_main(void *arg)
 		now = mono_ms();
 		if (atomic_exchange(&cc->resync, false))
 			next_full = now;
-		if (writing(cc->c) && now >= next_full) {
+		if (coord_leading(cc->c) && now >= next_full) {
 			sweep(cc, true);
 			next_full = now + FULL_PASS_MS;
 			next_sweep = now + SWEEP_MS;
-		} else if (writing(cc->c) && now >= next_sweep) {
+		} else if (coord_leading(cc->c) && now >= next_sweep) {
 			sweep(cc, false);
 			next_sweep = now + SWEEP_MS;
 		}
@@ -833,54 +566,13 @@ static void *cluster_main(void *arg)
 	}
 }
 
-/* ---- serving ---- */
-
-int coord_serving(struct coord *c, struct dt_err *err)
-{
-	struct coord_cluster *cc = c->cluster;
-	int role = atomic_load(&c->role);
-	char holder[256];
-
-	/* a leader whose fence closed before its elector said so is refused */
-	if (role == COORD_SOLE || (role == COORD_LEADER && writing(c)))
-		return 0;
-	if (role == COORD_TAKING_OVER)
-		return dt_err_set(err, -EAGAIN, "this coordinator is taking over: its fleet is being "
-				  "rebuilt from the cluster; try again");
-	if (!cc)
-		return dt_err_set(err, -EAGAIN, "this coordinator is stopping");
-	pthread_mutex_lock(&cc->lock);
-	snprintf(holder, sizeof(holder), "%s", cc->holder);
-	pthread_mutex_unlock(&cc->lock);
-	return dt_err_set(err, -EAGAIN, "this coordinator does not lead (Lease %s is held by %s): "
-			  "the leader serves; try again", cc->lease, holder[0] ? holder : "nobody yet");
-}
-
-bool coord_cluster_ready(struct coord *c, char *why, size_t len)
-{
-	struct coord_cluster *cc = c->cluster;
-
-	if (!cc)
-		return true;
-	if (atomic_load(&c->role) == COORD_TAKING_OVER) {
-		snprintf(why, len, "taking over: rebuilding the fleet from the cluster");
-		return false;
-	}
-	if (!cluster_sync_wait_synced(cc->sync, 0)) {
-		snprintf(why, len, "the fleet's objects (nodetopologies, learnedtypes) are not "
-			 "listed yet");
-		return false;
-	}
-	return true;
-}
-
 /* ---- metrics ---- */
 
 static void collect_leader(struct obs_collector *col, void *arg)
 {
 	struct coord *c = arg;
 
-	obs_collect(col, writing(c) ? 1.0 : 0.0, NULL);
+	obs_collect(col, coord_leading(c) ? 1.0 : 0.0, NULL);
 }
 
 static void collect_writes(struct obs_collector *col, void *arg)
@@ -1061,11 +753,6 @@ static void stop_thread(struct coord_cluster *cc)
 	pthread_mutex_unlock(&cc->lock);
 	pthread_join(cc->thread, NULL);
 	cc->running = false;
-}
-
-bool coord_leading(void *c)
-{
-	return writing(c);
 }
 
 struct kube_leader *coord_cluster_leader(struct coord *c)

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "coord.h"
 #include "obs_log.h"
 
@@ -44,7 +45,7 @@
 struct job {
 	struct job *next;
 	struct store_batch *batches;
-	size_t n_batches;
+	size_t n_batches, cap_batches;
 	struct store_node *nodes;           /* [0] the reporter, when there is one */
 	bool touch;                         /* nodes[0] is a heartbeat: no blob */
 	bool *need_blob;
@@ -132,7 +133,8 @@ static struct job *job_new(const struct rec_node *node, bool touch, const uint8_
 			n_rows += ch->conflicts[i].shapes[s].n_nodes;
 	j->n_nodes = (node ? 1 : 0) + ch->n_nodes;
 	j->n_batches = j->n_nodes + ch->n_learned + ch->n_conflicts;
-	j->batches = calloc(j->n_batches + 1, sizeof(*j->batches));
+	j->cap_batches = j->n_batches + 1;
+	j->batches = calloc(j->cap_batches, sizeof(*j->batches));
 	j->nodes = calloc(j->n_nodes + 1, sizeof(*j->nodes));
 	j->need_blob = calloc(j->n_nodes + 1, sizeof(*j->need_blob));
 	j->learned = calloc(ch->n_learned + 1, sizeof(*j->learned));
@@ -648,4 +650,34 @@ void coord_replace(struct coord *c, struct rec_fleet *f, struct store *s)
 	pthread_rwlock_unlock(&c->fleet_lock);
 	rec_fleet_free(old_f);
 	store_close(old_s);
+}
+
+int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
+			 struct dt_err *err)
+{
+	struct job *j;
+	int rc = coord_serving(c, err);
+
+	if (rc)
+		return rc;
+	/* As for a report: the fleet's change and its place in the queue in
+	 * one order, so a report of the node queued before is not undone. In
+	 * a cluster its NodeTopology goes with it. */
+	pthread_mutex_lock(&c->apply_lock);
+	rc = rec_fleet_forget(coord_fleet_get(c), node, changes, err);
+	j = rc ? NULL : job_new(NULL, false, NULL, 0, changes);
+	if (!rc && (!j || DT_GROW(j->batches, j->cap_batches, j->n_batches + 1) ||
+		    (c->cluster && coord_cluster_forget(c, node, changes, &j->cw)))) {
+		coord_fleet_put(c);
+		job_free(j);
+		pthread_mutex_unlock(&c->apply_lock);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	coord_fleet_put(c);
+	if (!rc) {
+		j->batches[j->n_batches++] = (struct store_batch){ .delete_node = node };
+		enqueue(c->commit, j);
+	}
+	pthread_mutex_unlock(&c->apply_lock);
+	return rc ? rc : wait_job(c->commit, j, err);
 }

@@ -17,6 +17,7 @@
 #include "coord.h"
 #include "doc.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "obs_log.h"
 #include "strbuf.h"
 
@@ -29,6 +30,7 @@ struct resp {
 		Dratopo__V1__ListTypesResponse types;
 		Dratopo__V1__GetHwdbEntryResponse entry;
 		Dratopo__V1__RemediesResponse remedies;
+		Dratopo__V1__ForgetResponse forget;
 	} m;                            /* first: the glue hands &m.base back */
 	struct doc_arena *arena;        /* the message's arrays and strings */
 	struct rec_outcome outcome;
@@ -222,14 +224,6 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 
 /* ---- Fleet ---- */
 
-grpc_status_code coord_refuse(struct rpc_ctx *ctx, struct coord *c)
-{
-	struct dt_err err = { 0 };
-
-	return coord_serving(c, &err) ? rpc_ctx_fail(ctx, GRPC_STATUS_UNAVAILABLE, "%s", err.msg)
-				      : GRPC_STATUS_OK;
-}
-
 static int verdict_from_pb(Dratopo__V1__Verdict v)
 {
 	for (int i = 0; i < REC_N_VERDICTS; i++)
@@ -391,6 +385,27 @@ static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessag
 	return GRPC_STATUS_OK;
 }
 
+/* Write the coordinator's entry t: a learned entry that completes hwdb's
+ * incomplete one is written merged into it (hwdb's prices and network
+ * facts, the fleet's devices), as a plan's catalogue holds it. */
+static int write_entry(const struct hwdb_type *t, bool learned, struct strbuf *text)
+{
+	struct hwdb_catalog *cat = NULL;
+	const struct hwdb_type *m = t;
+	int rc;
+
+	if (learned && hwdb_lookup(t->name)) {
+		if ((rc = hwdb_catalog_new(hwdb_catalog_process(), &cat, NULL)) ||
+		    (rc = hwdb_catalog_add_learned(cat, t, NULL)))
+			goto out;
+		m = hwdb_catalog_lookup(cat, t->name);
+	}
+	rc = hwdb_file_write_yaml(&m, 1, text);
+out:
+	hwdb_catalog_free(cat);
+	return rc;
+}
+
 static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 					  ProtobufCMessage **response)
 {
@@ -410,7 +425,7 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 		return no_memory(ctx, NULL);
 	/* The entry lives as long as the fleet: write it with the fleet held. */
 	t = rec_fleet_hwdb_lookup(coord_fleet_get(c), q->instance_type, &learned);
-	rc = t ? hwdb_file_write_yaml(&t, 1, &r->text) : -ENOENT;
+	rc = t ? write_entry(t, learned, &r->text) : -ENOENT;
 	coord_fleet_put(c);
 	if (rc == -ENOENT) {
 		resp_free(&r->m.base, NULL);
@@ -450,12 +465,68 @@ static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage 
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
 	}
 	r->has_rem = true;
+	if (coord_remedies_anchor(&r->rem, &err)) {
+		resp_free(&r->m.base, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INTERNAL, "remedies: %s", err.msg);
+	}
 	dratopo__v1__remedies_response__init(&r->m.remedies);
 	r->m.remedies.yaml = (char *)sb_str(&r->rem.yaml);
 	r->m.remedies.device_taint_rules = (uint32_t)r->rem.device_taint_rules;
 	r->m.remedies.node_taints = (uint32_t)r->rem.node_taints;
 	r->m.remedies.lifted = r->rem.lifted;
 	r->m.remedies.n_lifted = r->rem.n_lifted;
+	r->m.remedies.lifts_yaml = (char *)sb_str(&r->rem.lifts);
+	*response = &r->m.base;
+	return GRPC_STATUS_OK;
+}
+
+/* Agents report; they do not administer: a certificate that names a node
+ * of the fleet may not forget one. */
+static bool peer_is_agent(struct coord *c, struct rpc_ctx *ctx)
+{
+	const char *cn = rpc_ctx_peer_cn(ctx);
+	struct rec_node n;
+	bool agent;
+
+	if (c->insecure || !cn)
+		return false;
+	agent = rec_fleet_node(coord_fleet_get(c), cn, coord_now_ns(), &n, NULL) == 0;
+	coord_fleet_put(c);
+	if (agent)
+		rec_node_free(&n);
+	return agent;
+}
+
+static grpc_status_code on_forget(struct rpc_ctx *ctx, const ProtobufCMessage *request,
+				  ProtobufCMessage **response)
+{
+	struct coord *c = rpc_ctx_user(ctx);
+	const Dratopo__V1__ForgetRequest *q = (const void *)request;
+	struct dt_err err = { 0 };
+	struct resp *r;
+	int rc;
+
+	if (!q->node[0])
+		return rpc_ctx_fail(ctx, GRPC_STATUS_INVALID_ARGUMENT, "node is empty");
+	if (peer_is_agent(c, ctx)) {
+		obs_log(OBS_WARN, "auth_refused", "method", "Forget", "peer", rpc_ctx_peer(ctx),
+			"cn", rpc_ctx_peer_cn(ctx), "node", q->node, NULL);
+		return rpc_ctx_fail(ctx, GRPC_STATUS_PERMISSION_DENIED,
+				    "certificate %s is a node's: agents may not forget nodes",
+				    rpc_ctx_peer_cn(ctx));
+	}
+	rc = coord_forget(c, q->node, &err);
+	if (rc == -ENOENT)
+		return rpc_ctx_fail(ctx, GRPC_STATUS_NOT_FOUND, "no node %s", q->node);
+	if (rc)
+		return rpc_ctx_fail(ctx, rc == -EBUSY || rc == -EAGAIN ? GRPC_STATUS_UNAVAILABLE
+				    : GRPC_STATUS_INTERNAL, "forget %s: %s", q->node, err.msg);
+	if (!(r = resp_new()))
+		return no_memory(ctx, NULL);
+	dratopo__v1__forget_response__init(&r->m.forget);
+	r->m.forget.node = doc_arena_strdup(r->arena, q->node);
+	if (!r->m.forget.node)
+		return no_memory(ctx, r);
 	*response = &r->m.base;
 	return GRPC_STATUS_OK;
 }
@@ -475,5 +546,8 @@ const struct rpc_method coord_methods[] = {
 	  on_remedies, resp_free },
 	{ "/dratopo.v1.Planner/Plan", &dratopo__v1__plan_request__descriptor,
 	  coord_plan, coord_plan_release },
+	/* New methods go last: the fuzz corpus picks methods by index. */
+	{ "/dratopo.v1.Fleet/Forget", &dratopo__v1__forget_request__descriptor,
+	  on_forget, resp_free },
 };
 const size_t coord_n_methods = sizeof(coord_methods) / sizeof(coord_methods[0]);

@@ -47,9 +47,8 @@ static int json_error(struct obs_http_page *page, unsigned status, const char *m
 	struct doc_arena *a = doc_arena_new();
 	struct doc_node *top = a ? doc_new_map(a) : NULL;
 	int rc = !top || doc_map_set(a, top, "error", doc_new_string(a, msg)) ? -ENOMEM
-		 : doc_emit_json(top, 2, &page->body);
+		 : doc_emit_json(top, DOC_JSON_PRETTY, &page->body);
 
-	sb_putc(&page->body, '\n');
 	doc_arena_free(a);
 	page->status = status;
 	page->content_type = JSON_TYPE;
@@ -59,9 +58,8 @@ static int json_error(struct obs_http_page *page, unsigned status, const char *m
 /* top (in a) as the CLI prints JSON; frees a. */
 static int json_page(struct obs_http_page *page, struct doc_arena *a, struct doc_node *top)
 {
-	int rc = top ? doc_emit_json(top, 2, &page->body) : -ENOMEM;
+	int rc = top ? doc_emit_json(top, DOC_JSON_PRETTY, &page->body) : -ENOMEM;
 
-	sb_putc(&page->body, '\n');
 	doc_arena_free(a);
 	page->content_type = JSON_TYPE;
 	return rc;
@@ -430,10 +428,10 @@ void coord_set_inflight(struct coord *c, coord_inflight_fn fn, void *arg)
 }
 
 int coord_http_start(struct coord *c, const char *addr, bool (*ready)(void *, char *, size_t),
-		     struct obs_http **out, struct dt_err *err)
+		     void *ready_arg, struct obs_http **out, struct dt_err *err)
 {
-	struct obs_http_opts o = { .addr = addr, .reg = c->m.reg, .ready = ready, .ready_arg = c,
-				   .page = serve, .page_arg = c };
+	struct obs_http_opts o = { .addr = addr, .reg = c->m.reg, .ready = ready,
+				   .ready_arg = ready_arg, .page = serve, .page_arg = c };
 
 	return obs_http_start_opts(&o, out, err);
 }

@@ -121,6 +121,27 @@ static void collect_node_taints(struct obs_collector *col, void *arg)
 	obs_collect(col, (double)node_taints, NULL);
 }
 
+/* Every verdict, and the failures a running coordinator meets, show from
+ * the start at 0: an alert on rate() needs the series before the first
+ * failure, not from it. */
+static void zero_series(struct coord *c)
+{
+	static const char *const codes[] = {
+		"CANCELLED", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "PERMISSION_DENIED",
+		"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", NULL,
+	};
+	static const char *const store_ops[] = { "commit", "get_node", NULL };
+
+	for (int v = 0; v < REC_N_VERDICTS; v++)
+		obs_add(obs_series(c->m.reports, rec_verdict_name((enum rec_verdict)v), NULL), 0);
+	for (size_t i = 0; i < coord_n_methods; i++)
+		for (size_t k = 0; codes[k]; k++)
+			obs_add(obs_series(c->m.refused, method_label(coord_methods[i].path),
+					   codes[k], NULL), 0);
+	for (size_t i = 0; store_ops[i]; i++)
+		obs_add(obs_series(c->m.store_errors, store_ops[i], NULL), 0);
+}
+
 int coord_metrics_init(struct coord *c, struct dt_err *err)
 {
 	struct obs_registry *reg;
@@ -178,9 +199,7 @@ int coord_metrics_init(struct coord *c, struct dt_err *err)
 					"Node taints advised now (drifted nodes unfit as a whole).",
 					NULL, collect_node_taints, c, err);
 	if (!rc)
-		for (int v = 0; v < REC_N_VERDICTS; v++)  /* every verdict shows, even at 0 */
-			obs_add(obs_series(c->m.reports, rec_verdict_name((enum rec_verdict)v), NULL),
-				0);
+		zero_series(c);
 	return rc;
 }
 

@@ -2,12 +2,16 @@
  *
  * The manifests go through plan_execute, the pipeline `dratopo plan -f`
  * runs, so they are loaded, checked and answered exactly as offline. Its
- * prepare step (prepare_fleet) adds the fleet once they passed: every
- * plannable node joins the set as an existing Node (labels and allocatable
- * of its effective hwdb entry) with the ResourceSlices predicted from its last report. Nodes in drift,
- * stale, unknown or in conflict are left out. Claims the manifests show as
- * allocated count as in use, as offline. The plan's instance types are a
- * catalogue of its own (plan_catalog): the coordinator's hwdb, the types
+ * prepare step (prepare_fleet) adds, once they passed, what the cluster
+ * runs when a controller set the cluster source (coord_set_cluster_source),
+ * then the fleet: every plannable node joins the set as an existing Node
+ * (labels and allocatable of its effective hwdb entry) with the
+ * ResourceSlices predicted from its last report. Nodes in drift, stale,
+ * unknown or in conflict are left out. Devices in use count as offline,
+ * from the manifests and the cluster source alike: claims allocated, and
+ * the claims of pods bound to a node (the planner allocates on that node
+ * first those the input shows unallocated). The plan's instance types are
+ * a catalogue of its own (plan_catalog): the coordinator's hwdb, the types
  * the fleet learned, and the request's extras; nothing any other call
  * reads changes. Learned types have no price: their nodes serve pods as
  * existing capacity, and they become launch candidates only when an extra
@@ -131,15 +135,27 @@ struct fleet_prep {
 	struct hwdb_catalog *cat;
 };
 
-/* The plan's catalogue and the fleet's nodes, under one hold of the fleet
- * so that both see the same fleet. */
+void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source *src)
+{
+	c->plan_source = src ? *src : (struct coord_cluster_source){ 0 };
+}
+
+/* What the cluster runs (when a controller set the source), then the
+ * plan's catalogue and the fleet's nodes, under one hold of the fleet so
+ * that both see the same fleet. */
 static int prepare_fleet(void *arg, struct model_set *set, struct plan_options *opts,
 			 struct dt_diags *diags)
 {
 	struct fleet_prep *p = arg;
-	struct rec_fleet *f = coord_fleet_get(p->c);
+	const struct coord_cluster_source *cs = &p->c->plan_source;
+	struct rec_fleet *f;
 	struct dt_err err = { 0 };
-	int rc = plan_catalog(f, p->q, &p->cat, diags);
+	int rc;
+
+	if (cs->add && (rc = cs->add(cs->arg, set, diags)))
+		return rc;
+	f = coord_fleet_get(p->c);
+	rc = plan_catalog(f, p->q, &p->cat, diags);
 
 	if (!rc && (rc = add_fleet(f, set, diags, &err)))
 		dt_diags_add(diags, "dratopo plan: %s", err.msg);
@@ -155,6 +171,8 @@ static enum plan_format plan_format(Dratopo__V1__PlanFormat fmt)
 		return PLAN_FORMAT_YAML;
 	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_TABLE:
 		return PLAN_FORMAT_TABLE;
+	case DRATOPO__V1__PLAN_FORMAT__PLAN_FORMAT_JSON_COMPACT:
+		return PLAN_FORMAT_JSON_COMPACT;
 	default:
 		return PLAN_FORMAT_JSON;
 	}

@@ -2,37 +2,27 @@
  * drift, the DeviceTaintRules (and the Node taint when it is unfit) that
  * dt_remedy makes from its last report, verified again against its
  * type's effective entry; for every node that matches again after a drift,
- * the kubectl commands that lift them. One YAML stream for `kubectl apply
- * -f -`: the rules as documents, the commands as comments. */
+ * the DeviceTaintRules to delete as objects (Fleet.Remedies' lifts_yaml,
+ * `dratopo nodes --lifts` for `kubectl delete --ignore-not-found -f -`).
+ * The apply stream holds the rules as documents and the Node taint's
+ * command as a comment; the RPC ends it with dt_remedy's anchor, a rule
+ * that selects nothing, so that it is never empty for kubectl apply
+ * (coord_remedies_anchor; the controller applies the rules itself and
+ * needs none). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "coord.h"
 #include "model.h"
 #include "remedy.h"
 #include "topo_verify.h"
 
-/* Append text with every line commented out. */
-static void comment_lines(struct strbuf *out, const char *text)
+static int push_name(char ***list, size_t *n, size_t *cap, const char *name,
+		     struct dt_err *err)
 {
-	while (*text) {
-		const char *nl = strchr(text, '\n');
-		size_t len = nl ? (size_t)(nl - text) : strlen(text);
-
-		sb_printf(out, "# %.*s\n", (int)len, text);
-		text += len + (nl ? 1 : 0);
-	}
-}
-
-static int push_name(char ***list, size_t *n, const char *name, struct dt_err *err)
-{
-	char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
-
-	if (!grown)
-		return dt_err_set(err, -ENOMEM, "out of memory");
-	*list = grown;
-	if (!(grown[*n] = strdup(name)))
+	if (DT_GROW(*list, *cap, *n + 1) || !((*list)[*n] = strdup(name)))
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	(*n)++;
 	return 0;
@@ -60,7 +50,7 @@ static int drift_objects(struct rec_fleet *f, const char *name, struct model_set
 		out->node_taints += o.node != NULL;
 	}
 	if (!rc && o.node)
-		rc = push_name(&out->unfit, &out->n_unfit, name, err);
+		rc = push_name(&out->unfit, &out->n_unfit, &out->cap_unfit, name, err);
 	rem_objects_free(&o);
 	topo_verify_result_free(&vr);
 	topo_free(&t);
@@ -72,23 +62,21 @@ static int lift(struct rec_fleet *f, const char *name, struct coord_remedies *ou
 {
 	struct topo t;
 	struct rem_lift l = { 0 };
-	struct strbuf cmds = STRBUF_INIT;
 	const struct hwdb_type *entry;
 	int rc = rec_node_topology(f, name, &t, &entry, err);
 
 	if (rc)
 		return rc;
 	rc = rem_lift(name, entry, &t, &l, err);
-	if (!rc && !rem_lift_emit(&l, &cmds)) {
-		sb_printf(&out->yaml, "%s# node %s matches again: lift its remedies\n",
+	if (!rc && !rem_lift_emit(&l, &out->lifts)) {
+		sb_printf(&out->yaml, "%s# node %s matches again: its remedies are lifted by "
+			  "dratopo nodes --lifts (kubectl delete --ignore-not-found -f -)\n",
 			  out->yaml.len ? "---\n" : "", name);
-		comment_lines(&out->yaml, sb_str(&cmds));
 	} else if (!rc) {
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (!rc)
-		rc = push_name(&out->lifted, &out->n_lifted, name, err);
-	sb_free(&cmds);
+		rc = push_name(&out->lifted, &out->n_lifted, &out->cap_lifted, name, err);
 	rem_lift_free(&l);
 	topo_free(&t);
 	return rc;
@@ -117,15 +105,18 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 	}
 	memset(out, 0, sizeof(*out));
 	sb_init(&out->yaml);
+	sb_init(&out->lifts);
 	for (size_t i = 0; !rc && i < list.n; i++) {
 		const struct rec_node *n = &list.nodes[i];
 
 		if (node && *node && strcmp(node, n->name))
 			continue;
-		if (n->verdict == REC_DRIFT)
+		if (n->verdict == REC_DRIFT) {
 			rc = drift_objects(f, n->name, set, out, err);
-		else if (n->recovered)
+			out->nodes_in_drift++;
+		} else if (n->recovered) {
 			rc = lift(f, n->name, out, err);
+		}
 	}
 	coord_fleet_put(c);
 	if (list.nodes == &one)
@@ -133,16 +124,29 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 	else
 		rec_node_list_free(&list);
 	model_set_free(set);
-	if (!rc && sb_error(&out->yaml))
+	if (!rc && (sb_error(&out->yaml) || sb_error(&out->lifts)))
 		rc = dt_err_set(err, -ENOMEM, "out of memory");
 	if (rc)
 		coord_remedies_free(out);
 	return rc;
 }
 
+int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err)
+{
+	struct rem_summary sum = { r->nodes_in_drift, r->device_taint_rules, r->node_taints,
+				   r->n_lifted };
+
+	if (!r->yaml.len)
+		sb_puts(&r->yaml, "# no node in drift\n");
+	if (rem_anchor_emit(&sum, &r->yaml) || sb_error(&r->yaml))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 void coord_remedies_free(struct coord_remedies *r)
 {
 	sb_free(&r->yaml);
+	sb_free(&r->lifts);
 	for (size_t i = 0; i < r->n_lifted; i++)
 		free(r->lifted[i]);
 	free(r->lifted);

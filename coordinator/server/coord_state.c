@@ -26,6 +26,7 @@ int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err)
 	pthread_rwlockattr_destroy(&rwa);
 	pthread_mutex_init(&c->apply_lock, NULL);
 	c->max_plans = o->max_plans ? o->max_plans : COORD_DEFAULT_MAX_PLANS;
+	c->forget_after_ns = o->forget_after_ns;
 	c->open = true;
 	c->store = o->store;
 	if ((rc = coord_metrics_init(c, err)))
@@ -37,6 +38,8 @@ int coord_open(struct coord *c, const struct coord_opts *o, struct dt_err *err)
 	rc = coord_commit_start(c, err);
 	if (!rc)
 		rc = coord_persist_changes(c, &changes, err);
+	if (!rc)
+		rc = coord_sweeper_start(c, err);
 	rec_changes_free(&changes);
 	return rc;
 }
@@ -45,6 +48,7 @@ void coord_close(struct coord *c)
 {
 	if (!c->open)
 		return;
+	coord_sweeper_stop(c);
 	coord_commit_stop(c);
 	rec_fleet_free(c->fleet);
 	store_close(c->store);

@@ -2,18 +2,20 @@
  * handlers. Options, start-up (store, restore, the cluster, HTTP, gRPC),
  * and the signal loop: SIGTERM/SIGINT stop accepting, drain the calls in
  * flight, hand the Lease over, flush the store and exit 0; SIGHUP re-reads
- * the TLS files.
+ * the TLS files, which are also watched (certwatch: reloaded when they
+ * change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
  * handler runs in signal context. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "certwatch.h"
 #include "coord.h"
 #include "ctrl.h"
 #include "duration.h"
@@ -21,131 +23,154 @@
 #include "kube_leader.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "opts.h"
 #include "remedy.h"
 #include "rpc_tlsdiag.h"
 
-#define EXIT_USAGE 2
 #define DEFAULT_LISTEN "0.0.0.0:7443"
 #define DEFAULT_DB "/var/lib/dratopo/coordinator.db"
 #define DEFAULT_INTERVAL_NS (30 * 1000000000LL)
 #define DEFAULT_WORKERS 16
 #define DRAIN_MS 5000
 
-static const char usage_text[] =
-	"usage: dratopo-coordinator [options]\n"
-	"\n"
-	"The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
-	"(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
-	"drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
-	"hwdb show|plan --coordinator`.\n"
-	"\n"
-	"Options:\n"
-	"  --listen ADDR          gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)\n"
-	"  --db FILE              SQLite database (default " DEFAULT_DB ")\n"
-	"  --http ADDR            serve the status pages (/), /metrics, /healthz and /readyz\n"
-	"                         on ADDR, read-only (default: off)\n"
-	"  --tls-cert FILE        server certificate (PEM)\n"
-	"  --tls-key FILE         its private key\n"
-	"  --tls-ca FILE          CA bundle that client certificates must chain to\n"
-	"  --insecure             plaintext, no client certificates (tests, never production)\n"
-	"  --learn-quorum N       agreeing nodes that make a learned entry (default 2)\n"
-	"  --interval D           the agents' reporting interval (default 30s)\n"
-	"  --stale-after D        silence after which a node is stale (default 3 x interval)\n"
-	"  --hwdb-extra FILE      more instance types, in hwdb's source format\n"
-	"  --workers N            threads running handlers (default 16)\n"
-	"  --max-plans N          Plan calls running at once; more are refused with\n"
-	"                         RESOURCE_EXHAUSTED (default 4, at most half the workers)\n"
-	"  --call-timeout D       longest a call may take, whatever its deadline (default 60s)\n"
-	"  --kubeconfig FILE      run in this cluster: the fleet kept in it (NodeTopology\n"
-	"                         and LearnedType objects) and the controller that writes\n"
-	"                         NodeClaims for pending pods; in a pod the service\n"
-	"                         account is used, no flag needed\n"
-	"  --context NAME         the kubeconfig's context (default: its current-context)\n"
-	"  --kube on|off          the cluster: on needs one, off never uses one\n"
-	"                         (default: on with --kubeconfig or in a pod)\n"
-	"  --dry-run              plan the cluster's pending pods but write nothing: each\n"
-	"                         write is a log line (event=kube_dry_run) and a metric\n"
-	"  --leader-elect[=BOOL]  replicas elect a leader over a Lease; only it serves and\n"
-	"                         writes, and the fleet lives in the cluster, not in --db\n"
-	"                         (default: true in a pod, false elsewhere)\n"
-	"  --leader-elect-lease-duration D   how long a Lease not renewed holds (default 15s)\n"
-	"  --leader-elect-renew-deadline D   a leader that cannot renew within D stops\n"
-	"                                    writing and leading (default 10s)\n"
-	"  --leader-elect-retry-period D     between tries to renew or acquire (default 2s)\n"
-	"  --leader-elect-resource-name N    the Lease (default dratopo-coordinator)\n"
-	"  --leader-elect-resource-namespace NS  its namespace (default: the pod's own,\n"
-	"                         or the kubeconfig context's)\n"
-	"  --log-level L          debug, info (default), warn, error\n"
-	"  -h, --help             this help\n"
-	"  --version              print the version\n"
-	"\n"
-	"Exit codes: 0 stopped by SIGTERM/SIGINT, 1 start-up failure, 2 usage error.\n";
-
 struct args {
-	const char *listen, *db, *http, *hwdb_extra;
-	const char *kubeconfig, *context, *kube;        /* kube: "on", "off" or NULL (auto) */
-	int leader_elect;                               /* -1 unset, 0, 1 */
-	bool db_given;
+	const char *listen, *db, *http;
+	struct opts_list extras;        /* --hwdb-extra */
+	const char *kubeconfig, *context;
+	int kube;                       /* enum kube_mode */
+	bool dry_run, version;
+	int leader_elect;               /* -1 unset (true in a pod), 0, 1 */
+	int64_t lease_duration_ns, renew_deadline_ns, retry_period_ns;
 	struct coord_cluster_opts cluster;
-	bool dry_run;
 	struct rpc_tls tls;
-	unsigned learn_quorum, workers, max_plans;
-	int64_t interval_ns, stale_after_ns, call_timeout_ns;
+	uint64_t learn_quorum, workers, max_plans;
+	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
 };
 
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, "dratopo-coordinator: %s%s%s\n\n%s", what, arg ? " " : "", arg ? arg : "",
-		usage_text);
-	return EXIT_USAGE;
-}
+/* --kube: unset (on with a kubeconfig or in a pod), on, off. */
+enum kube_mode { KUBE_AUTO, KUBE_ON, KUBE_OFF };
 
-static int parse_count(const char *opt, const char *v, unsigned max, unsigned *out)
+static int set_kube(void *dst, const char *v, struct dt_err *err)
 {
-	char *end;
-	unsigned long n = strtoul(v, &end, 10);
+	struct args *a = dst;
 
-	if (!*v || *end || n < 1 || n > max) {
-		fprintf(stderr, "dratopo-coordinator: %s: '%s' is not a count from 1 to %u\n", opt, v,
-			max);
-		return EXIT_USAGE;
-	}
-	*out = (unsigned)n;
+	if (!strcmp(v, "on"))
+		a->kube = KUBE_ON;
+	else if (!strcmp(v, "off"))
+		a->kube = KUBE_OFF;
+	else
+		return dt_err_set(err, -EINVAL, "unknown value '%s' (on or off)", v);
 	return 0;
 }
 
-static int parse_dur(const char *opt, const char *v, int64_t *out)
+static int set_log_level(void *dst, const char *v, struct dt_err *err)
 {
-	struct dt_err err = { 0 };
+	enum obs_level level;
 
-	if (duration_parse(v, out, &err) || !*out) {
-		fprintf(stderr, "dratopo-coordinator: %s: %s\n", opt,
-			err.msg[0] ? err.msg : "must not be 0");
-		return EXIT_USAGE;
-	}
+	(void)dst;
+	if (obs_log_parse_level(v, &level, err))
+		return -EINVAL;
+	obs_log_set_level(level);
 	return 0;
 }
 
-static int parse_bool(const char *opt, const char *v, int *out)
-{
-	if (!v || !strcmp(v, "true")) {
-		*out = 1;
-	} else if (!strcmp(v, "false")) {
-		*out = 0;
-	} else {
-		fprintf(stderr, "dratopo-coordinator: %s: '%s' is neither true nor false\n", opt, v);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
+#define ARG_AT(f) OPTS_AT(struct args, f)
 
-static int parse_ms(const char *opt, const char *v, int64_t *out)
-{
-	int64_t ns;
-	int rc = parse_dur(opt, v, &ns);
+static const struct opt coord_opts[] = {
+	{ .name = "listen", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(listen),
+	  .help = "gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)" },
+	{ .name = "db", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(db),
+	  .help = "SQLite database (default " DEFAULT_DB ";\n"
+		  "none with --leader-elect: the fleet lives in the cluster)" },
+	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(http),
+	  .help = "serve the status pages (/), /metrics, /healthz and /readyz\n"
+		  "on ADDR, read-only (default: off)" },
+	{ .name = "tls-cert", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.cert),
+	  .help = "server certificate (PEM)" },
+	{ .name = "tls-key", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.key),
+	  .help = "its private key" },
+	{ .name = "tls-ca", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(tls.ca),
+	  .help = "CA bundle that client certificates must chain to\n"
+		  "(the three files are watched and reloaded when they change)" },
+	{ .name = "insecure", .type = OPT_FLAG, .at = ARG_AT(tls.insecure),
+	  .help = "plaintext, no client certificates (tests, never production)" },
+	{ .name = "learn-quorum", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1000,
+	  .at = ARG_AT(learn_quorum), .help = "agreeing nodes that make a learned entry (default 2)" },
+	{ .name = "interval", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(interval_ns),
+	  .help = "the agents' reporting interval (default 30s)" },
+	{ .name = "stale-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(stale_after_ns),
+	  .help = "silence after which a node is stale (default 3 x interval;\n"
+		  "not shorter than the interval)" },
+	{ .name = "forget-after", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(forget_after_ns),
+	  .help = "forget nodes silent that long (default: never; at least\n--stale-after)" },
+	{ .name = "hwdb-extra", .type = OPT_LIST, .arg = "FILE", .at = ARG_AT(extras),
+	  .help = "more instance types, in hwdb's source format (repeatable)" },
+	{ .name = "workers", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
+	  .at = ARG_AT(workers), .help = "threads running handlers (default 16)" },
+	{ .name = "max-plans", .type = OPT_UINT, .arg = "N", .min = 1, .max = 1024,
+	  .at = ARG_AT(max_plans),
+	  .help = "Plan calls running at once; more are refused with\n"
+		  "RESOURCE_EXHAUSTED (default 4, at most half the workers)" },
+	{ .name = "call-timeout", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(call_timeout_ns),
+	  .help = "longest a call may take, whatever its deadline (default 60s)" },
+	{ .name = "kubeconfig", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(kubeconfig),
+	  .help = "run in this cluster: the fleet kept in it (NodeTopology and\n"
+		  "LearnedType objects) and the controller that writes\n"
+		  "NodeClaims for pending pods; in a pod the service account\n"
+		  "is used, no flag needed" },
+	{ .name = "context", .type = OPT_STR, .arg = "NAME", .at = ARG_AT(context),
+	  .help = "the kubeconfig's context (default: its current-context)" },
+	{ .name = "kube", .type = OPT_FUNC, .arg = "on|off", .set = set_kube,
+	  .help = "the cluster: on needs one, off never uses one\n"
+		  "(default: on with --kubeconfig or in a pod)" },
+	{ .name = "dry-run", .type = OPT_FLAG, .at = ARG_AT(dry_run),
+	  .help = "plan the cluster's pending pods but write nothing: each\n"
+		  "write is a log line (event=kube_dry_run) and a metric" },
+	{ .name = "leader-elect", .type = OPT_BOOL, .at = ARG_AT(leader_elect),
+	  .help = "replicas elect a leader over a Lease; only it serves and\n"
+		  "writes (default: true in a pod, false elsewhere)" },
+	{ .name = "leader-elect-lease-duration", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(lease_duration_ns),
+	  .help = "how long a Lease not renewed holds (default 15s)" },
+	{ .name = "leader-elect-renew-deadline", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(renew_deadline_ns),
+	  .help = "a leader that cannot renew within D stops writing\n"
+		  "and leading (default 10s)" },
+	{ .name = "leader-elect-retry-period", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(retry_period_ns),
+	  .help = "between tries to renew or acquire (default 2s)" },
+	{ .name = "leader-elect-resource-name", .type = OPT_STR, .arg = "NAME",
+	  .at = ARG_AT(cluster.lease_name), .help = "the Lease (default dratopo-coordinator)" },
+	{ .name = "leader-elect-resource-namespace", .type = OPT_STR, .arg = "NS",
+	  .at = ARG_AT(cluster.lease_namespace),
+	  .help = "its namespace (default: the pod's own, or the\n"
+		  "kubeconfig context's)" },
+	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
+	  .help = "debug, info (default), warn, error" },
+	{ .name = "version", .type = OPT_FLAG, .at = ARG_AT(version), .help = "print the version" },
+	{ 0 }
+};
 
-	*out = ns / 1000000;
-	return rc;
+static const struct opts_cmd coord_cmd = {
+	.prog = "dratopo-coordinator",
+	.synopsis = "dratopo-coordinator [--listen ADDR] [--db FILE] [--http ADDR]\n"
+		    "                           [--tls-cert F --tls-key F --tls-ca F | --insecure]\n"
+		    "                           [--kubeconfig FILE] [options]",
+	.about = "The cluster's coordinator: agents report their nodes' GPU/EFA topology over gRPC\n"
+		 "(mTLS); it re-verifies each report against hwdb, learns types hwdb lacks, keeps\n"
+		 "drifted and silent nodes out of planning, and answers `dratopo nodes|types|\n"
+		 "hwdb show|plan --coordinator`.",
+	.opts = coord_opts,
+	.epilog = "Exit codes: 0 stopped by SIGTERM/SIGINT, 1 start-up failure, 2 usage error.",
+};
+
+/* Half the workers, 1 to COORD_DEFAULT_MAX_PLANS: a burst of plans
+ * leaves threads for the agents' reports. */
+static unsigned default_max_plans(uint64_t workers)
+{
+	uint64_t n = workers / 2;
+
+	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : (unsigned)n;
 }
 
 static bool in_pod(void)
@@ -158,13 +183,14 @@ static bool in_pod(void)
 /* Whether the cluster is used: --kube says, else a kubeconfig or a pod. */
 static bool kube_wanted(const struct args *a)
 {
-	if (a->kube)
-		return !strcmp(a->kube, "on");
+	if (a->kube != KUBE_AUTO)
+		return a->kube == KUBE_ON;
 	return a->kubeconfig || in_pod();
 }
 
 /* Leader election: on by default in a pod, only with a cluster, and with
- * the fleet in the cluster rather than in a database file. */
+ * the fleet in the cluster rather than in a database file. 0 or the usage
+ * error's exit code. */
 static int cluster_args(struct args *a)
 {
 	struct kube_leader_opts lo = { .name = "x", .identity = "x" };
@@ -174,145 +200,68 @@ static int cluster_args(struct args *a)
 	a->cluster.context = a->context;
 	a->cluster.leader_elect = a->leader_elect < 0 ? in_pod() && kube_wanted(a)
 						      : a->leader_elect == 1;
-	if (!a->cluster.leader_elect)
+	a->cluster.lease_duration_ms = a->lease_duration_ns / 1000000;
+	a->cluster.renew_deadline_ms = a->renew_deadline_ns / 1000000;
+	a->cluster.retry_period_ms = a->retry_period_ns / 1000000;
+	if (!a->cluster.leader_elect) {
+		if (!a->db)
+			a->db = DEFAULT_DB;
 		return 0;
+	}
 	if (!kube_wanted(a))
-		return usage_error("--leader-elect needs a cluster:", "--kubeconfig FILE, or run in a pod");
-	if (a->db_given)
-		return usage_error("--db: with --leader-elect the fleet lives in the cluster "
-				   "(NodeTopology objects); a database file is for a coordinator "
-				   "without leader election", NULL);
+		return opts_usage_error(&coord_cmd, "--leader-elect needs a cluster: --kubeconfig "
+					"FILE, or run in a pod");
+	if (a->db)
+		return opts_usage_error(&coord_cmd, "--db: with --leader-elect the fleet lives in "
+					"the cluster (NodeTopology objects); a database file is "
+					"for a coordinator without leader election");
 	a->db = "memory:";
 	lo.lease_duration_ms = a->cluster.lease_duration_ms;
 	lo.renew_deadline_ms = a->cluster.renew_deadline_ms;
 	lo.retry_period_ms = a->cluster.retry_period_ms;
-	return kube_leader_validate(&lo, &err) ? usage_error(err.msg, NULL) : 0;
+	if (kube_leader_validate(&lo, &err))
+		return opts_usage_error(&coord_cmd, "%s", err.msg);
+	return 0;
 }
 
-/* Half the workers, 1 to COORD_DEFAULT_MAX_PLANS: a burst of plans
- * leaves threads for the agents' reports. */
-static unsigned default_max_plans(unsigned workers)
+/* false to run; true and *rc when the process ends here. */
+static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 {
-	unsigned n = workers / 2;
-
-	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : n;
-}
-
-/* 0 to run, -1 after --help/--version, else the exit code. */
-static int parse_args(int argc, char **argv, struct args *a)
-{
-	enum { O_LISTEN = 256, O_DB, O_HTTP, O_CERT, O_KEY, O_CA, O_INSECURE, O_QUORUM,
-	       O_INTERVAL, O_STALE, O_EXTRA, O_WORKERS, O_LOG, O_VERSION, O_CALL,
-	       O_PLANS, O_KUBECONFIG, O_CONTEXT, O_KUBE, O_DRY_RUN, O_ELECT, O_LEASE_DURATION,
-	       O_RENEW_DEADLINE, O_RETRY_PERIOD, O_LEASE_NAME, O_LEASE_NS };
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "db", required_argument, NULL, O_DB },
-		{ "http", required_argument, NULL, O_HTTP },
-		{ "tls-cert", required_argument, NULL, O_CERT },
-		{ "tls-key", required_argument, NULL, O_KEY },
-		{ "tls-ca", required_argument, NULL, O_CA },
-		{ "insecure", no_argument, NULL, O_INSECURE },
-		{ "learn-quorum", required_argument, NULL, O_QUORUM },
-		{ "interval", required_argument, NULL, O_INTERVAL },
-		{ "stale-after", required_argument, NULL, O_STALE },
-		{ "hwdb-extra", required_argument, NULL, O_EXTRA },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "max-plans", required_argument, NULL, O_PLANS },
-		{ "call-timeout", required_argument, NULL, O_CALL },
-		{ "log-level", required_argument, NULL, O_LOG },
-		{ "kubeconfig", required_argument, NULL, O_KUBECONFIG },
-		{ "context", required_argument, NULL, O_CONTEXT },
-		{ "kube", required_argument, NULL, O_KUBE },
-		{ "dry-run", no_argument, NULL, O_DRY_RUN },
-		{ "leader-elect", optional_argument, NULL, O_ELECT },
-		{ "leader-elect-lease-duration", required_argument, NULL, O_LEASE_DURATION },
-		{ "leader-elect-renew-deadline", required_argument, NULL, O_RENEW_DEADLINE },
-		{ "leader-elect-retry-period", required_argument, NULL, O_RETRY_PERIOD },
-		{ "leader-elect-resource-name", required_argument, NULL, O_LEASE_NAME },
-		{ "leader-elect-resource-namespace", required_argument, NULL, O_LEASE_NS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dt_err err = { 0 };
-	enum obs_level level;
-	int c, rc = 0;
 
-	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB, .leader_elect = -1,
+	*a = (struct args){ .listen = DEFAULT_LISTEN, .leader_elect = -1,
 			    .learn_quorum = REC_DEFAULT_LEARN_QUORUM, .workers = DEFAULT_WORKERS,
 			    .interval_ns = DEFAULT_INTERVAL_NS };
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_LISTEN: a->listen = optarg; break;
-		case O_DB: a->db = optarg; a->db_given = true; break;
-		case O_HTTP: a->http = optarg; break;
-		case O_CERT: a->tls.cert = optarg; break;
-		case O_KEY: a->tls.key = optarg; break;
-		case O_CA: a->tls.ca = optarg; break;
-		case O_INSECURE: a->tls.insecure = true; break;
-		case O_EXTRA: a->hwdb_extra = optarg; break;
-		case O_KUBECONFIG: a->kubeconfig = optarg; break;
-		case O_CONTEXT: a->context = optarg; break;
-		case O_DRY_RUN: a->dry_run = true; break;
-		case O_KUBE:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return usage_error("--kube: 'on' or 'off', not", optarg);
-			a->kube = optarg;
-			break;
-		case O_ELECT: rc = parse_bool("--leader-elect", optarg, &a->leader_elect); break;
-		case O_LEASE_DURATION:
-			rc = parse_ms("--leader-elect-lease-duration", optarg,
-				      &a->cluster.lease_duration_ms);
-			break;
-		case O_RENEW_DEADLINE:
-			rc = parse_ms("--leader-elect-renew-deadline", optarg,
-				      &a->cluster.renew_deadline_ms);
-			break;
-		case O_RETRY_PERIOD:
-			rc = parse_ms("--leader-elect-retry-period", optarg,
-				      &a->cluster.retry_period_ms);
-			break;
-		case O_LEASE_NAME: a->cluster.lease_name = optarg; break;
-		case O_LEASE_NS: a->cluster.lease_namespace = optarg; break;
-		case O_QUORUM: rc = parse_count("--learn-quorum", optarg, 1000, &a->learn_quorum); break;
-		case O_WORKERS: rc = parse_count("--workers", optarg, 1024, &a->workers); break;
-		case O_PLANS: rc = parse_count("--max-plans", optarg, 1024, &a->max_plans); break;
-		case O_INTERVAL: rc = parse_dur("--interval", optarg, &a->interval_ns); break;
-		case O_STALE: rc = parse_dur("--stale-after", optarg, &a->stale_after_ns); break;
-		case O_CALL: rc = parse_dur("--call-timeout", optarg, &a->call_timeout_ns); break;
-		case O_LOG:
-			if (obs_log_parse_level(optarg, &level, &err))
-				return usage_error(err.msg, NULL);
-			obs_log_set_level(level);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		case O_VERSION:
-			printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
-			return -1;
-		case ':':
-			return usage_error("option needs a value:", argv[optind - 1]);
-		default:
-			return usage_error("unknown option", argv[optind - 1]);
-		}
+	if (opts_parse(&coord_cmd, argc, argv, a, rc))
+		return true;
+	if (a->version) {
+		printf("dratopo-coordinator %s\n", DRATOPO_VERSION);
+		return true;
 	}
-	if (rc)
-		return rc;
-	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
-	if (rpc_tls_check(&a->tls, &err))
-		return usage_error(err.msg, "(mTLS needs --tls-cert, --tls-key and --tls-ca; "
-				   "plaintext needs --insecure)");
+	if (rpc_listen_check(a->listen, &err))
+		*rc = opts_usage_error(&coord_cmd, "--listen: %s", err.msg);
+	else if (rpc_tls_check(&a->tls, &err))
+		*rc = opts_usage_error(&coord_cmd, "%s", err.msg);
+	else if (a->stale_after_ns && a->stale_after_ns < a->interval_ns)
+		*rc = opts_usage_error(&coord_cmd, "--stale-after must not be shorter than "
+				       "--interval (every node would be stale between two reports)");
+	/* A node is stale (out of planning) before it is forgotten. */
+	else if (a->forget_after_ns &&
+		 a->forget_after_ns < (a->stale_after_ns ? a->stale_after_ns : 3 * a->interval_ns))
+		*rc = opts_usage_error(&coord_cmd, "--forget-after must be at least --stale-after "
+				       "(a node is stale, out of planning, before it is forgotten)");
+	else if (a->max_plans && a->max_plans >= a->workers)
+		*rc = opts_usage_error(&coord_cmd, "--max-plans must be below --workers (reports "
+				       "need a thread too)");
+	else
+		*rc = cluster_args(a);
+	if (*rc)
+		return true;
 	if (!a->stale_after_ns)
 		a->stale_after_ns = 3 * a->interval_ns;
-	if (a->max_plans >= a->workers)
-		return usage_error("--max-plans must be below --workers", "(reports need a thread too)");
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
-	return cluster_args(a);
+	return false;
 }
 
 /* A node the fleet knows and may not plan on (drift, conflict, silence)
@@ -364,12 +313,29 @@ static void grpc_log(const char *severity, const char *file, int line, const cha
 	obs_logf(OBS_WARN, "grpc", "message", "%s: %s (%s:%d)", severity, message, file, line);
 }
 
+/* What the process holds beside the coordinator's state: readiness asks
+ * all of it. */
+struct proc {
+	struct coord c;
+	struct rpc_server *srv;
+	struct certwatch *certs;        /* NULL when --insecure */
+	/* The controller, when it runs: /readyz waits for its first lists. Set
+	 * before the HTTP server starts. */
+	struct ctrl *kube;
+};
+
 static bool ready(void *arg, char *why, size_t whylen)
 {
-	struct coord *c = arg;
+	struct proc *p = arg;
+	struct coord *c = &p->c;
 	struct dt_err err = { 0 };
+	struct timespec now;
 	bool stale;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (p->certs && certwatch_check(p->certs, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec,
+					why, whylen))
+		return false;
 	pthread_rwlock_rdlock(&c->fleet_lock);
 	stale = c->fleet_stale;
 	pthread_rwlock_unlock(&c->fleet_lock);
@@ -379,6 +345,10 @@ static bool ready(void *arg, char *why, size_t whylen)
 	}
 	if (store_ready(c->store, &err)) {
 		snprintf(why, whylen, "store: %s", err.msg);
+		return false;
+	}
+	if (p->kube && !ctrl_synced(p->kube)) {
+		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
 	return coord_cluster_ready(c, why, whylen);
@@ -411,12 +381,12 @@ static void log_start(const struct args *a, struct coord *c, struct rpc_server *
 	rec_type_list_free(&tl);
 }
 
-/* Wait for signals; returns on SIGTERM or SIGINT. */
-static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecure)
+/* Wait for signals; returns on SIGTERM or SIGINT. SIGHUP has the watcher
+ * reload the TLS files now (it logs the result). */
+static void signal_loop(const sigset_t *set, struct certwatch *certs)
 {
 	for (;;) {
 		siginfo_t si;
-		struct dt_err err = { 0 };
 		int sig = sigwaitinfo(set, &si);
 
 		if (sig == SIGTERM || sig == SIGINT) {
@@ -425,29 +395,32 @@ static void signal_loop(const sigset_t *set, struct rpc_server *srv, bool insecu
 		}
 		if (sig != SIGHUP)
 			continue;
-		if (insecure)
-			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
-		else if (rpc_server_reload_tls(srv, &err))
-			obs_log(OBS_ERROR, "tls_reload", "result", "failed, old files kept", "error",
-				err.msg, NULL);
+		if (certs)
+			certwatch_poke(certs);
 		else
-			obs_log(OBS_INFO, "tls_reload", "result", "ok", NULL);
+			obs_log(OBS_INFO, "tls_reload", "result", "skipped: --insecure", NULL);
 	}
+}
+
+static int reload_tls(void *srv, struct dt_err *err)
+{
+	return rpc_server_reload_tls(srv, err);
 }
 
 int main(int argc, char **argv)
 {
 	struct args a;
-	struct coord c = { 0 };
-	struct rpc_server *srv = NULL;
+	static struct proc p;
+	struct coord *c = &p.c;
 	struct obs_http *http = NULL;
-	struct ctrl *kube = NULL;
 	struct dt_err err = { 0 };
 	sigset_t sigs;
-	int rc = parse_args(argc, argv, &a);
+	int rc;
 
-	if (rc)
-		return rc < 0 ? 0 : rc;
+	if (parse_args(argc, argv, &a, &rc)) {
+		opts_free(&coord_cmd, &a);
+		return rc;
+	}
 	/* Before any thread exists, so every thread inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -459,60 +432,71 @@ int main(int argc, char **argv)
 
 	/* Into the process's catalogue, before any thread: reports are
 	 * verified against it, and every plan's catalogue starts from it. */
-	if (a.hwdb_extra && (rc = hwdb_load_extra(a.hwdb_extra, &err)))
-		dt_err_prefix(&err, "--hwdb-extra: ");
+	for (size_t i = 0; !rc && i < a.extras.n; i++)
+		if ((rc = hwdb_load_extra(a.extras.v[i], &err)))
+			dt_err_prefix(&err, "--hwdb-extra: ");
 	if (!rc) {
 		struct coord_opts co = { .db = a.db, .insecure = a.tls.insecure,
-					 .max_plans = a.max_plans,
-					 .rec = { a.learn_quorum, a.stale_after_ns } };
+					 .max_plans = (unsigned)a.max_plans,
+					 .rec = { (unsigned)a.learn_quorum, a.stale_after_ns },
+					 .forget_after_ns = a.forget_after_ns };
 
-		rc = coord_open(&c, &co, &err);
+		rc = coord_open(c, &co, &err);
 	}
 	/* The fleet in the cluster (a dry run without election leaves it out:
 	 * it writes nothing); the controller's writes pass the Lease's fence. */
 	if (!rc && kube_wanted(&a) && (a.cluster.leader_elect || !a.dry_run) &&
-	    (rc = coord_cluster_start(&c, &a.cluster, &err)))
+	    (rc = coord_cluster_start(c, &a.cluster, &err)))
 		dt_err_prefix(&err, "kube: ");
 	if (!rc && kube_wanted(&a)) {
 		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
-					.dry_run = a.dry_run, .registry = c.m.reg,
-					.node_excluded = node_excluded, .node_arg = &c,
-					.remedies = fleet_remedies, .remedies_arg = &c,
-					.leader = coord_cluster_leader(&c),
-					.leading = coord_leading, .leading_arg = &c };
+					.dry_run = a.dry_run, .registry = c->m.reg,
+					.node_excluded = node_excluded, .node_arg = c,
+					.remedies = fleet_remedies, .remedies_arg = c,
+					.leader = coord_cluster_leader(c),
+					.leading = coord_leading, .leading_arg = c };
 
-		if ((rc = ctrl_start(&ko, &kube, &err)))
+		if ((rc = ctrl_start(&ko, &p.kube, &err)))
 			dt_err_prefix(&err, "kube: ");
 	}
-	if (!rc && a.http)
-		rc = coord_http_start(&c, a.http, ready, &http, &err);
 	if (!rc) {
 		struct rpc_server_opts o = {
-			.listen = a.listen, .tls = a.tls, .workers = a.workers,
+			.listen = a.listen, .tls = a.tls, .workers = (unsigned)a.workers,
 			.max_deadline_ms = (unsigned)(a.call_timeout_ns / 1000000),
-			.methods = coord_methods, .n_methods = coord_n_methods, .user = &c,
-			.observe = coord_observe_rpc, .observe_user = &c,
+			.methods = coord_methods, .n_methods = coord_n_methods, .user = c,
+			.observe = coord_observe_rpc, .observe_user = c,
 		};
 
-		rc = rpc_server_start(&o, &srv, &err);
+		rc = rpc_server_start(&o, &p.srv, &err);
 	}
+	if (!rc && !a.tls.insecure) {
+		struct certwatch_opts wo = { a.tls.cert, a.tls.key, a.tls.ca, "server", reload_tls,
+					     p.srv, c->m.reg, 0, 0 };
+
+		rc = certwatch_start(&wo, &p.certs, &err);
+	}
+	if (!rc && a.http)
+		rc = coord_http_start(c, a.http, ready, &p, &http, &err);
 	if (rc) {
 		obs_log(OBS_ERROR, "start_failed", "error", err.msg, NULL);
 		fprintf(stderr, "dratopo-coordinator: %s\n", err.msg);
 	} else {
-		log_start(&a, &c, srv, http);
-		signal_loop(&sigs, srv, a.tls.insecure);
+		log_start(&a, c, p.srv, http);
+		signal_loop(&sigs, p.certs);
 	}
-	/* Drain the calls in flight (their reports commit), hand the Lease
-	 * over (the controller's writes in flight finish first), then the
-	 * rest. */
-	rpc_server_shutdown(srv, DRAIN_MS);
-	coord_cluster_release(&c);
-	ctrl_stop(kube);
+	/* The HTTP server before the watcher its gauges read, the watcher
+	 * before the server it reloads; then drain the calls in flight (their
+	 * reports commit), hand the Lease over (the controller's writes in
+	 * flight finish first), then the rest. */
 	obs_http_stop(http);
-	coord_cluster_stop(&c);
-	coord_close(&c);
+	certwatch_stop(p.certs);
+	rpc_server_shutdown(p.srv, DRAIN_MS);
+	coord_cluster_release(c);
+	ctrl_stop(p.kube);
+	coord_cluster_stop(c);
+	coord_close(c);
 	hwdb_reset();
+	opts_free(&coord_cmd, &a);
 	if (!rc)
 		obs_log(OBS_INFO, "stopped", NULL);
 	return rc ? 1 : 0;

@@ -1,16 +1,21 @@
 /* store_sqlite.c - the SQLite backend: one connection in WAL mode with
  * synchronous=FULL (a commit returns once the WAL is fsynced), every
  * statement prepared once at open, one transaction per store_commit, and
- * SQLite's errors turned into errno codes that say what an operator can do.
+ * SQLite's errors turned into errno codes that say what an operator can do
+ * (store_sqlite_errors.c).
  *
  * Opening never writes to a file it has not checked: a read-only database
  * is refused, then PRAGMA quick_check runs before WAL mode or a migration
  * could touch the file. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_backend.h"
 #include "store_sqlite.h"
@@ -83,125 +88,10 @@ static const char *const stmt_sql[ST__COUNT] = {
 struct sq {
 	sqlite3 *db;
 	char *path;
+	int lock_fd;            /* "<path>.lock", flock'ed; -1: none (memory) */
 	sqlite3_stmt *st[ST__COUNT];
 	int write_rc;           /* the last transaction's result: store_ready probes after a failure */
 };
-
-/* ---- errors ---------------------------------------------------------- */
-
-static int sys_errno_code(int sys, int fallback)
-{
-	switch (sys) {
-	case ENOSPC:
-	case EDQUOT:
-		return -ENOSPC;
-	case EROFS:
-	case EACCES:
-	case EPERM:
-		return -EROFS;
-	case ENOENT:
-		return -ENOENT;
-	case EISDIR:
-		return -EISDIR;
-	case ENOMEM:
-		return -ENOMEM;
-	default:
-		return fallback;
-	}
-}
-
-/* SQLite keeps the system errno of a failed open but not of a failed
- * commit: when the WAL's write or sync fails, sqlite3_system_errno stays 0
- * and the message is a bare "disk I/O error". errno just after the step is
- * what the failed call left, so run() passes it on as a hint; it is taken
- * only when it names the file system's state (read-only, full), which a
- * stale errno of some earlier lookup (ENOENT of a -journal) never does. */
-static int step_hint(int sys)
-{
-	return sys == EROFS || sys == ENOSPC || sys == EDQUOT ? sys : 0;
-}
-
-static int errno_of(sqlite3 *db, int rc, int hint)
-{
-	int sys = db ? sqlite3_system_errno(db) : 0;
-
-	if (!sys)
-		sys = step_hint(hint);
-
-	switch (rc & 0xff) {
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_CANTOPEN:
-		return sys_errno_code(sys, -EROFS);
-	case SQLITE_IOERR:
-		return sys_errno_code(sys, -EIO);
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return -EBADMSG;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_TOOBIG:
-		return -E2BIG;
-	case SQLITE_CONSTRAINT:
-	case SQLITE_MISMATCH:
-	case SQLITE_RANGE:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
-
-static const char *advice(int code)
-{
-	switch (code) {
-	case -ENOSPC:
-		return " (disk full: free space; the database is intact)";
-	case -EROFS:
-		return " (the database file or its directory is not writable)";
-	case -EBADMSG:
-		return " (not a SQLite database, or corrupt; the file was left as it is)";
-	case -EBUSY:
-		return " (locked by another process)";
-	case -ENOENT:
-		return " (its directory does not exist)";
-	case -EISDIR:
-		return " (that is a directory)";
-	default:
-		return "";
-	}
-}
-
-static int fail_hinted(sqlite3 *db, const char *path, int rc, int hint, const char *what,
-		       struct dt_err *err)
-{
-	int code = errno_of(db, rc, hint);
-	/* -EIO is also the code of everything unnamed: only an I/O error
-	 * gets the hint about the disk. */
-	const char *why = code == -EIO && (rc & 0xff) == SQLITE_IOERR
-		? " (the disk or its file system failed: see the kernel log)" : advice(code);
-
-	return dt_err_set(err, code, "%s: %s: %s%s", path, what,
-			  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), why);
-}
-
-int store_sqlite_fail(sqlite3 *db, const char *path, int rc, const char *what,
-		      struct dt_err *err)
-{
-	return fail_hinted(db, path, rc, 0, what, err);
-}
-
-int store_sqlite_exec(sqlite3 *db, const char *path, const char *sql, const char *what,
-		      struct dt_err *err)
-{
-	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK ? 0 : store_sqlite_fail(db, path, rc, what, err);
-}
 
 /* ---- binding and reading values --------------------------------------- */
 
@@ -345,7 +235,7 @@ static int run(struct sq *q, enum stmt which, const char *what, struct dt_err *e
 	rc = sqlite3_step(st);
 	sys = errno;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		rc = fail_hinted(q->db, q->path, rc, sys, what, err);
+		rc = store_sqlite_fail_hinted(q->db, q->path, rc, sys, what, err);
 	else
 		rc = 0;
 	sqlite3_reset(st);
@@ -665,6 +555,8 @@ static void sq_close(void *impl)
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(q->st[i]);
 	sqlite3_close_v2(q->db);
+	if (q->lock_fd >= 0)
+		close(q->lock_fd);      /* after SQLite's: the lock ends last */
 	free(q->path);
 	free(q);
 }
@@ -681,6 +573,54 @@ static const struct store_ops sqlite_ops = {
 };
 
 /* ---- opening ---------------------------------------------------------- */
+
+/* One process per database: an exclusive flock(2) on "<path>.lock", held
+ * until the store closes (the kernel drops it when the process dies, so a
+ * SIGKILLed coordinator never leaves it behind). SQLite's own locks only
+ * serialise transactions: two coordinators on one file would both run,
+ * each with a fleet in memory the other's writes never reach. The lock
+ * file holds the owner's pid, for the message. A separate file, not the
+ * database: closing any descriptor of the database would drop SQLite's
+ * POSIX locks on it. */
+static int lock_database(struct sq *q, struct dt_err *err)
+{
+	char lock[PATH_MAX], pid[32] = "";
+	ssize_t n;
+	int fd;
+
+	q->lock_fd = -1;
+	if (!strcmp(q->path, ":memory:") || !strncmp(q->path, "file::memory:", 13))
+		return 0;
+	if (snprintf(lock, sizeof(lock), "%s.lock", q->path) >= (int)sizeof(lock))
+		return dt_err_set(err, -ENAMETOOLONG, "%s: path too long", q->path);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+
+		return dt_err_set(err, e == EROFS || e == EACCES ? -EROFS : -e,
+				  "%s: cannot create the lock file %s: %s%s", q->path, lock,
+				  strerror(e), e == EROFS || e == EACCES ? store_sqlite_advice(-EROFS) : "");
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return dt_err_set(err, -EBUSY, "%s: the database is in use by another "
+					  "process (pid %s, holding %s): one dratopo-coordinator "
+					  "per database", q->path, *pid ? pid : "unknown", lock);
+		return dt_err_set(err, -e, "%s: cannot lock %s: %s", q->path, lock, strerror(e));
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* The lock holds without the pid; only the message loses it. */
+	}
+	q->lock_fd = fd;
+	return 0;
+}
 
 /* PRAGMA quick_check: "ok", or the first problem found. */
 static int check_integrity(struct sq *q, struct dt_err *err)
@@ -699,7 +639,7 @@ static int check_integrity(struct sq *q, struct dt_err *err)
 		else
 			rc = dt_err_set(err, -EBADMSG,
 					"%s: integrity check failed: %s%s", q->path,
-					res ? res : "(no result)", advice(-EBADMSG));
+					res ? res : "(no result)", store_sqlite_advice(-EBADMSG));
 	} else {
 		rc = store_sqlite_fail(q->db, q->path, rc, "integrity check", err);
 	}
@@ -761,6 +701,11 @@ int store_sqlite_open(const char *location, const struct store_opts *opts,
 		free(q);
 		return dt_err_set(err, -ENOMEM, "%s: out of memory", location);
 	}
+	if ((rc = lock_database(q, err))) {
+		free(q->path);
+		free(q);
+		return rc;
+	}
 	rc = sqlite3_open_v2(location, &q->db, flags, NULL);
 	if (rc != SQLITE_OK) {
 		rc = store_sqlite_fail(q->db, q->path, rc, "open", err);
@@ -773,7 +718,7 @@ int store_sqlite_open(const char *location, const struct store_opts *opts,
 	 * acknowledge a report is no store. */
 	if (sqlite3_db_readonly(q->db, "main") == 1) {
 		rc = dt_err_set(err, -EROFS, "%s: open: the database is read-only%s", q->path,
-				advice(-EROFS));
+				store_sqlite_advice(-EROFS));
 		goto fail;
 	}
 	/* Read-only checks first: nothing is written to a file that is

@@ -59,7 +59,7 @@ struct hwdb_source {
 	const char **regions;           /* prices.yaml: its regions, in file order */
 	size_t n_regions;
 	struct hwdb_source_price *prices;
-	size_t n_prices;
+	size_t n_prices, cap_prices;
 };
 
 /* Decode an instance-type file (`instanceTypes: [...]`). On error *out is

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "plan.h"
 
 struct hwdb_type;
@@ -49,7 +50,7 @@ int plan_nodeclass_check(const struct model_set *set, struct dt_diags *errs,
 
 /* The writers (plan_output.c). The JSON of design.md: {"nodeClaims", "existingNodes", "unschedulable",
  * "totalPricePerHour"}; unschedulable entries carry "details". */
-int plan_emit_json(const struct plan_result *r, struct strbuf *out);
+int plan_emit_json(const struct plan_result *r, int style, struct strbuf *out);
 /* karpenter.sh/v1 NodeClaims, one YAML document each. */
 int plan_emit_yaml(const struct plan_result *r, struct strbuf *out);
 /* One row per node claim and per unschedulable pod. */
@@ -336,10 +337,17 @@ struct plan_unit {
 	size_t place;
 };
 
-/* A pod already bound (spec.nodeName): it uses its node's resources. */
+/* A pod already bound (spec.nodeName): it uses its node's resources and
+ * holds its claims' devices there. pod: its claims, resolved as a
+ * pending pod's are, and linked to the claims Kubernetes made for it
+ * (pod.status.resourceClaimStatuses, else a claim reserved for it that
+ * names the pod's claim); a template claim the input lacks is generated
+ * (plan_setup_nodes allocates the ones the input shows unallocated on the
+ * node, as the scheduler did). pod.problem: a claim the input lacks. */
 struct plan_bound {
 	const char *node;
 	struct plan_res req;
+	struct plan_pod pod;
 };
 
 struct plan_pods {
@@ -369,12 +377,12 @@ void plan_pods_free(struct plan_pods *p);
 int plan_default_classes(struct model_set *set, struct dt_err *err);
 /* Whether a pod spec uses DRA (the definition Karpenter uses). */
 bool plan_pod_is_dra(const struct model_pod_spec *spec);
+
+/* ---- String helpers (plan_strings.c) ---- */
+
 /* Names Kubernetes would generate, made deterministic: 5 characters of
  * its "bcdfghjklmnpqrstvwxz2456789" alphabet from a hash of the seeds. */
 void plan_name_suffix(const char *a, const char *b, uint64_t n, char out[6]);
-/* Make room for need elements of size bytes in *v (capacity *cap,
- * doubling; new room zeroed). 0 or -ENOMEM, *v unchanged then. */
-int plan_grow(void **v, size_t *cap, size_t need, size_t size);
 /* v in decimal, into out; returns out. */
 char *plan_u64_str(uint64_t v, char out[24]);
 /* The NULL-terminated strings after sz, concatenated into buf (cut to

@@ -1,6 +1,6 @@
 /* plan_state.h - the planner's state while it runs, shared by the files of
- * one plan_run: plan_run.c (driver, result, helpers), plan_inputs.c,
- * plan_existing.c, plan_new.c and plan_reasons.c.
+ * one plan_run: plan_run.c (driver), plan_result.c (its helpers),
+ * plan_inputs.c, plan_existing.c, plan_new.c and plan_reasons.c.
  *
  * Objects: an exnode per existing Node (its allocator context over its
  * slices, the state of what is allocated there, CPU/memory/pods in use);
@@ -171,7 +171,7 @@ struct planner {
 	size_t n_rejects, cap_rejects;
 
 	struct pnode *pn;
-	size_t n_pn;
+	size_t n_pn, cap_pn;
 	struct plan_open_reqs *unit_open;       /* per unit (plan_narrow_setup) */
 	int fatal;                              /* first fatal error of a callback */
 	/* Per shape: the allocator's error (CEL runtime error, unknown class,
@@ -200,7 +200,7 @@ int plan_narrow_push(const struct planner *pl, struct pnode *pn, size_t unit);
  * constrain, In what is left or NotIn what is excluded (arena). -ENOMEM. */
 int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_node_claim *nc);
 
-/* ---- Helpers (plan_run.c) ---- */
+/* ---- Building the result (plan_result.c) ---- */
 
 /* alloc_try_opts without the explanation, for placing (the reasons for
  * the pods left over are asked again with it). */

@@ -21,6 +21,10 @@ struct rpc_tls {
 	const char *key;        /* PEM private key of that certificate */
 	const char *ca;         /* PEM bundle that verifies the other side */
 	bool insecure;          /* plaintext, only when explicitly asked for */
+	/* Client only: the name the server's certificate must carry (and the
+	 * SNI), when it is not the address's host (an IP, or a port-forward
+	 * to localhost). NULL: the host. */
+	const char *server_name;
 };
 
 /* "OK", "INVALID_ARGUMENT", ... ("STATUS_<n>" for a code gRPC does not name). */
@@ -29,6 +33,12 @@ const char *rpc_status_name(grpc_status_code code);
 /* 0 when tls is a complete mTLS set or an explicit insecure one; -EINVAL
  * naming what is missing or contradictory otherwise. */
 int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err);
+
+/* Read and check tls's files as a channel or a server would (the chain
+ * parses, the key is unencrypted and belongs to the first certificate, the
+ * CA bundle holds one): 0, or -errno with err naming the file. 0 for an
+ * insecure set. For a client that reconnects later with what it checked. */
+int rpc_tls_files_check(const struct rpc_tls *tls, struct dt_err *err);
 
 /* 0 when addr can name a gRPC endpoint; -EINVAL for an empty address or
  * a port over 65535 (gRPC would take 99999 as 99999 mod 65536 without a
@@ -40,6 +50,11 @@ int rpc_addr_check(const char *addr, struct dt_err *err);
  * of stderr, so a daemon can write them as logfmt; NULL gives them back to
  * gRPC's default. Which severities reach fn is GRPC_VERBOSITY's (default
  * ERROR). fn runs on any gRPC thread and must not call gRPC. */
+/* rpc_addr_check, and a port is required (a server binding "127.0.0.1"
+ * would get gRPC's default, 443, without a word): -EINVAL naming the
+ * address. unix: addresses need none. */
+int rpc_listen_check(const char *addr, struct dt_err *err);
+
 typedef void (*rpc_log_fn)(const char *severity, const char *file, int line, const char *message);
 void rpc_set_log(rpc_log_fn fn);
 

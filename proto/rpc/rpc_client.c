@@ -28,6 +28,7 @@ static void tls_free(struct rpc_tls *t)
 	free((char *)t->cert);
 	free((char *)t->key);
 	free((char *)t->ca);
+	free((char *)t->server_name);
 }
 
 static int tls_copy(struct rpc_tls *dst, const struct rpc_tls *src)
@@ -35,7 +36,8 @@ static int tls_copy(struct rpc_tls *dst, const struct rpc_tls *src)
 	*dst = (struct rpc_tls){ .insecure = src->insecure };
 	if ((src->cert && !(dst->cert = strdup(src->cert))) ||
 	    (src->key && !(dst->key = strdup(src->key))) ||
-	    (src->ca && !(dst->ca = strdup(src->ca)))) {
+	    (src->ca && !(dst->ca = strdup(src->ca))) ||
+	    (src->server_name && !(dst->server_name = strdup(src->server_name)))) {
 		tls_free(dst);
 		return -ENOMEM;
 	}
@@ -53,8 +55,11 @@ static grpc_channel *core_channel(const char *addr, const struct rpc_tls *tls,
 		  .value.integer = CLIENT_MAX_RECV },
 		{ .type = GRPC_ARG_INTEGER, .key = (char *)GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
 		  .value.integer = 1 },
+		/* the name checked in the server's certificate, and the SNI */
+		{ .type = GRPC_ARG_STRING, .key = (char *)GRPC_SSL_TARGET_NAME_OVERRIDE_ARG,
+		  .value.string = (char *)tls->server_name },
 	};
-	grpc_channel_args args = { sizeof(arg) / sizeof(arg[0]), arg };
+	grpc_channel_args args = { sizeof(arg) / sizeof(arg[0]) - !tls->server_name, arg };
 	grpc_channel_credentials *creds = rpc_channel_creds(tls, err);
 	grpc_channel *ch;
 

@@ -33,6 +33,8 @@ int rpc_tls_check(const struct rpc_tls *tls, struct dt_err *err)
 	have = !!tls->cert + !!tls->key + !!tls->ca;
 	if (tls->insecure && have)
 		return dt_err_set(err, -EINVAL, "--insecure contradicts the TLS files given");
+	if (tls->insecure && tls->server_name)
+		return dt_err_set(err, -EINVAL, "--insecure contradicts --tls-server-name");
 	if (tls->insecure)
 		return 0;
 	if (have != 3)
@@ -58,6 +60,23 @@ int rpc_addr_check(const char *addr, struct dt_err *err)
 		return 0;
 	if (n > 5 || strtol(port, NULL, 10) > 65535)
 		return dt_err_set(err, -EINVAL, "address \"%s\": port %s is not 0-65535", addr, port);
+	return 0;
+}
+
+int rpc_listen_check(const char *addr, struct dt_err *err)
+{
+	const char *colon;
+	bool v6;
+	int rc = rpc_addr_check(addr, err);
+
+	if (rc || !strncmp(addr, "unix:", 5) || !strncmp(addr, "unix-abstract:", 14))
+		return rc;
+	colon = strrchr(addr, ':');
+	v6 = addr[0] == '[';
+	if (!colon || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+	    (v6 ? colon[-1] != ']' : memchr(addr, ':', (size_t)(colon - addr)) != NULL))
+		return dt_err_set(err, -EINVAL, "address \"%s\" has no port (HOST:PORT or "
+				  "[IPV6]:PORT; port 0 picks a free one)", addr);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #include <grpc/support/string_util.h>
 
+#include "array.h"
 #include "rpc_internal.h"
 #include "rpc_server.h"
 
@@ -75,6 +76,10 @@ struct rpc_server {
 	 * gone, but they still answer, and the server must outlive them. An
 	 * atomic, not under the lock: it changes twice a call. */
 	atomic_uint held;
+	/* Calls that arrived and are not done: with none, a shutdown has
+	 * nothing to drain and closes idle connections at once (gRPC's tag
+	 * would wait for the clients to hang up, seconds for an idle agent). */
+	atomic_uint active;
 	/* Taken shared around every batch, exclusive to shut the queue down:
 	 * after that a late answer is dropped, as starting a batch on a shut
 	 * queue is an assertion in gRPC. */
@@ -121,10 +126,11 @@ struct rpc_ctx {
 
 	char *peer, *peer_cn;
 	char **peer_dns;
-	size_t n_peer_dns;
+	size_t n_peer_dns, cap_peer_dns;
 
 	struct rpc_ctx *wd_prev, *wd_next;
 	bool watched, capped;
+	bool counted;                   /* in srv->active */
 };
 
 static void on_new(struct cq_tag *tag, bool ok);
@@ -221,8 +227,18 @@ static struct rpc_ctx *ctx_new(struct rpc_server *srv, const struct method_slot 
 	return c;
 }
 
+static void wake_shutdown(struct rpc_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	pthread_cond_broadcast(&s->shutdown_cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void ctx_free(struct rpc_ctx *c)
 {
+	if (c->counted && atomic_fetch_sub(&c->srv->active, 1) == 1 &&
+	    atomic_load(&c->srv->stopping))
+		wake_shutdown(c->srv);  /* the last call: shutdown may close the rest */
 	if (c->call)
 		grpc_call_unref(c->call);
 	grpc_metadata_array_destroy(&c->md);
@@ -364,9 +380,7 @@ static void unhold(struct rpc_server *s)
 {
 	if (atomic_fetch_sub(&s->held, 1) != 1 || !atomic_load(&s->stopping))
 		return;
-	pthread_mutex_lock(&s->lock);
-	pthread_cond_broadcast(&s->shutdown_cond);
-	pthread_mutex_unlock(&s->lock);
+	wake_shutdown(s);
 }
 
 /* Send the final status (with c->reply when there is one) and close. */
@@ -412,16 +426,12 @@ static void read_identity(struct rpc_ctx *c)
 		c->peer_cn = strndup(p->value, p->value_length);
 	it = grpc_auth_context_find_properties_by_name(ac, GRPC_PEER_DNS_PROPERTY_NAME);
 	while ((p = grpc_auth_property_iterator_next(&it))) {
-		char **grown = realloc(c->peer_dns, (c->n_peer_dns + 1) * sizeof(*grown));
 		char *name = strndup(p->value, p->value_length);
 
-		if (!grown || !name) {      /* an identity cut short only denies more */
-			free(name);
-			if (grown)
-				c->peer_dns = grown;
+		if (!name || DT_GROW(c->peer_dns, c->cap_peer_dns, c->n_peer_dns + 1)) {
+			free(name);         /* an identity cut short only denies more */
 			break;
 		}
-		c->peer_dns = grown;
 		c->peer_dns[c->n_peer_dns++] = name;
 	}
 out:
@@ -439,6 +449,8 @@ static void on_new(struct cq_tag *tag, bool ok)
 		ctx_free(c);
 		return;
 	}
+	c->counted = true;
+	atomic_fetch_add(&s->active, 1);
 	clock_gettime(CLOCK_MONOTONIC, &c->started);
 	if (!atomic_load(&s->stopping))
 		arm(s, c->slot);    /* re-arm first; a failure leaves one fewer slot */
@@ -753,7 +765,7 @@ int rpc_server_start(const struct rpc_server_opts *opts, struct rpc_server **out
 	*out = NULL;
 	if (!opts->listen || !*opts->listen)
 		return dt_err_set(err, -EINVAL, "no listen address");
-	if (rpc_addr_check(opts->listen, err))
+	if (rpc_listen_check(opts->listen, err))
 		return dt_err_prefix(err, "listen: ");
 	rc = rpc_tls_check(&opts->tls, err);
 	if (rc)
@@ -847,6 +859,11 @@ static bool none_held(const struct rpc_server *s)
 	return atomic_load(&s->held) == 0;
 }
 
+static bool tag_seen_or_idle(const struct rpc_server *s)
+{
+	return s->shutdown_seen || atomic_load(&s->active) == 0;
+}
+
 /* The order of the gRPC notes (docs/rpc.md): shutdown_and_notify, drain,
  * cancel what is left, the tag, destroy the server, shut the queue down, the
  * workers see GRPC_QUEUE_SHUTDOWN after the last tag and exit, join, destroy
@@ -870,10 +887,16 @@ void rpc_server_shutdown(struct rpc_server *srv, unsigned drain_ms)
 			if (ev.type == GRPC_OP_COMPLETE)
 				((struct cq_tag *)ev.tag)->fn(ev.tag, ev.success);
 		}
-	} else if (!wait_until(srv, tag_seen, drain_ms)) {
-		grpc_server_cancel_all_calls(srv->server);
-		while (!wait_until(srv, tag_seen, 1000))
-			;
+	} else {
+		wait_until(srv, tag_seen_or_idle, drain_ms);
+		/* Past the drain, or nothing left to drain while connections
+		 * stay open (the tag waits for their clients to go): cancel
+		 * what is left, which closes the connections too. */
+		if (!wait_until(srv, tag_seen, 0)) {
+			grpc_server_cancel_all_calls(srv->server);
+			while (!wait_until(srv, tag_seen, 1000))
+				;
+		}
 	}
 	wait_until(srv, none_held, drain_ms);
 	grpc_server_destroy(srv->server);

@@ -145,6 +145,19 @@ static int pem_set_load(const struct rpc_tls *tls, struct pem_set *p, struct dt_
 	return rc;
 }
 
+int rpc_tls_files_check(const struct rpc_tls *tls, struct dt_err *err)
+{
+	struct pem_set p;
+	int rc = rpc_tls_check(tls, err);
+
+	if (rc || tls->insecure)
+		return rc;
+	rc = pem_set_load(tls, &p, err);
+	if (!rc)
+		pem_set_free(&p);
+	return rc;
+}
+
 grpc_channel_credentials *rpc_channel_creds(const struct rpc_tls *tls, struct dt_err *err)
 {
 	grpc_ssl_pem_key_cert_pair pair;
@@ -184,7 +197,7 @@ static grpc_ssl_certificate_config_reload_status fetch_config(void *user,
 
 int rpc_tls_source_reload(struct rpc_tls_source *src, struct dt_err *err)
 {
-	struct rpc_tls tls = { src->cert_path, src->key_path, src->ca_path, false };
+	struct rpc_tls tls = { .cert = src->cert_path, .key = src->key_path, .ca = src->ca_path };
 	grpc_ssl_server_certificate_config *cfg, *old;
 	grpc_ssl_pem_key_cert_pair pair;
 	struct pem_set p;

@@ -53,9 +53,10 @@
 /* Where to connect, and the name the server's certificate must carry. */
 struct target {
 	char host[256];
+	char name[256];                 /* --tls-server-name, else host */
 	char port[8];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	bool is_unix, abstract, host_is_ip;
+	bool is_unix, abstract, host_is_ip, name_is_ip, name_given;
 };
 
 struct probe {
@@ -406,8 +407,8 @@ static int sniff_tls(const struct probe *p, enum answer *out, struct dt_err *err
 	}
 	SSL_set_bio(ssl, rb, wb);       /* ssl owns both now */
 	rb = wb = NULL;
-	if (!p->t.host_is_ip)
-		SSL_set_tlsext_host_name(ssl, p->t.host);
+	if (!p->t.name_is_ip)
+		SSL_set_tlsext_host_name(ssl, p->t.name);
 	SSL_connect(ssl);               /* writes the hello, then wants to read */
 	len = BIO_get_mem_data(SSL_get_wbio(ssl), &hello);
 	rc = len > 0 ? sniff(p, hello, (size_t)len, out, err)
@@ -636,17 +637,20 @@ static int check_name(const struct probe *p, X509 *cert, struct dt_err *err)
 
 	if (!cert)
 		return 0;
-	ok = p->t.host_is_ip ? X509_check_ip_asc(cert, p->t.host, 0)
-			     : X509_check_host(cert, p->t.host, 0,
+	ok = p->t.name_is_ip ? X509_check_ip_asc(cert, p->t.name, 0)
+			     : X509_check_host(cert, p->t.name, 0,
 					       X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL);
 	if (ok == 1)
 		return 0;
 	sb_init(&names);
 	cert_names(cert, &names);
-	rc = dt_err_set(err, -EACCES, "the coordinator's certificate is not for %s (name "
-			"mismatch: it names %s): connect by one of those names, or give the "
-			"coordinator a certificate with %s:%s", p->t.host, sb_str(&names),
-			p->t.host_is_ip ? "IP" : "DNS", p->t.host);
+	rc = dt_err_set(err, -EACCES, "the coordinator's certificate is not for %s%s (name "
+			"mismatch: it names %s): %s, or give the coordinator a certificate "
+			"with %s:%s", p->t.name, p->t.name_given ? " (--tls-server-name)" : "",
+			sb_str(&names),
+			p->t.name_given ? "name one of those with --tls-server-name"
+					: "connect by one of those names",
+			p->t.name_is_ip ? "IP" : "DNS", p->t.name);
 	sb_free(&names);
 	return rc;
 }
@@ -719,8 +723,8 @@ static int probe_tls(struct probe *p, struct dt_err *err)
 		goto out;
 	}
 	SSL_set_bio(ssl, bio, bio);             /* ssl owns it */
-	if (!p->t.host_is_ip)
-		SSL_set_tlsext_host_name(ssl, p->t.host);
+	if (!p->t.name_is_ip)
+		SSL_set_tlsext_host_name(ssl, p->t.name);
 	SSL_set_msg_callback(ssl, on_msg);
 	SSL_set_msg_callback_arg(ssl, p);
 	p->server_hello = p->sent_cert = p->ticket = false;
@@ -797,6 +801,9 @@ int rpc_diagnose(const char *addr, const struct rpc_tls *tls, int64_t timeout_ms
 		rc = parse_target(addr, &p.t, err);
 	if (rc)
 		return rc;
+	p.t.name_given = tls->server_name && *tls->server_name;
+	snprintf(p.t.name, sizeof(p.t.name), "%s", p.t.name_given ? tls->server_name : p.t.host);
+	p.t.name_is_ip = is_ip_literal(p.t.name);
 	p.deadline = now_ms() + timeout_ms;
 	rc = tls->insecure ? diagnose_plaintext(&p, err) : diagnose_tls(&p, err);
 	ERR_clear_error();      /* leave nothing on the thread's queue for gRPC to find */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cel_env.h"
 #include "strbuf.h"
 
@@ -27,7 +28,7 @@ struct skip {
 };
 
 static struct skip *skips;
-static size_t n_skips;
+static size_t n_skips, cap_skips;
 
 static int load_skips(const char *path)
 {
@@ -40,16 +41,13 @@ static int load_skips(const char *path)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *sp;
-		struct skip *ns;
 
 		line[strcspn(line, "\n")] = 0;
 		if (!line[0] || line[0] == '#')
 			continue;
 		sp = strpbrk(line, " \t");
-		ns = realloc(skips, (n_skips + 1) * sizeof(*skips));
-		if (!ns)
+		if (DT_GROW(skips, cap_skips, n_skips + 1))
 			break;
-		skips = ns;
 		if (sp)
 			*sp++ = 0;
 		snprintf(skips[n_skips].id, sizeof(skips[n_skips].id), "%s", line);

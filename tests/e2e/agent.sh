@@ -80,19 +80,25 @@ has "$TMP/out" '"driver": "gpu.nvidia.com"' "GPU slice"
 has "$TMP/out" '"driver": "dra.net"' "EFA slice"
 expect 0 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" --node-name node-a
 count_is 'name: gpu-[0-9]+$' 8 "GPU devices"
-count_is 'name: efa-[0-9]+$' 32 "EFA devices"
+# DRANET's names: pci- and the EFA's PCI address (docs/remedy.md)
+count_is 'name: pci-0000-[0-9a-f]{2}-[0-9a-f]{2}-[0-7]$' 32 "EFA devices"
+count_is 'name: efa-[0-9]+$' 0 "no placeholder EFA names on a live node"
 has "$TMP/out" 'pool:' "slices carry their pool"
 expect 0 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge-degraded" --node-name node-b
 count_is 'name: gpu-[0-9]+$' 7 "GPU devices when one is gone"
-count_is 'name: efa-[0-9]+$' 30 "EFA devices when two are gone"
+count_is 'name: pci-0000-[0-9a-f]{2}-[0-9a-f]{2}-[0-7]$' 30 "EFA devices when two are gone"
 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge" \
 	--consumable-capacity shares
 
-# the prediction for a node of a known type is what `dratopo hwdb show` says
+# the prediction for a node of a known type is what `dratopo hwdb show` says,
+# but for the EFAs' names: the node's own (pci-<address>) against hwdb's
+# placeholders (efa-N, so marked)
 if [ -x "$BIN" ]; then
+	efa_names() { sed -E -e 's/name: (efa-[0-9]+|pci-0000-[0-9a-f-]+)$/name: EFA/' \
+		-e '/dratopo.io\/placeholder-device-names: "true"/d'; }
 	for f in p5.48xlarge p4d.24xlarge p5en.48xlarge g6e.48xlarge g5.48xlarge; do
-		"$BIN" hwdb show "$f" --node node-1 | tail -n +2 >"$TMP/show"
-		"$AGENT" slices --sysfs-root "$FX/$f" --node-name node-1 | tail -n +2 >"$TMP/pred"
+		"$BIN" hwdb show "$f" --node node-1 | tail -n +2 | efa_names >"$TMP/show"
+		"$AGENT" slices --sysfs-root "$FX/$f" --node-name node-1 | tail -n +2 | efa_names >"$TMP/pred"
 		if ! cmp -s "$TMP/show" "$TMP/pred"; then
 			fail "$f: slices differ from dratopo hwdb show"
 			diff "$TMP/show" "$TMP/pred" | head -10 | sed 's/^/    /'
@@ -114,14 +120,15 @@ if command -v strace >/dev/null 2>&1; then
 			echo "skip: strace could not trace $c here"
 			continue
 		fi
-		# libgrpc (linked for `run`) sizes per-CPU stats when it is loaded:
-		# glibc's sysconf(_SC_NPROCESSORS_CONF) reads cpu/possible. That is
-		# the dynamic loader's doing, before main, not the probe's.
 		outside=$(grep -E '"/' "$TMP/trace" | grep -v "\"$FX/p5.48xlarge/sys" |
 			grep -Ev '\.so(\.[0-9]+)*"|"/etc/ld\.so\.(cache|preload)"|execve\(|"/proc/self/' |
-			grep -v '"/sys/devices/system/cpu/possible"' | head -3)
+			head -3)
 		[ -z "$outside" ] ||
 			fail "$c looked outside the sysfs tree: $outside"
+		# the one-shot commands do not load the RPC stack (`run` is its own program)
+		loaded=$(grep -Eo 'lib(grpc|gpr|ssl|crypto|protobuf-c|microhttpd|absl)[^"/]*\.so[^"]*' \
+			"$TMP/trace" | sort -u | head -3)
+		[ -z "$loaded" ] || fail "$c loaded the RPC stack: $loaded"
 	done
 else
 	echo "skip: strace not installed; file access not checked"
@@ -150,5 +157,23 @@ NODE_NAME=gpu_1 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge"
 has "$TMP/err" '^dratopo-agent: \$NODE_NAME "gpu_1": a lowercase RFC 1123' \
 	"slices says where the name came from"
 expect 0 "$AGENT" --help
+expect 0 "$AGENT" --version
+grep -qx 'dratopo-agent [0-9][0-9.]*' "$TMP/out" || fail "--version prints 'dratopo-agent VERSION'"
+expect 0 "$AGENT" run --version
+grep -qx 'dratopo-agent [0-9][0-9.]*' "$TMP/out" || fail "run --version prints the same version"
+
+# `run` is dratopo-agent-run, found beside dratopo-agent (however it was
+# started); without it, run says what is missing
+mkdir -p "$TMP/lonely"
+cp "$AGENT" "$TMP/lonely/dratopo-agent"
+expect 1 "$TMP/lonely/dratopo-agent" run --coordinator 127.0.0.1:1 --insecure --once
+has "$TMP/err" "cannot start $TMP/lonely/dratopo-agent-run: No such file or directory" \
+	"run names the program it needs"
+pushd "$(dirname "$AGENT")" >/dev/null
+expect 2 ./dratopo-agent run --insecure
+popd >/dev/null
+has "$TMP/err" 'coordinator ADDR is required' "run found beside a relative path"
+PATH="$(dirname "$AGENT"):$PATH" expect 2 dratopo-agent run --insecure
+has "$TMP/err" 'coordinator ADDR is required' "run found beside a program found on PATH"
 
 e2e_finish

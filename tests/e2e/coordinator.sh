@@ -15,16 +15,19 @@
 #     never sends;
 #   - SIGKILL in the middle of a stream of acknowledged reports: after a
 #     restart on the same database every acknowledged report is there;
-#   - SIGTERM exits 0; a corrupt database is refused and left untouched.
+#   - SIGTERM exits 0; a corrupt database is refused and left untouched;
+#   - an EFA type hwdb knows without its grouping (c6in.32xlarge): its first
+#     node matches hwdb, the second completes the quorum and the grouping is
+#     learned; hwdb show --coordinator gives hwdb's price with the learned
+#     roots, and a plan puts a pod that wants the EFA on one root onto a new
+#     c6in.32xlarge at hwdb's price, where a plan without the fleet cannot.
 NAME=coordinator; . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 CLIENT="$1/tests/coord_client"
 FX="$1/fixtures/agent"
 GOLD="$ROOT/tests/fixtures/coordinator"
 CERTS="$TMP/tls"
-COORD_PID=""
 export GRPC_VERBOSITY=NONE
-trap '[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 [ -d "$FX/p5.48xlarge/sys" ] || bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$FX" >/dev/null
 sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b new-1 new-2 new-3 admin >/dev/null ||
@@ -32,26 +35,6 @@ sh "$ROOT/tests/tls/mkcerts.sh" "$CERTS" gpu-a gpu-b new-1 new-2 new-3 admin >/d
 TLS_ADMIN=(--tls-cert "$CERTS/client-admin.pem" --tls-key "$CERTS/client-admin.key"
 	   --tls-ca "$CERTS/ca.pem")
 
-# start_coord LOG ARGS...: start, wait for its start line, set PORT/HTTP.
-start_coord() {
-	local log=$1; shift
-	"$COORD" --listen 127.0.0.1:0 --http 127.0.0.1:0 "$@" 2>"$log" &
-	COORD_PID=$!
-	for _ in $(seq 100); do
-		grep -q 'event=start ' "$log" && break
-		kill -0 "$COORD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	PORT=$(grep -o 'grpc_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
-	HTTP=$(grep -o 'http_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
-	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$log")"; e2e_finish; }
-}
-stop_coord() {   # stop_coord SIGNAL: the exit status in $STOP_RC
-	kill -"$1" "$COORD_PID"
-	wait "$COORD_PID"
-	STOP_RC=$?
-	COORD_PID=""
-}
 mtls() { echo --tls-cert "$CERTS/client-$1.pem" --tls-key "$CERTS/client-$1.key" --tls-ca "$CERTS/ca.pem"; }
 # agent NODE FIXTURE [ARGS...]: one report with NODE's certificate.
 agent() {
@@ -157,7 +140,7 @@ expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
 cp "$TMP/out" "$TMP/remedies.yaml"
 [ "$(grep -c '^  name: dratopo-drift\.gpu-b\.' "$TMP/remedies.yaml")" = 5 ] ||
 	fail "5 DeviceTaintRules for gpu-b: $(grep 'name: dratopo-drift' "$TMP/remedies.yaml")"
-has "$TMP/remedies.yaml" '^  name: dratopo-drift\.gpu-b\.efa-18$' "the EFAs left without their GPU"
+has "$TMP/remedies.yaml" '^  name: dratopo-drift\.gpu-b\.pci-0000-[0-9a-f]{2}-00-0$' "the EFAs left without their GPU (DRANET's names)"
 has "$TMP/remedies.yaml" 'value: efa-missing' "the GPU left short of EFAs"
 has "$TMP/remedies.yaml" '^  name: dratopo-drift\.new-3\.' "the node in drift against the learned entry"
 grep -q 'dratopo-drift\.gpu-a\.' "$TMP/remedies.yaml" && fail "no rules for the healthy node"
@@ -244,9 +227,11 @@ agent gpu-a p5.48xlarge && jqis .verdict '"match"' "still serving after the refu
 # ---- the drifted node repaired: the lift ----
 agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired"
 expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
-has "$TMP/out" '^# kubectl delete devicetaintrule --ignore-not-found dratopo-drift\.gpu-b\.gpu-0 ' "the lift of gpu-b's rules"
-has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of its node taint"
+has "$TMP/out" '^# node gpu-b matches again: its remedies are lifted by dratopo nodes --lifts' "-o yaml points to the lift"
 grep -q '^  name: dratopo-drift\.gpu-b\.' "$TMP/out" && fail "no rules left for gpu-b"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --lifts
+has "$TMP/out" '^  name: dratopo-drift\.gpu-b\.gpu-0$' "the lift of gpu-b's rules, as objects"
+has "$TMP/out" '^# and its Node taint: kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of its node taint"
 agent gpu-b p5.48xlarge-degraded && jqis .verdict '"drift"' "gpu-b degraded again (the state the restart checks)"
 
 # ---- SIGTERM, restart: the state is back ----
@@ -263,8 +248,8 @@ agent gpu-b p5.48xlarge && jqis .verdict '"match"' "gpu-b repaired after the res
 stop_coord TERM
 start_coord "$TMP/coord3.log" --db "$TMP/fleet.db" --tls-cert "$CERTS/server.pem" \
 	--tls-key "$CERTS/server.key" --tls-ca "$CERTS/ca.pem"
-expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" -o yaml
-has "$TMP/out" '^# kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of a node repaired before a restart"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:$PORT" "${TLS_ADMIN[@]}" --lifts
+has "$TMP/out" '^# and its Node taint: kubectl taint nodes gpu-b dratopo.io/drift:NoSchedule-$' "the lift of a node repaired before a restart"
 stop_coord TERM
 
 # ---- SIGKILL in the middle of a stream of acknowledged reports ----
@@ -282,6 +267,34 @@ jq -r '.nodes[].name' "$TMP/out" | sort >"$TMP/stored"
 missing=$(comm -23 <(sort "$TMP/acked") "$TMP/stored" | wc -l)
 [ "$missing" = 0 ] || fail "SIGKILL: $missing of $acked acknowledged reports missing after the restart"
 echo "SIGKILL: $acked acknowledged, $(wc -l <"$TMP/stored") stored, $missing missing"
+stop_coord TERM
+
+# ---- an EFA type hwdb knows without its grouping: learned, then planned ----
+bash "$ROOT/tests/fixtures/agent/mksysfs.sh" "$TMP/fx" c6in.32xlarge >/dev/null || fail "mksysfs.sh c6in.32xlarge"
+start_coord "$TMP/hpc.log" --db "$TMP/hpc.db" --insecure
+hpc() {   # hpc NODE: one report of a c6in.32xlarge, plaintext
+	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$1" \
+		--sysfs-root "$TMP/fx/c6in.32xlarge" --insecure
+}
+expect 0 "$BIN" hwdb show c6in.32xlarge -o json &&
+	jqis '[.resourceSlices[].spec.devices[].attributes["resource.kubernetes.io/pcieRoot"]]' '[null,null]' \
+		"hwdb alone: c6in.32xlarge's EFA roots unknown"
+hpc hpc-1 && jqis .verdict '"match"' "first c6in.32xlarge: hwdb's entry, which has no grouping"
+hpc hpc-2 && jqis .verdict '"learned"' "second c6in.32xlarge: the grouping learned"
+has "$TMP/hpc.log" 'event=learned type=c6in.32xlarge shape="v1 2\*\(efa1x1d0f:efa1\)"' "learned event"
+expect 0 "$BIN" hwdb show c6in.32xlarge --coordinator "127.0.0.1:$PORT" --insecure -o json &&
+	jqis '.instanceType.source' '"learned"' "the coordinator's entry: learned" &&
+	jqis '[.instanceType.onDemandPricePerHour, .instanceType.vcpu]' '[7.2576,128]' "hwdb's price and size kept" &&
+	jqis '[.resourceSlices[].spec.devices[].attributes["resource.kubernetes.io/pcieRoot"].string]' \
+		'["pci0000:00","pci0000:80"]' "the learned roots"
+expect 3 "$BIN" plan -f "$GOLD/efa-root-pods.yaml" -o json &&
+	jqis '.nodeClaims | length' '0' "without the fleet no type holds an EFA on pci0000:80"
+expect 0 "$BIN" plan --coordinator "127.0.0.1:$PORT" --insecure -f "$GOLD/efa-root-pods.yaml" -o json &&
+	jqis '[.existingNodes[] | {node, pods: (.pods | length)}]' \
+		'[{"node":"hpc-1","pods":1},{"node":"hpc-2","pods":1}]' "one such pod on each live node" &&
+	jqis '[.nodeClaims[] | {instanceType, pricePerHour, pods: (.pods | length)}]' \
+		'[{"instanceType":"c6in.32xlarge","pricePerHour":7.2576,"pods":1}]' \
+		"the third on a new c6in.32xlarge, planned with the learned grouping at hwdb's price"
 stop_coord TERM
 
 # ---- a corrupt database is refused, never rewritten ----

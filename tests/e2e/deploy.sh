@@ -23,9 +23,57 @@ grep -A3 'name: sys$' "$D/agent.yaml" | grep -q 'path: /sys' || fail "agent: hos
 grep -q '{name: sys, mountPath: /host/sys, readOnly: true}' "$D/agent.yaml" ||
 	fail "agent: /sys mounted read-only"
 grep -q 'privileged: false' "$D/agent.yaml" || fail "agent: not privileged"
-[ "$(grep -c 'allowPrivilegeEscalation: false' "$D/agent.yaml")" = 3 ] ||
+[ "$(grep -c 'allowPrivilegeEscalation: false' "$D/agent.yaml")" = \
+  "$(grep -c ' image: ' "$D/agent.yaml")" ] ||
 	fail "agent: every container without privilege escalation"
 grep -q 'key: nvidia.com/gpu' "$D/agent.yaml" || fail "agent: tolerates nvidia.com/gpu"
+# dratopo's own taint (the remedy's key, any effect): a drifted node keeps
+# its agent, whose next matching report lifts the taint
+taint=$(sed -n 's/^#define REM_TAINT_KEY *"\(.*\)"/\1/p' "$ROOT/coordinator/remedy/remedy.h")
+[ -n "$taint" ] || fail "no REM_TAINT_KEY in remedy.h"
+grep -A2 -- "- key: $taint\$" "$D/agent.yaml" | grep -q 'operator: Exists' ||
+	fail "agent: tolerates $taint"
+grep -A2 -- "- key: $taint\$" "$D/agent.yaml" | grep -q 'effect:' &&
+	fail "agent: tolerates $taint with every effect"
+# the probes and the port they use
+grep -q -- '- --http=:9465' "$D/agent.yaml" || fail "agent: --http"
+grep -q 'httpGet: {path: /healthz, port: metrics}' "$D/agent.yaml" || fail "agent: liveness /healthz"
+grep -q 'httpGet: {path: /readyz, port: metrics}' "$D/agent.yaml" || fail "agent: readiness /readyz"
+# nodes by a label every kubelet sets, the types being hwdb's (generated),
+# in both DaemonSets that read /sys; both tolerate dratopo's taint
+"$BIN" hwdb list -o json | jq -r '.instanceTypes[].name' | LC_ALL=C sort >"$TMP/hwdb-types"
+[ -s "$TMP/hwdb-types" ] || fail "hwdb lists no instance type"
+for f in agent.yaml dratopo-agent-verify.yaml; do
+	sed -n '/# BEGIN generated/,/# END generated/p' "$D/$f" | sed -n 's/^ *- //p' >"$TMP/types"
+	if ! cmp -s "$TMP/types" "$TMP/hwdb-types"; then
+		fail "deploy/$f's instance types are not hwdb's: run tools/gen-agent-affinity $1"
+		diff "$TMP/types" "$TMP/hwdb-types" | head -5 >&2
+	fi
+	grep -B3 -A3 'key: dratopo.io/agent$' "$D/$f" | grep -q 'values: \["true"\]' ||
+		fail "$f: nodes labelled dratopo.io/agent=true too"
+	grep -A1 -- "- key: $taint\$" "$D/$f" | grep -q 'operator: Exists' ||
+		fail "$f: tolerates $taint"
+	# a file that applies the Namespace too keeps its labels (an apply
+	# without them would drop them)
+	if grep -q '^kind: Namespace$' "$D/$f"; then
+		grep -q 'pod-security.kubernetes.io/enforce: privileged' "$D/$f" ||
+			fail "$f: its Namespace without the Pod Security label"
+	fi
+done
+grep -q 'nvidia.com/gpu.present' "$D"/*.yaml && fail "a label only GPU Feature Discovery sets"
+# the namespace's Pod Security level (hostPath needs privileged), said in the docs
+grep -q 'pod-security.kubernetes.io/enforce: privileged' "$D/namespace.yaml" ||
+	fail "namespace: Pod Security privileged for the hostPath /sys"
+grep -q 'Pod Security' "$ROOT/docs/agent.md" || fail "docs/agent.md: the Pod Security level"
+# certificates: the agent's renewed by a weekly rolling restart, the names
+# port-forward and in-cluster clients use on the server's
+grep -q 'args: \["rollout", "restart", "daemonset/dratopo-agent"' "$D/agent.yaml" ||
+	fail "agent: the weekly restart that renews certificates"
+for n in localhost dratopo-coordinator.dratopo.svc; do
+	grep -q -- "^  - $n\$" "$D/certs.yaml" || fail "certs: the server certificate names $n"
+done
+grep -A1 'ipAddresses:' "$D/certs.yaml" | grep -q -- '- 127.0.0.1' ||
+	fail "certs: the server certificate names 127.0.0.1"
 grep -q 'fieldPath: spec.nodeName' "$D/agent.yaml" || fail "agent: NODE_NAME from the downward API"
 grep -q 'replicas: 2' "$D/coordinator.yaml" || fail "coordinator: two replicas"
 grep -q -- '- --leader-elect$' "$D/coordinator.yaml" || fail "coordinator: leader election"

@@ -52,18 +52,27 @@ ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 expect 0 "$K" create namespace "$NS"
 for _ in $(seq 1 100); do "$K" -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.1; done
 expect 0 "$K" apply -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml"
-expect 0 "$K" -n "$NS" apply -f "$SEED/large-gpu.yaml" -f "$SEED/gpu-efa-aligned.yaml"
-# kube-controller-manager makes each pod's ResourceClaim from its template
-for _ in $(seq 1 100); do
-	[ "$("$K" -n "$NS" get resourceclaims --no-headers 2>/dev/null | wc -l)" = 2 ] && break
+# the seed's time-sliced Deployment too: its EC2NodeClass (the same name,
+# GPUs shared four ways) replaces the one above
+expect 0 "$K" -n "$NS" apply -f "$SEED/large-gpu.yaml" -f "$SEED/gpu-efa-aligned.yaml" \
+	-f "$SEED/timesliced.yaml"
+# kube-controller-manager makes the Deployment's 8 pods and each pod's
+# ResourceClaim from its template
+for _ in $(seq 1 300); do
+	[ "$("$K" -n "$NS" get resourceclaims --no-headers 2>/dev/null | wc -l)" = 10 ] && break
 	sleep 0.1
 done
+[ "$("$K" -n "$NS" get pods --no-headers | wc -l)" = 10 ] || fail "10 pods (2 + the Deployment's 8)"
 expect 0 "$K" -n "$NS" get resourceclaims --no-headers && has "$TMP/out" '^inference-gpu-' "claim from template"
 
 # The offline plan of the same objects, as the API server has them.
 expect 0 "$K" get pods,resourceclaims,resourceclaimtemplates,deviceclasses,nodes,resourceslices,nodepools,ec2nodeclasses,nodeoverlays -A -o yaml
 cp "$TMP/out" "$TMP/dump.yaml"
-expect 0 "$BIN" plan -f "$TMP/dump.yaml" -o json
+# (exit 3 when some other test's pod is unschedulable: only ours count)
+timeout 60 "$BIN" plan -f "$TMP/dump.yaml" -o json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "dratopo plan on the dump: exit $rc: $(head -3 "$TMP/err")"
+no_sanitizer_report "$TMP/err" "dratopo plan"
 jq -c "[.nodeClaims[] | select(.pods | any(startswith(\"$NS/\"))) | {t: .instanceType, p: (.pods | sort)}] | sort" \
 	"$TMP/out" >"$TMP/offline"
 
@@ -79,6 +88,12 @@ cmp -s "$TMP/offline" "$TMP/online" ||
 # what Karpenter needs: the pool's node class, the type, the capacity type, the pool label
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | [.spec.nodeClassRef.kind, .metadata.labels[\"karpenter.sh/nodepool\"], ([.spec.requirements[] | select(.key == \"karpenter.sh/capacity-type\") | .values[0]] | .[0])]" \
 	'["EC2NodeClass","gpu-dra","on-demand"]' "NodeClaim fields"
+# the pods use dra.net's EFAs: Karpenter attaches EFA interfaces only when
+# asked (its DRA support off), so the NodeClaim asks for every EFA of its type
+ours >"$TMP/out"
+t=$(jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].metadata.labels[\"node.kubernetes.io/instance-type\"]" "$TMP/out")
+efas=$("$BIN" hwdb show "$t" -o json | jq '[.resourceSlices[].spec.devices[]? | select(.name | startswith("efa-"))] | length')
+jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].spec.resources.requests[\"vpc.amazonaws.com/efa\"]" "\"$efas\"" "EFA request"
 before=$(ours | jq '.items | length')
 
 # A second batch of changes: the pods are held by the in-flight NodeClaim.
@@ -100,6 +115,8 @@ wait_log "$TMP/coord2.log" 'event=nodeclaim_created ' 30
 ours >"$TMP/out"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))] | length" 1 "one NodeClaim for the pods again"
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\")) | .metadata.labels[\"node.kubernetes.io/instance-type\"] != \"${first#* }\"] | .[0]" true "another instance type"
+sleep 2         # the rest of that plan's writes
+before=$(ours | jq '.items | length')
 
 # Karpenter launched it: the NodeClaim registered as a Node, whose drivers
 # published their slices (hwdb's prediction for the type). The pods fit
@@ -127,9 +144,14 @@ expect 0 "$K" apply -f "$TMP/node.yaml"
 # Ready: the node lifecycle controller (not run here) lifts the API
 # server's not-ready taint
 expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-
-expect 0 "$BIN" hwdb show "${claim#* }" --node "$NODE" -o yaml
-cp "$TMP/out" "$TMP/slices.yaml"
-expect 0 "$K" apply -f "$TMP/slices.yaml"
+# the GPU driver published one GPU fewer than the plan counted on (shared
+# four ways, as the EC2NodeClass says and the driver is configured)
+expect 0 "$BIN" hwdb show "${claim#* }" --node "$NODE" --consumable-capacity 4 -o json
+jq '{apiVersion: "v1", kind: "List", items: [.resourceSlices[] |
+	if .spec.driver == "gpu.nvidia.com" then .spec.devices |= .[1:] else . end]}' \
+	"$TMP/out" >"$TMP/slices.json"
+gpus=$(jq '[.items[] | select(.spec.driver == "gpu.nvidia.com") | .spec.devices[]] | length' "$TMP/slices.json")
+expect 0 "$K" apply -f "$TMP/slices.json"
 lines=$(wc -l <"$TMP/coord2.log")
 expect 0 "$K" -n "$NS" label pod rdma-worker touched=1
 for _ in $(seq 1 300); do
@@ -139,6 +161,15 @@ done
 tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan .*nodeclaims=0 written=0' ||
 	fail "a registered node's pods got another NodeClaim: $(tail -n +$((lines + 1)) "$TMP/coord2.log" | grep kube_plan)"
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "NodeClaims after registration"
+# ...which is a Warning on the Node and a log line
+wait_log "$TMP/coord2.log" "event=slices_differ node=$NODE" 30
+has "$TMP/coord2.log" "event=slices_differ .*gpu.nvidia.com: $gpus devices on [0-9]+ PCIe roots, the plan counted $((gpus + 1)) on [0-9]+" "the difference in words"
+for _ in $(seq 1 50); do
+	"$K" get events -A --field-selector reason=SlicesDiffer -o json | jq -e '.items | length > 0' >/dev/null && break
+	sleep 0.2
+done
+expect 0 "$K" get events -A --field-selector reason=SlicesDiffer -o json
+jqis "[.items[] | select(.involvedObject.name == \"$NODE\") | .type] | unique" '["Warning"]' "SlicesDiffer Event on the Node"
 
 # A pod no node can take: a Warning Event with the reason.
 cat >"$TMP/huge.yaml" <<'EOF'

@@ -6,7 +6,8 @@
 #   e2e_finish
 #
 # BIN and AGENT are the built dratopo and dratopo-agent, ROOT the source
-# tree, TMP a scratch directory removed on exit. Every command runs with a
+# tree, TMP a scratch directory removed on exit (with a coordinator
+# start_coord left running). Every command runs with a
 # time limit (E2E_TIMEOUT seconds, default 60) and fails the script when a
 # sanitizer reports on its stderr. A script that drives another binary than
 # dratopo names it in DRIVES before sourcing this file: that one must be built.
@@ -15,7 +16,14 @@ BIN="$1/bin/dratopo"
 AGENT="$1/bin/dratopo-agent"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+COORD_PID=""
+# e2e_cleanup: the EXIT trap: a coordinator start_coord left running is
+# killed, the scratch directory removed.
+e2e_cleanup() {
+	[ -n "$COORD_PID" ] && kill -9 "$COORD_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap e2e_cleanup EXIT
 failures=0
 
 fail() {
@@ -57,6 +65,32 @@ jqis() {
 	local got
 	got=$(jq -c "$1" "$TMP/out" 2>&1)
 	[ "$got" = "$2" ] || fail "${3:-jq}: $1 gave $got, want $2"
+}
+
+# start_coord LOG ARGS...: start $COORD (the script sets it) with ARGS on
+# free ports (gRPC and --http), wait for its start line; sets COORD_PID,
+# PORT and HTTP. One that does not start ends the script as failed.
+start_coord() {
+	local log=$1; shift
+	: >"$log"
+	"$COORD" --listen 127.0.0.1:0 --http 127.0.0.1:0 "$@" 2>"$log" &
+	COORD_PID=$!
+	for _ in $(seq 100); do
+		grep -q 'event=start ' "$log" && break
+		kill -0 "$COORD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	PORT=$(grep -o 'grpc_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
+	HTTP=$(grep -o 'http_port=[0-9]*' "$log" | head -1 | cut -d= -f2)
+	[ -n "$PORT" ] || { fail "coordinator did not start: $(cat "$log")"; e2e_finish; }
+}
+
+# stop_coord [SIGNAL]: signal it (TERM), wait; its exit status in STOP_RC.
+stop_coord() {
+	kill -"${1:-TERM}" "$COORD_PID"
+	wait "$COORD_PID"
+	STOP_RC=$?
+	COORD_PID=""
 }
 
 # e2e_finish [DETAIL]: the closing line, and the exit status.

@@ -296,7 +296,7 @@ has "$TMP/node.svg" 'GPU count: hwdb has 8 for p5.48xlarge, this node has 7</tex
 expect 0 "$AGENT" probe --sysfs-root "$FX/p5.48xlarge" --instance-type x9.48xlarge \
 	--hwdb-extra "$TMP/x9.yaml" -o svg &&
 	[ "$(grep -o 'data-mark="wrong-model"' "$TMP/out" | wc -l)" = 8 ] || fail "probe -o svg --hwdb-extra: 8 GPUs of another model"
-expect 2 "$AGENT" probe -o png && has "$TMP/err" 'text, json, yaml, svg' "probe: the formats named"
+expect 2 "$AGENT" probe -o png && has "$TMP/err" 'text, json, yaml or svg' "probe: the formats named"
 expect 0 "$BIN" hwdb show p5.48xlarge -o svg && cp "$TMP/out" "$TMP/p5.svg"
 [ "$(grep -o 'class="dev ' "$TMP/p5.svg" | wc -l)" = 40 ] || fail "hwdb show -o svg: 40 devices"
 expect 0 "$BIN" hwdb show x9.48xlarge --hwdb-extra "$TMP/x9.yaml" -o svg && cp "$TMP/out" "$TMP/x9.svg"

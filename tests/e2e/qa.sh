@@ -216,9 +216,10 @@ if "$BIN" cel eval 1 >/dev/null 2>&1; then
 	cel_is '- 1' '-1'
 	expect 1 "$BIN" cel eval '-(-9223372036854775808)' && has "$TMP/err" '^error: integer overflow' \
 		"negated minimum"
-	expect 2 "$BIN" cel eval -x && has "$TMP/err" "goes after --: cel eval -- '-x'" "'-x' hint"
+	expect 2 "$BIN" cel eval -x &&
+		has "$TMP/err" "^dratopo cel eval: unknown option '-x' \(an operand that starts with '-' goes after --\)$" "'-x' hint"
 	expect 0 "$BIN" cel eval --let x=2 -- -x && has "$TMP/out" '^-2$' "-- then '-x'"
-	expect 2 "$BIN" cel eval -- && has "$TMP/err" 'no expression after --' "-- alone"
+	expect 2 "$BIN" cel eval -- && has "$TMP/err" '^dratopo cel eval: no expression to evaluate$' "-- alone"
 	if expect 0 "$BIN" cel eval --repeat 100 '1 + 1'; then
 		has "$TMP/out" '^2$' "--repeat result"
 		has "$TMP/err" '^100 evals, [0-9.]+ ns/eval$' "--repeat report"
@@ -256,6 +257,16 @@ if expect 0 "$BIN" hwdb list -o json; then
 	jqis '[.instanceTypes[] | .onDemandPricePerHour | select(. != null)] | . == sort' true \
 		"hwdb list sorted by price"
 fi
+# QA-81: --region's JSON names the region its order follows
+if expect 0 "$BIN" hwdb list --efa --region eu-west-1 -o json; then
+	jqis '.region' '"eu-west-1"' "QA-81: list -o json names the region"
+	jqis '[.instanceTypes[] | .onDemandPrices["eu-west-1"]] | . == sort' true \
+		"QA-81: sorted by the region's prices"
+fi
+# QA-82: filters that leave nothing say so (an empty result, exit 0)
+expect 0 "$BIN" hwdb list --efa --family p5 --region eu-west-1 &&
+	has "$TMP/err" "no instance type matches these filters \(--region eu-west-1 lists only" \
+		"QA-82: an empty list says so"
 
 # ---- allocate: the scheduler's semantics on one node ----
 
@@ -541,11 +552,23 @@ if expect 0 "$BIN" plan -o yaml -f "$Q/plan-zones.yaml"; then
 		fail "each NodeClaim's YAML carries its zone requirement"
 fi
 
+# QA-79: a NodeClaim whose pods use EFAs asks for every EFA of its type, as
+# the controller's do (Karpenter with its DRA support off attaches none
+# otherwise); one without asks for none
+if expect 0 "$BIN" plan -o yaml -f "$ROOT/tests/fixtures/plan/efa-only.yaml"; then
+	t=$(sed -n 's/^  *node.kubernetes.io\/instance-type: //p' "$TMP/out")
+	n=$("$BIN" hwdb show "$t" -o json | jq '.instanceType.efa.count')
+	[ -n "$t" ] && [ "$n" -gt 0 ] 2>/dev/null || fail "QA-79: no EFA type in the plan ($t, $n)"
+	has "$TMP/out" "^      vpc.amazonaws.com/efa: \"$n\"\$" "QA-79: the EFA request of $t"
+fi
+expect 0 "$BIN" plan -o yaml -f "$ROOT/examples/seed/large-gpu.yaml" &&
+	! grep -q 'vpc.amazonaws.com/efa' "$TMP/out" || fail "QA-79: an EFA request without EFA pods"
+
 # ---- addresses (QA-21): a port over 65535 is refused, never wrapped around ----
 
 COORD="${BIN%/dratopo}/dratopo-coordinator"
 if [ -x "$COORD" ]; then
-	expect 1 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
+	expect 2 "$COORD" --listen 127.0.0.1:99999 --db memory: --insecure &&
 		has "$TMP/err" 'listen: address "127\.0\.0\.1:99999": port 99999 is not 0-65535' "coordinator --listen"
 	expect 1 "$BIN" nodes --coordinator localhost:70000 --insecure &&
 		has "$TMP/err" 'port 70000 is not 0-65535' "nodes --coordinator"

@@ -81,6 +81,62 @@ expect 1 "$BIN" plan --coordinator "$ADDR_gone" $(files client-admin ca) -f "$RO
 GRPC_VERBOSITY=ERROR expect 1 "$BIN" nodes --coordinator "$ADDR_mtls" $(files client-admin other-ca) &&
 	has "$TMP/err" '^dratopo: grpc E [^ ]*ssl_transport_security\.cc:[0-9]+: Handshake failed' "GRPC_VERBOSITY shows gRPC's line"
 
+# ---- TLS settings from the environment and a config file, a server name ----
+# --tls-server-name: the name the certificate carries when the address is
+# not one (a port-forward to localhost, an IP)
+expect 0 "$BIN" nodes --coordinator "$ADDR_wrongname" $(files client-admin ca) \
+	--tls-server-name elsewhere.example && says "--tls-server-name" ""
+expect 1 "$BIN" nodes --coordinator "$ADDR_wrongname" $(files client-admin ca) \
+	--tls-server-name nowhere.example &&
+	says "a server name the certificate lacks" "dratopo nodes: coordinator $ADDR_wrongname: the coordinator's certificate is not for nowhere.example (--tls-server-name) (name mismatch: it names DNS:elsewhere.example): name one of those with --tls-server-name, or give the coordinator a certificate with DNS:nowhere.example"
+expect 2 "$BIN" nodes --coordinator "$ADDR_plain" --insecure --tls-server-name x &&
+	says "server name without TLS" "dratopo nodes: --insecure contradicts --tls-server-name"
+# the environment
+DRATOPO_TLS_CERT="$C/client-admin.pem" DRATOPO_TLS_KEY="$C/client-admin.key" \
+	DRATOPO_TLS_CA="$C/ca.pem" DRATOPO_TLS_SERVER_NAME=elsewhere.example \
+	expect 0 "$BIN" types --coordinator "$ADDR_wrongname" && says "settings from the environment" ""
+DRATOPO_INSECURE=true expect 0 "$BIN" types --coordinator "$ADDR_plain" &&
+	says "DRATOPO_INSECURE" ""
+# flags win: --insecure is not mixed with the environment's files
+DRATOPO_TLS_CERT="$C/client-admin.pem" DRATOPO_TLS_KEY="$C/client-admin.key" \
+	DRATOPO_TLS_CA="$C/ca.pem" expect 0 "$BIN" types --coordinator "$ADDR_plain" --insecure &&
+	says "flags win over the environment" ""
+DRATOPO_INSECURE=maybe expect 2 "$BIN" types --coordinator "$ADDR_plain" &&
+	says "a bad DRATOPO_INSECURE" 'dratopo types: $DRATOPO_INSECURE="maybe": expected true or false'
+# a config file; its paths are relative to it
+mkdir -p "$TMP/home/.config/dratopo" "$TMP/cfg"
+cp "$C/client-admin.pem" "$C/client-admin.key" "$C/ca.pem" "$TMP/cfg/"
+printf '# the CLI certificate\ntlsCert: client-admin.pem\ntlsKey: client-admin.key\ntlsCA: ca.pem\ntlsServerName: elsewhere.example\n' \
+	>"$TMP/cfg/config.yaml"
+DRATOPO_CONFIG="$TMP/cfg/config.yaml" expect 0 "$BIN" nodes --coordinator "$ADDR_wrongname" &&
+	says "settings from \$DRATOPO_CONFIG" ""
+cp "$TMP/cfg/config.yaml" "$TMP/home/.config/dratopo/config.yaml"
+sed -i "s|: client-admin|: $TMP/cfg/client-admin|; s|: ca.pem|: $TMP/cfg/ca.pem|" \
+	"$TMP/home/.config/dratopo/config.yaml"
+HOME="$TMP/home" XDG_CONFIG_HOME= expect 0 "$BIN" hwdb show p5.48xlarge \
+	--coordinator "$ADDR_wrongname" && says "~/.config/dratopo/config.yaml" ""
+# the flags' --tls-server-name over the file's
+HOME="$TMP/home" XDG_CONFIG_HOME= expect 1 "$BIN" nodes --coordinator "$ADDR_wrongname" \
+	--tls-server-name nowhere.example
+has "$TMP/err" "not for nowhere.example \(--tls-server-name\)" "flags win over the file"
+HOME="$TMP/nohome" XDG_CONFIG_HOME= expect 2 "$BIN" nodes --coordinator "$ADDR_mtls" &&
+	says "no settings anywhere" "dratopo nodes: no TLS settings: give --tls-cert, --tls-key and --tls-ca (or \$DRATOPO_TLS_CERT, _KEY and _CA, or tlsCert, tlsKey and tlsCA in $TMP/nohome/.config/dratopo/config.yaml), or --insecure"
+printf 'tlsCert: a.pem\n' >"$TMP/cfg/half.yaml"
+DRATOPO_CONFIG="$TMP/cfg/half.yaml" expect 2 "$BIN" nodes --coordinator "$ADDR_mtls" &&
+	says "a half configuration" "dratopo nodes: mTLS needs --tls-cert, --tls-key and --tls-ca (missing --tls-key); plaintext needs --insecure (settings from the flags, \$DRATOPO_TLS_* and $TMP/cfg/half.yaml)"
+printf 'tlsCert: a.pem\ntlsKye: b.key\n' >"$TMP/cfg/typo.yaml"
+DRATOPO_CONFIG="$TMP/cfg/typo.yaml" expect 2 "$BIN" nodes --coordinator "$ADDR_mtls" &&
+	says "a typo in the file" "dratopo nodes: $TMP/cfg/typo.yaml:2: unknown key \"tlsKye\" (tlsCert, tlsKey, tlsCA, tlsServerName, insecure)"
+printf 'insecure: maybe\n' >"$TMP/cfg/bool.yaml"
+DRATOPO_CONFIG="$TMP/cfg/bool.yaml" expect 2 "$BIN" nodes --coordinator "$ADDR_mtls" &&
+	says "a non-boolean insecure" "dratopo nodes: $TMP/cfg/bool.yaml:1: insecure: expected true or false"
+DRATOPO_CONFIG="$TMP/cfg/missing.yaml" expect 2 "$BIN" nodes --coordinator "$ADDR_mtls" &&
+	says "a missing \$DRATOPO_CONFIG" "dratopo nodes: \$DRATOPO_CONFIG: cannot read $TMP/cfg/missing.yaml: No such file or directory"
+# the agent takes --tls-server-name too
+expect 0 "$AGENT" run --once --coordinator "$ADDR_wrongname" --node-name node-01 \
+	--sysfs-root "$FX/p5.48xlarge" $(files client-node-01 ca) --tls-server-name elsewhere.example
+jqis '.verdict' '"match"' "agent with --tls-server-name"
+
 # ---- the agent ----
 expect 1 "$AGENT" run --once --coordinator "$ADDR_mtls" --node-name node-01 \
 	--sysfs-root "$FX/p5.48xlarge" $(files other-client ca)

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REPLAY_MAX_INPUT (64u << 20)
@@ -28,17 +30,11 @@ static uint8_t *read_all(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	for (;;) {
-		if (n == cap) {
-			uint8_t *nb;
-
-			cap = cap ? cap * 2 : 4096;
-			if (cap > REPLAY_MAX_INPUT || !(nb = realloc(buf, cap))) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = nb;
+		if (n == cap && (DT_GROW(buf, cap, n + 4096) || cap > REPLAY_MAX_INPUT)) {
+			free(buf);
+			fclose(f);
+			errno = EFBIG;
+			return NULL;
 		}
 		size_t got = fread(buf + n, 1, cap - n, f);
 
@@ -86,14 +82,9 @@ static int run_dir(const char *dir, size_t *count)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*names));
-
-			if (!nn) {
-				rc = -1;
-				break;
-			}
-			names = nn;
+		if (DT_GROW(names, cap, n + 1)) {
+			rc = -1;
+			break;
 		}
 		if (!(names[n] = strdup(e->d_name))) {
 			rc = -1;

@@ -3,8 +3,9 @@
  * tool knows, its required fields are present with the right types, and the
  * references between objects hold (a workload's selector matches its pod
  * template, every volumeMount names a volume, a PVC or Secret volume names an
- * object or a Certificate's secretName in the set, a Service selects some
- * workload and its named targetPorts exist there, a RoleBinding names a Role).
+ * object or a Certificate's secretName in the set, a pod's ServiceAccount is
+ * in the set, a Service selects some workload and its named targetPorts exist
+ * there, a RoleBinding names a Role).
  *
  *   deploy_check FILE...
  *
@@ -48,6 +49,9 @@ static const struct kind_rule rules[] = {
 	{ "apps/v1", "DaemonSet", true,
 	  { { "spec.selector.matchLabels", DOC_MAP }, { "spec.template.metadata.labels", DOC_MAP },
 	    { "spec.template.spec.containers", DOC_SEQ } } },
+	{ "batch/v1", "CronJob", true,
+	  { { "spec.schedule", DOC_STRING },
+	    { "spec.jobTemplate.spec.template.spec.containers", DOC_SEQ } } },
 	{ "rbac.authorization.k8s.io/v1", "Role", true, { { "rules", DOC_SEQ } } },
 	{ "rbac.authorization.k8s.io/v1", "RoleBinding", true,
 	  { { "roleRef.kind", DOC_STRING }, { "roleRef.name", DOC_STRING },
@@ -214,16 +218,23 @@ static void check_containers(const struct obj *o, const struct doc_node *spec,
 	}
 }
 
-static void check_workload(const struct obj *o)
+static void check_pod(const struct obj *o, const struct doc_node *spec)
 {
-	const struct doc_node *spec = at(o->root, "spec.template.spec");
+	const char *sa = doc_str(doc_get(spec, "serviceAccountName"));
 
-	if (!selects(at(o->root, "spec.selector.matchLabels"),
-		     at(o->root, "spec.template.metadata.labels")))
-		problem(o, "spec.selector", "does not match the pod template's labels");
 	check_containers(o, spec, "containers");
 	check_containers(o, spec, "initContainers");
 	check_volumes(o, spec);
+	if (sa && !find("ServiceAccount", sa, o->ns))
+		problem(o, "serviceAccountName", "no ServiceAccount %s", sa);
+}
+
+static void check_workload(const struct obj *o)
+{
+	if (!selects(at(o->root, "spec.selector.matchLabels"),
+		     at(o->root, "spec.template.metadata.labels")))
+		problem(o, "spec.selector", "does not match the pod template's labels");
+	check_pod(o, at(o->root, "spec.template.spec"));
 }
 
 /* A named port of some container of a workload the Service selects. */
@@ -306,6 +317,8 @@ static void check_object(const struct obj *o)
 	}
 	if (!strcmp(o->kind, "Deployment") || !strcmp(o->kind, "DaemonSet"))
 		check_workload(o);
+	else if (!strcmp(o->kind, "CronJob"))
+		check_pod(o, at(o->root, "spec.jobTemplate.spec.template.spec"));
 	else if (!strcmp(o->kind, "Service"))
 		check_service(o);
 	else if (!strcmp(o->kind, "PodDisruptionBudget"))

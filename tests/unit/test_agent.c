@@ -842,7 +842,7 @@ static void check_slices(const char *fixture, size_t want_gpus, size_t want_efas
 
 	dt_diags_init(&w);
 	CU_ASSERT_EQUAL_FATAL(probe_fixture(fixture, &t), 0);
-	CU_ASSERT_EQUAL_FATAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, &sb, &w,
+	CU_ASSERT_EQUAL_FATAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_JSON, false, &sb, &w,
 						&err), 0);
 	CU_ASSERT_EQUAL_FATAL(doc_parse(sb_str(&sb), sb.len, DOC_FORMAT_JSON, "slices", &st,
 					&err), 0);
@@ -879,32 +879,65 @@ static void test_slices(void)
 }
 
 /* The prediction for a fixture of a known type is, slice for slice, what
- * hwdb's own entry publishes (the fixtures hold hwdb's roots and NUMA). */
+ * hwdb's own entry publishes (the fixtures hold hwdb's roots and NUMA),
+ * except that the live node's EFAs carry DRANET's names for them: "pci-"
+ * and the PCI address with ':' and '.' as '-' (kubernetes-sigs/dranet
+ * pkg/names NormalizePCIAddress), where hwdb's entry has the placeholders
+ * efa-N and says so in an annotation. */
 static void check_slices_equal_hwdb(const char *type_name)
 {
 	struct model_object *slices[HWDB_MAX_SLICES];
 	const struct hwdb_type *ty = hwdb_lookup(type_name);
 	struct model_set *set = model_set_new();
 	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+	struct hwdb_device efas[64];
+	char names[64][32];
+	struct hwdb_type live;
 	struct topo t;
 	struct dt_diags w;
 	struct dt_err err = { 0 };
 	const char *body;
-	size_t n = 0;
+	size_t n = 0, k = 0;
 
 	dt_diags_init(&w);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ty);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
-	CU_ASSERT_EQUAL_FATAL(hwdb_slices(ty, NULL, "node-1", set, slices, &n, &err), 0);
+	CU_ASSERT_FATAL(ty->n_efas <= 64);
+	CU_ASSERT_EQUAL_FATAL(probe_fixture(type_name, &t), 0);
+	live = *ty;
+	for (size_t i = 0; i < t.n_devices && k < ty->n_efas; i++) {
+		if (t.devices[i].kind != TOPO_EFA)
+			continue;
+		efas[k] = ty->efas[k];
+		snprintf(names[k], sizeof(names[k]), "pci-%s", t.devices[i].bdf_str);
+		for (char *c = names[k]; *c; c++)
+			*c = *c == ':' || *c == '.' ? '-' : *c;
+		efas[k].name = names[k];
+		k++;
+	}
+	CU_ASSERT_EQUAL(k, ty->n_efas);
+	live.efas = efas;
+	live.node_names = true;
+	CU_ASSERT_EQUAL_FATAL(hwdb_slices(&live, NULL, "node-1", set, slices, &n, &err), 0);
 	sb_puts(&want, "#\n");
 	for (size_t i = 0; i < n; i++)
 		CU_ASSERT_EQUAL(model_emit(slices[i], DOC_FORMAT_YAML, &want), 0);
-	CU_ASSERT_EQUAL_FATAL(probe_fixture(type_name, &t), 0);
-	CU_ASSERT_EQUAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, &got, &w, &err), 0);
+	CU_ASSERT_EQUAL(topo_slices_emit(&t, NULL, "node-1", DOC_FORMAT_YAML, false, &got, &w, &err), 0);
 	/* past the comment line, which says where the slices come from */
 	body = strchr(sb_str(&got), '\n');
 	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
 	DT_ASSERT_STR(body + 1, strchr(sb_str(&want), '\n') + 1);
+	CU_ASSERT_PTR_NULL(strstr(sb_str(&got), HWDB_ANNOTATION_PLACEHOLDER_NAMES));
+	/* hwdb's own prediction, for a node to come, marks its EFA names. */
+	sb_reset(&want);
+	CU_ASSERT_EQUAL_FATAL(hwdb_slices(ty, NULL, "node-1", set, slices, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(model_emit(slices[i], DOC_FORMAT_YAML, &want), 0);
+	if (ty->n_efas) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&want), HWDB_ANNOTATION_PLACEHOLDER_NAMES
+					      ": \"true\""));
+		CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&want), "name: efa-0\n"));
+	}
 	topo_free(&t);
 	model_set_free(set);
 	sb_free(&want);

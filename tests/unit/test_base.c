@@ -8,6 +8,7 @@
 #include "dt_test.h"
 #include "err.h"
 #include "escape.h"
+#include "hash.h"
 #include "hex.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -128,6 +129,20 @@ static void test_strbuf_repeat_truncate_vprintf(void)
 	sb_repeat(&sb, '-', 0);
 	CU_ASSERT_EQUAL(sb.len, 2);
 	CU_ASSERT_EQUAL(sb_error(&sb), 0);
+	sb_reset(&sb);
+	sb_join_list(&sb, "a|b|c", '|', "or");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "x y", ' ', "and");
+	sb_puts(&sb, "; ");
+	sb_join_list(&sb, "one", ' ', "and");
+	DT_ASSERT_STR(sb_str(&sb), "a, b or c; x and y; one");
+	/* inline appends across a growth, one byte at a time */
+	sb_reset(&sb);
+	for (int i = 0; i < 1000; i++)
+		sb_putc(&sb, (char)('a' + i % 26));
+	CU_ASSERT_EQUAL(sb.len, 1000);
+	CU_ASSERT_EQUAL(sb_str(&sb)[999], 'a' + 999 % 26);
+	CU_ASSERT_EQUAL(sb_str(&sb)[1000], '\0');
 	sb_free(&sb);
 }
 
@@ -194,6 +209,11 @@ static void test_utf8_decode(void)
 	CU_ASSERT_FALSE(utf8_valid("h\xc3llo", 5));
 	CU_ASSERT_EQUAL(utf8_count("h\xc3\xa9llo", 6), 5);
 	CU_ASSERT_EQUAL(utf8_count("a\xff" "b", 3), 3);
+	/* "a" U+20AC "b": a cut at bytes 2 or 3 goes back to 1. */
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 3), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 2), 1);
+	CU_ASSERT_EQUAL(utf8_char_start("a\xe2\x82\xac" "b", 4), 4);
+	CU_ASSERT_EQUAL(utf8_char_start("\x82\x82", 1), 0);
 }
 
 static void test_utf8_encode_round_trip(void)
@@ -261,6 +281,25 @@ static void test_quote(void)
 	       "\"a\\xffb\\u00a0\\u200b\xc3\xa9\\U000e0001\"");
 }
 
+/* The fixed-buffer form: whole escapes only, "..." at a cut, always
+ * terminated. */
+static void test_quote_buf(void)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(dt_quote_buf(buf, sizeof(buf), "abc", 3, 0), 5);
+	DT_ASSERT_STR(buf, "\"abc\"");
+	dt_quote_buf(buf, sizeof(buf), "abcdefghijklmnopq", 17, 0);
+	DT_ASSERT_STR(buf, "\"abcdefghij...\"");
+	CU_ASSERT_EQUAL(strlen(buf), 15);
+	dt_quote_buf(buf, sizeof(buf), "abcdefgh\x01\x02\x03", 11, SB_QUOTE_BARE);
+	DT_ASSERT_STR(buf, "abcdefgh\\x01...");   /* \x02 would leave no room for ... */
+	dt_quote_buf(buf, 3, "abcdef", 6, 0);
+	CU_ASSERT_EQUAL(strlen(buf), 2);
+	dt_quote_buf(buf, 1, "abcdef", 6, 0);
+	DT_ASSERT_STR(buf, "");
+}
+
 static void test_json_string(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -319,7 +358,19 @@ static void test_html(void)
 	sb_free(&sb);
 }
 
+/* FNV-1a's published test vectors, and fields that hash apart. */
+static void test_hash_fnv1a(void)
+{
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "", 0), 0xcbf29ce484222325ull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "a", 1), 0xaf63dc4c8601ec8cull);
+	CU_ASSERT_EQUAL(hash_fnv1a(HASH_FNV_OFFSET, "foobar", 6), 0x85944171f73967e8ull);
+	CU_ASSERT_NOT_EQUAL(hash_field(hash_field(HASH_FNV_OFFSET, "ab"), "c"),
+			    hash_field(hash_field(HASH_FNV_OFFSET, "a"), "bc"));
+	CU_ASSERT_EQUAL(hash_field(HASH_FNV_OFFSET, NULL), hash_field(HASH_FNV_OFFSET, ""));
+}
+
 DT_SUITE_MAIN("base",
+	      DT_TEST(test_hash_fnv1a),
 	      DT_TEST(test_err_set_negates_and_formats),
 	      DT_TEST(test_err_prefix),
 	      DT_TEST(test_err_truncates_long_messages),
@@ -332,6 +383,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),
 	      DT_TEST(test_quote),
+	      DT_TEST(test_quote_buf),
 	      DT_TEST(test_json_string),
 	      DT_TEST(test_yaml_dquote),
 	      DT_TEST(test_logfmt_value),

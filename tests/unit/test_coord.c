@@ -19,7 +19,9 @@
 #include "agent_report.h"
 #include "coord.h"
 #include "hwdb.h"
+#include "model.h"
 #include "probe.h"
+#include "remedy.h"
 #include "store_backend.h"
 
 #define FIXTURES DT_BINARY_DIR "/fixtures/agent"
@@ -425,8 +427,37 @@ static Dratopo__V1__RemediesResponse *remedies(struct coord *c)
 	return r;
 }
 
+/* The apply stream of r loads as n_rules rules and, last, the anchor
+ * (test_remedy has its fields) summing them up as summary says. */
+static void check_apply_stream(const Dratopo__V1__RemediesResponse *r, size_t n_rules,
+			       const char *summary)
+{
+	struct model_set *set = model_set_new();
+	const struct model_object *last = NULL;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	dt_diags_init(&errs);
+	CU_ASSERT_EQUAL_FATAL(model_set_load_buffer(set, r->yaml, strlen(r->yaml), "remedies.yaml",
+						    &errs, &err), 0);
+	CU_ASSERT_EQUAL(model_set_count(set, MODEL_DEVICE_TAINT_RULE), n_rules + 1);
+	for (const struct model_object *o = NULL;
+	     (o = model_set_next(set, MODEL_DEVICE_TAINT_RULE, o));)
+		last = o;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+	DT_ASSERT_STR(last->meta.name, REM_ANCHOR_NAME);
+	for (size_t i = 0; i < last->meta.n_annotations; i++)
+		if (!strcmp(last->meta.annotations[i].key, REM_ANNOTATION_REMEDIES))
+			DT_ASSERT_STR(last->meta.annotations[i].value, summary);
+	CU_ASSERT_EQUAL(model_validate_set(set, NULL, &errs), 0);
+	dt_diags_free(&errs);
+	model_set_free(set);
+}
+
 /* The degraded fixture's rules (test_remedy has the exact set), and the
- * lift once the node matches again. */
+ * lift once the node matches again; the apply stream always holds an
+ * object, kubectl apply refusing one without. */
 static void test_remedies(void)
 {
 	Dratopo__V1__RemediesResponse *r;
@@ -435,7 +466,9 @@ static void test_remedies(void)
 	open_coord(&c, true);
 	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "good", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
 	r = remedies(&c);
-	DT_ASSERT_STR(r->yaml, "");
+	CU_ASSERT_EQUAL(strncmp(r->yaml, "# no node in drift\n---\n", 23), 0);
+	check_apply_stream(r, 0, "nodes in drift: 0, DeviceTaintRules: 0, Node taints: 0, "
+			   "nodes to lift: 0");
 	CU_ASSERT_EQUAL(r->n_lifted, 0);
 	dratopo__v1__remedies_response__free_unpacked(r, NULL);
 
@@ -447,6 +480,8 @@ static void test_remedies(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "kind: DeviceTaintRule"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "name: dratopo-drift.bad.gpu-0"));
 	CU_ASSERT_PTR_NULL(strstr(r->yaml, "dratopo-drift.good."));
+	check_apply_stream(r, 5, "nodes in drift: 1, DeviceTaintRules: 5, Node taints: 0, "
+			   "nodes to lift: 0");
 	dratopo__v1__remedies_response__free_unpacked(r, NULL);
 
 	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "bad", 2, NULL, NULL, NULL), GRPC_STATUS_OK);
@@ -454,10 +489,15 @@ static void test_remedies(void)
 	CU_ASSERT_EQUAL(r->device_taint_rules, 0);
 	CU_ASSERT_EQUAL_FATAL(r->n_lifted, 1);
 	DT_ASSERT_STR(r->lifted[0], "bad");
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl delete devicetaintrule --ignore-not-found "
-				      "dratopo-drift.bad.gpu-0"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# kubectl taint nodes bad dratopo.io/drift:NoSchedule-"));
-	CU_ASSERT_PTR_NULL(strstr(r->yaml, "\nkind:"));     /* nothing to apply */
+	/* The lift: objects for kubectl delete, apart from what to apply. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->lifts_yaml, "kind: DeviceTaintRule\nmetadata:\n"
+				      "  name: dratopo-drift.bad.gpu-0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->lifts_yaml, "# and its Node taint: kubectl taint nodes bad "
+				      "dratopo.io/drift:NoSchedule-"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->yaml, "# node bad matches again"));
+	/* nothing to apply but the anchor */
+	check_apply_stream(r, 0, "nodes in drift: 0, DeviceTaintRules: 0, Node taints: 0, "
+			   "nodes to lift: 1");
 	dratopo__v1__remedies_response__free_unpacked(r, NULL);
 	coord_close(&c);
 }
@@ -529,6 +569,111 @@ static int plan_with(struct coord *c, const char *manifest, const char *extra,
 static int plan_p7(struct coord *c, const char *extra, struct strbuf *out)
 {
 	return plan_with(c, p7_pool, extra, out);
+}
+
+/* ---- devices that running pods hold ---- */
+
+/* A pod pinned to the fleet's node gpu-a wanting %d GPUs. */
+#define PINNED \
+	"apiVersion: v1\nkind: Pod\nmetadata: {name: new}\nspec:\n" \
+	"  nodeSelector: {kubernetes.io/hostname: gpu-a}\n" \
+	"  resourceClaims: [{name: gpus, resourceClaimTemplateName: want}]\n" \
+	"  containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]\n" \
+	"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n" \
+	"metadata: {name: want}\nspec:\n  spec:\n    devices:\n      requests:\n" \
+	"      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: %d}}\n"
+/* A pod running on gpu-a with a claim of 2 GPUs from a template. */
+#define RUNNING \
+	"---\napiVersion: v1\nkind: Pod\nmetadata: {name: running}\nspec:\n" \
+	"  nodeName: gpu-a\n" \
+	"  resourceClaims: [{name: gpus, resourceClaimTemplateName: two}]\n" \
+	"  containers: [{name: c, image: busybox, resources: {claims: [{name: gpus}]}}]\n" \
+	"status: {phase: Running}\n" \
+	"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n" \
+	"metadata: {name: two}\nspec:\n  spec:\n    devices:\n      requests:\n" \
+	"      - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}\n"
+/* The claim Kubernetes made for it, allocated and reserved for it (the
+ * pod's status, trimmed here, does not link it). */
+#define RUNNING_CLAIM \
+	"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n" \
+	"  name: running-gpus-x7k2q\n" \
+	"  annotations: {resource.kubernetes.io/pod-claim-name: gpus}\n" \
+	"spec:\n  devices:\n    requests:\n" \
+	"    - {name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}\n" \
+	"status:\n  allocation:\n    devices:\n      results:\n" \
+	"      - {request: gpu, driver: gpu.nvidia.com, pool: gpu-a, device: gpu-0}\n" \
+	"      - {request: gpu, driver: gpu.nvidia.com, pool: gpu-a, device: gpu-1}\n" \
+	"  reservedFor: [{resource: pods, name: running, uid: 4a1b}]\n"
+
+static int plan_pinned(struct coord *c, int gpus, const char *more, struct strbuf *out)
+{
+	char yaml[4096];
+
+	snprintf(yaml, sizeof(yaml), PINNED "%s", gpus, more);
+	return plan_with(c, yaml, NULL, out);
+}
+
+struct fake_cluster {
+	const char *yaml;               /* what it runs */
+	int calls, fail;
+};
+
+static int fake_cluster_add(void *arg, struct model_set *set, struct dt_diags *diags)
+{
+	struct fake_cluster *fc = arg;
+	struct dt_err err = { 0 };
+
+	fc->calls++;
+	if (fc->fail) {
+		dt_diags_add(diags, "dratopo plan: the cluster's pods: not synced yet");
+		return -EAGAIN;
+	}
+	return model_set_load_buffer(set, fc->yaml, strlen(fc->yaml), "(cluster)", diags, &err);
+}
+
+/* A running pod's devices are not free: from the manifests (its claim
+ * generated and allocated on its node, or the allocated claim given and
+ * counted once), and from the cluster source the controller sets. */
+static void test_plan_devices_in_use(void)
+{
+	struct fake_cluster fc = { .yaml = RUNNING };
+	struct coord_cluster_source src = { fake_cluster_add, &fc };
+	struct strbuf out = STRBUF_INIT;
+	struct coord c;
+
+	open_coord(&c, true);
+	CU_ASSERT_EQUAL(report(&c, "p5.48xlarge", "gpu-a", 1, NULL, NULL, NULL), GRPC_STATUS_OK);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, "", &out), 0);
+	/* 2 of 8 held by the running pod: 7 do not fit, 6 do. */
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, RUNNING, &out), 3);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 6, RUNNING, &out), 0);
+	CU_ASSERT_PTR_NULL(strstr(sb_str(&out), "\"device\": \"gpu-0\""));
+	/* Its claim given: the same 2 GPUs (gpu-0, gpu-1), not 2 more. */
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, RUNNING RUNNING_CLAIM, &out), 3);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 6, RUNNING RUNNING_CLAIM, &out), 0);
+	CU_ASSERT_PTR_NULL(strstr(sb_str(&out), "\"device\": \"gpu-1\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "\"device\": \"gpu-7\""));
+	/* A claim the input lacks: said, and its devices count as free. */
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, "---\napiVersion: v1\nkind: Pod\n"
+				    "metadata: {name: lost}\nspec:\n  nodeName: gpu-a\n"
+				    "  resourceClaims: [{name: g, resourceClaimName: gone}]\n"
+				    "  containers: [{name: c, image: busybox}]\n", &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "warning: pod default/lost runs on node "
+				      "gpu-a: resourceClaim default/gone not found"));
+
+	/* The cluster's running pods, through the controller's hook. */
+	coord_set_cluster_source(&c, &src);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, "", &out), 3);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 6, "", &out), 0);
+	CU_ASSERT_EQUAL(fc.calls, 2);
+	fc.fail = 1;
+	CU_ASSERT_EQUAL(plan_pinned(&c, 6, "", &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&out), "the cluster's pods: not synced yet"));
+	coord_set_cluster_source(&c, NULL);
+	CU_ASSERT_EQUAL(plan_pinned(&c, 7, "", &out), 0);
+	CU_ASSERT_EQUAL(fc.calls, 3);
+	sb_free(&out);
+	coord_close(&c);
 }
 
 /* The learned entry as `dratopo hwdb export --coordinator` gives it, with
@@ -702,6 +847,7 @@ static void test_plan_limit(void)
 
 DT_SUITE_MAIN_WITH("coord", suite_init, NULL,
 		   DT_TEST(test_remedies),
+		   DT_TEST(test_plan_devices_in_use),
 		   DT_TEST(test_identity),
 		   DT_TEST(test_garbage),
 		   DT_TEST(test_verdicts),

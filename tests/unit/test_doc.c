@@ -1232,7 +1232,128 @@ static void test_kind_names(void)
 	DT_ASSERT_STR(doc_kind_name(DOC_BOOL), "boolean");
 }
 
+/* doc_parse_each: what it hands over, one document at a time. */
+struct seen {
+	int n;
+	char text[512];                 /* "root-as-JSON|" or "error: ...|" per document */
+	int stop_at;                    /* return -ENOMEM on this document (1-based), 0 never */
+};
+
+static int record(void *arg, const struct doc_stream *s, size_t i)
+{
+	struct seen *k = arg;
+	const struct doc_document *d = &s->docs[i];
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strlen(k->text);
+
+	k->n++;
+	if (d->error)
+		sb_printf(&sb, "error: %s", d->error);
+	else if (d->root)
+		doc_emit_json(d->root, DOC_JSON_COMPACT, &sb);
+	else
+		sb_puts(&sb, "empty");
+	snprintf(k->text + len, sizeof(k->text) - len, "%zu:%s|", i + 1, sb_str(&sb));
+	sb_free(&sb);
+	return k->n == k->stop_at ? -ENOMEM : 0;
+}
+
+static void test_parse_each(void)
+{
+	static const char yaml[] = "a: 1\n---\nb: &x [1]\nc: *x\n---\nd: 2\n";
+	static const char json[] = "{\"a\": 1} {\"b\": tru} {\"c\": 3}";
+	struct seen k = { 0 };
+
+	/* the second document is outside the fast reader's subset: libyaml
+	 * reads the stream again, the first document is not handed over twice */
+	CU_ASSERT_EQUAL(doc_parse_each(yaml, sizeof(yaml) - 1, DOC_FORMAT_AUTO, "y", record, &k,
+				       NULL), 0);
+	CU_ASSERT_EQUAL(k.n, 3);
+	DT_ASSERT_STR(k.text, "1:{\"a\":1}|2:{\"b\":[1],\"c\":[1]}|3:{\"d\":2}|");
+	/* JSON: an error ends the stream, as doc_parse's */
+	memset(&k, 0, sizeof(k));
+	CU_ASSERT_EQUAL(doc_parse_each(json, sizeof(json) - 1, DOC_FORMAT_AUTO, "j", record, &k,
+				       NULL), 0);
+	CU_ASSERT_EQUAL(k.n, 2);
+	DT_ASSERT_STR(k.text, "1:{\"a\":1}|2:error: line 1, column 19: invalid character '}' in "
+			      "literal (expecting true, false or null)|");
+	/* nothing but a comment: one empty document */
+	memset(&k, 0, sizeof(k));
+	CU_ASSERT_EQUAL(doc_parse_each("# c\n", 4, DOC_FORMAT_AUTO, "e", record, &k, NULL), 0);
+	DT_ASSERT_STR(k.text, "1:empty|");
+	/* a nonzero return stops the handing over and is returned */
+	memset(&k, 0, sizeof(k));
+	k.stop_at = 1;
+	CU_ASSERT_EQUAL(doc_parse_each(yaml, sizeof(yaml) - 1, DOC_FORMAT_AUTO, "y", record, &k,
+				       NULL), -ENOMEM);
+	CU_ASSERT_EQUAL(k.n, 1);
+}
+
+/* The JSON writer: its layouts, empty containers, a NaN taking back all. */
+static void test_json_writer(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct doc_jw w;
+	const int styles[] = { DOC_JSON_PRETTY, DOC_JSON_LINE, DOC_JSON_COMPACT };
+	const char *const want[] = {
+		"{\n    \"a\": [\n        1,\n        \"x\\u003c\\u003e\",\n        {}\n    ],\n"
+		"    \"b\": [],\n    \"c\": 0.5,\n    \"d\": true,\n    \"e\": null\n}\n",
+		"{\"a\":[1,\"x\\u003c\\u003e\",{}],\"b\":[],\"c\":0.5,\"d\":true,\"e\":null}\n",
+		"{\"a\":[1,\"x\\u003c\\u003e\",{}],\"b\":[],\"c\":0.5,\"d\":true,\"e\":null}",
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		sb_reset(&sb);
+		doc_jw_begin(&w, &sb, styles[i]);
+		doc_jw_map(&w);
+		doc_jw_key(&w, "a");
+		doc_jw_seq(&w);
+		doc_jw_int(&w, 1);
+		doc_jw_strn(&w, "x<>", 3);
+		doc_jw_map(&w);
+		doc_jw_end_map(&w);
+		doc_jw_end_seq(&w);
+		doc_jw_key(&w, "b");
+		doc_jw_seq(&w);
+		doc_jw_end_seq(&w);
+		doc_jw_key(&w, "c");
+		doc_jw_float(&w, 0.5);
+		doc_jw_key(&w, "d");
+		doc_jw_bool(&w, true);
+		doc_jw_key(&w, "e");
+		doc_jw_str(&w, NULL);
+		doc_jw_end_map(&w);
+		CU_ASSERT_EQUAL(doc_jw_end(&w), 0);
+		DT_ASSERT_STR(sb_str(&sb), want[i]);
+	}
+	/* deep indentation past the constant's 32 levels, INT64_MIN */
+	sb_reset(&sb);
+	doc_jw_begin(&w, &sb, DOC_JSON_PRETTY);
+	for (int i = 0; i < 40; i++)
+		doc_jw_seq(&w);
+	doc_jw_int(&w, INT64_MIN);
+	for (int i = 0; i < 40; i++)
+		doc_jw_end_seq(&w);
+	CU_ASSERT_EQUAL(doc_jw_end(&w), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\n" "                                        "
+				     "                                        "
+				     "                                        "
+				     "                                        -9223372036854775808\n"));
+	/* NaN: an error, and nothing is left written */
+	sb_reset(&sb);
+	sb_puts(&sb, "before");
+	doc_jw_begin(&w, &sb, DOC_JSON_PRETTY);
+	doc_jw_seq(&w);
+	doc_jw_float(&w, NAN);
+	doc_jw_end_seq(&w);
+	CU_ASSERT_EQUAL(doc_jw_end(&w), -ERANGE);
+	DT_ASSERT_STR(sb_str(&sb), "before");
+	sb_free(&sb);
+}
+
 DT_SUITE_MAIN("doc",
+	      DT_TEST(test_json_writer),
+	      DT_TEST(test_parse_each),
 	      DT_TEST(test_scalar_resolution),
 	      DT_TEST(test_source_text_and_quoting),
 	      DT_TEST(test_keys_stringified),

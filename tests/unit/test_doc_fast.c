@@ -52,22 +52,56 @@ static bool same_node(const struct doc_node *a, const struct doc_node *b, char *
 	return true;
 }
 
-/* Both readers over buf; false (with a note on stderr) when they differ. */
+static int take_none(void *arg, const yaml_event_t *ev)
+{
+	(void)arg, (void)ev;
+	return 0;
+}
+
+/* What doc_parse_each handed over, against libyaml's whole stream. */
+struct each_check {
+	const struct doc_stream *want;
+	size_t next;                    /* the index each must see next */
+	bool ok;
+	char why[256];
+};
+
+static int each_compare(void *arg, const struct doc_stream *s, size_t i)
+{
+	struct each_check *k = arg;
+	const struct doc_document *a = &s->docs[i], *b;
+
+	if (i != k->next || i >= k->want->n_docs) {
+		snprintf(k->why, sizeof(k->why), "document %zu handed over, %zu expected", i + 1,
+			 k->next + 1);
+		k->ok = false;
+		return 0;
+	}
+	b = &k->want->docs[i];
+	k->next = i + 1;
+	if (a->line != b->line || !a->error != !b->error || (a->error && strcmp(a->error, b->error))) {
+		snprintf(k->why, sizeof(k->why), "each: document %zu: line or error differ", i + 1);
+		k->ok = false;
+	} else if (k->ok && !same_node(a->root, b->root, k->why, sizeof(k->why))) {
+		k->ok = false;
+	}
+	return 0;
+}
+
+/* Both readers over buf, and doc_parse_each (one document at a time, the
+ * fast reader leaving the subset after some documents included); false
+ * (with a note on stderr) when they differ. */
 static bool same_streams(const char *name, const char *buf, size_t len)
 {
 	struct doc_stream *f = doc_stream_new(name), *l = doc_stream_new(name);
-	yaml_event_t *ev;
-	size_t nev;
 	char why[256] = "";
 	bool ok;
 
 	CU_ASSERT_FATAL(f && l);
 	CU_ASSERT_EQUAL(doc_parse_yaml_with(buf, len, f, NULL, true), 0);
 	CU_ASSERT_EQUAL(doc_parse_yaml_with(buf, len, l, NULL, false), 0);
-	if (!doc_yaml_fast_events(buf, len, &ev, &nev)) {
+	if (!doc_yaml_fast_read(buf, len, take_none, NULL))
 		n_fast++;
-		free(ev);
-	}
 	ok = f->n_docs == l->n_docs;
 	if (!ok)
 		snprintf(why, sizeof(why), "%zu vs %zu documents", f->n_docs, l->n_docs);
@@ -83,6 +117,16 @@ static bool same_streams(const char *name, const char *buf, size_t len)
 		} else {
 			ok = same_node(a->root, b->root, why, sizeof(why));
 		}
+	}
+	if (ok) {
+		struct each_check k = { .want = l, .ok = true };
+
+		CU_ASSERT_EQUAL(doc_parse_each(buf, len, DOC_FORMAT_YAML, name, each_compare, &k,
+					       NULL), 0);
+		ok = k.ok && k.next == l->n_docs;
+		if (!ok)
+			snprintf(why, sizeof(why), "%s (%zu of %zu documents handed over)",
+				 k.ok ? "doc_parse_each" : k.why, k.next, l->n_docs);
 	}
 	if (!ok)
 		fprintf(stderr, "\n  %s: the readers differ: %s\n", name, why);
@@ -155,6 +199,12 @@ static void test_edges(void)
 		"a: 1\n...\n", "--- a\n", "a: [b, [c, d]]\n", "a: {b: [1], c: {d: e}}\n",
 		"a:\n  - b\n  - c\nd: e\n", "a: \"\"\nb: ''\n", "a: [ ]\nb: {}\n",
 		"- name: x\n  value: y\n- name: z\n", "a:\n\n  # c\n  b: 1\n",
+		/* documents in the subset, then one outside it (read again by
+		 * libyaml, the first ones not handed over twice), then more */
+		"a: 1\n---\nb: 2\n---\nc: &x 3\nd: *x\n---\ne: 5\n",
+		"a: 1\n---\nb: [1, 2]\n---\nc: |\n  text\n---\nd: 4\n",
+		"a: 1\n---\nb: 2\n---\nc: [1\n---\nd: 4\n",     /* a syntax error */
+		"a: 1\n---\nb: 2\nb: 3\n---\nc: 3\n",          /* a repeated key, in the subset */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

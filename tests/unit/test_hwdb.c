@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dt_test.h"
 #include "hwdb.h"
 #include "hwdb_catalog.h"
@@ -31,11 +32,12 @@ struct expect {
 };
 
 static struct expect *expects;
-static size_t n_expects;
+static size_t n_expects, cap_expects;
 
 /* A line of efa-types.txt; 0 / "" / -1 where the sources have nothing. */
 struct efa_expect {
 	char name[64], arch[16];
+	char device[16];            /* "efa3", "" unknown */
 	size_t efas;
 	int vcpu, cards;
 	long long mem_mib;
@@ -43,7 +45,7 @@ struct efa_expect {
 };
 
 static struct efa_expect *efa_expects;
-static size_t n_efa_expects;
+static size_t n_efa_expects, cap_efa_expects;
 
 static double price_or_none(const char *s)
 {
@@ -60,24 +62,24 @@ static int load_efa_expectations(void)
 	while (fgets(line, sizeof(line), f)) {
 		struct efa_expect e = { 0 };
 		char vcpu[16], mem[32], price[32], eu[32];
-		struct efa_expect *grown;
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%63s %zu %15s %31s %15s %31s %31s %d", e.name, &e.efas, vcpu, mem,
-			   e.arch, price, eu, &e.cards) != 8)
+		if (sscanf(line, "%63s %zu %15s %31s %15s %31s %31s %d %15s", e.name, &e.efas, vcpu,
+			   mem, e.arch, price, eu, &e.cards, e.device) != 9)
 			continue;
+		if (!strcmp(e.device, "-"))
+			e.device[0] = '\0';
 		e.vcpu = strcmp(vcpu, "-") ? atoi(vcpu) : 0;
 		e.mem_mib = strcmp(mem, "-") ? atoll(mem) : 0;
 		if (!strcmp(e.arch, "-"))
 			e.arch[0] = '\0';
 		e.price = price_or_none(price);
 		e.eu_price = price_or_none(eu);
-		if (!(grown = realloc(efa_expects, (n_efa_expects + 1) * sizeof(*grown)))) {
+		if (DT_GROW(efa_expects, cap_efa_expects, n_efa_expects + 1)) {
 			fclose(f);
 			return -1;
 		}
-		efa_expects = grown;
 		efa_expects[n_efa_expects++] = e;
 	}
 	fclose(f);
@@ -110,8 +112,7 @@ static int load_expectations(void)
 				   &e.roots[e.n_roots].gpus, &e.roots[e.n_roots].efas) == 3)
 				e.n_roots++;
 		}
-		expects = realloc(expects, (n_expects + 1) * sizeof(*expects));
-		if (!expects) {
+		if (DT_GROW(expects, cap_expects, n_expects + 1)) {
 			fclose(f);
 			return -1;
 		}
@@ -212,13 +213,20 @@ static void test_efa_types_match_facts(void)
 		CU_ASSERT_EQUAL(hwdb_type_price(t, "eu-west-1", &p), e->eu_price >= 0);
 		if (e->eu_price >= 0)
 			CU_ASSERT_DOUBLE_EQUAL(p, e->eu_price, 1e-9);
-		/* Not scraped: no PCI id, no root, and the slices say so. */
+		/* Roots not scraped: none claimed. The PCI id where AWS names the
+		 * EFA version, and DRANET's pciSubsystem with it. */
 		CU_ASSERT_FALSE(t->dra_metadata);
-		CU_ASSERT_EQUAL(t->efa_device, 0);
+		CU_ASSERT_EQUAL(t->efa_device,
+				e->device[0] ? (unsigned)strtoul(e->device, NULL, 16) : 0u);
 		for (size_t k = 0; k < t->n_efas; k++) {
+			const struct hwdb_attr *sub =
+				hwdb_device_attr(&t->efas[k], "dra.net/pciSubsystem");
+
 			CU_ASSERT_PTR_NULL(t->efas[k].pcie_root);
 			CU_ASSERT_PTR_NOT_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciDevice"));
-			CU_ASSERT_PTR_NULL(hwdb_device_attr(&t->efas[k], "dra.net/pciSubsystem"));
+			CU_ASSERT_EQUAL(sub != NULL, e->device[0] != '\0');
+			if (sub && e->device[0])
+				DT_ASSERT_STR(sub->str, e->device);
 		}
 	}
 	for (size_t i = 0; i < hwdb_count(); i++)
@@ -1220,6 +1228,80 @@ out:
 	return e;
 }
 
+/* An entry a fleet learned from text (the coordinator's source format). */
+static struct hwdb_entry *entry_from(const char *yaml, const char *name)
+{
+	struct hwdb_entry *e = NULL;
+	struct dt_err err = { 0 };
+
+	if (hwdb_entry_parse(yaml, name, "learned.yaml", &e, &err))
+		fprintf(stderr, "\n  %s\n", err.msg);
+	return e;
+}
+
+/* An incomplete built-in entry (no grouping, or no size) is completed by
+ * what a fleet learned: devices and roots from the fleet, prices and
+ * network facts from hwdb, hwdb's size where it has one. A learned entry
+ * that contradicts what hwdb knows (another EFA count or id) changes
+ * nothing, and a complete entry always wins. */
+static void test_catalog_learned_merge(void)
+{
+	static const char c6in[] = "instanceTypes:\n- name: c6in.32xlarge\n  vcpu: 120\n"
+		"  memoryMiB: 250000\n  arch: amd64\n  draMetadata: true\n  efa:\n"
+		"    pciId: \"1d0f:efa1\"\n    devices:\n    - {pcieRoot: pci0000:00, numaNode: 0}\n"
+		"    - {pcieRoot: pci0000:80, numaNode: 1}\n";
+	static const char c6in_odd[] = "instanceTypes:\n- name: c6in.metal\n  vcpu: 128\n"
+		"  memoryMiB: 262144\n  arch: amd64\n  draMetadata: true\n  efa:\n"
+		"    pciId: \"1d0f:efa1\"\n    devices:\n    - {pcieRoot: pci0000:00}\n";
+	static const char c6in_id[] = "instanceTypes:\n- name: c6in.metal\n  vcpu: 128\n"
+		"  memoryMiB: 262144\n  arch: amd64\n  draMetadata: true\n  efa:\n"
+		"    pciId: \"1d0f:efa2\"\n    devices:\n    - {pcieRoot: pci0000:00}\n"
+		"    - {pcieRoot: pci0000:80}\n";
+	static const char r9g[] = "instanceTypes:\n- name: r9g.48xlarge\n  vcpu: 192\n"
+		"  memoryMiB: 1572864\n  arch: arm64\n  draMetadata: true\n  efa:\n"
+		"    pciId: \"1d0f:efa3\"\n    devices:\n    - {pcieRoot: pci0000:00}\n";
+	const struct hwdb_type *hw = hwdb_lookup("c6in.32xlarge"), *t;
+	const char *const names[] = { "c6in.32xlarge", "c6in.metal", "c6in.metal", "r9g.48xlarge" };
+	const char *const texts[] = { c6in, c6in_odd, c6in_id, r9g };
+	struct hwdb_catalog *c = NULL;
+	double p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hw);
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &c, NULL), 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct hwdb_entry *e = entry_from(texts[i], names[i]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		CU_ASSERT_EQUAL(hwdb_catalog_add_learned(c, hwdb_entry_type(e), NULL), 0);
+		hwdb_entry_free(e);
+	}
+	t = hwdb_catalog_lookup(c, "c6in.32xlarge");
+	CU_ASSERT_TRUE(t->learned && t->dra_metadata);
+	CU_ASSERT_FALSE(hwdb_type_incomplete(t));
+	CU_ASSERT_EQUAL(t->vcpu, 128);                  /* hwdb's size, not the node's */
+	CU_ASSERT_EQUAL(t->memory_mib, hw->memory_mib);
+	CU_ASSERT(hwdb_type_price(t, NULL, &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, hw->price, 1e-9);
+	CU_ASSERT(hwdb_type_price(t, "eu-west-1", &p));
+	CU_ASSERT_EQUAL(t->network_cards, 2);
+	CU_ASSERT_EQUAL(t->max_efa_interfaces, 2);
+	CU_ASSERT_EQUAL(t->n_notes, hw->n_notes);
+	DT_ASSERT_STR(t->efas[1].pcie_root, "pci0000:80");
+	CU_ASSERT_EQUAL(t->efas[1].numa_node, 1);
+	/* contradictions: hwdb's entry stays */
+	CU_ASSERT_PTR_EQUAL(hwdb_catalog_lookup(c, "c6in.metal"), hwdb_lookup("c6in.metal"));
+	/* no size in hwdb: the fleet's */
+	t = hwdb_catalog_lookup(c, "r9g.48xlarge");
+	CU_ASSERT_FALSE(hwdb_type_incomplete(hwdb_lookup("p5.48xlarge")));
+	CU_ASSERT_TRUE(hwdb_type_incomplete(hwdb_lookup("r9g.48xlarge")));
+	CU_ASSERT_TRUE(t->learned);
+	CU_ASSERT_EQUAL(t->vcpu, 192);
+	DT_ASSERT_STR(t->arch, "arm64");
+	CU_ASSERT(hwdb_type_sized(t));
+	CU_ASSERT_EQUAL(t->efa_device, 0xefa3);
+	hwdb_catalog_free(c);
+}
+
 /* Learned entries are copied (they outlive their source), join only where
  * the name is free, sort with the types without a price, and a later
  * extra of the same name replaces one (a price for a learned type). */
@@ -1355,4 +1437,5 @@ DT_SUITE_MAIN_WITH("hwdb", suite_init, suite_cleanup,
 	DT_TEST(test_catalog_order),
 	DT_TEST(test_catalog_base),
 	DT_TEST(test_catalog_learned),
+	DT_TEST(test_catalog_learned_merge),
 	DT_TEST(test_catalog_clashes))

@@ -17,6 +17,7 @@
 #include "dt_test.h"
 #include "obs_http.h"
 #include "obs_log.h"
+#include "escape.h"
 #include "obs_metrics.h"
 
 /* ---- logging ---- */
@@ -26,7 +27,7 @@ static char *logfmt(const char *value)
 	static char out[256];
 	struct strbuf sb = STRBUF_INIT;
 
-	obs_logfmt_value(&sb, value);
+	sb_logfmt_value(&sb, value);
 	snprintf(out, sizeof(out), "%s", sb_str(&sb));
 	sb_free(&sb);
 	return out;
@@ -293,6 +294,28 @@ static void test_render_exact(void)
 	free(text);
 	text = render(reg);             /* a second scrape is the same */
 	DT_ASSERT_STR(text, expected_text);
+	free(text);
+	obs_registry_free(reg);
+}
+
+static void collect_nothing(struct obs_collector *c, void *arg)
+{
+	(void)c, (void)arg;
+}
+
+/* A callback gauge with no series now (a coordinator with an empty fleet)
+ * renders as no line, and nothing is sorted (UBSan: qsort_r of NULL). */
+static void test_render_empty_callback_gauge(void)
+{
+	struct obs_registry *reg;
+	struct dt_err err;
+	char *text;
+
+	CU_ASSERT_EQUAL_FATAL(obs_registry_new(&reg, &err), 0);
+	CU_ASSERT_EQUAL(obs_gauge_func_new(reg, "dratopo_nodes", "Nodes.", by_type_verdict,
+					   collect_nothing, NULL, &err), 0);
+	text = render(reg);
+	DT_ASSERT_STR(text, "");
 	free(text);
 	obs_registry_free(reg);
 }
@@ -779,6 +802,7 @@ DT_SUITE_MAIN("obs",
 	      DT_TEST(test_log_level_parse),
 	      DT_TEST(test_log_threads_never_interleave),
 	      DT_TEST(test_render_exact),
+	      DT_TEST(test_render_empty_callback_gauge),
 	      DT_TEST(test_render_escaping_and_numbers),
 	      DT_TEST(test_names_validated),
 	      DT_TEST(test_series_lookup),

@@ -275,6 +275,28 @@ static void test_existing_nodes_first(void)
 	loaded_free(&l);
 }
 
+/* A pod bound to the node holds an L4 there too (its claim made from the
+ * template and allocated on its node first): one worker fits, not two. */
+static void test_bound_pod_holds_devices(void)
+{
+	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
+				     "tests/fixtures/plan/existing-node.yaml",
+				     "tests/fixtures/plan/one-gpu-pods.yaml",
+				     "tests/fixtures/plan/bound-pod.yaml", NULL);
+	size_t new_pods = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 1);
+	CU_ASSERT_EQUAL(l.res->existing[0].n_pods, 1);
+	DT_ASSERT_STR(l.res->existing[0].pods[0], "default/worker-0");
+	for (size_t i = 0; i < l.res->n_node_claims; i++)
+		new_pods += l.res->node_claims[i].n_pods;
+	CU_ASSERT_EQUAL(new_pods, 2);
+	CU_ASSERT_EQUAL(l.res->warnings.n, 0);
+	loaded_free(&l);
+}
+
 static void test_priority_first_on_existing(void)
 {
 	struct loaded l = plan_files("examples/seed/nodepool.yaml", "examples/seed/ec2nodeclass.yaml",
@@ -830,7 +852,7 @@ static void test_overlay_prices_p5e(void)
 	CU_ASSERT_DOUBLE_EQUAL(l.res->node_claims[0].price, 40.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(l.res->total_price, 40.0, 1e-9);
 	DT_ASSERT_STR(l.res->node_claims[0].price_overlay, "p5e-reserved");
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"pricePerHour\": 40"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"priceOverlay\": \"p5e-reserved\""));
 	sb_reset(&sb);
@@ -916,6 +938,20 @@ static void test_pool_limits(void)
 	loaded_free(&l);
 }
 
+/* QA-78: the pool's running nodes count against its limits (its own only). */
+static void test_pool_limits_count_nodes(void)
+{
+	struct loaded l = plan_files("tests/fixtures/qa/plan-limit-existing.yaml", NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_EQUAL(hwdb_lookup(l.res->node_claims[0].instance_type)->n_gpus, 1);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason,
+				      "the NodePool's limits are reached"));
+	loaded_free(&l);
+}
+
 /* QA-31: a new node's host name is none a pod can name. */
 static void test_hostname_pins_to_existing(void)
 {
@@ -945,7 +981,7 @@ static void test_output_formats(void)
 	struct strbuf sb = STRBUF_INIT;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
-	CU_ASSERT_EQUAL(plan_emit_json(l.res, &sb), 0);
+	CU_ASSERT_EQUAL(plan_emit_json(l.res, DOC_JSON_PRETTY, &sb), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"nodeClaims\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"totalPricePerHour\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "\"existingNodes\""));
@@ -1391,6 +1427,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_seed_gpu_efa_aligned),
 	      DT_TEST(test_seed_timesliced),
 	      DT_TEST(test_existing_nodes_first),
+	      DT_TEST(test_bound_pod_holds_devices),
 	      DT_TEST(test_priority_first_on_existing),
 	      DT_TEST(test_two_small_nodes_beat_one_big),
 	      DT_TEST(test_shared_claim_one_node),
@@ -1406,6 +1443,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_overlay_makes_type_dearer),
 	      DT_TEST(test_overlay_capacity),
 	      DT_TEST(test_pool_limits),
+	      DT_TEST(test_pool_limits_count_nodes),
 	      DT_TEST(test_hostname_pins_to_existing),
 	      DT_TEST(test_catalog_extra_type),
 	      DT_TEST(test_catalog_learned_type),

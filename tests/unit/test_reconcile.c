@@ -9,6 +9,7 @@
 
 #include "dt_test.h"
 #include "hwdb.h"
+#include "hwdb_catalog.h"
 #include "model.h"
 #include "reconcile.h"
 
@@ -109,6 +110,90 @@ static void assert_diffs(const struct dt_diags *d, const char *const *want, size
 	CU_ASSERT_EQUAL(d->n, n);
 	for (size_t i = 0; i < d->n && i < n; i++)
 		DT_ASSERT_STR(d->msgs[i], want[i]);
+}
+
+/* A type hwdb knows without its grouping (draMetadata false, the EFA-only
+ * types): its nodes match hwdb's entry, the quorum teaches the roots, the
+ * nodes are then held to the learned entry, and a plan's catalogue merges
+ * the learned devices into hwdb's entry, prices and size kept. A node that
+ * contradicts what hwdb does know teaches nothing. */
+static void test_learn_incomplete_hwdb(void)
+{
+	const struct hwdb_type *hw = hwdb_lookup("c6in.32xlarge"), *e, *m;
+	struct rec_fleet *f = rec_fleet_new(NULL);
+	struct hwdb_catalog *cat = NULL;
+	struct rec_outcome o;
+	struct devs v, odd;
+	struct rec_report r;
+	bool learned;
+	double p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hw);
+	CU_ASSERT_FATAL(hwdb_type_incomplete(hw));
+	CU_ASSERT_FALSE(hwdb_type_incomplete(hwdb_lookup("p5.48xlarge")));
+	from_type("c6in.32xlarge", &v);
+	CU_ASSERT_EQUAL_FATAL(v.n, 2);
+	snprintf(v.root[0], sizeof(v.root[0]), "pci0000:00");
+	snprintf(v.root[1], sizeof(v.root[1]), "pci0000:80");
+
+	r = report("hpc-a", "c6in.32xlarge", &v, 1, T0);
+	send(f, &r, REC_MATCH, &o);
+	CU_ASSERT(o.node.plannable);
+	CU_ASSERT_EQUAL(o.also.n_learned, 0);
+	rec_outcome_free(&o);
+	CU_ASSERT_PTR_EQUAL(rec_fleet_hwdb_lookup(f, "c6in.32xlarge", &learned), hw);
+	CU_ASSERT_FALSE(learned);
+
+	r = report("hpc-b", "c6in.32xlarge", &v, 1, T0 + S);
+	send(f, &r, REC_LEARNED, &o);
+	CU_ASSERT_EQUAL_FATAL(o.also.n_learned, 1);
+	DT_ASSERT_STR(o.also.learned[0].shape_key, "v1 2*(efa1x1d0f:efa1)");
+	CU_ASSERT_EQUAL_FATAL(o.also.n_nodes, 1);       /* hpc-a: match -> learned */
+	CU_ASSERT_EQUAL(o.also.nodes[0].verdict, REC_LEARNED);
+	rec_outcome_free(&o);
+
+	e = rec_fleet_hwdb_lookup(f, "c6in.32xlarge", &learned);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT(learned);
+	CU_ASSERT(e->dra_metadata);
+	CU_ASSERT_EQUAL_FATAL(e->n_efas, 2);
+	DT_ASSERT_STR(e->efas[0].pcie_root, "pci0000:00");
+	DT_ASSERT_STR(e->efas[1].pcie_root, "pci0000:80");
+
+	/* The plan's view: hwdb's entry completed, its prices and size kept. */
+	CU_ASSERT_EQUAL_FATAL(hwdb_catalog_new(NULL, &cat, NULL), 0);
+	CU_ASSERT_EQUAL(rec_fleet_add_learned(f, cat, NULL), 0);
+	m = hwdb_catalog_lookup(cat, "c6in.32xlarge");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT(m->learned);
+	CU_ASSERT(m->dra_metadata);
+	CU_ASSERT_FALSE(hwdb_type_incomplete(m));
+	CU_ASSERT_EQUAL(m->vcpu, hw->vcpu);             /* hwdb's, not the report's 192 */
+	CU_ASSERT_EQUAL(m->memory_mib, hw->memory_mib);
+	CU_ASSERT(hwdb_type_price(m, NULL, &p));
+	CU_ASSERT_DOUBLE_EQUAL(p, hw->price, 1e-9);
+	CU_ASSERT(hwdb_type_price(m, "eu-west-1", &p));
+	CU_ASSERT_EQUAL(m->network_cards, hw->network_cards);
+	DT_ASSERT_STR(m->efas[1].pcie_root, "pci0000:80");
+	CU_ASSERT_PTR_EQUAL(hwdb_lookup("c6in.32xlarge"), hw);  /* the process's: untouched */
+	hwdb_catalog_free(cat);
+
+	/* c6in.metal nodes with one EFA gone: drift from what hwdb knows, so
+	 * however many there are, they teach nothing. */
+	from_type("c6in.metal", &odd);
+	drop(&odd, 1);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "odd-%d", i);
+		r = report(name, "c6in.metal", &odd, 1, T0 + (2 + i) * S);
+		send(f, &r, REC_DRIFT, &o);
+		CU_ASSERT_EQUAL(o.also.n_learned, 0);
+		rec_outcome_free(&o);
+	}
+	CU_ASSERT_PTR_EQUAL(rec_fleet_hwdb_lookup(f, "c6in.metal", &learned), hwdb_lookup("c6in.metal"));
+	CU_ASSERT_FALSE(learned);
+	rec_fleet_free(f);
 }
 
 /* ---- Verdicts ---- */
@@ -918,6 +1003,7 @@ DT_SUITE_MAIN("reconcile",
 	      DT_TEST(test_match_and_drift),
 	      DT_TEST(test_bad_reports),
 	      DT_TEST(test_learn_and_conflict),
+	      DT_TEST(test_learn_incomplete_hwdb),
 	      DT_TEST(test_no_host_facts),
 	      DT_TEST(test_wrong_hwdb),
 	      DT_TEST(test_stale),

@@ -61,21 +61,30 @@ static const struct rem_device *find(const struct rem_assessment *a, const char 
 	return NULL;
 }
 
-/* The live device at address bdf: its slice name ("gpu-3"). */
+
+/* The drivers' names, written here from their rules as the drivers'
+ * sources state them (docs/remedy.md, "Device names"), apart from topo's
+ * code: the NVIDIA DRA driver's gpu-<minor>, the minor being the GPU's
+ * place among the node's GPUs in bus order; DRANET's pci-<address> with
+ * ':' and '.' as '-'. */
 static void name_of(const struct topo *t, const char *bdf, char *buf, size_t len)
 {
-	size_t gi = 0, ei = 0;
+	size_t minor = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < t->n_devices; i++) {
 		const struct topo_device *d = &t->devices[i];
-		size_t idx;
 
-		if (d->fell_off_bus)
-			continue;
-		idx = d->kind == TOPO_GPU ? gi++ : ei++;
-		if (!strcmp(d->bdf_str, bdf))
-			snprintf(buf, len, "%s-%zu", topo_kind_name(d->kind), idx);
+		if (!strcmp(d->bdf_str, bdf)) {
+			if (d->kind == TOPO_GPU) {
+				snprintf(buf, len, "gpu-%zu", minor);
+			} else {
+				snprintf(buf, len, "pci-%s", bdf);
+				for (char *c = buf; *c; c++)
+					*c = *c == ':' || *c == '.' ? '-' : *c;
+			}
+		}
+		minor += d->kind == TOPO_GPU;
 	}
 }
 
@@ -96,7 +105,13 @@ static void test_degraded_rules(void)
 	 * EFAs (the node lacks them too): its GPU. Nothing else. */
 	for (size_t i = 0; i < a.n_devices; i++) {
 		const struct rem_device *d = &a.devices[i];
+		char want[TOPO_DEVICE_NAME_MAX];
 
+		/* Named as the drivers name it on the node (the GPU at
+		 * 0000:a8:00.0 is gone from this node: the minors after it
+		 * moved down). */
+		name_of(&n.t, d->bdf, want, sizeof(want));
+		DT_ASSERT_STR(d->device, want);
 		if (!strcmp(d->driver, HWDB_DRIVER_GPU)) {
 			gpus++;
 			CU_ASSERT_EQUAL(d->cause, REM_EFA_MISSING);
@@ -317,6 +332,63 @@ static void test_rules_keep_planning_off(void)
 	node_free(&n);
 }
 
+/* The anchor every apply stream ends with: one valid DeviceTaintRule that
+ * selects no device and taints with effect None, so a plan given it
+ * along with a node's slices still has all 8 GPUs. */
+static void test_anchor(void)
+{
+	static const struct rem_summary sum = { 1, 5, 0, 2 };
+	struct model_object *slices[HWDB_MAX_SLICES];
+	struct model_set *set = model_set_new();
+	struct plan_request rq = { .set = set, .format = PLAN_FORMAT_NONE };
+	struct plan_report rep;
+	const struct model_object *o;
+	const struct model_device_taint_rule *tr;
+	struct strbuf sb = STRBUF_INIT;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	char yaml[4096];
+	size_t n_slices = 0;
+	struct node n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(set);
+	dt_diags_init(&errs);
+	snprintf(yaml, sizeof(yaml), PLAN_BASE NO_LAUNCH, 8);
+	sb_puts(&sb, yaml);
+	CU_ASSERT_EQUAL_FATAL(rem_anchor_emit(&sum, &sb), 0);
+	CU_ASSERT_EQUAL_FATAL(model_set_load_buffer(set, sb.buf, sb.len, "plan.yaml", &errs, &err),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(model_set_count(set, MODEL_DEVICE_TAINT_RULE), 1);
+	o = model_set_next(set, MODEL_DEVICE_TAINT_RULE, NULL);
+	tr = &o->u.taint_rule;
+	DT_ASSERT_STR(o->meta.name, REM_ANCHOR_NAME);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr->device_selector);
+	DT_ASSERT_STR(tr->device_selector->driver, REM_ANCHOR_DRIVER);
+	CU_ASSERT_PTR_NULL(tr->device_selector->pool);
+	CU_ASSERT_PTR_NULL(tr->device_selector->device);
+	DT_ASSERT_STR(tr->taint.key, REM_TAINT_KEY);
+	DT_ASSERT_STR(tr->taint.effect, "None");
+	CU_ASSERT_EQUAL_FATAL(o->meta.n_annotations, 2);
+	DT_ASSERT_STR(o->meta.annotations[1].key, REM_ANNOTATION_REMEDIES);
+	DT_ASSERT_STR(o->meta.annotations[1].value, "nodes in drift: 1, DeviceTaintRules: 5, "
+		      "Node taints: 0, nodes to lift: 2");
+	CU_ASSERT_EQUAL(model_validate_set(set, NULL, &errs), 0);
+	CU_ASSERT_EQUAL(errs.n, 0);
+
+	node_load(&n, "p5.48xlarge");
+	CU_ASSERT_EQUAL_FATAL(topo_slices(&n.t, NULL, NODE, set, slices, &n_slices, &errs, &err),
+			      0);
+	CU_ASSERT_EQUAL(plan_execute(&rq, &rep), PLAN_EXIT_OK);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep.result);
+	CU_ASSERT_EQUAL(rep.result->n_existing, 1);
+	CU_ASSERT_EQUAL(rep.result->n_unschedulable, 0);
+	plan_report_free(&rep);
+	node_free(&n);
+	sb_free(&sb);
+	dt_diags_free(&errs);
+	model_set_free(set);
+}
+
 /* ---- Other drifts ---- */
 
 /* A GPU off the bus is in no slice: the EFAs of its root are tainted,
@@ -425,8 +497,10 @@ static void test_match_and_lift(void)
 	node_load(&n, "p5.48xlarge-degraded");
 	node_verify(&n);
 	CU_ASSERT_EQUAL_FATAL(rem_node_objects(NODE, &n.vr, &n.t, n.type, set, &o, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(rem_lift(NODE, n.type, NULL, &l, &err), 0);
-	CU_ASSERT_EQUAL(l.n_rule_names, 40);
+	CU_ASSERT_EQUAL_FATAL(rem_lift(NODE, n.type, &n.t, &l, &err), 0);
+	/* 8 GPU minors, the node's 30 EFAs by address, the 32 efa-N of older
+	 * coordinators. */
+	CU_ASSERT_EQUAL(l.n_rule_names, 8 + 30 + 32);
 	for (size_t i = 0; i < o.n_rules; i++) {
 		bool found = false;
 
@@ -435,10 +509,19 @@ static void test_match_and_lift(void)
 		CU_ASSERT(found);
 	}
 	CU_ASSERT_EQUAL(rem_lift_emit(&l, &sb), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "kubectl delete devicetaintrule "
-				      "--ignore-not-found dratopo-drift." NODE ".gpu-0 "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "kubectl taint nodes " NODE
-				      " dratopo.io/drift:NoSchedule-\n"));
+	/* Objects for kubectl delete -f -, the Node taint's removal a comment. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "---\napiVersion: resource.k8s.io/v1\n"
+				      "kind: DeviceTaintRule\nmetadata:\n  name: dratopo-drift."
+				      NODE ".gpu-0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sb_str(&sb), "# and its Node taint: kubectl taint nodes "
+				      NODE " dratopo.io/drift:NoSchedule-\n"));
+	{
+		size_t docs = 0;
+
+		for (const char *p = sb_str(&sb); (p = strstr(p, "kind: DeviceTaintRule\n")); p++)
+			docs++;
+		CU_ASSERT_EQUAL(docs, l.n_rule_names);
+	}
 	sb_free(&sb);
 	rem_lift_free(&l);
 	rem_objects_free(&o);
@@ -475,6 +558,7 @@ DT_SUITE_MAIN_WITH("remedy", dt_agent_fixtures, NULL,
 		   DT_TEST(test_degraded_rules),
 		   DT_TEST(test_degraded_objects_valid),
 		   DT_TEST(test_rules_keep_planning_off),
+		   DT_TEST(test_anchor),
 		   DT_TEST(test_gpu_off_bus),
 		   DT_TEST(test_node_unfit),
 		   DT_TEST(test_match_and_lift),

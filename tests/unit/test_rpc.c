@@ -8,8 +8,13 @@
 #include <grpc/grpc.h>
 #include <grpc/support/time.h>
 #include <grpc/support/log.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -624,6 +629,57 @@ static void test_slow_handler_and_shutdown_drain(void)
 	CU_ASSERT_TRUE(job.done);
 }
 
+struct idle_shutdown {
+	struct rpc_server *srv;
+	atomic_bool done;
+};
+
+static void *idle_shutdown_runner(void *arg)
+{
+	struct idle_shutdown *job = arg;
+
+	rpc_server_shutdown(job->srv, 30000);
+	atomic_store(&job->done, true);
+	return NULL;
+}
+
+/* A client that opens an HTTP/2 connection and then neither calls nor
+ * answers nor hangs up (an agent between two reports, a stopped process):
+ * with no call in flight, a shutdown has nothing to drain and closes the
+ * connection at once, rather than waiting out its 30 s drain for the
+ * client to go (the coordinator took 3-5 s on SIGTERM with idle agents). */
+static void test_shutdown_with_idle_connection(void)
+{
+	static const char hello[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+				    "\0\0\0\4\0\0\0\0\0";      /* an empty SETTINGS frame */
+	struct idle_shutdown job = { NULL, false };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct fixture f;
+	struct pollfd pfd;
+	pthread_t stopper;
+	char buf[64];
+	int fd, ms;
+
+	CU_ASSERT_EQUAL_FATAL(fx_start_with(&f, &insecure, 0), 0);
+	sa.sin_port = htons((uint16_t)rpc_server_port(f.srv));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	CU_ASSERT_EQUAL(write(fd, hello, sizeof(hello) - 1), (ssize_t)(sizeof(hello) - 1));
+	pfd = (struct pollfd){ fd, POLLIN, 0 };
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 10000), 1);       /* the server's SETTINGS: connected */
+	CU_ASSERT(read(fd, buf, sizeof(buf)) > 0);
+
+	job.srv = f.srv;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&stopper, NULL, idle_shutdown_runner, &job), 0);
+	for (ms = 0; ms < 15000 && !atomic_load(&job.done); ms += 10)
+		usleep(10000);
+	CU_ASSERT_TRUE(atomic_load(&job.done));  /* long before the 30 s drain */
+	pthread_join(stopper, NULL);
+	close(fd);
+}
+
 struct later_call {
 	const char *addr;
 	grpc_status_code code;
@@ -821,6 +877,49 @@ static void test_tls_reload(void)
 	rmdir(dir);
 }
 
+/* --tls-server-name: the name checked in the server's certificate (and
+ * sent by SNI) when the address is not one of its names. */
+static void test_server_name(void)
+{
+	Dratopo__V1__TopologyReport req = DRATOPO__V1__TOPOLOGY_REPORT__INIT;
+	struct fixture f;
+	struct tls_paths tp;
+	struct rpc_tls tls;
+	struct rpc_status st = { 0 };
+	struct dt_err err = { 0 };
+	struct rpc_channel *ch = NULL;
+	ProtobufCMessage *resp = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(fx_start_with(&f, paths(&f.tp, "wrongname-server", "ca"), 0), 0);
+	CU_ASSERT_EQUAL(report_ok(f.addr), GRPC_STATUS_UNAVAILABLE);  /* not for 127.0.0.1 */
+	tls = *paths(&tp, "client-admin", "ca");
+	tls.server_name = "elsewhere.example";
+	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, &tls, &ch, &err), 0);
+	CU_ASSERT_EQUAL(rpc_call(ch, REPORT, &req.base, &dratopo__v1__report_ack__descriptor,
+				 CALL_MS, &resp, &st, &err), 0);
+	if (resp)
+		protobuf_c_message_free_unpacked(resp, NULL);
+	/* and a reconnect keeps it */
+	CU_ASSERT_EQUAL(rpc_channel_reconnect(ch, &err), 0);
+	resp = NULL;
+	CU_ASSERT_EQUAL(rpc_call(ch, REPORT, &req.base, &dratopo__v1__report_ack__descriptor,
+				 CALL_MS, &resp, &st, &err), 0);
+	if (resp)
+		protobuf_c_message_free_unpacked(resp, NULL);
+	rpc_channel_close(ch);
+	/* a name the certificate does not carry fails, and the diagnosis says so */
+	tls.server_name = "nowhere.example";
+	CU_ASSERT_EQUAL_FATAL(rpc_channel_open(f.addr, &tls, &ch, &err), 0);
+	CU_ASSERT_EQUAL(rpc_call(ch, REPORT, &req.base, &dratopo__v1__report_ack__descriptor,
+				 CALL_MS, &resp, &st, &err), -EREMOTEIO);
+	CU_ASSERT_EQUAL(st.code, GRPC_STATUS_UNAVAILABLE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the coordinator's certificate is not for "
+				      "nowhere.example (--tls-server-name) (name mismatch: it names "
+				      "DNS:elsewhere.example): name one of those with --tls-server-name"));
+	rpc_channel_close(ch);
+	rpc_server_shutdown(f.srv, 1000);
+}
+
 /* A client's certificate renewed in place (as cert-manager renews it)
  * is used once the channel reconnects, not before; a reconnect that cannot
  * read its files leaves the channel working as it was. */
@@ -894,6 +993,23 @@ static void test_config_errors(void)
 	CU_ASSERT_EQUAL(rpc_addr_check("::1", &err), 0);
 	CU_ASSERT_EQUAL(rpc_addr_check("dns:///coord.example:7443", &err), 0);
 	CU_ASSERT_EQUAL(rpc_addr_check("unix:/run/x.sock", &err), 0);
+	/* a server address names its port: "127.0.0.1" alone would bind 443 */
+	CU_ASSERT_EQUAL(rpc_listen_check("127.0.0.1", &err), -EINVAL);
+	DT_ASSERT_STR(err.msg, "address \"127.0.0.1\" has no port (HOST:PORT or [IPV6]:PORT; "
+		      "port 0 picks a free one)");
+	CU_ASSERT_EQUAL(rpc_listen_check("::1", &err), -EINVAL);
+	CU_ASSERT_EQUAL(rpc_listen_check("[::1]", &err), -EINVAL);
+	CU_ASSERT_EQUAL(rpc_listen_check("coord:", &err), -EINVAL);
+	CU_ASSERT_EQUAL(rpc_listen_check("[::1]:7443", &err), 0);
+	CU_ASSERT_EQUAL(rpc_listen_check("0.0.0.0:0", &err), 0);
+	CU_ASSERT_EQUAL(rpc_listen_check("unix:/run/x.sock", &err), 0);
+	o.listen = "127.0.0.1";
+	CU_ASSERT_EQUAL(rpc_server_start(&o, &srv, &err), -EINVAL);
+	CU_ASSERT_PTR_NULL(srv);
+	o.listen = "127.0.0.1:0";
+	CU_ASSERT_EQUAL(rpc_tls_check(&(struct rpc_tls){ .insecure = true, .server_name = "x" },
+				      &err), -EINVAL);
+	DT_ASSERT_STR(err.msg, "--insecure contradicts --tls-server-name");
 	CU_ASSERT_EQUAL(rpc_channel_open("127.0.0.1:70000", &insecure, &ch, &err), -EINVAL);
 	CU_ASSERT_PTR_NULL(ch);
 	/* A key that is not the certificate's is named at open. */
@@ -945,9 +1061,11 @@ DT_SUITE_MAIN_WITH("rpc", suite_init, NULL,
 		   DT_TEST(test_unknown_method),
 		   DT_TEST(test_silent_client),
 		   DT_TEST(test_slow_handler_and_shutdown_drain),
+		   DT_TEST(test_shutdown_with_idle_connection),
 		   DT_TEST(test_deferred_calls),
 		   DT_TEST(test_deferred_invoke),
 		   DT_TEST(test_shutdown_outlives_held_call),
 		   DT_TEST(test_tls_reload),
 		   DT_TEST(test_client_reconnect),
+		   DT_TEST(test_server_name),
 		   DT_TEST(test_config_errors))

@@ -11,7 +11,12 @@
 //     on-demand prices per region;
 //   - eksctl's instance table (github.com/weaveworks/eksctl,
 //     pkg/utils/instance/instance_types.go): EFA support, CPU architecture
-//     and Neuron devices, as a second source.
+//     and Neuron devices, as a second source;
+//   - two files beside this one, transcribed by hand from AWS's documentation:
+//     aws-specs.tsv (vCPUs, memory, architecture and accelerators of types the
+//     ec2instances.info data predates, from the EC2 Instance Types guide) and
+//     aws-efa-generations.txt (the EFA version of every EFA type, from the EC2
+//     user guide's EFA page), each naming its sources in its header.
 //
 // and writes
 //   - hwdb/efa-instance-types.yaml: every instance type Karpenter models
@@ -327,27 +332,182 @@ func readEksctl(file string) (map[string]eksInfo, error) {
 	return out, nil
 }
 
-// ---- The hand-kept GPU file ----
+// ---- AWS's documentation, transcribed (aws-specs.tsv, aws-efa-generations.txt) ----
 
-// Names and us-east-1 prices of hwdb/instance-types.yaml's entries.
-func readGPUFile(file string) (map[string]float64, error) {
+// One row of aws-specs.tsv.
+type awsSpec struct {
+	vcpu          int
+	memMiB        int64
+	arch, source  string
+	second, accel string // "" where the file has "-"
+}
+
+// The pages aws-specs.tsv cites, by the key its source column uses.
+var awsSpecPages = map[string]string{
+	"co": "compute optimized", "gp": "general purpose", "mo": "memory optimized",
+	"so": "storage optimized", "ac": "accelerated computing", "hpc": "high performance computing",
+}
+
+func readAWSSpecs(file string) (map[string]awsSpec, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]float64{}
-	name := ""
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "- name: ") {
-			name = strings.TrimSpace(l[8:])
-			out[name] = math.NaN()
-		} else if v, ok := strings.CutPrefix(l, "  onDemandPricePerHour: "); ok && name != "" {
-			if p, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-				out[name] = p
+	out := map[string]awsSpec{}
+	for i, l := range strings.Split(string(b), "\n") {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 7 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 7", file, i+1, len(f))
+		}
+		v, err1 := strconv.Atoi(f[1])
+		m, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || v <= 0 || m <= 0 || (f[3] != "amd64" && f[3] != "arm64") ||
+			awsSpecPages[f[4]] == "" {
+			return nil, fmt.Errorf("%s:%d: bad row %q", file, i+1, l)
+		}
+		if _, dup := out[f[0]]; dup {
+			return nil, fmt.Errorf("%s:%d: %s twice", file, i+1, f[0])
+		}
+		s := awsSpec{vcpu: v, memMiB: int64(math.Round(m * 1024)), arch: f[3], source: f[4]}
+		if f[5] != "-" {
+			s.second = f[5]
+		}
+		if f[6] != "-" {
+			s.accel = f[6]
+		}
+		out[f[0]] = s
+	}
+	return out, nil
+}
+
+// "8 x Qualcomm AI100" -> 8, "Qualcomm AI100".
+func splitAccel(s string) (int, string) {
+	n, name, ok := strings.Cut(s, " x ")
+	if c, err := strconv.Atoi(n); ok && err == nil {
+		return c, name
+	}
+	return 0, s
+}
+
+// type -> EFA version (1..4) from aws-efa-generations.txt.
+func readEFAGenerations(file string) (map[string]int, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	text := strings.ReplaceAll(string(b), "\\\n", " ")
+	for i, l := range strings.Split(text, "\n") {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		head, rest, ok := strings.Cut(l, ":")
+		v, err := strconv.Atoi(strings.TrimPrefix(head, "v"))
+		if !ok || err != nil || !strings.HasPrefix(head, "v") || v < 1 {
+			return nil, fmt.Errorf("%s: line %d: want \"v<N>: TYPE...\"", file, i+1)
+		}
+		for _, t := range strings.Fields(rest) {
+			if _, dup := out[t]; dup {
+				return nil, fmt.Errorf("%s: %s listed twice", file, t)
 			}
+			out[t] = v
 		}
 	}
 	return out, nil
+}
+
+// The PCI device id the Linux efa driver binds for EFA version v.
+func efaDevice(v int) string { return fmt.Sprintf("efa%d", v-1) }
+
+// The rule "EFA vN is device efa<N-1>" must hold for every type whose id was
+// scraped from live nodes (the hand-kept GPU file); otherwise it is not used.
+func checkEFARule(gens map[string]int, scraped map[string]string) error {
+	checked := 0
+	for name, id := range scraped {
+		v, ok := gens[name]
+		if !ok {
+			continue
+		}
+		if want := "1d0f:" + efaDevice(v); id != want {
+			return fmt.Errorf("%s: AWS lists EFA v%d (%s by the rule), the scrape has %s", name, v, want, id)
+		}
+		checked++
+	}
+	if checked == 0 {
+		return fmt.Errorf("no scraped type to check the EFA version rule against")
+	}
+	fmt.Fprintf(os.Stderr, "hwdb-import: EFA version -> device id rule holds on all %d scraped types\n", checked)
+	return nil
+}
+
+// Fill the size from aws-specs.tsv where ec2instances.info has none, and
+// compare where it has one (that checks the transcription).
+func useSpec(t *typeFacts, sp awsSpec, inInfo bool) {
+	if inInfo {
+		if sp.vcpu != t.vcpu || sp.memMiB != t.memMiB || sp.arch != t.arch {
+			warn("%s: %d vCPUs %d MiB %s (aws-specs.tsv) vs %d %d %s (ec2instances.info)", t.name,
+				sp.vcpu, sp.memMiB, sp.arch, t.vcpu, t.memMiB, t.arch)
+		}
+		return
+	}
+	t.vcpu, t.memMiB, t.arch = sp.vcpu, sp.memMiB, sp.arch
+	n := "vCPUs, memory and architecture: AWS's EC2 Instance Types guide, " + awsSpecPages[sp.source] +
+		" specifications (tools/hwdb-import/aws-specs.tsv)"
+	if sp.second != "" {
+		n += "; the same figures observed independently (" + sp.second + ")"
+	}
+	t.notes = append(t.notes, n+".")
+}
+
+func attrNamed(attrs []attr, name string) *attr {
+	for i := range attrs {
+		if attrs[i].name == name {
+			return &attrs[i]
+		}
+	}
+	return nil
+}
+
+// ---- The hand-kept GPU file ----
+
+// Names and us-east-1 prices of hwdb/instance-types.yaml's entries, and the
+// EFA PCI ids (vendor:device) of those scraped from live nodes
+// (draMetadata: true).
+func readGPUFile(file string) (map[string]float64, map[string]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	prices, efaIDs, scraped := map[string]float64{}, map[string]string{}, map[string]bool{}
+	name, inEFA := "", false
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "  draMetadata: true" {
+			scraped[name] = true
+		}
+		if strings.HasPrefix(l, "- name: ") {
+			name, inEFA = strings.TrimSpace(l[8:]), false
+			prices[name] = math.NaN()
+		} else if v, ok := strings.CutPrefix(l, "  onDemandPricePerHour: "); ok && name != "" {
+			if p, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				prices[name] = p
+			}
+		} else if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") {
+			inEFA = l == "  efa:"
+		} else if v, ok := strings.CutPrefix(l, "    pciId: "); ok && inEFA {
+			if id, err := strconv.Unquote(strings.TrimSpace(v)); err == nil {
+				efaIDs[name] = id
+			}
+		}
+	}
+	for n := range efaIDs {
+		if !scraped[n] {
+			delete(efaIDs, n)
+		}
+	}
+	return prices, efaIDs, nil
 }
 
 // ---- Output ----
@@ -395,6 +555,7 @@ type typeFacts struct {
 	bandwidth float64 // Gbps; 0 unknown
 	accel     string
 	accelN    int
+	efaGen    int // EFA version from aws-efa-generations.txt; 0 unknown
 	notes     []string
 }
 
@@ -414,11 +575,19 @@ func writeTypes(path string, src sources, types []typeFacts) error {
 #   onDemandPricePerHour   Karpenter %s, pkg/providers/pricing/zz_generated.pricing_aws.go
 #                          (us-east-1, Linux on-demand); null: no us-east-1 offering
 #   vcpu, memoryMiB, arch  ec2instances.info data as github.com/cristim/ec2-instances-info
-#                          %s ships it; arch checked against eksctl %s
-#                          (pkg/utils/instance/instance_types.go); null: no source has the type
-#   accelerators           eksctl %s (Neuron device kind); count: ec2instances.info
-# The EFAs' PCI device id and PCIe roots were not scraped for these types: pciId is null,
-# draMetadata is false, and dratopo-coordinator learns the grouping from the first nodes.
+#                          %s ships it; for types it predates, AWS's EC2 Instance Types
+#                          guide (tools/hwdb-import/aws-specs.tsv, which names the pages);
+#                          arch checked against eksctl %s (pkg/utils/instance/instance_types.go);
+#                          null: no source has the type
+#   accelerators           eksctl %s (Neuron device kind); count: ec2instances.info, else
+#                          the guide's Accelerators column
+#   efa.pciId, dra.net/pciSubsystem
+#                          the EFA version AWS's EFA page lists for the type
+#                          (tools/hwdb-import/aws-efa-generations.txt): EFA vN is device
+#                          1d0f:efa<N-1>, a rule checked against every scraped type;
+#                          null: the page does not list the type
+# The PCIe roots of these EFAs were not scraped: draMetadata is false (count only), and
+# dratopo-coordinator learns the grouping from the first nodes.
 instanceTypes:
 `, src.karpenter, src.karpenter, src.karpenter, src.karpenter, src.ec2info, src.eksctl, src.eksctl)
 	last := ""
@@ -452,7 +621,11 @@ instanceTypes:
 		if t.bandwidth > 0 {
 			fmt.Fprintf(&b, "  networkBandwidthGbps: %s\n", price(t.bandwidth))
 		}
-		b.WriteString("  efa:\n    pciId: null\n    attributes:\n")
+		if t.efaGen > 0 {
+			fmt.Fprintf(&b, "  efa:\n    pciId: \"1d0f:%s\"\n    attributes:\n", efaDevice(t.efaGen))
+		} else {
+			b.WriteString("  efa:\n    pciId: null\n    attributes:\n")
+		}
 		for _, a := range t.efa.attrs {
 			fmt.Fprintf(&b, "      %s: %s\n", a.name, yamlValue(a))
 		}
@@ -537,6 +710,8 @@ func main() {
 	gpuFile := flag.String("gpu-types", "hwdb/instance-types.yaml", "the hand-kept GPU file")
 	outTypes := flag.String("out-types", "hwdb/efa-instance-types.yaml", "EFA types file to write")
 	outPrices := flag.String("out-prices", "hwdb/prices.yaml", "prices file to write")
+	specsFile := flag.String("aws-specs", "aws-specs.tsv", "sizes transcribed from AWS's documentation")
+	gensFile := flag.String("efa-generations", "aws-efa-generations.txt", "EFA versions from AWS's documentation")
 	flag.Parse()
 	if *kp == "" || *ei == "" || *ek == "" {
 		fmt.Fprintln(os.Stderr, "usage: hwdb-import -karpenter DIR -ec2info DIR -eksctl DIR [...]; see run.sh")
@@ -564,8 +739,13 @@ func main() {
 	must(err)
 	eks, err := readEksctl(filepath.Join(*ek, "pkg/utils/instance/instance_types.go"))
 	must(err)
-	gpuTypes, err := readGPUFile(*gpuFile)
+	gpuTypes, scrapedEFA, err := readGPUFile(*gpuFile)
 	must(err)
+	specs, err := readAWSSpecs(*specsFile)
+	must(err)
+	gens, err := readEFAGenerations(*gensFile)
+	must(err)
+	must(checkEFARule(gens, scrapedEFA))
 	use1 := kpPrices["us-east-1"]
 
 	// The EFA-only types.
@@ -605,6 +785,9 @@ func main() {
 				}
 			}
 		}
+		if sp, ok := specs[name]; ok {
+			useSpec(&t, sp, inInfo)
+		}
 		if inEks {
 			if t.arch == "" {
 				t.arch = ek.arch
@@ -629,10 +812,26 @@ func main() {
 		if n, _ := ie.FPGA.Int64(); n > 0 {
 			t.accel, t.accelN = "FPGA", int(n)
 		}
+		if sp, ok := specs[name]; ok && sp.accel != "" && t.accelN == 0 {
+			n, kind := splitAccel(sp.accel)
+			if t.accel == "" {
+				t.accel = kind
+			}
+			t.accelN = n
+		}
+		if t.efaGen = gens[name]; t.efaGen == 0 {
+			t.notes = append(t.notes, "AWS's EFA page does not list its EFA version: the EFA's PCI "+
+				"device id is unknown until a fleet's agents report it.")
+		} else if a := attrNamed(t.efa.attrs, "dra.net/pciSubsystem"); a == nil {
+			t.efa.attrs = append(t.efa.attrs, attr{"dra.net/pciSubsystem", "string", efaDevice(t.efaGen)})
+			sort.Slice(t.efa.attrs, func(i, j int) bool { return t.efa.attrs[i].name < t.efa.attrs[j].name })
+		} else if a.value != efaDevice(t.efaGen) {
+			warn("%s: Karpenter publishes pciSubsystem %s, AWS lists EFA v%d", name, a.value, t.efaGen)
+		}
 		if t.vcpu == 0 {
 			t.notes = append(t.notes, "No source reached has its vCPUs and memory (it is newer than the "+
-				"ec2instances.info data "+src.ec2info+"): the planner cannot size it until a fleet's "+
-				"agents report it or an extra file gives them.")
+				"ec2instances.info data "+src.ec2info+" and not in tools/hwdb-import/aws-specs.tsv): "+
+				"the planner cannot size it until a fleet's agents report it or an extra file gives them.")
 		}
 		if t.arch == "" {
 			t.notes = append(t.notes, "Architecture unknown (neither ec2instances.info nor eksctl "+src.eksctl+" has the type).")

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/hwdb-import/run.sh - regenerate hwdb/efa-instance-types.yaml and hwdb/prices.yaml
-# from the pinned public sources (Go modules, read as data). Run from anywhere; needs go
+# from the pinned public sources (Go modules, read as data) and the two files transcribed
+# from AWS's documentation beside this script. Run from anywhere; needs go
 # and the Go module proxy. The differences between sources go to stderr.
 set -eu
 KARPENTER=github.com/aws/karpenter-provider-aws@v1.15.2
@@ -30,5 +31,6 @@ cd "$here"
 go run . -karpenter "$kp" -karpenter-version "${KARPENTER#*@}" \
 	-ec2info "$ei" -ec2info-version "${EC2INFO#*@}" \
 	-eksctl "$ek" -eksctl-version "${EKSCTL#*@}" \
+	-aws-specs "$here/aws-specs.tsv" -efa-generations "$here/aws-efa-generations.txt" \
 	-gpu-types "$root/hwdb/instance-types.yaml" \
 	-out-types "$root/hwdb/efa-instance-types.yaml" -out-prices "$root/hwdb/prices.yaml"

@@ -118,11 +118,16 @@ cmd_crds() {
 	echo "$dir/pkg/apis/crds"
 }
 
-# A loopback port nobody listens on (a connection to it is refused).
+# A loopback port nobody listens on (a connection to it is refused), below
+# the kernel's ephemeral range: a port an outgoing connection holds as its
+# local port refuses connections too, yet cannot be bound (a busy machine's
+# clients made kube-apiserver fail with "address already in use").
 free_port() {
-	local p i
+	local p i lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	[ "$lo" -gt 12000 ] || lo=32768
 	for i in $(seq 1 200); do
-		p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+		p=$(( 10000 + (RANDOM * 32768 + RANDOM) % (lo - 10000) ))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			case " ${USED_PORTS:-} " in *" $p "*) continue ;; esac
 			USED_PORTS="${USED_PORTS:-} $p"
@@ -325,6 +330,11 @@ cmd_up() {
 	make_pki "$DIR/pki"
 	write_audit_policy
 	ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); API_PORT=$(free_port)
+	# each $(...) is a subshell, so free_port's USED_PORTS cannot keep them apart
+	while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
+	while [ "$API_PORT" = "$ETCD_PORT" ] || [ "$API_PORT" = "$ETCD_PEER_PORT" ]; do
+		API_PORT=$(free_port)
+	done
 	local server="https://127.0.0.1:$API_PORT"
 	write_kubeconfig "$DIR/kubeconfig" admin "$server"
 	write_kubeconfig "$DIR/kcm.kubeconfig" kcm "$server"

@@ -13,6 +13,7 @@
 #define DT_ALLOC_INTERNAL_H
 
 #include "alloc.h"
+#include "array.h"
 
 /* ---- memory ---- */
 

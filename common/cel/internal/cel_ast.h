@@ -12,6 +12,7 @@
 #include "cel_lib.h"
 #include "cel_value.h"
 #include "err.h"
+#include "escape.h"
 
 /* ---- arena (cel_value.c) ---- */
 
@@ -335,6 +336,15 @@ void cel_duration_format(struct strbuf *sb, int64_t sec, int32_t nsec);
 
 /* Printing a double the shortest way that reads back (cel_print.c). */
 void cel_print_double(struct strbuf *sb, double d);
-void cel_print_string(struct strbuf *sb, const char *s, size_t len, bool bytes);
+/* A string or bytes literal as CEL writes it: b"..." for bytes, \n \r \t
+ * by name, other controls and DEL (and, in bytes, everything past ASCII)
+ * as \xHH. Inline, so that values (cel_value.c) quote without linking the
+ * printer, which prints them. */
+static inline void cel_print_string(struct strbuf *sb, const char *s, size_t len, bool bytes)
+{
+	if (bytes)
+		sb_putc(sb, 'b');
+	sb_quote(sb, s, len, SB_QUOTE_NAMED | SB_QUOTE_DEL | (bytes ? SB_QUOTE_ASCII : 0));
+}
 
 #endif

@@ -7,7 +7,9 @@
 
 #include <yaml.h>
 
+#include "array.h"
 #include "doc.h"
+#include "escape.h"
 
 /* Capacity of a node's item or pair array holding n entries. Every array
  * (parsed, built or cloned) is allocated with this capacity, so that
@@ -58,6 +60,9 @@ void doc_fmt_float_yaml(double v, bool f32, char *buf);
 /* Go's encoding/json form: "1e-07", "0.5", "1e+21"; NaN and infinities
  * have no JSON form, return -ERANGE. */
 int doc_fmt_float_json(double v, char *buf);
+/* Whether a float's source text is an integer too big for int64, printed
+ * with all its digits rather than from the value. */
+bool doc_keep_big_int_text(const struct doc_node *n);
 /* Does s[0..len) follow the JSON number grammar? */
 bool doc_is_json_number(const char *s, size_t len);
 
@@ -74,13 +79,16 @@ void doc_doc_fail(struct doc_stream *s, struct doc_document *d, int line, int co
 /* Line and column (1-based, counting UTF-8 characters) of byte off in buf. */
 void doc_offset_pos(const char *buf, size_t len, size_t off, int *line, int *col);
 
-/* Key text for messages: printable, escaped, cut to fit. */
-void doc_key_for_msg(const char *s, size_t len, char *out, size_t cap);
+/* Key text for messages: printable, escaped, cut to fit (escape.h). */
+#define DOC_KEY_QUOTING (SB_QUOTE_BARE | SB_QUOTE_DEL)
 
 /* Finds the first pair whose key repeats an earlier one among pairs[0..n).
  * Returns 0 with *dup = index of the repeat and *first = the original, or
  * 1 when all keys differ, or -ENOMEM. */
 int doc_find_dup_key(const struct doc_pair *pairs, size_t n, size_t *dup, size_t *first);
+/* Keys by their text: bytewise order, and equality. */
+int doc_key_cmp(const struct doc_node *x, const struct doc_node *y);
+bool doc_key_eq(const struct doc_node *x, const struct doc_node *y);
 
 int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
 /* The same with libyaml alone (fast false), for the tests that compare
@@ -88,11 +96,35 @@ int doc_parse_yaml(const char *buf, size_t len, struct doc_stream *s, struct dt_
 int doc_parse_yaml_with(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err,
 			bool fast);
 
+/* Takes one event; a nonzero return stops the reading. */
+typedef int (*doc_fast_take)(void *arg, const yaml_event_t *ev);
+
 /* The events of a stream written in the common subset of YAML
- * (doc_yaml_fast.c), as libyaml would give them, into *events (malloc'd;
- * scalars point into buf); 1 when the stream is outside the subset (then
- * libyaml must read it), 0 when read. */
-int doc_yaml_fast_events(const char *buf, size_t len, yaml_event_t **events, size_t *n);
+ * (doc_yaml_fast.c), as libyaml would give them, handed to take one at a
+ * time as they are read (scalars point into buf). 0 when the whole stream
+ * was read, -ENOMEM when take stopped it, 1 when the stream is outside the
+ * subset: then libyaml must read it all again (take has had the events up
+ * to where the stream left the subset: what they built is to be thrown
+ * away, but for the documents already complete). */
+int doc_yaml_fast_read(const char *buf, size_t len, doc_fast_take take, void *arg);
+/* Empty s again (documents, nodes) for a second reading; -ENOMEM. */
+int doc_stream_reset(struct doc_stream *s);
+
+/* doc_parse_each's state (doc.c), which the stream (doc_stream.c) uses to
+ * hand each complete document over. */
+struct doc_each {
+	doc_each_fn fn;
+	void *arg;
+	int rc;                         /* fn's first nonzero return */
+	size_t next;                    /* the index of the next document to hand over */
+	struct doc_arena *own;          /* the stream's arena (its filename); s->arena
+					 * is the current document's: */
+	struct doc_arena *doc;          /* one arena for every document, emptied after each */
+};
+/* Hand the last document over, if complete and not yet handed over. */
+void doc_each_flush(struct doc_stream *s);
+/* Empty a, keeping its largest chunk's memory (not zeroed) for reuse. */
+void doc_arena_empty(struct doc_arena *a);
 int doc_parse_json(const char *buf, size_t len, struct doc_stream *s, struct dt_err *err);
 
 #endif

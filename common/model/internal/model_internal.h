@@ -8,24 +8,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "model.h"
 #include "names.h"
 
 /* A field path as the API server prints it: "spec.devices.requests[0].name",
- * map keys as "[key]". Bounded: a path that would not fit is cut, with
- * "..." at the end, which only happens on hostile nesting. */
+ * map keys as "[key]". Kept as segments and printed only when a message
+ * needs it. Bounded: a path that would not fit is cut, with "..." at the
+ * end, which only happens on hostile nesting. */
 #define MODEL_PATH_MAX 512
+#define MODEL_PATH_SEGS 256
 
-struct model_path {
-	char buf[MODEL_PATH_MAX];
-	size_t len;
+struct model_path_seg {
+	const char *text;       /* field name or map key (borrowed for the push's life) */
+	size_t index;           /* 'i': the index; 'c': the key's longest printed length */
+	char kind;              /* 'f' field, 'i' index, 'k' key, 'c' key cut */
 };
 
-/* Each push returns the previous length; pass it to model_path_pop. */
+struct model_path {
+	struct model_path_seg seg[MODEL_PATH_SEGS];
+	size_t len;             /* segments pushed; 0: the empty path */
+	char buf[MODEL_PATH_MAX]; /* model_path_str's text */
+};
+
+/* Each push returns a mark; pass it to model_path_pop. A key's or a
+ * field's text is borrowed until then. */
 size_t model_path_field(struct model_path *p, const char *name);
 size_t model_path_index(struct model_path *p, size_t i);
 size_t model_path_key(struct model_path *p, const char *key);
+/* A key printed cut in the middle past max bytes (at least 16, below 128),
+ * as the API server's truncateIfTooLong does. */
+size_t model_path_key_cut(struct model_path *p, const char *key, size_t max);
 void model_path_pop(struct model_path *p, size_t mark);
+/* The path as text (in p->buf, until the next model_path_str): map keys
+ * as field.Path writes them, "attributes[m]"; model_path_json writes them
+ * as the JSON decoder does in strict decoding errors, "attributes.m". */
+const char *model_path_str(struct model_path *p);
+const char *model_path_json(struct model_path *p);
 
 /* ---- What the API serves (served-kinds.txt, model_kinds.c) ---- */
 
@@ -131,7 +150,7 @@ struct model_val {
 	const struct model_validate_opts *opts;
 	struct dt_diags *errs;
 	struct model_path path;
-	char prefix[1024];
+	char prefix[1024];              /* o's prefix, "" until its first problem */
 	int n;
 	bool oom;
 };

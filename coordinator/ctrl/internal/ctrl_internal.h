@@ -11,6 +11,7 @@
 
 #define KIND_COUNT 12
 #define AVOID_MAX  64
+#define JUDGED_MAX 4096         /* nodes whose slices were compared */
 /* How long an instance type whose launch failed is avoided: Karpenter's
  * unavailable-offerings cache keeps an offering 3 minutes. */
 #define AVOID_MS   (3 * 60 * 1000)
@@ -38,11 +39,23 @@ struct ctrl {
 	size_t n_avoid;
 	struct obs_metric *m_dry;               /* by verb and resource */
 	struct obs_series *s_cycles, *s_written, *s_errors, *s_unsched;   /* NULL: no registry */
+	struct obs_series *s_mismatch;
+	/* Nodes whose published slices were compared with the plan's (hashes
+	 * of their names). Under lock. */
+	uint64_t judged[JUDGED_MAX];
+	size_t n_judged;
 };
 
 /* Append key=value to a map of a set's object (labels, annotations). */
 int ctrl_add_kv(struct model_set *set, struct model_kv **items, size_t *n, const char *key,
 		const char *value);
+/* The instance type a NodeClaim asks for (its one In value), or NULL. */
+const char *ctrl_claim_type(const struct model_node_claim *nc);
+/* Whether an object carries app.kubernetes.io/managed-by=dratopo. */
+bool ctrl_ours(const struct model_object *o);
+/* Registered NodeClaims of ours: their live slices against the plan's
+ * (ctrl_verify.c). */
+void ctrl_verify_registered(struct ctrl *c, struct model_set *set);
 /* One round of remedies (ctrl_remedy.c). */
 void ctrl_remedies(struct ctrl *c);
 

@@ -106,7 +106,10 @@ struct rec_fleet {
 /* The node named name, or NULL; *pos gets where it is or would go. */
 struct fnode *rec_find_node(const struct rec_fleet *f, const char *name, size_t *pos);
 struct ftype *rec_find_type(const struct rec_fleet *f, const char *name);
-/* hwdb lacks the type and its nodes show more than one shape. */
+/* hwdb lacks the type or leaves out what its nodes can teach
+ * (hwdb_type_incomplete): the fleet learns it. */
+bool rec_type_to_learn(const struct ftype *t);
+/* The type is to be learned and its nodes show more than one shape. */
 bool rec_type_conflicted(const struct ftype *t);
 size_t rec_type_live_shapes(const struct ftype *t);
 

@@ -1,0 +1,132 @@
+# check-file-cycles.cmake - no file of a module calls into a file that
+# calls back into it, directly or around a circle: a module's files form
+# layers too, its entry point on top and its helpers, in files named for
+# them, below. Run on a build (test `file_cycles`):
+#
+#   cmake -DMANIFEST=build/layering_manifest.cmake -P tools/check-file-cycles.cmake
+#
+# The calls are read from the modules' archives with nm: a file that
+# needs a symbol another file of the module defines depends on it. Fails
+# naming each circle and, for each step of it, the functions it goes
+# through. KNOWN lists the circles that stay on purpose, with why.
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT MANIFEST OR NOT EXISTS "${MANIFEST}")
+  message(FATAL_ERROR "usage: cmake -DMANIFEST=BUILD/layering_manifest.cmake -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()
+include(${MANIFEST})
+
+# Circles kept on purpose: "module:file,file" (files sorted).
+set(KNOWN
+  # The evaluator and its fused device paths recurse into each other: a
+  # fused comparison evaluates the original tree when it cannot decide.
+  "dt_cel:cel_device_eval,cel_eval"
+  # kube/ and coordinator/ctrl/ are the kube branch's, mid-way; their
+  # owner splits them (issue 21).
+  "dt_kube:kube_auth,kube_client,kube_exec,kube_object,kube_resource"
+  "dt_ctrl:ctrl,ctrl_remedy,ctrl_verify")
+
+find_program(NM nm REQUIRED)
+set(problems "")
+foreach(m ${MODULES})
+  set(ar "${MODULE_${m}_ARCHIVE}")
+  if(NOT EXISTS "${ar}")
+    list(APPEND problems "${m}: ${ar} is not built")
+    continue()
+  endif()
+  execute_process(COMMAND ${NM} -A --defined-only ${ar} OUTPUT_VARIABLE defs ERROR_QUIET)
+  execute_process(COMMAND ${NM} -A -u ${ar} OUTPUT_VARIABLE undefs ERROR_QUIET)
+  string(REPLACE "\n" ";" defs "${defs}")
+  string(REPLACE "\n" ";" undefs "${undefs}")
+  set(files "")
+  foreach(line ${defs})
+    if(line MATCHES ":([^:]+)\\.c\\.o:[0-9a-f]+ [TDBR] ([A-Za-z_][A-Za-z0-9_]*)$")
+      set(DEF_${CMAKE_MATCH_2} ${CMAKE_MATCH_1})
+      list(APPEND files ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES files)
+  foreach(f ${files})
+    set(EDGES_${f} "")
+  endforeach()
+  foreach(line ${undefs})
+    if(line MATCHES ":([^:]+)\\.c\\.o: +U ([A-Za-z_][A-Za-z0-9_]*)$")
+      set(from ${CMAKE_MATCH_1})
+      set(sym ${CMAKE_MATCH_2})
+      if(DEFINED DEF_${sym} AND NOT DEF_${sym} STREQUAL from)
+        list(APPEND EDGES_${from} ${DEF_${sym}})
+        list(APPEND VIA_${from}_${DEF_${sym}} ${sym})
+      endif()
+    endif()
+  endforeach()
+  # What each file reaches; files that reach each other share a circle.
+  foreach(f ${files})
+    set(seen "")
+    set(todo ${EDGES_${f}})
+    list(LENGTH todo left)
+    while(left GREATER 0)
+      list(POP_FRONT todo g)
+      if(NOT g IN_LIST seen)
+        list(APPEND seen ${g})
+        list(APPEND todo ${EDGES_${g}})
+      endif()
+      list(LENGTH todo left)
+    endwhile()
+    set(REACH_${f} ${seen})
+  endforeach()
+  set(done "")
+  foreach(f ${files})
+    if(f IN_LIST done)
+      continue()
+    endif()
+    set(circle ${f})
+    foreach(g ${REACH_${f}})
+      if(NOT g STREQUAL f AND f IN_LIST REACH_${g})
+        list(APPEND circle ${g})
+      endif()
+    endforeach()
+    list(APPEND done ${circle})
+    list(LENGTH circle n)
+    if(n LESS 2)
+      continue()
+    endif()
+    list(SORT circle)
+    list(JOIN circle "," key)
+    if("${m}:${key}" IN_LIST KNOWN)
+      continue()
+    endif()
+    set(steps "")
+    foreach(a ${circle})
+      foreach(b ${circle})
+        if(DEFINED VIA_${a}_${b})
+          set(via ${VIA_${a}_${b}})
+          list(REMOVE_DUPLICATES via)
+          list(SUBLIST via 0 3 via)
+          list(JOIN via " " via)
+          string(APPEND steps "\n      ${a}.c -> ${b}.c (${via})")
+        endif()
+      endforeach()
+    endforeach()
+    list(APPEND problems "${m}: ${key} call each other around a circle:${steps}")
+  endforeach()
+  foreach(f ${files})
+    unset(EDGES_${f})
+    unset(REACH_${f})
+    foreach(g ${files})
+      unset(VIA_${f}_${g})
+    endforeach()
+  endforeach()
+  foreach(line ${defs})
+    if(line MATCHES " [TDBR] ([A-Za-z_][A-Za-z0-9_]*)$")
+      unset(DEF_${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+endforeach()
+
+if(problems)
+  list(JOIN problems "\n  " listed)
+  message(FATAL_ERROR "file cycles:\n  ${listed}\n"
+          "(move what both sides use into a file named for it: docs/hacking.md)")
+endif()
+list(LENGTH MODULES n)
+message(STATUS "file cycles: none in ${n} modules but the known ones")
