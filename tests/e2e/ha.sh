@@ -145,10 +145,11 @@ ADDRS="127.0.0.1:${PORT[1]},127.0.0.1:${PORT[2]},127.0.0.1:${PORT[3]}"
 STREAM=$!
 wait_acks 90
 learned_at=$("$K" get learnedtype p7.48xlarge -o jsonpath='{.status.learnedTime}')
-for n in $(seq 1 300); do [ -n "$(claims)" ] && break; sleep 0.1; done
+for n in $(seq 1 600); do [ -n "$(claims)" ] && break; sleep 0.1; done
 sleep 2
 CLAIMS=$(claims)
-[ -n "$CLAIMS" ] || fail "the leader wrote no NodeClaim for the pending pods"
+[ -n "$CLAIMS" ] || { fail "the leader wrote no NodeClaim for the pending pods";
+	grep 'event=kube' "$TMP/c$L.log" | tail -20 >&2; }
 echo "NodeClaims: $(echo "$CLAIMS" | wc -l)"
 [ -n "$learned_at" ] || fail "the unknown fixture's type was not learned"
 [ "$(leader_label)" = "coord-$L" ] || fail "leader label on '$(leader_label)', want coord-$L"
