@@ -4,7 +4,9 @@
 # required fields, references between objects), the Deployment passes
 # `dratopo validate`, the security properties hold (read-only /sys, no
 # privileges, two coordinator replicas on different nodes with a disruption
-# budget, a Service that selects the leader, NODE_NAME from the downward API),
+# budget that lets a drain evict one, anti-affinity that selects the replicas,
+# a Service that selects the leader whose label RBAC lets it set, NODE_NAME
+# from the downward API),
 # a broken manifest is refused, and the systemd units pass systemd-analyze
 # verify where systemd is present.
 NAME=deploy; . "$(dirname "$0")/lib.sh"
@@ -97,6 +99,24 @@ expect 1 "$CHECK" "$D/namespace.yaml" "$D/certs.yaml" "$TMP/bad.yaml" &&
 	has "$TMP/err" 'Deployment dratopo-coordinator\): secret.secretName' "bad secret" &&
 	has "$TMP/err" 'Service dratopo-coordinator\): spec.selector: selects no workload' "bad selector" &&
 	has "$TMP/err" 'volumeMounts: entry 0 needs a name and a mountPath' "bad mount"
+# The HA deployment broken three ways, each named: a budget that never lets
+# a drain evict a replica, anti-affinity that keeps nothing apart, a leader
+# label the coordinator may not set (its Role without pods' patch).
+ALL=("$D/namespace.yaml" "$D/certs.yaml" "$D/crds.yaml")
+sed 's/maxUnavailable: 1$/minAvailable: 2/' "$D/coordinator.yaml" >"$TMP/pdb.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/pdb.yaml" &&
+	has "$TMP/err" 'PodDisruptionBudget dratopo-coordinator\): spec.minAvailable: 2 of the 2 replicas of Deployment dratopo-coordinator allows no voluntary eviction' "PDB that blocks drains"
+sed 's/maxUnavailable: 1$/maxUnavailable: 0/' "$D/coordinator.yaml" >"$TMP/pdb0.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/pdb0.yaml" &&
+	has "$TMP/err" 'spec.maxUnavailable: 0 allows no voluntary eviction' "PDB of 0"
+sed '/requiredDuringScheduling/,/preferredDuring/ s/name: dratopo-coordinator$/name: other/' \
+	"$D/coordinator.yaml" >"$TMP/aa.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/aa.yaml" &&
+	has "$TMP/err" 'requiredDuringSchedulingIgnoredDuringExecution\[0\].labelSelector: selects none of its own pods' "anti-affinity that keeps nothing apart"
+[ "$(grep -c 'selects none of its own pods' "$TMP/err")" = 1 ] || fail "only the broken term named"
+sed 's/verbs: \[get, list, patch\]/verbs: [get, list]/' "$D/rbac.yaml" >"$TMP/rbac.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$TMP/rbac.yaml" "$D/coordinator.yaml" &&
+	has "$TMP/err" "Service dratopo-coordinator\\): spec.selector: dratopo.io/role is set on Deployment dratopo-coordinator's pods at run time, but ServiceAccount dratopo-coordinator may not patch pods in dratopo" "leader label without RBAC"
 printf 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\n' >"$TMP/ds.yaml"
 expect 1 "$CHECK" "$TMP/ds.yaml" &&
 	has "$TMP/err" 'metadata.namespace: required' "namespace required" &&

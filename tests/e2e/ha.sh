@@ -14,9 +14,12 @@
 #     writes nothing after another took the Lease (the API server's audit
 #     log of writes, by user agent), and serves as a follower;
 #   - SIGTERM: the Lease is handed over at once;
+#   - a node forgotten on the leader loses its NodeTopology at once; a
+#     follower refuses to forget;
 #   - pending pods (the seed's) get their NodeClaims from the first leader,
 #     and no takeover creates one again: the same objects (names and uids)
-#     at the end, each new leader having planned at once with none written;
+#     at the end, no pod named by two of them, each new leader having
+#     planned at once with none written;
 #   - deploy/'s Deployment, PDB, CRDs and RBAC pass the API server's own
 #     validation (kubectl apply --dry-run=server), and a wrong field fails.
 NAME=ha; DRIVES="$1/bin/dratopo-coordinator"; . "$(dirname "$0")/lib.sh"
@@ -104,6 +107,13 @@ claims() {
 		jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] // \"\" | split(\",\") |
 			any(startswith(\"$NS/\"))) | .metadata.name + \" \" + .metadata.uid] | sort | .[]"
 }
+# Pods named by more than one NodeClaim (a NodeClaim created twice): "ns/pod N".
+claimed_twice() {
+	"$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json 2>/dev/null |
+		jq -r '[.items[].metadata.annotations["dratopo.io/pods"] // "" | split(",")[]
+			| select(. != "")] | group_by(.) | .[] | select(length > 1)
+			| .[0] + " " + (length | tostring)'
+}
 # planned_since I LINES: coordinator I has planned (its controller's
 # kube_plan line) after the first LINES lines of its log; no NodeClaim new.
 planned_since() {
@@ -115,6 +125,7 @@ planned_since() {
 	tail -n +"$(($2 + 1))" "$TMP/c$1.log" | grep 'event=kube_plan ' | head -1 | grep -q ' written=0 ' ||
 		fail "coordinator $1 did not plan at once after taking over, writing nothing new"
 	[ "$(claims)" = "$CLAIMS" ] || fail "NodeClaims changed: $(claims | tr '\n' ' '), was $(echo "$CLAIMS" | tr '\n' ' ')"
+	[ -z "$(claimed_twice)" ] || fail "pods in two NodeClaims: $(claimed_twice | tr '\n' ' ')"
 }
 
 # Pending pods with claims for the leader's controller to provision.
@@ -151,6 +162,7 @@ CLAIMS=$(claims)
 [ -n "$CLAIMS" ] || { fail "the leader wrote no NodeClaim for the pending pods";
 	grep 'event=kube' "$TMP/c$L.log" | tail -20 >&2; }
 echo "NodeClaims: $(echo "$CLAIMS" | wc -l)"
+[ -z "$(claimed_twice)" ] || fail "pods in two NodeClaims: $(claimed_twice | tr '\n' ' ')"
 [ -n "$learned_at" ] || fail "the unknown fixture's type was not learned"
 [ "$(leader_label)" = "coord-$L" ] || fail "leader label on '$(leader_label)', want coord-$L"
 # the leader answers queries, a follower refuses them naming the leader
@@ -226,6 +238,18 @@ kill "$SAMPLER"; wait "$SAMPLER" 2>/dev/null; SAMPLER=
 most=$(sort -n "$TMP/samples" | tail -1)
 echo "leaders at once, sampled $(wc -l <"$TMP/samples") times: at most $most"
 [ "$most" = 1 ] || fail "$most coordinators said they lead at once"
+
+# A node forgotten (dratopo nodes --forget) leaves the cluster too: its
+# NodeTopology is deleted before the answer; a follower refuses to forget.
+F=$(for i in 1 2 3; do [ -z "${PID[$i]}" ] && echo "$i"; done | head -1)
+start "$F"     # a follower again, where one was killed
+expect 1 "$BIN" nodes --coordinator "127.0.0.1:${PORT[$F]}" --insecure --forget ha-000 &&
+	has "$TMP/err" 'UNAVAILABLE.*does not lead' "a follower refuses to forget"
+expect 0 "$K" get nodetopology ha-000
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:${PORT[$N]}" --insecure --forget ha-000
+expect 1 "$K" get nodetopology ha-000 && has "$TMP/err" 'NotFound' "the forgotten node's NodeTopology deleted"
+expect 0 "$BIN" nodes --coordinator "127.0.0.1:${PORT[$N]}" --insecure &&
+	grep -q '^ha-000 ' "$TMP/out" && fail "the leader still lists ha-000"
 for i in 1 2 3; do no_sanitizer_report "$TMP/c$i.log" "coordinator $i"; done
 
 # deploy/: what this issue added passes the API server's validation.
