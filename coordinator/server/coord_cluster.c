@@ -301,7 +301,8 @@ static int fill_store(struct rebuild *rb, struct store *s, struct dt_err *err)
 
 	if (rc)
 		return rc;
-	qsort(rb->blobs, rb->n_blobs, sizeof(*rb->blobs), blob_order);
+	if (rb->n_blobs)         /* qsort of NULL, 0 is undefined */
+		qsort(rb->blobs, rb->n_blobs, sizeof(*rb->blobs), blob_order);
 	b = calloc(l.n + rb->n_learned + 1, sizeof(*b));
 	recs = calloc(l.n + 1, sizeof(*recs));
 	ls = calloc(rb->n_learned + 1, sizeof(*ls));

@@ -39,7 +39,12 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 within() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
 cleanup() {
-	local p
+	local p f
+	# a coordinator that died of a sanitizer's report: show it
+	for f in "$TMP"/c[0-9].log; do
+		[ -f "$f" ] && grep -Eq 'runtime error:|AddressSanitizer|LeakSanitizer' "$f" &&
+			{ echo "--- $(basename "$f"):" >&2; grep -Ev '^ts=' "$f" | head -40 >&2; }
+	done
 	for p in "${PID[@]}" ${SAMPLER:-} ${STREAM:-}; do
 		kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null
 	done
