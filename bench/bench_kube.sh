@@ -8,6 +8,7 @@
 # last pod created to the last NodeClaim written, the coordinator's peak
 # RSS, and `dratopo plan` on the same objects dumped from the API server
 # (the offline plan: the limit). Defaults: 5000 pods, 500 nodes. Not in CI.
+# DRATOPO_BENCH_KEEP=DIR keeps the coordinator's log and the dump there.
 set -euo pipefail
 B=$(cd "$1" && pwd)
 PODS=${2:-5000}
@@ -16,6 +17,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$(mktemp -d /tmp/dratopo-bench-kube.XXXXXX)
 PID=
 cleanup() {
+	if [ -n "${DRATOPO_BENCH_KEEP:-}" ]; then
+		mkdir -p "$DRATOPO_BENCH_KEEP"
+		cp "$DIR"/coord.log "$DIR"/dump.yaml "$DRATOPO_BENCH_KEEP"/ 2>/dev/null || true
+	fi
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	bash "$ROOT/tools/kube/cluster.sh" down "$DIR/k8s" >/dev/null 2>&1 || true
 	rm -rf "$DIR"
@@ -55,18 +60,7 @@ metadata: {name: bench}
 EOF
 "$K" apply -f "$DIR/base.yaml" >/dev/null
 for _ in $(seq 1 100); do "$K" -n bench get sa default >/dev/null 2>&1 && break; sleep 0.1; done
-cat >"$DIR/template.yaml" <<'EOF'
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu, namespace: bench}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com}
-EOF
-"$K" apply -f "$DIR/template.yaml" >/dev/null
+"$K" -n bench apply -f "$ROOT/tests/fixtures/kube/one-gpu.yaml" >/dev/null
 
 # NODES nodes and their slices, through the API.
 t0=$(now)
@@ -118,3 +112,4 @@ t0=$(now)
 "$B/bin/dratopo" plan -f "$DIR/dump.yaml" -o json >"$DIR/offline.json" || true
 offline=$(awk "BEGIN{printf \"%.1f\", $(now) - $t0}")
 echo "offline: dratopo plan on the dump: $(jq '.nodeClaims | length' "$DIR/offline.json") NodeClaims in $offline s (wall)"
+echo "ratio: $(awk "BEGIN{printf \"%.2f\", ($last_claim_s - $last_pod) / $offline}")x the offline plan; load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -326,6 +326,8 @@ size_t kube_informer_count(struct kube_informer *inf);
 /* The cached object's JSON (a copy the caller frees), or NULL. ns is
  * ignored for cluster-scoped kinds. */
 char *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name);
+/* Whether the cache holds ns/name (no copy). */
+bool kube_informer_has(struct kube_informer *inf, const char *ns, const char *name);
 /* Calls fn for every cached object under the cache's lock (fn must not
  * call back into the informer); a non-zero return stops and is returned. */
 int kube_informer_foreach(struct kube_informer *inf,

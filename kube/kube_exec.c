@@ -178,17 +178,10 @@ static int run(const struct kube_exec_config *ex, char **env, struct strbuf *out
 static int parse_expiry(const char *s, int64_t *out, struct dt_err *err)
 {
 	struct timestamp t;
-	struct tm tm = { 0 };
 
 	if (timestamp_parse(s, strlen(s), &t, err))
 		return -EINVAL;
-	tm.tm_year = t.year - 1900;
-	tm.tm_mon = t.month - 1;
-	tm.tm_mday = t.day;
-	tm.tm_hour = t.hour;
-	tm.tm_min = t.minute;
-	tm.tm_sec = t.second;
-	*out = (int64_t)timegm(&tm) - t.offset;
+	*out = timestamp_unix(&t);
 	return 0;
 }
 

@@ -571,6 +571,18 @@ char *kube_informer_get(struct kube_informer *inf, const char *ns, const char *n
 	return json;
 }
 
+bool kube_informer_has(struct kube_informer *inf, const char *ns, const char *name)
+{
+	bool have;
+
+	if (!inf->res->namespaced || !ns)
+		ns = "";
+	pthread_mutex_lock(&inf->lock);
+	have = kube_store_get(&inf->store, ns, name) != NULL;
+	pthread_mutex_unlock(&inf->lock);
+	return have;
+}
+
 int kube_informer_foreach(struct kube_informer *inf,
 			  int (*fn)(void *arg, const struct kube_object *obj), void *arg)
 {

@@ -62,6 +62,15 @@
 
 struct hwdb_catalog;
 
+/* An offering that recently failed to launch (Karpenter's
+ * unavailable-offerings cache: insufficient capacity): instance type,
+ * capacity type (NULL: any) and zone (NULL: every zone). */
+struct plan_unavailable {
+	const char *instance_type;
+	const char *capacity_type;
+	const char *zone;
+};
+
 struct plan_options {
 	/* Steps the exact optimizer may take before it settles for the
 	 * heuristic plan; 0: PLAN_DEFAULT_EXACT_STEPS. */
@@ -83,6 +92,12 @@ struct plan_options {
 	 * requirement names its region (one value of In), else
 	 * HWDB_DEFAULT_REGION. */
 	const char *region;
+	/* Offerings to leave out: a (NodePool, type) candidate whose offering
+	 * is unavailable in every zone is rejected ("unavailable"); one
+	 * unavailable in some zones launches elsewhere (its NodeClaim says
+	 * topology.kubernetes.io/zone NotIn them). Borrowed; may be NULL. */
+	const struct plan_unavailable *unavailable;
+	size_t n_unavailable;
 };
 
 /* Node extended resources the planner counts: the names NodeOverlays give
@@ -286,6 +301,16 @@ void plan_report_free(struct plan_report *report);
 struct hwdb_type;
 void plan_node_yaml(const char *name, const char *instance_type, const struct hwdb_type *t,
 		    struct strbuf *sb);
+/* The ResourceSlices the drivers publish on a new node of type t named
+ * node, launched with the EC2NodeClass nc (NULL: none), as the planner
+ * predicts them for its launch candidates: hwdb's, under the class's
+ * consumable-capacity mode and MIG layout (a layout the type's GPUs have
+ * no MIG for leaves them whole). Built in set; out gets at most
+ * HWDB_MAX_SLICES. 0, or a negative code with err (-EINVAL: a bad
+ * annotation, or a layout the GPUs cannot take). */
+int plan_node_slices(const struct hwdb_type *t, const struct model_object *nc, const char *node,
+		     struct model_set *set, struct model_object **out, size_t *n,
+		     struct dt_err *err);
 
 /* ---- Extended resources ---- */
 

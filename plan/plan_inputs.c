@@ -519,10 +519,50 @@ static int pool_region(struct planner *pl, struct pool *p)
 	return 0;
 }
 
+/* What an EC2NodeClass (NULL: none) says of its nodes' GPUs: the
+ * consumable-capacity mode and the MIG layout of its annotations. A bad
+ * annotation returns -EINVAL with "EC2NodeClass NAME: annotation KEY:
+ * reason" in why. */
+static int class_modes(const struct model_object *nc, struct hwdb_cc_mode *cc,
+		       struct hwdb_mig_layout *mig, char *why, size_t whysz)
+{
+	static const char *const keys[] = { PLAN_ANNOTATION_CONSUMABLE_CAPACITY,
+					     PLAN_ANNOTATION_MIG_LAYOUT };
+	struct dt_err e = { 0 };
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = nc ? plan_annotation(&nc->meta, keys[i]) : NULL;
+
+		if (i ? hwdb_mig_parse(v, mig, &e) : hwdb_cc_parse(v, cc, &e)) {
+			snprintf(why, whysz, "EC2NodeClass %s: annotation %s: %s", nc->meta.name,
+				 keys[i], e.msg);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int plan_node_slices(const struct hwdb_type *t, const struct model_object *nc, const char *node,
+		     struct model_set *set, struct model_object **out, size_t *n,
+		     struct dt_err *err)
+{
+	struct hwdb_cc_mode cc;
+	struct hwdb_mig_layout mig, use;
+	struct hwdb_slice_opts so = { .cc = &cc, .mig = &use };
+	char why[512];
+
+	*n = 0;
+	if (class_modes(nc, &cc, &mig, why, sizeof(why)))
+		return dt_err_set(err, -EINVAL, "%s", why);
+	if (plan_mig_for_type(&mig, t, &use, why, sizeof(why)))
+		return dt_err_set(err, -EINVAL, "%s", why);
+	return hwdb_slices_opts(t, &so, node, set, out, n, err);
+}
+
 static int setup_pool(struct planner *pl, struct pool *p, const struct model_object *o)
 {
 	struct dt_err e;
-	const char *ccs;
+	char why[512];
 	bool has_ct = false;
 
 	p->obj = o;
@@ -563,18 +603,8 @@ static int setup_pool(struct planner *pl, struct pool *p, const struct model_obj
 			p->spot = p->spot && plan_vset_has(&r, "spot");
 		}
 	}
-	ccs = p->nc ? plan_annotation(&p->nc->meta, "karpenter.k8s.aws/nvidia-consumable-capacity")
-		    : NULL;
-	if (hwdb_cc_parse(ccs, &p->cc, &e)) {
-		p->problem = plan_afmt(pl, "EC2NodeClass %s: annotation "
-				  "karpenter.k8s.aws/nvidia-consumable-capacity: %s",
-				  p->nc->meta.name, e.msg);
-		return p->problem ? 0 : -ENOMEM;
-	}
-	ccs = p->nc ? plan_annotation(&p->nc->meta, PLAN_ANNOTATION_MIG_LAYOUT) : NULL;
-	if (hwdb_mig_parse(ccs, &p->mig, &e)) {
-		p->problem = plan_afmt(pl, "EC2NodeClass %s: annotation %s: %s", p->nc->meta.name,
-				       PLAN_ANNOTATION_MIG_LAYOUT, e.msg);
+	if (class_modes(p->nc, &p->cc, &p->mig, why, sizeof(why))) {
+		p->problem = plan_astr(pl, why);
 		return p->problem ? 0 : -ENOMEM;
 	}
 	if (plan_kubelet_from_nodeclass(p->nc, &p->kubelet, &e)) {
@@ -744,17 +774,56 @@ static int resolve_overlays(struct planner *pl)
 	return rc;
 }
 
+/* The zones c's offering (type, capacity type) recently failed to launch
+ * in: none, some (c->away: zone NotIn them), or every zone (true). */
+static int offering_away(struct planner *pl, struct cand *c, bool *everywhere)
+{
+	const struct plan_options *o = pl->opts;
+	const char **zones = NULL;
+	size_t n = 0;
+
+	*everywhere = false;
+	for (size_t i = 0; o && i < o->n_unavailable; i++) {
+		const struct plan_unavailable *u = &o->unavailable[i];
+
+		if (!u->instance_type || strcmp(u->instance_type, c->type->name) ||
+		    (u->capacity_type && strcmp(u->capacity_type, c->ct)))
+			continue;
+		if (!u->zone) {
+			*everywhere = true;
+			return 0;
+		}
+		if (!zones && !(zones = doc_arena_alloc(pl->res->arena,
+							 o->n_unavailable * sizeof(*zones))))
+			return -ENOMEM;
+		if (!plan_in_list(zones, n, u->zone))
+			zones[n++] = u->zone;
+	}
+	if (n) {
+		c->away = (struct model_requirement){ .key = "topology.kubernetes.io/zone",
+						      .operator_text = "NotIn",
+						      .op = MODEL_OP_NOT_IN, .values = zones,
+						      .n_values = n };
+		c->n_away = 1;
+	}
+	return 0;
+}
+
 /* Whether candidate c can be launched: its pool's requirements, a price,
- * a MIG layout; false with the reason recorded as a reject. */
+ * a MIG layout, an offering not known to be out of capacity; false with
+ * the reason recorded as a reject. */
 static int cand_admit(struct planner *pl, struct cand *c, size_t *cap_h, bool *ok)
 {
 	const struct pool *pool = &pl->pools[c->pool];
 	const struct hwdb_type *t = c->type;
 	const char *kind = NULL, *reason = NULL;
 	struct hwdb_mig_layout mig;
-	bool priced;
+	bool priced, gone;
 	double base;
 	char why[512];
+
+	if (offering_away(pl, c, &gone))
+		return -ENOMEM;
 
 	/* hwdb prices on-demand offerings in the pool's region; NodeOverlays
 	 * set or adjust. */
@@ -771,6 +840,10 @@ static int cand_admit(struct planner *pl, struct cand *c, size_t *cap_h, bool *o
 		reason = no_offering(t, pool, c->price.overlay, why, sizeof(why));
 	else if (plan_mig_for_type(&pool->mig, t, &mig, why, sizeof(why)))
 		kind = "mig", reason = why;
+	else if (gone)
+		kind = "unavailable", reason = "a launch of this offering recently failed for lack "
+					       "of capacity (avoided for a while, as Karpenter's "
+					       "unavailable-offerings cache does)";
 	*ok = !kind;
 	if (kind)
 		return add_reject(pl, c->pool, t, kind, reason);

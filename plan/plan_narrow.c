@@ -161,11 +161,14 @@ void plan_narrow_free(struct planner *pl)
 
 /* ---- what a node's requirements on one key leave ---- */
 
-/* The requirements on the open keys that bind a new node: its pool's, the
- * units' already on it, and (while one is tried) the new unit's. */
+/* The requirements on the open keys that bind a new node: its pool's, its
+ * offering's (the zones it recently failed in), the units' already on it,
+ * and (while one is tried) the new unit's. */
 struct narrowing {
 	const struct model_requirement *pool;
 	size_t n_pool;
+	const struct model_requirement *cand;
+	size_t n_cand;
 	const struct model_requirement *const *node;
 	size_t n_node;
 	const struct model_requirement *unit;
@@ -174,7 +177,7 @@ struct narrowing {
 
 static size_t total(const struct narrowing *w)
 {
-	return w->n_pool + w->n_node + w->n_unit;
+	return w->n_pool + w->n_cand + w->n_node + w->n_unit;
 }
 
 static const struct model_requirement *req_at(const struct narrowing *w, size_t i)
@@ -182,6 +185,9 @@ static const struct model_requirement *req_at(const struct narrowing *w, size_t 
 	if (i < w->n_pool)
 		return &w->pool[i];
 	i -= w->n_pool;
+	if (i < w->n_cand)
+		return &w->cand[i];
+	i -= w->n_cand;
 	if (i < w->n_node)
 		return w->node[i];
 	return &w->unit[i - w->n_node];
@@ -243,9 +249,11 @@ static bool satisfiable(const struct narrowing *w, const char *key)
 
 static struct narrowing node_narrowing(const struct planner *pl, const struct pnode *pn)
 {
-	const struct pool *p = &pl->pools[pl->cands[pn->cand].pool];
+	const struct cand *c = &pl->cands[pn->cand];
+	const struct pool *p = &pl->pools[c->pool];
 
 	return (struct narrowing){ .pool = p->reqs, .n_pool = p->n_reqs,
+				   .cand = &c->away, .n_cand = c->n_away,
 				   .node = pn->open_reqs, .n_node = pn->n_open_reqs };
 }
 
@@ -337,7 +345,7 @@ int plan_narrow_claim(struct planner *pl, const struct pnode *pn, struct plan_no
 
 	nc->narrowed = NULL;
 	nc->n_narrowed = 0;
-	if (!w.n_node)
+	if (!w.n_node && !w.n_cand)
 		return 0;       /* the pool's requirements are written as they are */
 	reqs = doc_arena_alloc(a, total(&w) * sizeof(*reqs));
 	if (!reqs)

@@ -344,6 +344,7 @@ static const char *cat_phrase(const char *cat)
 		{ "offering", "without an offering" },
 		{ "learned", "learned by the fleet, without a price" },
 		{ "mig", "whose GPUs cannot take the MIG layout" },
+		{ "unavailable", "whose offering recently ran out of capacity" },
 		{ "topology", "with unknown device topology" },
 		{ "taint", "with a taint not tolerated" },
 		{ "selector", "not matching the pod's node selection" },

@@ -46,6 +46,14 @@ if(DRATOPO_KUBE_TESTS)
   dt_add_script_test(kube_remedy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_remedy.sh)
   set_tests_properties(kube_remedy PROPERTIES FIXTURES_REQUIRED "kube;agent_sysfs"
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  dt_add_script_test(kube_mig ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_mig.sh)
+  set_tests_properties(kube_mig PROPERTIES FIXTURES_REQUIRED kube
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
+  # Karpenter's own controller (kwok provider) launches the controller's
+  # NodeClaims; it builds when missing (tools/dev test builds it first)
+  dt_add_script_test(kube_karpenter ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_karpenter.sh)
+  set_tests_properties(kube_karpenter PROPERTIES FIXTURES_REQUIRED kube TIMEOUT 2400
+    RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")
   dt_add_script_test(kube_deploy ${CMAKE_CURRENT_LIST_DIR}/e2e/kube_deploy.sh)
   set_tests_properties(kube_deploy PROPERTIES FIXTURES_REQUIRED kube
     RESOURCE_LOCK kube ENVIRONMENT "DT_KUBE_DIR=${_kdir}")

@@ -21,10 +21,8 @@ set(KNOWN
   # The evaluator and its fused device paths recurse into each other: a
   # fused comparison evaluates the original tree when it cannot decide.
   "dt_cel:cel_device_eval,cel_eval"
-  # kube/ and coordinator/ctrl/ are the kube branch's, mid-way; their
-  # owner splits them (issue 21).
-  "dt_kube:kube_auth,kube_client,kube_exec,kube_object,kube_resource"
-  "dt_ctrl:ctrl,ctrl_remedy,ctrl_verify")
+  # kube/ is the kube branch's, mid-way; its owner splits it (issue 21).
+  "dt_kube:kube_auth,kube_client,kube_exec,kube_object,kube_resource")
 
 find_program(NM nm REQUIRED)
 set(problems "")

@@ -528,6 +528,9 @@ struct model_pod_spec {
 	/* spec.schedulingGroup.podGroupName (GenericWorkload, 1.36+): the
 	 * PodGroup whose matching claims the pod shares. */
 	const char *pod_group_name;
+	/* spec.schedulingGates: while any is there, kube-scheduler does not
+	 * place the pod (a queue such as Kueue admits it later). */
+	size_t n_scheduling_gates;
 };
 
 struct model_pod_status {

@@ -86,6 +86,7 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 {
 	const struct doc_node *aff = model_get_map(d, spec, "affinity");
 	const struct doc_node *rc = model_get_seq(d, spec, "resourceClaims");
+	const struct doc_node *gates = model_get_seq(d, spec, "schedulingGates");
 
 	p->node_name = model_get_str(d, spec, "nodeName");
 	model_get_kv(d, spec, "nodeSelector", &p->node_selector, &p->n_node_selector);
@@ -113,6 +114,7 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 	p->scheduler_name = model_get_str(d, spec, "schedulerName");
 	p->restart_policy = model_get_str(d, spec, "restartPolicy");
 	dec_scheduling_group(d, spec, p);
+	p->n_scheduling_gates = gates ? gates->u.seq.n : 0;
 }
 
 static void item_pod_claim_status(struct model_dec *d, const struct doc_node *it, void *slot,

@@ -175,6 +175,19 @@ static int parse_error(struct dt_err *err, const char *s, size_t len, const stru
 	return rc;
 }
 
+int64_t timestamp_unix(const struct timestamp *t)
+{
+	struct tm tm = { 0 };
+
+	tm.tm_year = t->year - 1900;
+	tm.tm_mon = t->month - 1;
+	tm.tm_mday = t->day;
+	tm.tm_hour = t->hour;
+	tm.tm_min = t->minute;
+	tm.tm_sec = t->second;
+	return (int64_t)timegm(&tm) - t->offset;
+}
+
 int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_err *err)
 {
 	struct timestamp tmp = { 0 };
@@ -209,10 +222,7 @@ int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_er
 
 int64_t timestamp_unix_ns(const struct timestamp *t)
 {
-	struct tm tm = { .tm_year = t->year - 1900, .tm_mon = t->month - 1, .tm_mday = t->day,
-			 .tm_hour = t->hour, .tm_min = t->minute, .tm_sec = t->second };
-
-	return ((int64_t)timegm(&tm) - t->offset) * 1000000000 + t->nsec;
+	return timestamp_unix(t) * 1000000000 + t->nsec;
 }
 
 char *timestamp_format(int64_t unix_ns, unsigned frac_digits, char *buf, size_t size)

@@ -38,7 +38,8 @@ struct timestamp {
 /* Parse len bytes of s (NUL bytes in them are refused). 0 and *t, or
  * -EINVAL with Go's message in err; t may be NULL to only check. */
 int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_err *err);
-
+/* The time as Unix seconds (its offset applied; the fraction in t->nsec). */
+int64_t timestamp_unix(const struct timestamp *t);
 /* The instant t names, in Unix nanoseconds (its offset applied). */
 int64_t timestamp_unix_ns(const struct timestamp *t);
 

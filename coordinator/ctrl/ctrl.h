@@ -2,10 +2,11 @@
  * cluster (pods, their claims and templates, DeviceClasses,
  * ResourceSlices, Nodes, DeviceTaintRules, DaemonSets, Karpenter's
  * NodePools, EC2NodeClasses, NodeOverlays and NodeClaims), gathers the
- * pending DRA pods in batches (1 s of quiet, at most 10 s, as Karpenter
- * batches), plans them with the planner against the live Nodes and the
- * NodeClaims in flight, and writes a karpenter.sh/v1 NodeClaim for each new
- * node of the plan, which Karpenter launches.
+ * pending DRA pods in batches as Karpenter's provisioner does (a pod new
+ * to the window extends it to 1 s after, at most 10 s; other changes
+ * never hold it open), plans them with the planner against the live Nodes
+ * and the NodeClaims in flight, and writes a karpenter.sh/v1 NodeClaim for
+ * each new node of the plan, which Karpenter launches.
  *
  *   struct ctrl_opts o = { .kubeconfig = path, .registry = reg };
  *   ctrl_start(&o, &c, &err);     // informers and the planning thread
@@ -20,12 +21,13 @@
  * meant for are not planned twice. It only ever writes NodeClaims labelled
  * app.kubernetes.io/managed-by=dratopo. A pod no node can take gets a
  * Warning Event with the planner's reasons; a NodeClaim a Normal one naming
- * its pods. With dry_run nothing is written: each write is a logfmt line
- * (event=kube_dry_run) and a metric. */
+ * its pods. With dry_run nothing is written: each write it would make is a
+ * logfmt line (event=kube_dry_run) and a metric, once per change. */
 #ifndef DT_CTRL_H
 #define DT_CTRL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "kube.h"
@@ -100,5 +102,26 @@ struct ctrl_stats {
 	unsigned long long remedy_writes;       /* rules applied or deleted, taints set or lifted */
 };
 void ctrl_stats(struct ctrl *c, struct ctrl_stats *out);
+
+/* What the controller has in flight as of its last plan, for the status
+ * page: each pending pod it plans, with the planner's reason it cannot run
+ * yet (where the plan puts it, or why nowhere), and each NodeClaim of
+ * ours not yet a node ("launching", "launched", "deleting"). The callbacks
+ * get borrowed strings, under a lock the planning thread takes only to
+ * swap in a new view: quick and safe from any thread, no request to the
+ * API server. A non-zero return of a callback stops and is returned. */
+struct ctrl_inflight_cb {
+	int (*pod)(void *arg, const char *ns, const char *name, const char *reason,
+		   int64_t since_ns);
+	int (*claim)(void *arg, const char *name, const char *nodepool,
+		     const char *instance_type, const char *state, int64_t created_ns);
+	void *arg;
+};
+struct ctrl_inflight_info {
+	int64_t as_of_ns;               /* when the last plan was made (Unix ns); 0: none */
+	size_t more_pods, more_claims;  /* beyond what the view keeps (1000 each) */
+};
+int ctrl_inflight(struct ctrl *c, const struct ctrl_inflight_cb *cb,
+		  struct ctrl_inflight_info *info);
 
 #endif

@@ -5,13 +5,16 @@
  * Node's spec.taints is an atomic list, so the taint goes in and out by
  * reading the Node and writing it back with its resourceVersion: a
  * conflict leaves it for the next round, and the other taints stay. Only
- * what changed is written. */
+ * what changed is written; in dry run each would-be write is logged once
+ * (ctrl_gate), not every round. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl_internal.h"
 #include "obs_log.h"
+
+#define RULES "devicetaintrules.resource.k8s.io"
 
 static bool has_label(const struct kube_object *o, const char *key, const char *value)
 {
@@ -44,11 +47,8 @@ static int apply_rule(struct ctrl *c, struct model_set *set, struct model_object
 	if (ctrl_add_kv(set, &o->meta.labels, &o->meta.n_labels, CTRL_MANAGED_BY_KEY,
 			CTRL_MANAGED_BY))
 		return -ENOMEM;
-	if (c->o.dry_run) {
-		obs_log(OBS_INFO, "kube_dry_run", "verb", "apply", "resource",
-			"devicetaintrules.resource.k8s.io", "name", o->meta.name, NULL);
+	if (!ctrl_gate(c, SCOPE_REMEDY, "apply", RULES, o->meta.name, NULL))
 		return 0;
-	}
 	rc = kube_apply_object(c->kc, o, NULL, &err);
 	if (rc)
 		obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
@@ -93,11 +93,8 @@ static void delete_stale_rules(struct ctrl *c, const struct model_set *want)
 		struct dt_err err = { 0 };
 		int rc = 0;
 
-		if (c->o.dry_run) {
-			obs_log(OBS_INFO, "kube_dry_run", "verb", "delete", "resource",
-				"devicetaintrules.resource.k8s.io", "name", s.names[i], NULL);
+		if (!ctrl_gate(c, SCOPE_REMEDY, "delete", RULES, s.names[i], NULL))
 			continue;
-		}
 		rc = kube_delete(c->kc, &ref, s.uids[i], NULL, &err);
 		if (rc && rc != KUBE_ENOTFOUND)
 			obs_log(OBS_ERROR, "kube_write_failed", "error", err.msg, NULL);
@@ -133,11 +130,9 @@ static void set_node_taint(struct ctrl *c, const char *node, const struct model_
 	struct dt_err err = { 0 };
 	int rc;
 
-	if (c->o.dry_run) {
-		obs_log(OBS_INFO, "kube_dry_run", "verb", "update", "resource", "nodes", "name",
-			node, "taint", taint ? "add" : "remove", NULL);
+	if (!ctrl_gate(c, SCOPE_REMEDY, "update", "nodes", node, "taint",
+		       taint ? "add" : "remove", NULL))
 		return;
-	}
 	rc = kube_get(c->kc, &ref, &n, &err);
 	if (rc || node_tainted(n) == (taint != NULL)) {
 		json_object_put(n);
@@ -225,7 +220,7 @@ void ctrl_remedies(struct ctrl *c)
 	struct dt_err err = { 0 };
 	struct model_object *o;
 
-	if (!c->o.remedies || !ctrl_synced(c))
+	if (!c->o.remedies)
 		return;
 	want = model_set_new();
 	if (!want || c->o.remedies(c->o.remedies_arg, &yaml, &err) ||
@@ -240,6 +235,7 @@ void ctrl_remedies(struct ctrl *c)
 			break;
 	delete_stale_rules(c, want);
 	reconcile_taints(c, want);
+	ctrl_gate_round(c, SCOPE_REMEDY);
 out:
 	sb_free(&yaml);
 	model_set_free(want);

@@ -1,6 +1,7 @@
 /* ctrl_verify.c - a NodeClaim of ours became a Node and its drivers
  * published their ResourceSlices: what they published is compared with
- * what the plan counted on (hwdb's prediction for the type): per driver,
+ * what the plan counted on (hwdb's prediction for the type, under its node
+ * class's consumable-capacity mode and MIG layout: ctrl_predict): per driver,
  * the devices and the PCIe roots they sit on. A difference is a Warning
  * Event on the Node (SlicesDiffer) and dratopo_kube_slice_mismatches_total;
  * each node is judged once, when its slices first appear. Device names are
@@ -82,16 +83,12 @@ static void compare(const struct tally *live, size_t n_live, const struct tally 
 static bool judged(struct ctrl *c, const char *node, bool mark)
 {
 	uint64_t h = hash_field(HASH_FNV_OFFSET, node) | 1;
-	bool seen = false;
+	bool seen;
 
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->n_judged; i++)
-		seen |= c->judged[i] == h;
-	if (!seen && mark) {
-		if (c->n_judged == JUDGED_MAX)
-			c->n_judged = 0;        /* forget the oldest round */
-		c->judged[c->n_judged++] = h;
-	}
+	seen = u64map_get(&c->judged, h, NULL);
+	if (!seen && mark)
+		u64map_put(&c->judged, h, 1);  /* no room: judged again, harmless */
 	pthread_mutex_unlock(&c->lock);
 	return seen;
 }
@@ -100,22 +97,23 @@ static void verify_node(struct ctrl *c, struct model_set *set, const struct mode
 			const char *type)
 {
 	const char *node = claim->u.node_claim.node_name;
-	const struct hwdb_type *t = hwdb_lookup(type);
 	struct tally live[DRIVERS_MAX], want[DRIVERS_MAX];
 	size_t n_live = 0, n_want = 0, n = 0;
 	struct model_object *o, *pred[HWDB_MAX_SLICES];
 	struct model_set *scratch;
 	struct strbuf diff = STRBUF_INIT;
 
-	if (!t || judged(c, node, false))
+	if (judged(c, node, false))
 		return;
+	/* the slices read from the API server (not those predicted for a
+	 * node whose drivers have not published: they are built in code) */
 	for (o = NULL; (o = model_set_next(set, MODEL_RESOURCE_SLICE, o));)
-		if (o->u.slice.node_name && !strcmp(o->u.slice.node_name, node))
+		if (o->src.file && o->u.slice.node_name && !strcmp(o->u.slice.node_name, node))
 			count_slice(live, &n_live, &o->u.slice);
 	if (!n_live)
 		return;                 /* the drivers have not published yet */
 	scratch = model_set_new();
-	if (!scratch || hwdb_slices(t, NULL, node, scratch, pred, &n, NULL)) {
+	if (!scratch || ctrl_predict(set, scratch, claim, node, pred, &n, NULL)) {
 		model_set_free(scratch);
 		return;
 	}

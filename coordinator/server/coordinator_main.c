@@ -24,6 +24,7 @@
 #include "obs_http.h"
 #include "obs_log.h"
 #include "opts.h"
+#include "page.h"
 #include "remedy.h"
 #include "rpc_tlsdiag.h"
 
@@ -295,6 +296,34 @@ static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
 	return sb_error(yaml) ? dt_err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
+/* The status page's pending pods and NodeClaims: a copy of the
+ * controller's view of its last plan (ctrl_inflight), on the HTTP thread. */
+static int inflight_pod(void *arg, const char *ns, const char *name, const char *reason,
+			int64_t since_ns)
+{
+	return page_inflight_add_pod(arg, ns, name, reason, since_ns);
+}
+
+static int inflight_claim(void *arg, const char *name, const char *pool, const char *type,
+			  const char *state, int64_t created_ns)
+{
+	return page_inflight_add_claim(arg, name, pool, type, state, created_ns);
+}
+
+static int kube_inflight(void *arg, struct page_inflight *out, struct dt_err *err)
+{
+	struct ctrl_inflight_cb cb = { inflight_pod, inflight_claim, out };
+	struct ctrl_inflight_info info;
+
+	if (ctrl_inflight(arg, &cb, &info))
+		return dt_err_set(err, -ENOMEM, "in-flight view: out of memory");
+	out->watching = true;
+	out->as_of_ns = info.as_of_ns;
+	out->more_pods += info.more_pods;
+	out->more_claims += info.more_claims;
+	return 0;
+}
+
 /* gRPC's own log lines, as events of ours; a refused TLS handshake as its
  * own event with the reason and what it usually means. */
 static void grpc_log(const char *severity, const char *file, int line, const char *message)
@@ -458,6 +487,8 @@ int main(int argc, char **argv)
 
 		if ((rc = ctrl_start(&ko, &p.kube, &err)))
 			dt_err_prefix(&err, "kube: ");
+		else
+			coord_set_inflight(c, kube_inflight, p.kube);
 	}
 	if (!rc) {
 		struct rpc_server_opts o = {

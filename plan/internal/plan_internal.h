@@ -112,10 +112,10 @@ bool plan_pod_selects(const struct plan_node_spec *node, const struct model_pod_
 #define PLAN_ANNOTATION_MIG_LAYOUT "karpenter.k8s.aws/nvidia-mig-layout"
 #define PLAN_ANNOTATION_CONSUMABLE_CAPACITY "karpenter.k8s.aws/nvidia-consumable-capacity"
 
+struct hwdb_mig_layout;
 /* The MIG layout a pool's layout gives a node of type t, in *out: the
  * layout itself, or none when t's GPUs have no MIG (they stay whole). A
  * layout the GPUs cannot take returns -EINVAL with the reason in why. */
-struct hwdb_mig_layout;
 struct hwdb_type;
 int plan_mig_for_type(const struct hwdb_mig_layout *pool, const struct hwdb_type *t,
 		      struct hwdb_mig_layout *out, char *why, size_t whysz);

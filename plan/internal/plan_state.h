@@ -81,6 +81,10 @@ struct cand {
 	struct plan_res alloc;          /* ext: what NodeOverlays give the node */
 	struct plan_price price;        /* hwdb's or a NodeOverlay's */
 	size_t hypo;
+	/* The zones its offering recently failed in (plan_options.unavailable):
+	 * zone NotIn [...], values in the result's arena; n_away 0 or 1. */
+	struct model_requirement away;
+	size_t n_away;
 };
 
 struct hypo {

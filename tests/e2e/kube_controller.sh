@@ -10,13 +10,14 @@
 #   - a coordinator restarted creates no duplicate (in-flight NodeClaims are
 #     capacity; names follow their content);
 #   - a pod no node can take gets a Warning Event with the planner's reason;
-#   - --dry-run writes nothing and logs what it would write.
+#   - the status page lists the pending pods with where the plan puts them
+#     and the NodeClaims in flight;
+#   - --dry-run writes nothing and logs what it would write, once.
 NAME=kube_controller
 DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
-export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
-K="$DT_KUBE_DIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 NS=dt-ctrl-$$
 SEED="$ROOT/examples/seed"
 PID=
@@ -35,17 +36,6 @@ stop_coord() {
 	PID=
 }
 trap 'stop_coord; "$K" delete namespace "$NS" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-
-# wait_log FILE REGEX SECONDS: until the coordinator's log has a line.
-wait_log() {
-	for _ in $(seq 1 $(($3 * 10))); do
-		grep -Eq -- "$2" "$1" && return 0
-		sleep 0.1
-	done
-	fail "no line matching /$2/ in $(basename "$1") within $3 s"
-	tail -5 "$1" >&2
-	return 1
-}
 
 ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 
@@ -76,15 +66,18 @@ no_sanitizer_report "$TMP/err" "dratopo plan"
 jq -c "[.nodeClaims[] | select(.pods | any(startswith(\"$NS/\"))) | {t: .instanceType, p: (.pods | sort)}] | sort" \
 	"$TMP/out" >"$TMP/offline"
 
-start_coord "$TMP/coord.log"
+start_coord "$TMP/coord.log" --http 127.0.0.1:0
 wait_log "$TMP/coord.log" 'event=kube_plan .*written=' 60
 wait_log "$TMP/coord.log" 'event=nodeclaim_created' 30
 ours >"$TMP/out" || fail "list NodeClaims"
 jq -c "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | split(\",\") | any(startswith(\"$NS/\"))) | {t: .metadata.labels[\"node.kubernetes.io/instance-type\"], p: (.metadata.annotations[\"dratopo.io/pods\"] | split(\",\") | sort)}] | sort" \
 	"$TMP/out" >"$TMP/online"
 [ -s "$TMP/offline" ] && [ "$(cat "$TMP/offline")" != "[]" ] || fail "the offline plan has no NodeClaim"
-cmp -s "$TMP/offline" "$TMP/online" ||
+cmp -s "$TMP/offline" "$TMP/online" || {
 	fail "controller's NodeClaims $(cat "$TMP/online") differ from the offline plan's $(cat "$TMP/offline")"
+	grep -E 'event=(kube_listed|kube_plan|nodeclaim_created|kube_plan_problem)' "$TMP/coord.log" |
+		cut -c1-400 >&2
+}
 # what Karpenter needs: the pool's node class, the type, the capacity type, the pool label
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | [.spec.nodeClassRef.kind, .metadata.labels[\"karpenter.sh/nodepool\"], ([.spec.requirements[] | select(.key == \"karpenter.sh/capacity-type\") | .values[0]] | .[0])]" \
 	'["EC2NodeClass","gpu-dra","on-demand"]' "NodeClaim fields"
@@ -95,6 +88,19 @@ t=$(jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | conta
 efas=$("$BIN" hwdb show "$t" -o json | jq '[.resourceSlices[].spec.devices[]? | select(.name | startswith("efa-"))] | length')
 jqis "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/rdma-worker\"))][0].spec.resources.requests[\"vpc.amazonaws.com/efa\"]" "\"$efas\"" "EFA request"
 before=$(ours | jq '.items | length')
+
+# The status page: the pods waiting for the NodeClaims written for them,
+# and those NodeClaims, launching (nothing launches them here).
+HTTP=$(grep -o 'http_port=[0-9]*' "$TMP/coord.log" | head -1 | cut -d= -f2)
+inference=$(ours | jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0].metadata.name")
+expect 0 "$K" -n "$NS" label pod rdma-worker page=1     # a plan that counts them in flight
+wait_log "$TMP/coord.log" 'event=kube_plan .*nodeclaims=0 written=0' 30
+expect 0 curl -sf --noproxy '*' "http://127.0.0.1:$HTTP/"
+has "$TMP/out" 'data-watching="true"' "the page's in-flight section is fed"
+has "$TMP/out" "<td class=\"mono\">$NS/inference</td>.*waiting for NodeClaim $inference to launch" \
+	"the pending pod and where the plan puts it"
+has "$TMP/out" "<td class=\"mono\">$inference</td><td>gpu-dra</td>.*<td>launching</td>" \
+	"the NodeClaim in flight"
 
 # A second batch of changes: the pods are held by the in-flight NodeClaim.
 expect 0 "$K" -n "$NS" label pod inference touched=1
@@ -154,12 +160,9 @@ gpus=$(jq '[.items[] | select(.spec.driver == "gpu.nvidia.com") | .spec.devices[
 expect 0 "$K" apply -f "$TMP/slices.json"
 lines=$(wc -l <"$TMP/coord2.log")
 expect 0 "$K" -n "$NS" label pod rdma-worker touched=1
-for _ in $(seq 1 300); do
-	tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan ' && break
-	sleep 0.1
-done
-tail -n +$((lines + 1)) "$TMP/coord2.log" | grep -q 'event=kube_plan .*nodeclaims=0 written=0' ||
-	fail "a registered node's pods got another NodeClaim: $(tail -n +$((lines + 1)) "$TMP/coord2.log" | grep kube_plan)"
+next_plan "$TMP/coord2.log" "$lines" 30 &&
+	case $PLAN in *" nodeclaims=0 written=0 "*) ;;
+	*) fail "a registered node's pods got another NodeClaim: $PLAN" ;; esac
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "NodeClaims after registration"
 # ...which is a Warning on the Node and a log line
 wait_log "$TMP/coord2.log" "event=slices_differ node=$NODE" 30
@@ -218,6 +221,16 @@ sed -e 's/name: inference/name: inference-two/' "$SEED/large-gpu.yaml" |
 start_coord "$TMP/coord3.log" --dry-run
 wait_log "$TMP/coord3.log" 'event=kube_dry_run verb=apply resource=nodeclaims.karpenter.sh' 60
 has "$TMP/coord3.log" "event=kube_dry_run .*pods=[^ ]*$NS/inference-two" "dry run names the pod"
+# another plan of the same pods: the same would-be write is not logged again
+n=$(grep -c 'event=kube_plan ' "$TMP/coord3.log")
+expect 0 "$K" -n "$NS" label pod inference-two again=1
+for _ in $(seq 1 300); do
+	[ "$(grep -c 'event=kube_plan ' "$TMP/coord3.log")" -gt "$n" ] && break
+	sleep 0.1
+done
+[ "$(grep -c 'event=kube_plan ' "$TMP/coord3.log")" -gt "$n" ] || fail "no second dry-run plan"
+[ "$(grep -c "event=kube_dry_run .*pods=[^ ]*$NS/inference-two" "$TMP/coord3.log")" = 1 ] ||
+	fail "the dry run logged the same NodeClaim twice"
 [ "$(ours | jq '.items | length')" = "$before" ] || fail "--dry-run wrote a NodeClaim"
 stop_coord
 for f in "$TMP"/coord*.log; do no_sanitizer_report "$f" "$(basename "$f")"; done

@@ -250,7 +250,7 @@ has "$TMP/dry.log" "event=kube_dry_run verb=apply resource=nodeclaims.karpenter.
 port=$(sed -n 's/.* http_port=\([0-9]*\).*/\1/p' "$TMP/dry.log" | head -1)
 curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/metrics" || fail "QA-84: /metrics on port '$port'"
 has "$TMP/metrics" '^dratopo_kube_nodeclaims_written_total 0$' "QA-84: nothing counted as written"
-has "$TMP/metrics" '^dratopo_kube_dry_run_writes_total\{verb="apply",resource="nodeclaims"\} [1-9]' \
+has "$TMP/metrics" '^dratopo_kube_dry_run_writes_total\{verb="apply",resource="nodeclaims.karpenter.sh"\} [1-9]' \
 	"QA-84: counted as a dry-run write"
 grep 'event=kube_plan ' "$TMP/dry.log" | grep -qv ' written=0 ' && fail "QA-84: a dry-run plan says it wrote"
 case "$(ours zonal-3)" in *zonal-3*) fail "QA-84: the dry run wrote a NodeClaim" ;; esac

@@ -9,8 +9,7 @@ DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
-export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
-K="$DT_KUBE_DIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 NODE=dt-drift-$$
 PID=
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; "$K" delete node "$NODE" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
@@ -20,15 +19,6 @@ agent() {   # agent FIXTURE: one report for the node
 		--sysfs-root "$FX/$1" --insecure
 }
 
-until_true() {   # until_true SECONDS WHAT CMD...: CMD succeeds within SECONDS
-	local limit=$1 what=$2; shift 2
-	for _ in $(seq 1 $((limit * 5))); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	fail "$what: not within $limit s"
-	return 1
-}
 rules() { "$K" get devicetaintrules -o json | jq -e "[.items[] | select(.metadata.name | startswith(\"dratopo-drift.$NODE.\"))] | length $1"; }
 
 # The Node as the cluster has it, with a taint of someone else's to keep.

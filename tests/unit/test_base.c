@@ -1,5 +1,6 @@
 /* test_base.c - errors, diagnostics lists, string buffers and the
- * toolbox: growing arrays, UTF-8, hex digits, the escapers. */
+ * toolbox: growing arrays, UTF-8, hex digits, the escapers, the map of
+ * 64-bit hashes. */
 #include <errno.h>
 #include <stdint.h>
 
@@ -11,6 +12,7 @@
 #include "hash.h"
 #include "hex.h"
 #include "strbuf.h"
+#include "u64map.h"
 #include "utf8.h"
 
 static void test_err_set_negates_and_formats(void)
@@ -369,7 +371,60 @@ static void test_hash_fnv1a(void)
 	CU_ASSERT_EQUAL(hash_field(HASH_FNV_OFFSET, NULL), hash_field(HASH_FNV_OFFSET, ""));
 }
 
+/* The map against a plain array: 3,000 keys whose low bits collide in
+ * runs (multiples of 1024), half deleted (backward shift keeps the rest
+ * findable), re-put, iterated, cleared. */
+static void test_u64map(void)
+{
+	struct u64map m = U64MAP_INIT;
+	uint64_t k, v, sum = 0, want = 0;
+	size_t i = 0, n = 0;
+
+	CU_ASSERT_EQUAL(u64map_put(&m, 0, 1), -EINVAL);
+	CU_ASSERT_FALSE(u64map_get(&m, 5, NULL));
+	CU_ASSERT_FALSE(u64map_del(&m, 5));
+	for (uint64_t j = 1; j <= 3000; j++)
+		CU_ASSERT_EQUAL_FATAL(u64map_put(&m, j * 1024, j), 0);
+	CU_ASSERT_EQUAL(m.n, 3000);
+	for (uint64_t j = 1; j <= 3000; j += 2)
+		CU_ASSERT_TRUE(u64map_del(&m, j * 1024));
+	CU_ASSERT_EQUAL(m.n, 1500);
+	for (uint64_t j = 1; j <= 3000; j++) {
+		bool have = u64map_get(&m, j * 1024, &v);
+
+		CU_ASSERT_EQUAL(have, j % 2 == 0);
+		if (have)
+			CU_ASSERT_EQUAL(v, j);
+	}
+	CU_ASSERT_EQUAL(u64map_put(&m, 2048, 7), 0);    /* replaces */
+	CU_ASSERT_EQUAL(m.n, 1500);
+	while (u64map_next(&m, &i, &k, &v)) {
+		sum += v;
+		n++;
+	}
+	for (uint64_t j = 2; j <= 3000; j += 2)
+		want += j;
+	CU_ASSERT_EQUAL(n, 1500);
+	CU_ASSERT_EQUAL(sum, want - 2 + 7);
+	{
+		struct u64map copy = U64MAP_INIT;
+
+		CU_ASSERT_EQUAL(u64map_copy(&copy, &m), 0);
+		CU_ASSERT_EQUAL(copy.n, 1500);
+		CU_ASSERT_TRUE(u64map_get(&copy, 2048, &v) && v == 7);
+		CU_ASSERT_TRUE(u64map_del(&copy, 2048));
+		CU_ASSERT_TRUE(u64map_get(&m, 2048, NULL));     /* apart */
+		u64map_free(&copy);
+	}
+	u64map_clear(&m);
+	CU_ASSERT_EQUAL(m.n, 0);
+	CU_ASSERT_FALSE(u64map_get(&m, 2048, NULL));
+	u64map_free(&m);
+	u64map_free(&m);        /* twice is harmless */
+}
+
 DT_SUITE_MAIN("base",
+	      DT_TEST(test_u64map),
 	      DT_TEST(test_hash_fnv1a),
 	      DT_TEST(test_err_set_negates_and_formats),
 	      DT_TEST(test_err_prefix),

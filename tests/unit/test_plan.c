@@ -659,7 +659,7 @@ static void test_catalog_learned_type(void)
 
 /* ---- zones: a new node lives in one (QA-37) ---- */
 
-static struct loaded plan_yaml(const char *yaml)
+static struct loaded plan_yaml_opts(const char *yaml, const struct plan_options *opts)
 {
 	struct loaded l = { model_set_new(), NULL };
 	struct dt_diags errs;
@@ -670,10 +670,15 @@ static struct loaded plan_yaml(const char *yaml)
 					      &err), 0);
 	CU_ASSERT_EQUAL(dt_diags_count(&errs), 0);
 	dt_diags_free(&errs);
-	if (plan_run(l.set, NULL, &l.res, &err))
+	if (plan_run(l.set, opts, &l.res, &err))
 		fprintf(stderr, "\n  plan_run: %s\n", err.msg);
 	CU_ASSERT_PTR_NOT_NULL(l.res);
 	return l;
+}
+
+static struct loaded plan_yaml(const char *yaml)
+{
+	return plan_yaml_opts(yaml, NULL);
 }
 
 /* The node claims' narrowed requirements, "KEY OP V,V;" each, the claims
@@ -796,6 +801,74 @@ static void test_zone_pool_excludes(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason, "nodeSelector "
 				      "topology.kubernetes.io/zone=us-east-1a: the NodePool requires "
 				      "topology.kubernetes.io/zone NotIn [us-east-1a]"));
+	loaded_free(&l);
+}
+
+/* Offerings that ran out of capacity lately (Karpenter's unavailable-
+ * offerings cache, fed by NodeClaims deleted for it): in every zone, the
+ * type is another; in one zone, the same type launches elsewhere (its
+ * NodeClaim says so), unless the pod needs that zone; another capacity
+ * type's failure changes nothing; every type gone is a reason. */
+static void test_unavailable_offerings(void)
+{
+	struct loaded l = plan_yaml(ZPOD("a", ""));
+	struct plan_unavailable u[8];
+	struct plan_options o = { .unavailable = u };
+	char first[64], got[512];
+
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	snprintf(first, sizeof(first), "%s", l.res->node_claims[0].instance_type);
+	loaded_free(&l);
+
+	u[0] = (struct plan_unavailable){ first, "on-demand", NULL };
+	o.n_unavailable = 1;
+	l = plan_yaml_opts(ZPOD("a", ""), &o);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_STRING_NOT_EQUAL(l.res->node_claims[0].instance_type, first);
+	loaded_free(&l);
+
+	u[0] = (struct plan_unavailable){ first, "spot", NULL };
+	l = plan_yaml_opts(ZPOD("a", ""), &o);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, first);
+	loaded_free(&l);
+
+	u[0] = (struct plan_unavailable){ first, NULL, "us-east-1a" };
+	u[1] = (struct plan_unavailable){ first, "on-demand", "us-east-1c" };
+	o.n_unavailable = 2;
+	l = plan_yaml_opts(ZPOD("a", ""), &o);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, first);
+	narrowed_text(l.res, got, sizeof(got));
+	DT_ASSERT_STR(got, "topology.kubernetes.io/zone NotIn us-east-1a,us-east-1c;");
+	loaded_free(&l);
+
+	l = plan_yaml_opts(ZPOD("a", ZAFF("In", ", values: [us-east-1a, us-east-1b]")), &o);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	DT_ASSERT_STR(l.res->node_claims[0].instance_type, first);
+	narrowed_text(l.res, got, sizeof(got));
+	DT_ASSERT_STR(got, "topology.kubernetes.io/zone In us-east-1b;");
+	loaded_free(&l);
+
+	l = plan_yaml_opts(ZPOD("a", ZSEL("us-east-1a")), &o);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_node_claims, 1);
+	CU_ASSERT_STRING_NOT_EQUAL(l.res->node_claims[0].instance_type, first);
+	loaded_free(&l);
+
+	/* the pool's one family, every type of it out of capacity */
+	o.n_unavailable = 0;
+	for (size_t i = 0; i < hwdb_count() && o.n_unavailable < 8; i++) {
+		const struct hwdb_type *t = hwdb_at(i);
+
+		if (!strncmp(t->name, "g6f.", 4))
+			u[o.n_unavailable++] = (struct plan_unavailable){ t->name, NULL, NULL };
+	}
+	CU_ASSERT(o.n_unavailable > 0);
+	l = plan_yaml_opts(ZPOOL("") ZPOD("a", ""), &o);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_unschedulable, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.res->unschedulable[0].reason,
+				      "whose offering recently ran out of capacity"));
 	loaded_free(&l);
 }
 
@@ -1450,5 +1523,6 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_zones_narrow_node_claims),
 	      DT_TEST(test_zone_does_not_exist),
 	      DT_TEST(test_zone_pool_excludes),
+	      DT_TEST(test_unavailable_offerings),
 	      DT_TEST(test_daemonset_overhead),
 	      DT_TEST(test_output_formats))

@@ -154,5 +154,24 @@ static void test_format_and_instant(void)
 	CU_ASSERT_EQUAL(timestamp_unix_ns(&t) % 1000000000, 987654321);
 }
 
+/* Unix seconds, the offset applied: the epoch, a leap day, an offset that
+ * moves the date back. */
+static void test_unix(void)
+{
+	static const struct { const char *s; int64_t secs; } cases[] = {
+		{ "1970-01-01T00:00:00Z", 0 },
+		{ "2024-02-29T12:00:00Z", 1709208000 },
+		{ "2026-12-04T01:00:00+02:00", 1796338800 },
+		{ "2026-12-03T23:00:00Z", 1796338800 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct timestamp t;
+
+		CU_ASSERT_EQUAL_FATAL(timestamp_parse(cases[i].s, strlen(cases[i].s), &t, NULL), 0);
+		CU_ASSERT_EQUAL(timestamp_unix(&t), cases[i].secs);
+	}
+}
+
 DT_SUITE_MAIN("timestamp", DT_TEST(test_valid), DT_TEST(test_invalid), DT_TEST(test_length),
-	      DT_TEST(test_format_and_instant))
+	      DT_TEST(test_unix), DT_TEST(test_format_and_instant))

@@ -3,14 +3,19 @@
 # for dratopo's tests and development: etcd, kube-apiserver and
 # kube-controller-manager built from upstream Go modules (tools/kube/k8s,
 # tools/kube/etcd), a PKI made with openssl, and Karpenter's CRDs taken from
-# Karpenter's own Go module, and dratopo's own CRDs (deploy/crds.yaml).
+# Karpenter's own Go module, and dratopo's own CRDs (deploy/crds.yaml); on
+# request Karpenter's own controller with its kwok cloud provider
+# (tools/kube/karpenter), which launches NodeClaims as Node objects.
 # Nothing built or downloaded enters the clone.
 #
-#   cluster.sh build                 build the binaries when missing; print their folder
-#   cluster.sh up DIR                start a control plane with all state under DIR
+#   cluster.sh build [--karpenter]   build the binaries when missing; print their folder
+#   cluster.sh up DIR [--karpenter [--instance-types FILE]]
+#                                    start a control plane with all state under DIR
 #   cluster.sh down DIR              stop what `up DIR` started (by pid)
 #   cluster.sh restart DIR NAME      stop and start one process (etcd, kube-apiserver,
 #                                    kube-controller-manager) with the same flags
+#   cluster.sh karpenter DIR start [--instance-types FILE] | stop
+#                                    Karpenter's kwok controller on DIR's control plane
 #   cluster.sh crds                  print the folder holding Karpenter's CRD files
 #
 # `up` writes DIR/kubeconfig (an admin client certificate, O=system:masters),
@@ -18,7 +23,15 @@
 # ETCD_ENDPOINT, PKI, KUBECONFIG, ...) and prints the export line.
 # Binaries are cached in ${XDG_CACHE_HOME:-~/.cache}/dratopo/kube-HASH/bin,
 # HASH taken from the tools modules' go.mod and go.sum, so a version bump
-# builds afresh and nothing else does.
+# builds afresh and nothing else does; Karpenter's in .../karpenter-HASH/bin.
+#
+# Karpenter (sigs.k8s.io/karpenter/kwok) runs with leader election off, its
+# metrics and probes on free ports, its log in DIR/log/karpenter.log; its
+# instance types are kwok's own list unless --instance-types names a file
+# in kwok's format (the tests write one from `dratopo hwdb list -o json`).
+# It creates the Node of each NodeClaim it launches (providerID kwok://),
+# Karpenter registers it; nothing makes the Node Ready (KWOK's controller
+# would: the tests play the kubelet) and nothing publishes ResourceSlices.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +42,7 @@ KARPENTER_AWS_VERSION=v1.15.2
 KARPENTER_GOTOOLCHAIN=go1.27.3
 CRDS="karpenter.sh_nodepools karpenter.sh_nodeclaims karpenter.sh_nodeoverlays
 	karpenter.k8s.aws_ec2nodeclasses"
+KWOK_CRD=kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml
 # The controllers a DRA cluster relies on: templates become ResourceClaims,
 # Deployments make pods, owners are collected, namespaces deleted, default
 # service accounts and kube-root-ca.crt created, aggregated roles filled.
@@ -63,11 +77,55 @@ bin_dir() {
 	echo "${XDG_CACHE_HOME:-$HOME/.cache}/dratopo/kube-$hash/bin"
 }
 
+karpenter_version() { sed -n 's/^[[:space:]]*sigs.k8s.io\/karpenter \(v[0-9.]*\).*/\1/p' "$ROOT/tools/kube/karpenter/go.mod" | head -1; }
+
+karpenter_bin_dir() {
+	local hash
+	hash=$(cat "$ROOT"/tools/kube/karpenter/go.mod "$ROOT"/tools/kube/karpenter/go.sum |
+		sha256sum | cut -c1-16)
+	echo "${XDG_CACHE_HOME:-$HOME/.cache}/dratopo/karpenter-$hash/bin"
+}
+
+# build_karpenter: Karpenter's kwok controller into its cache folder (under
+# its lock); prints the binary. Its module asks for a newer Go than the
+# machine's: the go command takes that toolchain from the module proxy.
+build_karpenter() {
+	local bin tmp t ver
+	bin=$(karpenter_bin_dir)
+	mkdir -p "$bin"
+	exec 8>"$bin/../lock"
+	flock 8
+	if [ ! -x "$bin/karpenter-kwok" ]; then
+		ver=$(karpenter_version)
+		tmp=$(mktemp -d "$bin/../build.XXXXXX")
+		say "building Karpenter's kwok controller $ver (cold: ten minutes and more on 2 cores)"
+		t=$(now_ms)
+		(cd "$ROOT/tools/kube/karpenter" && GOTOOLCHAIN=$KARPENTER_GOTOOLCHAIN CGO_ENABLED=0 \
+			"$GO" build -trimpath -ldflags "-s -w -X sigs.k8s.io/karpenter/pkg/operator.Version=$ver" \
+			-o "$tmp/karpenter-kwok" sigs.k8s.io/karpenter/kwok) >&2 ||
+			{ rm -rf "$tmp"; die "building Karpenter's kwok controller failed"; }
+		mv "$tmp/karpenter-kwok" "$bin/"
+		rmdir "$tmp"
+		say "built Karpenter's kwok controller in $(secs_since "$t") s"
+	fi
+	exec 8>&-
+	echo "$bin/karpenter-kwok"
+}
+
+# The module's folder in Go's module cache (its CRDs: KWOKNodeClass).
+karpenter_module_dir() {
+	(cd "$ROOT/tools/kube/karpenter" && GOTOOLCHAIN=$KARPENTER_GOTOOLCHAIN "$GO" mod download -json \
+		"sigs.k8s.io/karpenter@$(karpenter_version)" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+}
+
 # build: the four binaries into the cache folder (under a lock, so that two
-# test runs never build at once); prints the folder.
+# test runs never build at once), with --karpenter Karpenter's too; prints
+# the folder of the four.
 cmd_build() {
 	local bin tmp t ver ldflags
 	find_go || die "no Go toolchain (go on PATH or /usr/local/go): cannot build kube-apiserver"
+	[ "${1:-}" != --karpenter ] || build_karpenter >/dev/null
 	bin=$(bin_dir)
 	mkdir -p "$bin"
 	exec 9>"$bin/../lock"
@@ -316,7 +374,12 @@ load_env() {
 
 cmd_up() {
 	local t0 t crd_dir crd
-	[ -n "${1:-}" ] || die "usage: cluster.sh up DIR"
+	[ -n "${1:-}" ] || die "usage: cluster.sh up DIR [--karpenter [--instance-types FILE]]"
+	case "${2:-}" in
+	"") ;;
+	--karpenter) ;;
+	*) die "cluster.sh up: unknown option $2" ;;
+	esac
 	mkdir -p "$1"
 	DIR=$(cd "$1" && pwd)
 	if [ -f "$DIR/run/kube-apiserver.pid" ] && (load_env && alive kube-apiserver); then
@@ -381,7 +444,56 @@ cmd_up() {
 		sleep 0.2
 	done
 	say "control plane up in $(secs_since "$t0") s: etcd :$ETCD_PORT, kube-apiserver :$API_PORT, kube-controller-manager; Karpenter CRDs $KARPENTER_AWS_VERSION"
+	if [ "${2:-}" = --karpenter ]; then
+		shift 2
+		karpenter_start "$@"
+	fi
 	echo "export KUBECONFIG=$DIR/kubeconfig PATH=$DIR/bin:\$PATH"
+}
+
+# karpenter_start [--instance-types FILE]: Karpenter's kwok controller on
+# the control plane under $DIR, once its KWOKNodeClass CRD is Established
+# and Karpenter answers its readiness probe.
+karpenter_start() {
+	local kbin mod itypes="" t metrics probe
+	case "${1:-}" in
+	"") ;;
+	--instance-types) [ -f "${2:-}" ] || die "--instance-types: no such file: ${2:-}"
+		itypes=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") ;;
+	*) die "cluster.sh karpenter: unknown option $1" ;;
+	esac
+	find_go || die "no Go toolchain (go on PATH or /usr/local/go): cannot build Karpenter"
+	alive karpenter && die "Karpenter already runs under $DIR"
+	load_env
+	kbin=$(build_karpenter)
+	mod=$(karpenter_module_dir)
+	[ -n "$mod" ] && [ -f "$mod/$KWOK_CRD" ] ||
+		die "cannot download sigs.k8s.io/karpenter@$(karpenter_version) from the Go module proxy"
+	t=$(now_ms)
+	"$BIN/kubectl" --kubeconfig "$DIR/kubeconfig" apply --server-side -f "$mod/$KWOK_CRD" >/dev/null
+	"$BIN/kubectl" --kubeconfig "$DIR/kubeconfig" wait --for=condition=Established \
+		--timeout=60s crd/kwoknodeclasses.karpenter.kwok.sh >/dev/null
+	metrics=$(free_port); probe=$(free_port)
+	printf '%s\0' --metrics-port="$metrics" --health-probe-port="$probe" \
+		--disable-leader-election >"$DIR/run/karpenter.args"
+	# controller-runtime reads KUBECONFIG; kwok its instance types file
+	KUBECONFIG=$DIR/kubeconfig INSTANCE_TYPES_FILE_PATH=$itypes setsid "$kbin" \
+		--metrics-port="$metrics" --health-probe-port="$probe" --disable-leader-election \
+		</dev/null >>"$DIR/log/karpenter.log" 2>&1 &
+	echo $! >"$DIR/run/karpenter.pid"
+	wait_http karpenter "http://127.0.0.1:$probe/readyz" 120
+	say "Karpenter $(karpenter_version) (kwok) ready in $(secs_since "$t") s: probes :$probe, log $DIR/log/karpenter.log${itypes:+, instance types $itypes}"
+}
+
+cmd_karpenter() {
+	[ -n "${1:-}" ] && [ -n "${2:-}" ] ||
+		die "usage: cluster.sh karpenter DIR start [--instance-types FILE] | stop"
+	DIR=$(cd "$1" && pwd)
+	case "$2" in
+	start) shift 2; karpenter_start "$@" ;;
+	stop) stop karpenter; say "stopped Karpenter under $DIR" ;;
+	*) die "cluster.sh karpenter: start or stop, not $2" ;;
+	esac
 }
 
 cmd_down() {
@@ -389,7 +501,7 @@ cmd_down() {
 	[ -d "$1" ] || return 0
 	DIR=$(cd "$1" && pwd)
 	local n
-	for n in kube-controller-manager kube-apiserver etcd; do stop "$n"; done
+	for n in karpenter kube-controller-manager kube-apiserver etcd; do stop "$n"; done
 	say "stopped the control plane under $DIR"
 }
 
@@ -407,10 +519,11 @@ cmd_restart() {
 }
 
 case "${1:-}" in
-build) cmd_build ;;
+build) shift; cmd_build "$@" ;;
 crds) cmd_crds ;;
 up) shift; cmd_up "$@" ;;
 down) shift; cmd_down "$@" ;;
 restart) shift; cmd_restart "$@" ;;
-*) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+karpenter) shift; cmd_karpenter "$@" ;;
+*) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
