@@ -196,7 +196,9 @@ int plan_place_existing(struct planner *pl)
 					continue;
 				}
 				alloc_state_commit(en->state, &out);
-				rc = plan_record_outcome(pl, &out, &en->claims, NULL);
+				rc = plan_share_outcome(pl, en, &out);      /* QA-100 */
+				if (!rc)
+					rc = plan_record_outcome(pl, &out, &en->claims, NULL);
 				alloc_outcome_free(&out);
 				if (rc)
 					goto oom;
