@@ -24,8 +24,9 @@ export GRPC_VERBOSITY=NONE
 . "$KDIR/cluster.env"
 export KUBECONFIG
 KUBECTL="$KDIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 cleanup() {
-	"$KUBECTL" delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
+	drop_namespaces "$NS"   # its pod is bound to gpu-a, which no kubelet runs
 	"$KUBECTL" delete devicetaintrules -l dratopo.io/node=gpu-b --ignore-not-found >/dev/null 2>&1
 	"$KUBECTL" delete devicetaintrule dratopo-drift --ignore-not-found >/dev/null 2>&1
 	e2e_cleanup
