@@ -35,6 +35,8 @@ static void on_event(void *arg, enum kube_event_type type, const struct kube_obj
 		ctrl_offers_failed(c, obj->model);
 		pthread_mutex_unlock(&c->lock);
 	}
+	if (type == KUBE_DELETED && w->which == W_NODES && c->o.node_deleted)
+		c->o.node_deleted(c->o.node_deleted_arg, obj->name);
 	ctrl_batch_event(c, w->which, type, obj);
 }
 

@@ -161,6 +161,13 @@ status:
   capacity: {cpu: "192", memory: 2000Gi, pods: "110"}
 EON
 expect 0 "$K" apply -f "$TMP/node.yaml"
+# QA-76: registered, not ready (the API server's not-ready taint), no
+# slices yet: the node still holds its pods, no second NodeClaim
+lines=$(wc -l <"$TMP/coord2.log")
+expect 0 "$K" -n "$NS" label pod inference step=registered
+next_plan "$TMP/coord2.log" "$lines" 30 &&
+	case $PLAN in *" nodeclaims=0 written=0 "*) ;;
+	*) fail "a registered node not yet ready got its pods another NodeClaim: $PLAN" ;; esac
 # Ready: the node lifecycle controller (not run here) lifts the API
 # server's not-ready taint
 expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-
