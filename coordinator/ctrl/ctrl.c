@@ -95,6 +95,8 @@ static void cycle(struct ctrl *c)
 	rq.set = cy.set;
 	rq.opts.unavailable = cy.unavailable;
 	rq.opts.n_unavailable = cy.n_unavailable;
+	rq.opts.made_for = cy.made_for;
+	rq.opts.n_made_for = cy.n_made_for;
 	snprintf(plan_id, sizeof(plan_id), "%" PRId64, (int64_t)time(NULL));
 	plan_execute(&rq, &rep);
 	for (size_t i = 0; i < rep.diags.n && i < 20; i++)
