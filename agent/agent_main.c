@@ -31,7 +31,6 @@
 #include "topo.h"
 #include "topo_verify.h"
 
-#define EXIT_USAGE 2
 #define EXIT_DRIFT 4
 #define EXIT_UNKNOWN_TYPE 5
 
@@ -362,10 +361,8 @@ static int cmd_slices(const struct args *a)
 
 	if (a->cc && hwdb_cc_parse(a->cc, &mode, &err))
 		return opts_usage_error(&slices_cmd, "--consumable-capacity: %s", err.msg);
-	if (!(node = agent_node_name(a->node_name, host, sizeof(host), &err))) {
-		fprintf(stderr, "dratopo-agent: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (!(node = agent_node_name(a->node_name, host, sizeof(host), &err)))
+		return opts_usage_error(&slices_cmd, "%s", err.msg);
 	if (load_extra(a) || probe_or_fail(a, &t))
 		return 1;
 	dt_diags_init(&w);

@@ -45,7 +45,6 @@
 #include "rpc_client.h"
 #include "rpc_tlsdiag.h"
 
-#define EXIT_USAGE 2
 #define NS_PER_S 1000000000LL
 #define DEFAULT_INTERVAL_NS (30 * NS_PER_S)
 #define CALL_DEADLINE_MS 10000
@@ -58,17 +57,6 @@ struct run_args {
 	int64_t interval_ns, unhealthy_after_ns;
 	bool once, compact, version;
 };
-
-static int set_log_level(void *dst, const char *v, struct dt_err *err)
-{
-	enum obs_level level;
-
-	(void)dst;
-	if (obs_log_parse_level(v, &level, err))
-		return -EINVAL;
-	obs_log_set_level(level);
-	return 0;
-}
 
 #define RUN_AT(f) OPTS_AT(struct run_args, f)
 
@@ -99,8 +87,7 @@ static const struct opt run_opts[] = {
 	{ .name = "unhealthy-after", .type = OPT_DURATION, .arg = "D",
 	  .at = RUN_AT(unhealthy_after_ns),
 	  .help = "/healthz fails when no report was acknowledged for D\n(default 3 x interval)" },
-	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
-	  .help = "debug, info (default), warn, error" },
+	OBS_LOG_LEVEL_OPT,
 	{ .name = "once", .type = OPT_FLAG, .at = RUN_AT(once),
 	  .help = "one probe and one report; print the coordinator's verdict\n"
 		  "as JSON and exit 0 (1 when the report was not taken)" },
@@ -512,10 +499,8 @@ int main(int argc, char **argv)
 
 	if (parse_run_args(argc, argv, &a, &rc))
 		return rc;
-	if (!(env.node = agent_node_name(a.node_name, host, sizeof(host), &err))) {
-		fprintf(stderr, "dratopo-agent run: %s\n", err.msg);
-		return EXIT_USAGE;
-	}
+	if (!(env.node = agent_node_name(a.node_name, host, sizeof(host), &err)))
+		return opts_usage_error(&run_cmd, "%s", err.msg);
 	if (init_wake(&env) || start_signal_thread(&env)) {
 		fprintf(stderr, "dratopo-agent run: cannot start its threads\n");
 		return 1;

@@ -4,11 +4,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -176,20 +178,30 @@ static const char *const libpci_detail_files[] = {
 static int entry_safe(const char *sys, const char *name, const char *const *files,
 		      struct dt_diags *warnings)
 {
-	char path[PROBE_PATH_MAX];
+	char dir[PROBE_PATH_MAX];
+	int dfd, safe = 1;
 
-	for (size_t i = 0; files[i]; i++) {
+	/* One walk of the long path (through the bus's link into devices/),
+	 * then a short lookup per file: path walks are most of a probe's
+	 * time. A directory that cannot be opened leaves each file to a walk
+	 * of its own (and its error to libpci). */
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", sys, name);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; safe && files[i]; i++) {
+		char path[PROBE_PATH_MAX];
 		int rc;
 
-		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sys, name, files[i]);
-		rc = probe_check_file(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		rc = dfd >= 0 ? probe_check_file_at(dfd, files[i]) : probe_check_file(path);
 		if (rc == -EINVAL || rc == -EISDIR) {
 			dt_diags_add(warnings, "%s: not a regular file; device %s skipped",
 				     path, name);
-			return 0;
+			safe = 0;
 		}
 	}
-	return 1;
+	if (dfd >= 0)
+		close(dfd);
+	return safe;
 }
 
 /* List bus/pci/devices. *clean says whether every entry is one libpci's

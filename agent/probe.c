@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,24 +32,40 @@ void probe_sys_dir(const char *root, char *buf, size_t len)
 
 /* ---- Reading a device's sysfs attributes ---- */
 
+/* A device's directory, bus/pci/devices/<bdf>: its path, and an O_PATH
+ * descriptor of it (-1 if it could not be opened: each file is then
+ * looked up from the root). Its files are read relative to it, so that
+ * the long path through the bus's link is walked once, not per file. */
+struct dev_dir {
+	char path[PROBE_PATH_MAX];
+	int fd;
+};
+
+static void dev_dir_open(const char *sys, const char *bdf, struct dev_dir *dd)
+{
+	snprintf(dd->path, sizeof(dd->path), "%s/bus/pci/devices/%s", sys, bdf);
+	dd->fd = open(dd->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* Read devices/<bdf>/<attr> into buf. Returns 0, or the negative reason
  * (already a warning unless it is a plain -ENOENT, which callers decide
  * about). */
-static int dev_attr(const char *sys, const char *bdf, const char *attr, char *buf,
+static int dev_attr(const struct dev_dir *dd, const char *bdf, const char *attr, char *buf,
 		    size_t len, struct dt_diags *w)
 {
 	char path[PROBE_PATH_MAX];
 	struct dt_err e = { 0 };
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/%s", sys, bdf, attr);
-	rc = probe_read_attr(path, buf, len, &e);
+	snprintf(path, sizeof(path), "%s/%s", dd->path, attr);
+	rc = dd->fd >= 0 ? probe_read_attr_at(dd->fd, attr, path, buf, len, &e)
+			 : probe_read_attr(path, buf, len, &e);
 	if (rc && rc != -ENOENT)
 		dt_diags_add(w, "%s: %s", bdf, e.msg);
 	return rc;
 }
 
-static void read_numa(const char *sys, struct topo_device *d, struct dt_diags *w)
+static void read_numa(const struct dev_dir *dd, struct topo_device *d, struct dt_diags *w)
 {
 	char buf[PROBE_ATTR_MAX];
 	long v;
@@ -56,7 +73,7 @@ static void read_numa(const char *sys, struct topo_device *d, struct dt_diags *w
 	d->numa_node = -1;
 	/* A kernel without NUMA support has no numa_node file: unknown, and
 	 * nothing to warn about. */
-	if (dev_attr(sys, d->bdf_str, "numa_node", buf, sizeof(buf), w))
+	if (dev_attr(dd, d->bdf_str, "numa_node", buf, sizeof(buf), w))
 		return;
 	if (probe_parse_int(buf, -1, PROBE_MAX_NUMA_NODES - 1, &v)) {
 		dt_diags_add(w, "%s: numa_node \"%s\" is not a NUMA node; treated as unknown",
@@ -66,12 +83,12 @@ static void read_numa(const char *sys, struct topo_device *d, struct dt_diags *w
 	d->numa_node = (int)v;
 }
 
-static void read_link(const char *sys, struct topo_device *d, struct dt_diags *w)
+static void read_link(const struct dev_dir *dd, struct topo_device *d, struct dt_diags *w)
 {
 	char buf[PROBE_ATTR_MAX];
 	long v;
 
-	if (dev_attr(sys, d->bdf_str, "current_link_speed", buf, sizeof(buf), w) == 0 &&
+	if (dev_attr(dd, d->bdf_str, "current_link_speed", buf, sizeof(buf), w) == 0 &&
 	    strcmp(buf, "Unknown") != 0) {
 		if (strlen(buf) < sizeof(d->link_speed))
 			snprintf(d->link_speed, sizeof(d->link_speed), "%s", buf);
@@ -79,7 +96,7 @@ static void read_link(const char *sys, struct topo_device *d, struct dt_diags *w
 			dt_diags_add(w, "%s: current_link_speed \"%s\" is too long", d->bdf_str,
 				     buf);
 	}
-	if (dev_attr(sys, d->bdf_str, "current_link_width", buf, sizeof(buf), w) == 0) {
+	if (dev_attr(dd, d->bdf_str, "current_link_width", buf, sizeof(buf), w) == 0) {
 		if (probe_parse_int(buf, 0, 64, &v) == 0)
 			d->link_width = (int)v;
 		else
@@ -88,14 +105,15 @@ static void read_link(const char *sys, struct topo_device *d, struct dt_diags *w
 	}
 }
 
-static void read_driver(const char *sys, struct topo_device *d)
+static void read_driver(const struct dev_dir *dd, struct topo_device *d)
 {
 	char path[PROBE_PATH_MAX], target[PROBE_PATH_MAX];
 	const char *base;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/driver", sys, d->bdf_str);
-	n = readlink(path, target, sizeof(target) - 1);
+	snprintf(path, sizeof(path), "%s/driver", dd->path);
+	n = dd->fd >= 0 ? readlinkat(dd->fd, "driver", target, sizeof(target) - 1)
+			: readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
 		return;
 	target[n] = '\0';
@@ -129,6 +147,7 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 			struct topo_device *d, struct dt_diags *w)
 {
 	struct dt_err e = { 0 };
+	struct dev_dir dd;
 
 	d->bdf = rec->bdf;
 	snprintf(d->bdf_str, sizeof(d->bdf_str), "%s", rec->name);
@@ -144,9 +163,12 @@ static void fill_device(const char *sys, const struct probe_pci_dev *rec,
 			     d->bdf_str, topo_kind_name(d->kind), d->vendor, d->device);
 	if (probe_pcie_root(sys, d->bdf_str, d->pcie_root, sizeof(d->pcie_root), &e))
 		dt_diags_add(w, "%s: pcieRoot unknown: %s", d->bdf_str, e.msg);
-	read_numa(sys, d, w);
-	read_link(sys, d, w);
-	read_driver(sys, d);
+	dev_dir_open(sys, d->bdf_str, &dd);
+	read_numa(&dd, d, w);
+	read_link(&dd, d, w);
+	read_driver(&dd, d);
+	if (dd.fd >= 0)
+		close(dd.fd);
 	if (d->kind == TOPO_EFA &&
 	    probe_rdma_name(sys, d->bdf_str, d->rdma_device, sizeof(d->rdma_device), &e))
 		dt_diags_add(w, "%s: EFA without an RDMA device (is the efa driver bound?)",

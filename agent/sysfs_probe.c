@@ -19,9 +19,14 @@
 
 int probe_check_file(const char *path)
 {
+	return probe_check_file_at(AT_FDCWD, path);
+}
+
+int probe_check_file_at(int dirfd, const char *path)
+{
 	struct stat st;
 
-	if (stat(path, &st) != 0)
+	if (fstatat(dirfd, path, &st, 0) != 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
@@ -31,6 +36,12 @@ int probe_check_file(const char *path)
 }
 
 int probe_read_attr(const char *path, char *buf, size_t len, struct dt_err *err)
+{
+	return probe_read_attr_at(AT_FDCWD, path, path, buf, len, err);
+}
+
+int probe_read_attr_at(int dirfd, const char *file, const char *path, char *buf, size_t len,
+		       struct dt_err *err)
 {
 	char tmp[PROBE_ATTR_MAX + 1];
 	struct stat st;
@@ -43,7 +54,7 @@ int probe_read_attr(const char *path, char *buf, size_t len, struct dt_err *err)
 	buf[0] = '\0';
 	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us;
 	 * it is refused below anyway. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dirfd, file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
 		return dt_err_set(err, rc, "%s: %s", path, strerror(-rc));

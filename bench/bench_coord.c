@@ -241,22 +241,6 @@ static void commit_stats(void)
 		printf("  (no commit metrics)\n");
 }
 
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kib = strtol(line + 6, NULL, 10);
-	fclose(f);
-	return kib;
-}
-
 /* n distinct nodes, reported by FLEET_THREADS threads on one channel. */
 #define FLEET_THREADS 32
 
@@ -390,9 +374,9 @@ int main(int argc, char **argv)
 	printf("median ratio over %d pairs: %.2fx\n", pairs,
 	       pairs % 2 ? ratio[pairs / 2] : (ratio[pairs / 2 - 1] + ratio[pairs / 2]) / 2);
 	rpc_server_shutdown(srv, 1000);
-	printf("coordinator RSS after the load runs: %ld KiB\n", rss_kib(coord_pid));
+	printf("coordinator RSS after the load runs: %ld KiB\n", bench_rss_kib(coord_pid));
 	fleet(addr, fleet_n);
-	printf("coordinator RSS holding %ld nodes: %ld KiB\n", fleet_n + clients, rss_kib(coord_pid));
+	printf("coordinator RSS holding %ld nodes: %ld KiB\n", fleet_n + clients, bench_rss_kib(coord_pid));
 	time_nodes(build, addr);
 	kill(coord_pid, SIGTERM);
 	waitpid(coord_pid, NULL, 0);

@@ -44,6 +44,7 @@
 
 #include "agent_report.h"
 #include "array.h"
+#include "bench_spawn.h"
 #include "dratopo/v1/agent.pb-c.h"
 #include "dratopo/v1/fleet.pb-c.h"
 #include "hwdb.h"
@@ -260,22 +261,6 @@ static const struct rpc_tls *agent_tls(struct tls_paths *p, unsigned i)
 }
 
 /* ---- the coordinator ---- */
-
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
 
 /* The gRPC port from the coordinator's start line, once it is written. */
 static int wait_started(pid_t pid, long from)
@@ -662,7 +647,7 @@ static int run(void)
 		usleep(100000);
 		if (!warm && s >= B.o.warmup_s) {
 			warm = true;
-			rss_warm = rss_kib(B.o.pid);
+			rss_warm = bench_rss_kib(B.o.pid);
 			printf("t=%.1fs warm-up over: coordinator RSS %ld KiB\n", s, rss_warm);
 		}
 		if (!restarted && s >= B.o.restart_at_s) {
@@ -674,11 +659,11 @@ static int run(void)
 		}
 		if (s - last_progress >= 10) {
 			last_progress = s;
-			printf("t=%.0fs rss=%ld KiB\n", s, rss_kib(B.o.pid));
+			printf("t=%.0fs rss=%ld KiB\n", s, bench_rss_kib(B.o.pid));
 			fflush(stdout);
 		}
 	}
-	rss_end = rss_kib(B.o.pid);
+	rss_end = bench_rss_kib(B.o.pid);
 	for (unsigned k = 0; k < B.o.threads; k++)
 		pthread_join(B.workers[k].th, NULL);
 	load_faults_stop(faults);

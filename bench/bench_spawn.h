@@ -1,7 +1,7 @@
 /* bench_spawn.h - what the benchmarks that drive the real
  * dratopo-coordinator share: starting it (plaintext, a durable SQLite file
- * in a directory of the bench's, --http on a free port) and reading back the
- * ports it picked from its start line. */
+ * in a directory of the bench's, --http on a free port), reading back the
+ * ports it picked from its start line, and its resident memory. */
 #ifndef DT_BENCH_SPAWN_H
 #define DT_BENCH_SPAWN_H
 
@@ -20,5 +20,8 @@ struct bench_coord {
  * within 10 s. */
 int bench_coord_start(const char *build, const char *dir, const char *const *extra,
 		      struct bench_coord *out);
+
+/* pid's resident set (VmRSS) in KiB, -1 when /proc does not say. */
+long bench_rss_kib(pid_t pid);
 
 #endif

@@ -425,6 +425,8 @@ static bool valid_ident(const char *s)
 	return true;
 }
 
+static const struct opts_cmd eval_cmd;
+
 /* Evaluate "NAME=EXPR" as a constant expression. 0, or the exit code. */
 static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_sz)
 {
@@ -434,15 +436,13 @@ static int eval_let(const char *arg, struct let *l, char *name_buf, size_t name_
 	int rc;
 
 	if (!eq || eq == arg || (nlen = (size_t)(eq - arg)) >= name_sz) {
-		fprintf(stderr, "dratopo cel eval: --let wants NAME=EXPR, got \"%s\"\n", arg);
-		return CLI_EXIT_USAGE;
+		return opts_usage_error(&eval_cmd, "--let: wants NAME=EXPR, got \"%s\"", arg);
 	}
 	memcpy(name_buf, arg, nlen);
 	name_buf[nlen] = 0;
 	l->name = name_buf;
 	if (!valid_ident(name_buf)) {
-		fprintf(stderr, "dratopo cel eval: --let %s: not a CEL identifier\n", name_buf);
-		return CLI_EXIT_USAGE;
+		return opts_usage_error(&eval_cmd, "--let: '%s' is not a CEL identifier", name_buf);
 	}
 	l->env = cel_env_new(CEL_ENV_STANDARD, &err);
 	if (!l->env) {

@@ -147,7 +147,8 @@ static int load_extras(const struct opts *o)
 	return 0;
 }
 
-static const struct hwdb_type *find_type(const char *name)
+/* The type named, or NULL, told on stderr by the command c. */
+static const struct hwdb_type *find_type(const struct opts_cmd *c, const char *name)
 {
 	const struct hwdb_type *t = hwdb_lookup(name);
 	const char *hint;
@@ -156,11 +157,11 @@ static const struct hwdb_type *find_type(const char *name)
 		return t;
 	hint = hwdb_suggest(name);
 	if (hint)
-		fprintf(stderr, "dratopo hwdb: unknown instance type '%s' (did you mean '%s'?)\n",
-			name, hint);
+		fprintf(stderr, "%s: unknown instance type '%s' (did you mean '%s'?)\n",
+			c->prog, name, hint);
 	else
-		fprintf(stderr, "dratopo hwdb: unknown instance type '%s' (see 'dratopo hwdb "
-			"list')\n", name);
+		fprintf(stderr, "%s: unknown instance type '%s' (see 'dratopo hwdb list')\n",
+			c->prog, name);
 	return NULL;
 }
 
@@ -403,15 +404,12 @@ static int cmd_show(const struct opts *o)
 	size_t n = 0;
 	int rc = CLI_EXIT_FAIL;
 
-	if (hwdb_cc_parse(o->cc, &mode, &err)) {
-		fprintf(stderr, "dratopo hwdb show: --consumable-capacity: %s\n", err.msg);
-		return CLI_EXIT_USAGE;
-	}
-	if (hwdb_mig_parse(o->mig, &mig, &err)) {
-		fprintf(stderr, "dratopo hwdb show: --mig: %s\n", err.msg);
-		return CLI_EXIT_USAGE;
-	}
-	t = find_type(o->names.v[0]);
+	/* value errors of options: usage errors, worded as the parser's */
+	if (hwdb_cc_parse(o->cc, &mode, &err))
+		return opts_usage_error(&show_cmd, "--consumable-capacity: %s", err.msg);
+	if (hwdb_mig_parse(o->mig, &mig, &err))
+		return opts_usage_error(&show_cmd, "--mig: %s", err.msg);
+	t = find_type(&show_cmd, o->names.v[0]);
 	if (!t)
 		return CLI_EXIT_FAIL;
 	if (o->output == SHOW_SVG)
@@ -478,7 +476,8 @@ static int cmd_export(const struct opts *o)
 		return CLI_EXIT_FAIL;
 	}
 	for (size_t i = 0; i < cap; i++) {
-		const struct hwdb_type *t = o->names.n ? find_type(o->names.v[i]) : hwdb_at(i);
+		const struct hwdb_type *t = o->names.n ? find_type(&export_cmd, o->names.v[i])
+							   : hwdb_at(i);
 
 		if (!t)
 			goto out;

@@ -225,6 +225,14 @@ int cli_nodes(int argc, char **argv)
 		return rc;
 	if ((o.forget != NULL) + o.lifts + (o.output == OUT_YAML) > 1)
 		return opts_usage_error(&nodes_cmd, "--forget, --lifts and -o yaml go alone");
+	/* What these print is not the node list: -o json or a filter would
+	 * be silently ignored (QA-93). */
+	if ((o.forget || o.lifts) && o.output == OUT_JSON)
+		return opts_usage_error(&nodes_cmd, "%s prints no JSON (no -o with it)",
+					o.forget ? "--forget" : "--lifts");
+	if ((o.forget || o.lifts || o.output == OUT_YAML) && (o.type || o.verdict))
+		return opts_usage_error(&nodes_cmd, "--type and --verdict filter the node list, "
+					"not %s", o.forget ? "--forget" : o.lifts ? "--lifts" : "-o yaml");
 	if (o.forget)
 		return forget(&o);
 	if (o.output == OUT_YAML || o.lifts)

@@ -179,7 +179,9 @@ static int try_node(struct planner *pl, struct plan_unit *u, size_t ui, struct e
 			return 0;
 		}
 		alloc_state_commit(en->state, &out);
-		rc = plan_record_outcome(pl, &out, &en->claims, NULL);
+		rc = plan_share_outcome(pl, en, &out);      /* QA-100 */
+		if (!rc)
+			rc = plan_record_outcome(pl, &out, &en->claims, NULL);
 		alloc_outcome_free(&out);
 		if (rc)
 			return -ENOMEM;

@@ -10,10 +10,12 @@
  * device-plugin resource: the node's to serve, which dratopo counts only
  * where a NodeOverlay gives nodes capacity of it (plan_overlay.c). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plan_internal.h"
+#include "timestamp.h"
 
 #define IMPLICIT_PREFIX         "deviceclass.resource.kubernetes.io/"
 #define ANNOTATION_EXT_CLAIM    "resource.kubernetes.io/extended-resource-claim"
@@ -25,21 +27,45 @@ static bool is_extended(const char *r)
 	       strncmp(r, "hugepages-", 10);
 }
 
+/* A class's creation time in seconds; one without (a manifest that was
+ * never applied) counts as the newest: applying it makes it so. */
+static int64_t created(const struct model_object *o)
+{
+	const char *ts = o->meta.creation_timestamp;
+	struct timestamp t;
+
+	if (!ts || timestamp_parse(ts, strlen(ts), &t, NULL))
+		return INT64_MAX;
+	return timestamp_unix(&t);
+}
+
+/* Whether class a wins over b for one extendedResourceName: the API's
+ * rule (DeviceClassSpec.extendedResourceName) is the class created
+ * later, and of two created at once the name that sorts first. */
+static bool preferred(const struct model_object *a, const struct model_object *b)
+{
+	int64_t ta = created(a), tb = created(b);
+
+	return ta != tb ? ta > tb : strcmp(a->meta.name, b->meta.name) < 0;
+}
+
 const struct model_object *plan_extres_class(const struct model_set *set, const char *name)
 {
 	size_t lp = strlen(IMPLICIT_PREFIX);
 	bool implicit = !strncmp(name, IMPLICIT_PREFIX, lp);
-	const struct model_object *o;
+	const struct model_object *o, *best = NULL;
 
 	/* A walk, not model_set_find: claims are added to the set between
 	 * calls, and every addition would rebuild its lookup index. */
 	for (o = NULL; (o = model_set_next(set, MODEL_DEVICE_CLASS, o));) {
 		const char *ern = o->u.device_class.extended_resource_name;
 
-		if (implicit ? !strcmp(o->meta.name, name + lp) : ern && !strcmp(ern, name))
+		if (implicit && !strcmp(o->meta.name, name + lp))
 			return o;
+		if (!implicit && ern && !strcmp(ern, name) && (!best || preferred(o, best)))
+			best = o;       /* QA-97 */
 	}
-	return NULL;
+	return best;
 }
 
 bool plan_extres_backed(const struct model_set *set, const char *name)

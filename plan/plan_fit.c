@@ -264,9 +264,40 @@ static void container_requests(const struct model_container *c, int64_t *cpu, in
 	}
 }
 
+/* Pod-level resources (spec.resources), as kube-scheduler's PodRequests
+ * takes them with PodLevelResources: a pod-level cpu or memory request
+ * (or, without one, its limit, which the API server copies into the
+ * request) stands for the pod instead of its containers' (QA-103). */
+static void pod_level_requests(const struct model_pod_spec *spec, struct plan_res *out)
+{
+	struct model_container pod = { .requests = spec->pod_requests, .limits = spec->pod_limits };
+	bool has_cpu = false, has_mem = false;
+	int64_t cpu, mem;
+
+	for (int l = 0; l < 2; l++) {
+		const struct model_resource_list *list = l ? &spec->pod_limits : &spec->pod_requests;
+
+		for (size_t i = 0; i < list->n_items; i++) {
+			has_cpu |= !strcmp(list->items[i].name, "cpu");
+			has_mem |= !strcmp(list->items[i].name, "memory");
+		}
+	}
+	if (!has_cpu && !has_mem)
+		return;
+	container_requests(&pod, &cpu, &mem);
+	if (has_cpu)
+		out->cpu_milli = cpu;
+	if (has_mem)
+		out->mem_bytes = mem;
+}
+
+/* As kube-scheduler's PodRequests: the containers' sum with the sidecars'
+ * (init containers with restartPolicy Always, which keep running), or the
+ * largest init container together with the sidecars started before it,
+ * whichever is more (QA-104). */
 void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 {
-	int64_t cpu = 0, mem = 0, icpu = 0, imem = 0, c, m;
+	int64_t cpu = 0, mem = 0, icpu = 0, imem = 0, scpu = 0, smem = 0, c, m;
 
 	for (size_t i = 0; i < spec->n_containers; i++) {
 		container_requests(&spec->containers[i], &c, &m);
@@ -274,12 +305,24 @@ void plan_pod_requests(const struct model_pod_spec *spec, struct plan_res *out)
 		mem = sat_add(mem, m);
 	}
 	for (size_t i = 0; i < spec->n_init_containers; i++) {
-		container_requests(&spec->init_containers[i], &c, &m);
+		const struct model_container *ic = &spec->init_containers[i];
+
+		container_requests(ic, &c, &m);
+		if (ic->restart_policy && !strcmp(ic->restart_policy, "Always")) {
+			cpu = sat_add(cpu, c);
+			mem = sat_add(mem, m);
+			c = scpu = sat_add(scpu, c);
+			m = smem = sat_add(smem, m);
+		} else {
+			c = sat_add(c, scpu);
+			m = sat_add(m, smem);
+		}
 		icpu = c > icpu ? c : icpu;
 		imem = m > imem ? m : imem;
 	}
 	out->cpu_milli = cpu > icpu ? cpu : icpu;
 	out->mem_bytes = mem > imem ? mem : imem;
+	pod_level_requests(spec, out);
 	for (size_t i = 0; i < spec->overhead.n_items; i++) {
 		const struct model_quantity_entry *e = &spec->overhead.items[i];
 

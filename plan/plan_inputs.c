@@ -244,9 +244,10 @@ static int hold_bound_claims(struct planner *pl, struct exnode *en, const struct
 		return rc;
 	}
 	rc = alloc_try(en->actx, en->state, todo, n, &out, pl->err);
-	if (!rc && out.allocated)
+	if (!rc && out.allocated) {
 		alloc_state_commit(en->state, &out);
-	else if (rc != -ENOMEM)
+		rc = plan_share_outcome(pl, en, &out);
+	} else if (rc != -ENOMEM)
 		dt_diags_add(&pl->res->warnings, "pod %s/%s runs on node %s, but its claims do not "
 			     "fit what the input leaves there (%s): their devices count as free",
 			     p->ns, p->name, b->node, rc ? pl->err->msg : out.reason);
@@ -386,6 +387,35 @@ int plan_exnode_ctx(struct planner *pl, struct exnode *en)
 		if ((rc = alloc_state_add_allocation(en->state,
 				hit->claim->u.claim.status.allocation, pl->err)))
 			return rc;
+	for (size_t i = 0; i < pl->n_run_allocs; i++)
+		if ((rc = alloc_state_add_allocation(en->state, pl->run_allocs[i], pl->err)))
+			return rc;
+	return 0;
+}
+
+int plan_share_outcome(struct planner *pl, const struct exnode *en,
+		       const struct alloc_outcome *out)
+{
+	int rc;
+
+	/* Without such slices every device is its node's (the common case):
+	 * nothing to share, and nothing to pay per node. */
+	if (!pl->n_global_slices)
+		return 0;
+	for (size_t c = 0; c < out->n_claims; c++) {
+		struct model_allocation *a;
+
+		if (alloc_result_to_model(&out->claims[c], pl->set, &a) ||
+		    DT_GROW(pl->run_allocs, pl->cap_run_allocs, pl->n_run_allocs + 1))
+			return dt_err_set(pl->err, -ENOMEM, "out of memory");
+		pl->run_allocs[pl->n_run_allocs++] = a;
+		/* The other nodes' own devices are unknown to each other's
+		 * states, which pass over them. */
+		for (size_t i = 0; i < pl->n_nodes; i++)
+			if (&pl->nodes[i] != en && pl->nodes[i].state &&
+			    (rc = alloc_state_add_allocation(pl->nodes[i].state, a, pl->err)))
+				return rc;
+	}
 	return 0;
 }
 

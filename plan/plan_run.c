@@ -107,6 +107,7 @@ static void planner_free(struct planner *pl)
 	free(pl->allocated);
 	free(pl->by_node);
 	free(pl->global_claims);
+	free(pl->run_allocs);
 	free(pl->placed);
 	free(pl->shape_rep);
 	free(pl->shape_error);

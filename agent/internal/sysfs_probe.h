@@ -32,10 +32,16 @@
  * (longer than the limit or than len), -ENODATA (empty), -EIO; err names
  * the file. */
 int probe_read_attr(const char *path, char *buf, size_t len, struct dt_err *err);
+/* The same for file relative to the directory dirfd (AT_FDCWD: the
+ * current one); messages name shown, the file's whole path. */
+int probe_read_attr_at(int dirfd, const char *file, const char *shown, char *buf, size_t len,
+		       struct dt_err *err);
 
 /* Whether path names a regular file that can be opened for reading
  * (following links); 0 or the negative reason, as probe_read_attr. */
 int probe_check_file(const char *path);
+/* The same for path relative to the directory dirfd (AT_FDCWD: as above). */
+int probe_check_file_at(int dirfd, const char *path);
 
 /* A sysfs id value "0x10de" (hex with the 0x prefix, at most max). 0 or
  * -EINVAL. */

@@ -684,7 +684,8 @@ static void explain(struct search *S, char *buf, size_t n)
 						why_not(&T, cl, rq, dev, &why);
 					}
 				}
-				if (avail >= rq->num)
+				/* (All wants at least one device, as the scheduler does) */
+				if (avail >= rq->num && (avail || !rq->all))
 					goto next_request;      /* this one could work */
 				if (!worst) {
 					worst = rq;

@@ -1,4 +1,5 @@
-/* array.c - dt_grow, the one array growth of the codebase (array.h). */
+/* array.c - dt_grow, the one array growth of the codebase, and
+ * dt_strv_free (array.h). */
 #include "array.h"
 
 #include <errno.h>
@@ -29,4 +30,11 @@ int dt_grow(void **v, size_t *cap, size_t need, size_t size)
 	*v = nv;
 	*cap = ncap;
 	return 0;
+}
+
+void dt_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
 }

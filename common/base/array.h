@@ -1,7 +1,8 @@
 /* array.h - growing a malloc'ed array (DT_GROW), in the spirit of git's
  * ALLOC_GROW and systemd's GREEDY_REALLOC: one place that doubles the
  * capacity, checks the size arithmetic for overflow and zeroes the new
- * room, instead of a hand-written realloc at every array that grows. */
+ * room, instead of a hand-written realloc at every array that grows;
+ * and freeing an array of strings. */
 #ifndef DT_ARRAY_H
 #define DT_ARRAY_H
 
@@ -28,5 +29,10 @@ int dt_grow(void **v, size_t *cap, size_t need, size_t size);
 		(arr) = dt_grow_p_;                                             \
 		dt_grow_rc_;                                                    \
 	})
+
+/* Free the n strings of v (NULL ones are skipped) and v itself: the one
+ * owner's release of a malloc'ed array of malloc'ed strings. v may be
+ * NULL. */
+void dt_strv_free(char **v, size_t n);
 
 #endif

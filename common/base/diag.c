@@ -20,7 +20,13 @@ int dt_diags_add(struct dt_diags *d, const char *fmt, ...)
 	char *msg;
 	int r;
 
-	if (d->n >= DT_DIAG_MAX || DT_GROW(d->msgs, d->cap, d->n + 1)) {
+	/* A full list is no failure: the message is counted, not stored, and
+	 * the caller goes on finding the others (QA-102). */
+	if (d->n >= DT_DIAG_MAX) {
+		d->dropped++;
+		return 0;
+	}
+	if (DT_GROW(d->msgs, d->cap, d->n + 1)) {
 		d->dropped++;
 		return -ENOMEM;
 	}

@@ -18,7 +18,8 @@ struct dt_diags {
 };
 
 void dt_diags_init(struct dt_diags *d);
-/* Append one formatted message. Returns 0, or -ENOMEM (message dropped). */
+/* Append one formatted message. Returns 0 (also past DT_DIAG_MAX, where it
+ * is only counted), or -ENOMEM (out of memory: message dropped). */
 int dt_diags_add(struct dt_diags *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Total number of problems seen, including dropped ones. */

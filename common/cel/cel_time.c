@@ -21,20 +21,6 @@
 
 /* ---- calendar ---- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	int64_t era;
-	unsigned yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
 static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
 	int64_t era;
@@ -220,12 +206,12 @@ static int64_t tz_date_local(const struct tz_date *d, int64_t y)
 	int64_t days;
 
 	if (d->kind == 'J')
-		days = days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
+		days = timestamp_days_from_civil(y, 1, 1) + d->n - 1 + (is_leap(y) && d->n >= 60);
 	else if (d->kind == 'N')
-		days = days_from_civil(y, 1, 1) + d->n;
+		days = timestamp_days_from_civil(y, 1, 1) + d->n;
 	else {
 		static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-		int64_t first = days_from_civil(y, (unsigned)d->m, 1);
+		int64_t first = timestamp_days_from_civil(y, (unsigned)d->m, 1);
 		int wd = (int)(((first % 7) + 7 + 4) % 7);    /* 1970-01-01: Thursday */
 		int len = mdays[d->m - 1] + (d->m == 2 && is_leap(y));
 		int day = 1 + (d->d - wd + 7) % 7 + (d->w - 1) * 7;
@@ -463,8 +449,7 @@ struct cel_value cel_timestamp_parse(struct cel_ctx *ctx, const char *s, size_t 
 
 	if (timestamp_parse(s, len, &ts, &err))
 		return cel_errorf(ctx, "invalid timestamp \"%.*s\"", (int)(len > 64 ? 64 : len), s);
-	t = days_from_civil(ts.year, (unsigned)ts.month, (unsigned)ts.day) * 86400 +
-	    ts.hour * 3600 + ts.minute * 60 + ts.second - ts.offset;
+	t = timestamp_unix(&ts);
 	if (t < TS_MIN || t > TS_MAX)
 		return cel_errorf(ctx, "timestamp out of range");
 	return cel_timestamp(t, ts.nsec);
@@ -671,7 +656,7 @@ static struct cel_value ts_get(struct cel_ctx *ctx, const struct cel_value *a, s
 	case G_DATE: return cel_int(d);
 	case G_DOM: return cel_int((int64_t)d - 1);
 	case G_DOW: return cel_int((days % 7 + 7 + 4) % 7);     /* 1970-01-01 was a Thursday */
-	case G_DOY: return cel_int(days - days_from_civil(y, 1, 1));
+	case G_DOY: return cel_int(days - timestamp_days_from_civil(y, 1, 1));
 	case G_HOURS: return cel_int(rem / 3600);
 	case G_MINUTES: return cel_int(rem / 60 % 60);
 	case G_SECONDS: return cel_int(rem % 60);

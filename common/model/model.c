@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cel_value.h"
+#include "escape.h"
 #include "hash.h"
 #include "model.h"
 #include "model_internal.h"
@@ -475,17 +476,27 @@ int model_split_qualified(struct model_set *s, const char *name, const char *def
 	return 0;
 }
 
+/* s as a message may show it: control bytes escaped (QA-91), so that a
+ * name the validator refuses cannot rewrite the terminal it is shown on. */
+static const char *shown(const char *s, char *buf, size_t size)
+{
+	dt_quote_buf(buf, size, s, strlen(s), SB_QUOTE_BARE | SB_QUOTE_NAMED | SB_QUOTE_DEL);
+	return buf;
+}
+
 void model_object_describe(const struct model_object *o, char *buf, size_t size)
 {
 	const char *name = o->meta.name ? o->meta.name : "";
+	char n[288], ns[288];
 
 	if (!name[0] && o->meta.generate_name)
 		name = o->meta.generate_name;
 	if (model_kind_namespaced(o->kind))
 		snprintf(buf, size, "%s %s/%s", model_kind_name(o->kind),
-			 o->meta.ns ? o->meta.ns : "default", name);
+			 shown(o->meta.ns ? o->meta.ns : "default", ns, sizeof(ns)),
+			 shown(name, n, sizeof(n)));
 	else
-		snprintf(buf, size, "%s %s", model_kind_name(o->kind), name);
+		snprintf(buf, size, "%s %s", model_kind_name(o->kind), shown(name, n, sizeof(n)));
 }
 
 size_t model_attr_n_values(const struct model_attribute *a)

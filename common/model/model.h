@@ -487,6 +487,9 @@ struct model_container_claim {
 struct model_container {
 	const char *name;
 	const char *image;
+	/* "Always" on an init container: a sidecar (native sidecars, GA in
+	 * 1.33), which runs beside the containers and counts with them. */
+	const char *restart_policy;
 	struct model_resource_list requests;
 	struct model_resource_list limits;
 	struct model_container_claim *claims;
@@ -520,6 +523,10 @@ struct model_pod_spec {
 	struct model_container *init_containers;
 	size_t n_init_containers;
 	struct model_resource_list overhead;
+	/* spec.resources (PodLevelResources, beta and on by default since
+	 * 1.34): the pod's cpu, memory and hugepages as a whole, which the
+	 * scheduler then counts instead of its containers' sum. */
+	struct model_resource_list pod_requests, pod_limits;
 	bool has_priority;
 	int64_t priority;
 	const char *priority_class_name;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "model_internal.h"
 #include "strbuf.h"
 
@@ -389,10 +390,26 @@ oom:
 	rc = dt_err_set(err, -ENOMEM, "out of memory");
 out:
 	closedir(dh);
-	for (size_t i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
+	dt_strv_free(names, n);
 	return rc;
+}
+
+/* Whether a directory's entry is a file to read: 0 yes (or its error is
+ * load_one_file's to tell: a dangling link), 1 a directory (skipped), or
+ * -EINVAL for a FIFO, socket or device: opening a FIFO nobody writes would
+ * wait forever (QA-99). Given alone, such a file is read (`-f <(...)`). */
+static int dir_entry_regular(const char *path, struct dt_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	if (!S_ISREG(st.st_mode))
+		return dt_err_set(err, -EINVAL, "%s: not a regular file (a FIFO, socket or device "
+				  "in a directory is not read)", path);
+	return 0;
 }
 
 /* A directory as `kubectl apply -f DIR` reads it: its *.yaml, *.yml and
@@ -424,7 +441,15 @@ static int load_dir(struct model_set *s, const char *dir, struct dt_diags *errs,
 			rc = dt_err_set(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = load_one_file(s, sb_str(&path), errs, err);
+		rc = dir_entry_regular(sb_str(&path), err);
+		if (rc == 1) {          /* a directory: not recursive, as kubectl */
+			sb_free(&path);
+			continue;
+		}
+		if (rc < 0 && errs)
+			dt_diags_add(errs, "%s", err->msg);
+		else
+			rc = load_one_file(s, sb_str(&path), errs, err);
 		sb_free(&path);
 		if (rc == -ENOMEM)
 			goto out;
@@ -435,9 +460,7 @@ static int load_dir(struct model_set *s, const char *dir, struct dt_diags *errs,
 	}
 	rc = first_rc;
 out:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	dt_strv_free(names, n);
 	return rc;
 }
 

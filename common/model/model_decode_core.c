@@ -37,6 +37,7 @@ static void item_container(struct model_dec *d, const struct doc_node *it, void 
 
 	c->name = model_get_str(d, it, "name");
 	c->image = model_get_str(d, it, "image");
+	c->restart_policy = model_get_str(d, it, "restartPolicy");
 	if (res) {
 		size_t rm = model_path_field(&d->path, "resources");
 		const struct doc_node *claims = model_get_seq(d, res, "claims");
@@ -48,6 +49,23 @@ static void item_container(struct model_dec *d, const struct doc_node *it, void 
 		model_path_pop(&d->path, rm);
 	}
 	(void)ctx;
+}
+
+/* spec.resources: requests and limits of the pod as a whole (no claims). */
+static void get_pod_resources(struct model_dec *d, const struct doc_node *spec,
+			      struct model_pod_spec *p)
+{
+	static const char *const f_pod_resources[] = { "limits", "requests", NULL };
+	const struct doc_node *res = model_get_map(d, spec, "resources");
+	size_t rm;
+
+	if (!res)
+		return;
+	rm = model_path_field(&d->path, "resources");
+	model_closed_fields(d, res, f_pod_resources, NULL);
+	model_get_resource_list(d, res, "requests", &p->pod_requests);
+	model_get_resource_list(d, res, "limits", &p->pod_limits);
+	model_path_pop(&d->path, rm);
 }
 
 static void get_containers(struct model_dec *d, const struct doc_node *m, const char *key,
@@ -109,6 +127,7 @@ static void dec_pod_spec(struct model_dec *d, const struct doc_node *spec, struc
 	get_containers(d, spec, "containers", &p->containers, &p->n_containers);
 	get_containers(d, spec, "initContainers", &p->init_containers, &p->n_init_containers);
 	model_get_resource_list(d, spec, "overhead", &p->overhead);
+	get_pod_resources(d, spec, p);
 	model_get_int(d, spec, "priority", 32, &p->has_priority, &p->priority);
 	p->priority_class_name = model_get_str(d, spec, "priorityClassName");
 	p->scheduler_name = model_get_str(d, spec, "schedulerName");

@@ -247,22 +247,28 @@ const struct doc_node *model_get_seq(struct model_dec *d, const struct doc_node 
 	return get_if(d, m, key, is_seq_with_items);
 }
 
+/* A scalar that is not a string is refused, but its text is kept (as
+ * model_get_time keeps its text, QA-101): the field was given, and
+ * validation must not call it missing as well ("must specify one of"). */
 static const char *node_str(struct model_dec *d, const struct doc_node *n)
 {
+	bool scalar = n->text && (n->kind == DOC_BOOL || n->kind == DOC_INT ||
+				  n->kind == DOC_FLOAT);
+
 	if (n->kind == DOC_BOOL && n->text && strcmp(n->text, "true") && strcmp(n->text, "false")) {
 		/* YAML 1.1 reads y, n, yes, off, ... as booleans. */
 		model_dec_report(d, n,
 				 "must be a string (YAML reads this word as a boolean; quote it)");
-		return NULL;
+		return model_dstrdup(d, n);
 	}
 	if (n->kind != DOC_STRING) {
 		model_dec_report(d, n, "must be a string");
-		return NULL;
+		return scalar ? model_dstrdup(d, n) : NULL;
 	}
-	if (n->text && memchr(n->text, '\0', n->text_len)) {
+	/* The text before the NUL is kept, as model_get_time keeps its text:
+	 * validation must not call the field missing as well (QA-90). */
+	if (n->text && memchr(n->text, '\0', n->text_len))
 		model_dec_report(d, n, "must not contain NUL characters");
-		return NULL;
-	}
 	return model_dstrdup(d, n);
 }
 

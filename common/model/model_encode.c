@@ -595,6 +595,7 @@ static struct doc_node *enc_container(struct enc *e, const void *item)
 
 	put_str(e, m, "image", c->image);
 	put_str(e, m, "name", c->name);
+	put_str(e, m, "restartPolicy", c->restart_policy);
 	PUT_LIST(e, res, "claims", c->claims, c->n_claims, enc_container_claim);
 	put_resources(e, res, "limits", &c->limits);
 	put_resources(e, res, "requests", &c->requests);
@@ -632,6 +633,13 @@ static struct doc_node *enc_pod_spec(struct enc *e, const struct model_pod_spec 
 	put_str(e, spec, "nodeName", p->node_name);
 	put_kv(e, spec, "nodeSelector", p->node_selector, p->n_node_selector);
 	put_resources(e, spec, "overhead", &p->overhead);
+	if (p->pod_requests.n_items || p->pod_limits.n_items) {
+		struct doc_node *res = new_map(e);
+
+		put_resources(e, res, "limits", &p->pod_limits);
+		put_resources(e, res, "requests", &p->pod_requests);
+		put(e, spec, "resources", res);
+	}
 	if (p->has_priority)
 		put_int(e, spec, "priority", p->priority);
 	put_str(e, spec, "priorityClassName", p->priority_class_name);

@@ -47,16 +47,32 @@ void model_v_resource_list(struct model_val *v, const char *field,
 	P_POP(v, f);
 }
 
-/* requests <= limits; extended resources need requests == limits. */
+/* The API server's IsOvercommitAllowed: native resources but hugepages
+ * may be requested below their limit; extended ones may not. */
+static bool overcommit_allowed(const char *name)
+{
+	return is_native_resource(name) && strncmp(name, "hugepages-", 10) != 0;
+}
+
+/* A request of a resource that cannot be overcommitted needs its limit. */
+static void v_limit_required(struct model_val *v)
+{
+	size_t f = P_FIELD(v, "limits");
+
+	model_e_required(v, "Limit must be set for non overcommitable resources");
+	P_POP(v, f);
+}
+
+/* requests <= limits; extended resources and hugepages need requests ==
+ * limits, and a limit. */
 static void v_requests_vs_limits(struct model_val *v, const struct model_container *c)
 {
-	struct model_name_index limits;
+	struct model_name_index limits = { 0 };
 	size_t f;
 
-	if (!c->requests.n_items || !c->limits.n_items ||
+	if (!c->requests.n_items ||
 	    NAME_INDEX(v, &limits, c->limits.items, c->limits.n_items, name))
 		return;
-	f = P_FIELD(v, "requests");
 	for (size_t i = 0; i < c->requests.n_items; i++) {
 		const struct model_quantity_entry *req = &c->requests.items[i];
 		size_t li = model_name_index_find(&limits, req->name);
@@ -64,13 +80,17 @@ static void v_requests_vs_limits(struct model_val *v, const struct model_contain
 		char a[QUANTITY_STR_MAX], b[QUANTITY_STR_MAX], msg[512];
 		size_t k;
 
-		if (li == SIZE_MAX)
+		if (li == SIZE_MAX) {
+			if (!overcommit_allowed(req->name))
+				v_limit_required(v);
 			continue;
+		}
 		lim = &c->limits.items[li];
+		f = P_FIELD(v, "requests");
 		k = P_KEY(v, req->name);
 		model_q_str(&req->value, a);
 		model_q_str(&lim->value, b);
-		if (!is_native_resource(req->name) && quantity_cmp(&req->value, &lim->value)) {
+		if (!overcommit_allowed(req->name) && quantity_cmp(&req->value, &lim->value)) {
 			snprintf(msg, sizeof(msg), "must be equal to %s limit of %s", req->name, b);
 			model_e_invalid_str(v, a, msg);
 		} else if (quantity_cmp(&req->value, &lim->value) > 0) {
@@ -79,8 +99,8 @@ static void v_requests_vs_limits(struct model_val *v, const struct model_contain
 			model_e_invalid_str(v, a, msg);
 		}
 		P_POP(v, k);
+		P_POP(v, f);
 	}
-	P_POP(v, f);
 	model_name_index_free(&limits);
 }
 
@@ -250,6 +270,12 @@ void model_v_pod_spec(struct model_val *v, const struct model_pod_spec *p)
 	}
 	P_POP(v, f);
 	model_v_resource_list(v, "overhead", &p->overhead);
+	if (p->pod_requests.n_items || p->pod_limits.n_items) {
+		f = P_FIELD(v, "resources");
+		model_v_resource_list(v, "requests", &p->pod_requests);
+		model_v_resource_list(v, "limits", &p->pod_limits);
+		P_POP(v, f);
+	}
 	if (p->pod_group_name) {
 		f = P_FIELD(v, "schedulingGroup");
 		size_t g = P_FIELD(v, "podGroupName");

@@ -53,6 +53,17 @@ int obs_log_parse_level(const char *text, enum obs_level *out, struct dt_err *er
 			  "log level \"%s\": expected debug, info, warn or error", text);
 }
 
+int obs_log_level_opt(void *dst, const char *text, struct dt_err *err)
+{
+	enum obs_level level;
+
+	(void)dst;
+	if (obs_log_parse_level(text, &level, err))
+		return -EINVAL;
+	obs_log_set_level(level);
+	return 0;
+}
+
 int obs_log_set_fd(int fd)
 {
 	return atomic_exchange(&log_fd, fd);

@@ -38,6 +38,12 @@ void obs_log_set_level(enum obs_level level);
 bool obs_log_enabled(enum obs_level level);
 /* "debug", "info", "warn" or "error" (for a --log-level flag). */
 int obs_log_parse_level(const char *text, enum obs_level *out, struct dt_err *err);
+/* The same as an option table's setter (common/opts' OPT_FUNC): sets the
+ * process's level, dst unused. OBS_LOG_LEVEL_OPT is the daemons' row. */
+int obs_log_level_opt(void *dst, const char *text, struct dt_err *err);
+#define OBS_LOG_LEVEL_OPT                                                               \
+	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = obs_log_level_opt, \
+	  .help = "debug, info (default), warn, error" }
 const char *obs_level_name(enum obs_level level);
 /* Where lines go (default 2); returns the previous fd. The caller keeps
  * ownership of fd and must keep it open while it is set. */

@@ -547,10 +547,15 @@ int opts_dispatch(const struct opts_prog *p, int argc, char **argv)
 void opts_print_diags(FILE *f, const char *prog, const char *prefix, const char *what,
 		      const struct dt_diags *d)
 {
+	size_t len = strlen(what);
+
 	for (size_t i = 0; i < d->n; i++)
 		fprintf(f, "%s%s\n", prefix, d->msgs[i]);
+	/* "1 more error", "2 more errors" */
 	if (d->dropped)
-		fprintf(f, "%s: %zu more %s not shown\n", prog, d->dropped, what);
+		fprintf(f, "%s: %zu more %.*s not shown\n", prog, d->dropped,
+			(int)(d->dropped == 1 && len > 1 && what[len - 1] == 's' ? len - 1 : len),
+			what);
 }
 
 int opts_write_out(const char *prog, const struct strbuf *sb)

@@ -37,6 +37,9 @@ int duration_parse(const char *s, int64_t *ns, struct dt_err *err)
 			if (v > DURATION_MAX_NS)
 				return dt_err_set(err, -ERANGE, "duration '%s' is too long", s);
 		}
+		if (*p == '.' || *p == ',')
+			return dt_err_set(err, -EINVAL, "duration '%s': no fractions; write whole "
+					  "units (1h30m, 1500ms)", s);
 		for (u = p; *p && (*p < '0' || *p > '9'); p++)
 			;
 		if (u == p && u == s + strspn(s, "0123456789") && !*p) {

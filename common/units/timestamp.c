@@ -175,19 +175,6 @@ static int parse_error(struct dt_err *err, const char *s, size_t len, const stru
 	return rc;
 }
 
-int64_t timestamp_unix(const struct timestamp *t)
-{
-	struct tm tm = { 0 };
-
-	tm.tm_year = t->year - 1900;
-	tm.tm_mon = t->month - 1;
-	tm.tm_mday = t->day;
-	tm.tm_hour = t->hour;
-	tm.tm_min = t->minute;
-	tm.tm_sec = t->second;
-	return (int64_t)timegm(&tm) - t->offset;
-}
-
 int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_err *err)
 {
 	struct timestamp tmp = { 0 };
@@ -218,4 +205,23 @@ int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_er
 	if (t->day < 1 || t->day > days_in(t->month, t->year))
 		return parse_error(err, s, len, NULL, NULL, ": day out of range", NULL);
 	return 0;
+}
+
+int64_t timestamp_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+int64_t timestamp_unix(const struct timestamp *t)
+{
+	return timestamp_days_from_civil(t->year, (unsigned)t->month, (unsigned)t->day) * 86400 +
+	       t->hour * 3600 + t->minute * 60 + t->second - t->offset;
 }

@@ -38,7 +38,11 @@ struct timestamp {
 /* Parse len bytes of s (NUL bytes in them are refused). 0 and *t, or
  * -EINVAL with Go's message in err; t may be NULL to only check. */
 int timestamp_parse(const char *s, size_t len, struct timestamp *t, struct dt_err *err);
-/* The time as Unix seconds (its offset applied; the fraction in t->nsec). */
+
+/* Days since 1970-01-01 of a date of the proleptic Gregorian calendar. */
+int64_t timestamp_days_from_civil(int64_t year, unsigned month, unsigned day);
+/* The time as Unix seconds (UTC, its offset applied; the fraction in
+ * t->nsec). */
 int64_t timestamp_unix(const struct timestamp *t);
 
 #endif

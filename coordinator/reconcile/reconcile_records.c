@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 #define NS_PER_S ((int64_t)1000000000)
 
 /* ---- Verdicts and types ---- */
@@ -73,13 +75,6 @@ void rec_node_free(struct rec_node *n)
 	dt_diags_init(&n->differences);
 }
 
-static void names_free(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rec_learned_free(struct rec_learned *l)
 {
 	if (!l)
@@ -87,7 +82,7 @@ void rec_learned_free(struct rec_learned *l)
 	free(l->type);
 	free(l->shape_key);
 	free(l->source);
-	names_free(l->nodes, l->n_nodes);
+	dt_strv_free(l->nodes, l->n_nodes);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -97,7 +92,7 @@ void rec_conflict_free(struct rec_conflict *c)
 		return;
 	for (size_t i = 0; c->shapes && i < c->n_shapes; i++) {
 		free(c->shapes[i].shape_key);
-		names_free(c->shapes[i].nodes, c->shapes[i].n_nodes);
+		dt_strv_free(c->shapes[i].nodes, c->shapes[i].n_nodes);
 	}
 	free(c->shapes);
 	free(c->type);

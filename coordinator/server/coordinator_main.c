@@ -59,17 +59,6 @@ static int set_kube(void *dst, const char *v, struct dt_err *err)
 	return 0;
 }
 
-static int set_log_level(void *dst, const char *v, struct dt_err *err)
-{
-	enum obs_level level;
-
-	(void)dst;
-	if (obs_log_parse_level(v, &level, err))
-		return -EINVAL;
-	obs_log_set_level(level);
-	return 0;
-}
-
 #define ARG_AT(f) OPTS_AT(struct args, f)
 
 static const struct opt coord_opts[] = {
@@ -119,8 +108,7 @@ static const struct opt coord_opts[] = {
 	{ .name = "dry-run", .type = OPT_FLAG, .at = ARG_AT(dry_run),
 	  .help = "plan the cluster's pending pods but write nothing: each\n"
 		  "write is a log line (event=kube_dry_run) and a metric" },
-	{ .name = "log-level", .type = OPT_FUNC, .arg = "L", .set = set_log_level,
-	  .help = "debug, info (default), warn, error" },
+	OBS_LOG_LEVEL_OPT,
 	{ .name = "version", .type = OPT_FLAG, .at = ARG_AT(version), .help = "print the version" },
 	{ 0 }
 };

@@ -4,14 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "store.h"
-
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void store_node_done(struct store_node *n)
 {
@@ -20,7 +14,7 @@ void store_node_done(struct store_node *n)
 	free(n->name);
 	free(n->instance_type);
 	free(n->verdict);
-	free_strv(n->differences, n->n_differences);
+	dt_strv_free(n->differences, n->n_differences);
 	free(n->agent_version);
 	free(n->boot_id);
 	free(n->report);
@@ -35,7 +29,7 @@ void store_learned_done(struct store_learned *l)
 	free(l->instance_type);
 	free(l->shape_key);
 	free(l->hwdb_text);
-	free_strv(l->nodes, l->n_nodes);
+	dt_strv_free(l->nodes, l->n_nodes);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -157,6 +157,11 @@ struct planner {
 	size_t n_by_node;
 	const struct model_object **global_claims;
 	size_t n_global_claims;
+	/* The allocations this run makes on existing nodes while some slice
+	 * is not bound to one node: every node's state counts them, as the
+	 * scheduler's one set of allocated devices does (plan_share_outcome). */
+	struct model_allocation **run_allocs;
+	size_t n_run_allocs, cap_run_allocs;
 
 	struct plan_pods pods;
 	bool *placed;                           /* per unit */
@@ -234,6 +239,11 @@ int plan_setup_nodes(struct planner *pl);
 int plan_setup_candidates(struct planner *pl);
 /* The allocator context of a node, built when first needed. */
 int plan_exnode_ctx(struct planner *pl, struct exnode *en);
+/* After out was committed on en: what it took from pools that are not
+ * en's alone (slices with a nodeSelector, allNodes or per-device node
+ * selection) is taken on every other existing node too. 0 or -ENOMEM. */
+int plan_share_outcome(struct planner *pl, const struct exnode *en,
+		       const struct alloc_outcome *out);
 int plan_hypo_ctx(struct planner *pl, struct hypo *h);
 const char *plan_annotation(const struct model_meta *m, const char *key);
 

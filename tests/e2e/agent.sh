@@ -154,8 +154,10 @@ expect 2 "$AGENT" run --once --insecure \
 has "$TMP/err" '^dratopo-agent run: --node-name "Bad_Name": a lowercase RFC 1123 subdomain' \
 	"run refuses a bad node name"
 NODE_NAME=gpu_1 expect 2 "$AGENT" slices --sysfs-root "$FX/p5.48xlarge"
-has "$TMP/err" '^dratopo-agent: \$NODE_NAME "gpu_1": a lowercase RFC 1123' \
+has "$TMP/err" '^dratopo-agent slices: \$NODE_NAME "gpu_1": a lowercase RFC 1123' \
 	"slices says where the name came from"
+# QA-96: the command's own name and its synopsis, as every usage error
+has "$TMP/err" '^usage: dratopo-agent slices ' "bad node name: the synopsis"
 expect 0 "$AGENT" --help
 expect 0 "$AGENT" --version
 grep -qx 'dratopo-agent [0-9][0-9.]*' "$TMP/out" || fail "--version prints 'dratopo-agent VERSION'"

@@ -43,6 +43,23 @@ if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-pair.yaml" --no
 	jqis '.claims' '[]'
 	jqis '.unallocatable' '"claim ml/pair, request gpus: node node-2 has no devices: no ResourceSlice of the input is for it (by nodeName, nodeSelector, allNodes or per-device node selection)"'
 fi
+# QA-92: the same with firstAvailable ending in an All subrequest (which
+# wants at least one device): still "no devices", not "no combination".
+cat >"$TMP/fa-all.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: fa, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpus
+      firstAvailable:
+      - {name: eight, deviceClassName: gpu.example.com, count: 8}
+      - {name: every, deviceClassName: gpu.example.com, allocationMode: All}
+YAML
+if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$TMP/fa-all.yaml" --node node-2; then
+	jqis '.unallocatable | test("request gpus/eight: node node-2 has no devices")' 'true'
+fi
 if expect 3 "$BIN" allocate -f "$FIX/node-gpus.yaml" "$FIX/claim-too-many.yaml" --node node-1; then
 	jqis '.unallocatable | test("request gpus: 5 devices .* 4 of the node.s 5 devices match")' 'true'
 fi

@@ -93,6 +93,9 @@ run 0 --let 'l=[1, 2]' 'l.sum()' && [ "$(cat "$TMP/out")" = 3 ] || fail "--let l
 run 2 --let novalue 'novalue' && stderr_has 'NAME=EXPR'
 run 2 --let '1x=3' 'true' && stderr_has 'not a CEL identifier'
 run 2 --let 'in=3' 'true' && stderr_has 'not a CEL identifier'
+# QA-95: worded as the parser words a bad value, with the synopsis
+run 2 --let 'x' 'x' && stderr_has 'dratopo cel eval: --let: wants NAME=EXPR, got "x"' &&
+	stderr_has 'usage: dratopo cel eval '
 run 2 --let x=1 --let x=2 'x' && stderr_has "already declared"
 run 2 --let device=1 'device'
 run 2 --let 'x=1 +' 'x' && stderr_has 'ERROR: <input>:1:4:'

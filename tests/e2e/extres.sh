@@ -90,4 +90,37 @@ for bad in gpu kubernetes.io/gpu requests.example.com/gpu 'example.com/bad name'
 done
 expect 0 "$BIN" validate -f "$TMP/class.yaml"
 
+# QA-97: two classes with one extendedResourceName: the one created later
+# backs it (and of two created at once, the name that sorts first), not
+# the first in the input
+cat >"$TMP/two.yaml" <<'YAML'
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: a-l4, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName.contains("L4")'}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: b-h100, creationTimestamp: "2026-02-01T00:00:00+05:00"}
+spec:
+  extendedResourceName: example.com/gpu
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].productName.contains("H100")'}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: x}
+spec:
+  containers:
+  - {name: m, image: x, resources: {limits: {example.com/gpu: "1"}}}
+YAML
+expect 0 "$BIN" plan -f "$TMP/two.yaml" -o json &&
+	jqis '.nodeClaims[0].instanceType | startswith("p5")' 'true' "the later class (H100)"
+sed 's/2026-02-01T00:00:00+05:00/2026-01-01T05:00:00+05:00/' "$TMP/two.yaml" >"$TMP/tie.yaml"
+expect 0 "$BIN" plan -f "$TMP/tie.yaml" -o json &&
+	jqis '.nodeClaims[0].instanceType | test("^(g6|g6f|gr6)\\.")' 'true' "a tie: the name first (L4)"
+
 e2e_finish

@@ -124,6 +124,16 @@ walk_program dratopo "$BIN"
 walk_program dratopo-agent "$AGENT"
 walk_program dratopo-coordinator "$COORD"
 
+# QA-93: what nodes prints instead of the node list takes no -o json and
+# no filter (they were silently ignored: YAML came out of --lifts -o json).
+R="--coordinator 127.0.0.1:1 --insecure"
+usage_error "--lifts prints no JSON (no -o with it)" "dratopo nodes" "$BIN" nodes $R --lifts -ojson
+usage_error "--forget prints no JSON (no -o with it)" "dratopo nodes" "$BIN" nodes $R --forget n -o json
+usage_error "--type and --verdict filter the node list, not -o yaml" "dratopo nodes" \
+	"$BIN" nodes $R -o yaml --type p5.48xlarge
+usage_error "--type and --verdict filter the node list, not --lifts" "dratopo nodes" \
+	"$BIN" nodes $R --lifts --verdict=drift
+
 # The walk reached every command the README documents: dratopo's validate,
 # cel eval, hwdb list/show/export, allocate, plan, nodes, types; the agent's
 # probe, verify, slices, run; the coordinator.

@@ -66,6 +66,15 @@ refuse p5.48xlarge "all-1g.5gb" 'no MIG profile "1g.5gb"'
 refuse p5.48xlarge "all-7g.80gb;disabled" "2 GPU entries, p5.48xlarge has 8 GPUs"
 refuse g6.xlarge dynamic "NVIDIA L4 has no MIG profiles"
 refuse p5.48xlarge "1g.10gb!" "cannot be in a profile name"
+# QA-94: an option's bad value is a usage error as the parser words it
+# (the synopsis follows), an unknown type is named by the command it hit
+expect 2 "$BIN" hwdb show p5.48xlarge --mig "1g.10gb,,1g.10gb" &&
+	[ "$(head -1 "$TMP/err")" = 'dratopo hwdb show: --mig: MIG layout "1g.10gb,,1g.10gb": GPU entry 0: an empty profile name' ] &&
+	grep -q "^usage: dratopo hwdb show" "$TMP/err" || fail "--mig value error as a usage error"
+expect 2 "$BIN" hwdb show p5.48xlarge --consumable-capacity 0 &&
+	grep -q "^usage: dratopo hwdb show" "$TMP/err" || fail "--consumable-capacity value error as a usage error"
+expect 1 "$BIN" hwdb export p5.48xlargee &&
+	has "$TMP/err" "^dratopo hwdb export: unknown instance type 'p5.48xlargee' \(did you mean 'p5.48xlarge'\?\)" "export names itself"
 expect 2 "$BIN" hwdb show p5.4xlarge --mig dynamic --consumable-capacity 4 &&
 	has "$TMP/err" "cannot be combined with dynamic MIG" "dynamic + sharing"
 

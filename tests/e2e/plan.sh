@@ -223,4 +223,68 @@ expect 1 "$BIN" plan -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'bad.yaml: document 1' "invalid manifest message"
 expect 0 "$BIN" plan --help
 
+# QA-100: a pool shared by two existing nodes (a slice with a nodeSelector)
+# is allocated once for the cluster: its two devices go to one pod, placed
+# or running, and the other pod gets neither on the other node.
+if expect 3 "$BIN" plan -f "$FIX/shared-pool.yaml" -o json; then
+	jqis '[.existingNodes[].pods[]]' '["default/p0"]' "one pod on the shared pool"
+	jqis '[.unschedulable[].pod]' '["default/p1"]' "the other not on the same devices"
+	jqis '.unschedulable[0].reason | test("n2: .*0 of those are available: 2 in use")' 'true' \
+		"the devices are in use on n2 too"
+fi
+sed '/^metadata: {name: p0}$/{n;s/^spec:$/spec:\n  nodeName: n1/}' \
+	"$FIX/shared-pool.yaml" >"$TMP/shared-bound.yaml"
+grep -q 'nodeName: n1' "$TMP/shared-bound.yaml" || fail "shared-bound.yaml not made"
+if expect 3 "$BIN" plan -f "$TMP/shared-bound.yaml" -o json; then
+	jqis '[.unschedulable[].pod]' '["default/p1"]' "a running pod holds the shared devices"
+fi
+
+# QA-103: pod-level resources (spec.resources, PodLevelResources) stand for
+# the pod: 300Gi asked at the pod level does not fit a c6in (256Gi), though
+# its container asks for nothing; a pod-level limit alone counts the same.
+cat >"$TMP/podlevel.yaml" <<'YAML'
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}
+      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [c6in]}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  resources:
+    requests: {cpu: "30", memory: 300Gi}
+  containers: [{name: c, image: x}]
+YAML
+expect 0 "$BIN" validate -f "$TMP/podlevel.yaml"
+expect 3 "$BIN" plan -f "$TMP/podlevel.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("too small")' 'true' "pod-level memory counted"
+sed 's/requests: {cpu: "30", memory: 300Gi}/limits: {memory: 300Gi}/' "$TMP/podlevel.yaml" >"$TMP/podlimit.yaml"
+expect 3 "$BIN" plan -f "$TMP/podlimit.yaml" -o json
+sed 's/memory: 300Gi/memory: 200Gi/' "$TMP/podlevel.yaml" >"$TMP/podfits.yaml"
+expect 0 "$BIN" plan -f "$TMP/podfits.yaml" -o json &&
+	jqis '.nodeClaims[0].instanceType | startswith("c6in.")' 'true' "200Gi fits a c6in"
+
+# QA-104: a sidecar (an init container with restartPolicy Always) runs
+# beside the containers: 150Gi + 150Gi does not fit a c6in, where a plain
+# init container of 150Gi beside a 150Gi container does.
+{ sed -n '1,/^---$/p' "$TMP/podlevel.yaml"; cat <<'YAML'; } >"$TMP/side.yaml"
+apiVersion: v1
+kind: Pod
+metadata: {name: side}
+spec:
+  initContainers:
+  - {name: proxy, image: x, restartPolicy: Always, resources: {requests: {memory: 150Gi}}}
+  containers: [{name: c, image: x, resources: {requests: {memory: 150Gi}}}]
+YAML
+expect 0 "$BIN" validate -f "$TMP/side.yaml"
+expect 3 "$BIN" plan -f "$TMP/side.yaml" -o json &&
+	jqis '.unschedulable[0].reason | test("too small")' 'true' "a sidecar counts with the containers"
+sed '/restartPolicy: Always/s/restartPolicy: Always, //' "$TMP/side.yaml" >"$TMP/init.yaml"
+expect 0 "$BIN" plan -f "$TMP/init.yaml" -o json
+
 e2e_finish

@@ -146,6 +146,31 @@ for cmd in validate plan "allocate --node n"; do
 		grep -q "^$TMP/empty: no manifests (\*.yaml, \*.yml, \*.json) in the directory" "$TMP/err" ||
 		fail "$cmd: empty directory not reported"
 done
+# QA-99: a FIFO among a directory's manifests is refused, not opened (it
+# waited forever for a writer); a directory named like a manifest is
+# skipped; a pipe given alone is read (-f <(...)).
+mkdir -p "$TMP/fifodir/d.yaml"
+cp "$SEED/nodepool.yaml" "$TMP/fifodir/a.yaml"
+mkfifo "$TMP/fifodir/b.yaml"
+E2E_TIMEOUT=10 expect 1 "$BIN" validate -f "$TMP/fifodir" &&
+	same "$TMP/err" "$TMP/fifodir/b.yaml: not a regular file (a FIFO, socket or device in a directory is not read)"
+E2E_TIMEOUT=10 expect 0 "$BIN" validate -f <(cat "$SEED/nodepool.yaml") &&
+	same "$TMP/out" 'NodePool: 1 valid'
+# QA-102: past the 10,000 messages kept, the rest are counted, not given up
+# on (the count was 2 of 2,000, as if the list being full were a failure);
+# one is "1 more error".
+for i in $(seq 0 10099); do
+	printf -- '---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: X%d}\n' "$i"
+done >"$TMP/many-bad.yaml"
+expect 1 "$BIN" validate -f "$TMP/many-bad.yaml" &&
+	[ "$(tail -1 "$TMP/err")" = "dratopo validate: 100 more errors not shown" ] ||
+	fail "many errors: '$(tail -1 "$TMP/err")'"
+expect 1 "$BIN" validate -f "$TMP/many-bad.yaml" -o json &&
+	[ "$(jq '.errorCount' "$TMP/out")" = 10100 ] || fail "many errors: errorCount"
+head -n 40004 "$TMP/many-bad.yaml" >"$TMP/one-over.yaml"     # 10,001 documents
+expect 1 "$BIN" allocate -f "$TMP/one-over.yaml" --node n &&
+	[ "$(tail -1 "$TMP/err")" = "dratopo allocate: 1 more error not shown" ] ||
+	fail "one over: '$(tail -1 "$TMP/err")'"
 # plan reads a directory the same way.
 if expect 0 "$BIN" plan -o json -f "$TMP/dir/sub" -f "$TMP/dir/a.yaml"; then
 	grep -q '"nodeClaims"' "$TMP/out" || fail "plan -f DIR"

@@ -69,7 +69,8 @@ static void test_diags_bounded(void)
 
 	dt_diags_init(&d);
 	for (int i = 0; i < DT_DIAG_MAX + 5; i++)
-		dt_diags_add(&d, "e%d", i);
+		/* QA-102: past the limit still 0, so that callers go on */
+		CU_ASSERT_EQUAL(dt_diags_add(&d, "e%d", i), 0);
 	CU_ASSERT_EQUAL(d.n, DT_DIAG_MAX);
 	CU_ASSERT_EQUAL(d.dropped, 5);
 	CU_ASSERT_EQUAL(dt_diags_count(&d), DT_DIAG_MAX + 5);
@@ -181,6 +182,23 @@ static void test_grow(void)
 	CU_ASSERT_EQUAL(cap, prev);
 	CU_ASSERT_EQUAL(v[999].a, 999);
 	free(v);
+}
+
+/* dt_strv_free: every string and the array, NULL entries and a NULL
+ * array too (the sanitizer build's leak check is the assertion). */
+static void test_strv_free(void)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL_FATAL(DT_GROW(v, cap, n + 1), 0);
+		v[n++] = i % 5 ? strdup("name") : NULL;
+	}
+	CU_ASSERT_PTR_NULL(v[5]);
+	CU_ASSERT_STRING_EQUAL(v[6], "name");
+	dt_strv_free(v, n);
+	dt_strv_free(NULL, 3);
 }
 
 /* ---- UTF-8 ---- */
@@ -434,6 +452,7 @@ DT_SUITE_MAIN("base",
 	      DT_TEST(test_strbuf_appends),
 	      DT_TEST(test_strbuf_repeat_truncate_vprintf),
 	      DT_TEST(test_grow),
+	      DT_TEST(test_strv_free),
 	      DT_TEST(test_utf8_decode),
 	      DT_TEST(test_utf8_encode_round_trip),
 	      DT_TEST(test_hex),

@@ -499,6 +499,20 @@ static const struct vcase cases[] = {
 	      "      requests: {nvidia.com/gpu: 1}\n      limits: {nvidia.com/gpu: 2}\n"),
 	  PP "spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: \"1\": must be "
 	  "equal to nvidia.com/gpu limit of 2" },
+	/* QA-89: an extended resource requested without a limit, and
+	 * hugepages below their limit, as the API server refuses them */
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      requests: {example.com/l4: 1, cpu: 1}\n"),
+	  PP "spec.containers[0].resources.limits: Required value: Limit must be set for non "
+	  "overcommitable resources" },
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      requests: {hugepages-2Mi: 2Mi, memory: 1Gi}\n"
+	      "      limits: {hugepages-2Mi: 4Mi, memory: 1Gi}\n"),
+	  PP "spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: \"2Mi\": must be "
+	  "equal to hugepages-2Mi limit of 4Mi" },
+	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
+	      "      requests: {example.com/l4: 1, kubernetes.io/x: 1, memory: 1Gi}\n"
+	      "      limits: {example.com/l4: 1}\n"), NULL },
 	{ POD("  containers:\n  - name: c\n    image: i\n    resources:\n"
 	      "      requests: {cpu: 2}\n      limits: {cpu: 1}\n"),
 	  PP "spec.containers[0].resources.requests[cpu]: Invalid value: \"2\": must be less than "
@@ -1354,6 +1368,57 @@ static void test_seed_examples_valid(void)
 	model_set_free(s);
 }
 
+/* QA-90, QA-91: a name with a NUL is told once (not also "Required"), and
+ * the control bytes of a name are escaped in the message's object. */
+/* QA-101: a scalar of the wrong type in a string field is told once: the
+ * field was given, so no "must specify one of" follows. */
+static void test_wrong_type_told_once(void)
+{
+	static const char yaml[] = "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\n"
+				   "metadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n"
+				   "  resourceClaims: [{name: a, resourceClaimName: y}, "
+				   "{name: b, resourceClaimTemplateName: 12}]\n";
+	struct dt_diags errs;
+	struct model_set *s = check(yaml, &errs);
+
+	CU_ASSERT_EQUAL(errs.n, 2);
+	if (errs.n != 2)
+		dump(&errs);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 1 (PodGroup default/g): spec.resourceClaims[0]."
+			  "resourceClaimName: Invalid value: y: must be a string (YAML reads this "
+			  "word as a boolean; quote it)"));
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 1 (PodGroup default/g): spec.resourceClaims[1]."
+			  "resourceClaimTemplateName: Invalid value: 12: must be a string"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
+static void test_odd_names_told_once(void)
+{
+	static const char json[] = "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\","
+				   "\"metadata\":{\"name\":\"a\\u0000b\"}}";
+	static const char yaml[] = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+				   "metadata: {name: \"x\\ey\\x01\"}\n";
+	struct dt_diags errs;
+	struct model_set *s = check(json, &errs);
+
+	CU_ASSERT_EQUAL(errs.n, 1);
+	if (errs.n != 1)
+		dump(&errs);
+	CU_ASSERT(has_msg(&errs, "t.yaml: document 1 (DeviceClass a): metadata.name: Invalid value: "
+			  "\"a\\x00b\": must not contain NUL characters"));
+	dt_diags_free(&errs);
+	model_set_free(s);
+	s = check(yaml, &errs);
+	CU_ASSERT_EQUAL_FATAL(errs.n, 1);
+	CU_ASSERT(strncmp(errs.msgs[0], "t.yaml: document 1 (DeviceClass x\\x1by\\x01): "
+			  "metadata.name: Invalid value: \"x\\x1by\\x01\": a lowercase", 93) == 0);
+	if (strncmp(errs.msgs[0], "t.yaml: document 1 (DeviceClass x\\x1by\\x01)", 40))
+		dump(&errs);
+	dt_diags_free(&errs);
+	model_set_free(s);
+}
+
 DT_SUITE_MAIN("model_validate",
 	      DT_TEST(test_rules_and_messages),
 	      DT_TEST(test_limits),
@@ -1361,4 +1426,6 @@ DT_SUITE_MAIN("model_validate",
 	      DT_TEST(test_cel_callback),
 	      DT_TEST(test_all_errors_reported),
 	      DT_TEST(test_duplicates),
-	      DT_TEST(test_seed_examples_valid))
+	      DT_TEST(test_seed_examples_valid),
+	      DT_TEST(test_odd_names_told_once),
+	      DT_TEST(test_wrong_type_told_once))

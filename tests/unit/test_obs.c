@@ -136,6 +136,13 @@ static void test_log_level_parse(void)
 	DT_ASSERT_STR(err.msg, "log level \"verbose\": expected debug, info, warn or error");
 	CU_ASSERT(obs_log_enabled(OBS_INFO));
 	CU_ASSERT(!obs_log_enabled(OBS_DEBUG));
+	/* the daemons' --log-level setter: the process's level */
+	CU_ASSERT_EQUAL(obs_log_level_opt(NULL, "error", &err), 0);
+	CU_ASSERT(!obs_log_enabled(OBS_WARN));
+	CU_ASSERT_EQUAL(obs_log_level_opt(NULL, "loud", &err), -EINVAL);
+	CU_ASSERT(!obs_log_enabled(OBS_WARN));
+	CU_ASSERT_EQUAL(obs_log_level_opt(NULL, "info", &err), 0);
+	CU_ASSERT(obs_log_enabled(OBS_INFO));
 }
 
 #define LOG_THREADS 8

@@ -251,6 +251,10 @@ static void test_typed_values(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(first_err_line(&r), "t cmd: --interval: duration '3x'"));
 	PARSE(&r, "--interval=0s");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: --interval: must not be 0");
+	/* QA-98: a fraction is named as such, not as a unit '.' */
+	PARSE(&r, "--interval=1.5h");
+	DT_ASSERT_STR(first_err_line(&r), "t cmd: --interval: duration '1.5h': no fractions; "
+		      "write whole units (1h30m, 1500ms)");
 	PARSE(&r, "--let=x");
 	DT_ASSERT_STR(first_err_line(&r), "t cmd: --let: wants NAME=EXPR, got \"x\"");
 }
@@ -425,6 +429,14 @@ static void test_print_diags(void)
 	fclose(f);
 	DT_ASSERT_STR(buf, "a: bad\nb: bad\ndratopo validate: 7 more errors not shown\n"
 			   "warning: a: bad\nwarning: b: bad\ndratopo plan: 7 more warnings not shown\n");
+	free(buf);
+	/* one: singular */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	d.dropped = 1;
+	opts_print_diags(f, "dratopo allocate", "", "errors", &d);
+	fclose(f);
+	DT_ASSERT_STR(buf, "a: bad\nb: bad\ndratopo allocate: 1 more error not shown\n");
 	free(buf);
 	dt_diags_free(&d);
 }
