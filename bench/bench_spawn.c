@@ -31,21 +31,18 @@ static int read_ports(const char *log, struct bench_coord *c)
 	return found;
 }
 
-int bench_coord_start(const char *build, const char *dir, const char *const *extra,
+int bench_coord_spawn(const char *build, const char *log, const char *const *args,
 		      struct bench_coord *out)
 {
-	char bin[4096], db[4096], log[4096];
-	const char *argv[32] = { bin, "--insecure", "--listen", "127.0.0.1:0", "--db", db,
-				 "--http", "127.0.0.1:0" };
-	size_t n = 8;
+	char bin[4096];
+	const char *argv[40] = { bin };
+	size_t n = 1;
 	posix_spawn_file_actions_t fa;
 	int rc;
 
-	for (; extra && *extra && n + 1 < sizeof(argv) / sizeof(argv[0]); extra++)
-		argv[n++] = *extra;
+	for (; args && *args && n + 1 < sizeof(argv) / sizeof(argv[0]); args++)
+		argv[n++] = *args;
 	snprintf(bin, sizeof(bin), "%s/bin/dratopo-coordinator", build);
-	snprintf(db, sizeof(db), "%s/bench.db", dir);
-	snprintf(log, sizeof(log), "%s/coord.log", dir);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	rc = posix_spawn(&out->pid, bin, &fa, NULL, (char *const *)argv, environ);
@@ -58,6 +55,21 @@ int bench_coord_start(const char *build, const char *dir, const char *const *ext
 			return 0;
 	}
 	return -1;
+}
+
+int bench_coord_start(const char *build, const char *dir, const char *const *extra,
+		      struct bench_coord *out)
+{
+	char db[4096], log[4096];
+	const char *args[32] = { "--insecure", "--listen", "127.0.0.1:0", "--db", db, "--http",
+				 "127.0.0.1:0" };
+	size_t n = 7;
+
+	for (; extra && *extra && n + 1 < sizeof(args) / sizeof(args[0]); extra++)
+		args[n++] = *extra;
+	snprintf(db, sizeof(db), "%s/bench.db", dir);
+	snprintf(log, sizeof(log), "%s/coord.log", dir);
+	return bench_coord_spawn(build, log, args, out);
 }
 
 long bench_rss_kib(pid_t pid)

@@ -20,6 +20,10 @@ struct bench_coord {
  * within 10 s. */
 int bench_coord_start(const char *build, const char *dir, const char *const *extra,
 		      struct bench_coord *out);
+/* BUILD/bin/dratopo-coordinator with exactly args (NULL-terminated; they
+ * must include --http for the port read back), stderr to log. */
+int bench_coord_spawn(const char *build, const char *log, const char *const *args,
+		      struct bench_coord *out);
 
 /* pid's resident set (VmRSS) in KiB, -1 when /proc does not say. */
 long bench_rss_kib(pid_t pid);

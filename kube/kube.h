@@ -77,6 +77,8 @@
 #define KUBE_ETIMEDOUT     (-ETIMEDOUT)  /* the request's deadline passed */
 #define KUBE_EPROTO        (-EPROTO)     /* an answer that is not the API's */
 #define KUBE_ECANCELED     (-ECANCELED)  /* the informer or client is stopping */
+#define KUBE_ENOTLEADER    (-ENOLCK)     /* a fenced write while this process does not
+					  * lead (kube_leader.h) */
 
 /* The code for an HTTP status and the Status reason ("AlreadyExists",
  * "Conflict", ...; NULL when unknown); 0 for 2xx. */

@@ -35,6 +35,7 @@ struct kube_client {
 	size_t n_pool;
 	uint64_t warnings[WARNINGS_MAX];        /* hashes of logged Warning texts */
 	size_t n_warnings;
+	_Atomic(const struct kube_fence *) fence;   /* writes only through it; NULL none */
 };
 
 
@@ -319,6 +320,18 @@ const char *kube_client_field_manager(const struct kube_client *c)
 	return c->field_manager;
 }
 
+void kube_client_set_fence(struct kube_client *c, const struct kube_fence *f)
+{
+	atomic_store(&c->fence, f);
+}
+
+bool kube_client_fenced(const struct kube_client *c, const void *fence_arg)
+{
+	const struct kube_fence *f = atomic_load(&c->fence);
+
+	return f && f->arg == fence_arg;
+}
+
 static CURL *handle_get(struct kube_client *c)
 {
 	CURL *h = NULL;
@@ -358,6 +371,8 @@ struct xfer {
 	int stream_rc;                  /* on_data's non-zero return */
 	long retry_after_s;             /* -1 none */
 	bool too_big;
+	const struct kube_fence *fence; /* a write through a fence, or NULL */
+	bool fenced_out;                /* the fence closed before the request left */
 };
 
 /* Log each distinct Warning header once (deprecations, unknown fields). */
@@ -440,6 +455,18 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl
 	return x->rq->cancel && atomic_load(x->rq->cancel);
 }
 
+/* The last look at the fence, once connected, before the request is sent. */
+static int on_prereq(void *arg, char *a, char *b, int c, int d)
+{
+	struct xfer *x = arg;
+
+	(void)a, (void)b, (void)c, (void)d;
+	if (x->fence->holds(x->fence->arg))
+		return CURL_PREREQFUNC_OK;
+	x->fenced_out = true;
+	return CURL_PREREQFUNC_ABORT;
+}
+
 static void set_blob(CURL *h, CURLoption opt, const char *pem)
 {
 	struct curl_blob blob = { (void *)pem, strlen(pem), CURL_BLOB_COPY };
@@ -448,7 +475,7 @@ static void set_blob(CURL *h, CURLoption opt, const char *pem)
 }
 
 static int setup(struct xfer *x, const char *url, const struct kube_creds *cr,
-		 struct curl_slist **headers)
+		 long timeout_ms, struct curl_slist **headers)
 {
 	struct kube_client *c = x->c;
 	const struct kube_req *rq = x->rq;
@@ -460,7 +487,7 @@ static int setup(struct xfer *x, const char *url, const struct kube_creds *cr,
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, rq->timeout_ms ? rq->timeout_ms : c->timeout_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
 	if (!strcmp(rq->method, "GET"))
@@ -472,6 +499,10 @@ static int setup(struct xfer *x, const char *url, const struct kube_creds *cr,
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	if (x->fence) {
+		curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, on_prereq);
+		curl_easy_setopt(h, CURLOPT_PREREQDATA, x);
+	}
 	if (c->connect_to)
 		curl_easy_setopt(h, CURLOPT_CONNECT_TO, c->connect_to);
 	if (c->cfg.insecure) {
@@ -527,6 +558,28 @@ static bool not_sent(CURLcode cc)
 
 /* ---- the request loop ---- */
 
+/* Enter the client's fence for one attempt of a write (reads pass): 0 with
+ * *timeout_ms cut to what the fence allows and *fence set, or
+ * KUBE_ENOTLEADER. */
+static int fence_enter(struct kube_client *c, const struct kube_req *rq, const char *what,
+		       long *timeout_ms, const struct kube_fence **fence, struct dt_err *err)
+{
+	const struct kube_fence *f = atomic_load(&c->fence);
+	int64_t budget = 0;
+	int rc;
+
+	*fence = NULL;
+	if (!f || !strcmp(rq->method, "GET"))
+		return 0;
+	rc = f->enter(f->arg, &budget);
+	if (rc)
+		return dt_err_set(err, rc, "%s: not written: this process does not lead", what);
+	if (budget < *timeout_ms)
+		*timeout_ms = budget > 1 ? (long)budget : 1;
+	*fence = f;
+	return 0;
+}
+
 int kube_do(struct kube_client *c, const struct kube_req *rq, json_object **out,
 	    long *status_out, struct dt_err *err)
 {
@@ -559,28 +612,42 @@ int kube_do(struct kube_client *c, const struct kube_req *rq, json_object **out,
 		bool retry = false;
 		int64_t wait_ms = 0;
 
+		long timeout_ms = rq->timeout_ms ? rq->timeout_ms : c->timeout_ms;
+
+		rc = fence_enter(c, rq, what, &timeout_ms, &x.fence, err);
+		if (rc)
+			break;
 		rc = kube_auth_get(&c->auth, &cr, err);
 		if (rc) {
 			dt_err_prefix(err, "%s: ", what);
+			if (x.fence)
+				x.fence->leave(x.fence->arg);
 			break;
 		}
 		x.h = handle_get(c);
-		if (!x.h || setup(&x, sb_str(&url), &cr, &headers)) {
+		if (!x.h || setup(&x, sb_str(&url), &cr, timeout_ms, &headers)) {
 			kube_creds_free(&cr);
 			free_headers(headers);
 			if (x.h)
 				curl_easy_cleanup(x.h);
+			if (x.fence)
+				x.fence->leave(x.fence->arg);
 			rc = dt_err_set(err, -ENOMEM, "%s: out of memory", what);
 			break;
 		}
 		cc = curl_easy_perform(x.h);
+		if (x.fence)
+			x.fence->leave(x.fence->arg);
 		curl_easy_getinfo(x.h, CURLINFO_RESPONSE_CODE, &status);
 		kube_creds_free(&cr);
 		free_headers(headers);
 		if (status_out)
 			*status_out = status;
 
-		if (rq->cancel && atomic_load(rq->cancel)) {
+		if (x.fenced_out) {
+			rc = dt_err_set(err, KUBE_ENOTLEADER, "%s: not written: this process "
+					"stopped leading before the request left", what);
+		} else if (rq->cancel && atomic_load(rq->cancel)) {
 			rc = dt_err_set(err, KUBE_ECANCELED, "%s: cancelled", what);
 		} else if (x.streaming) {
 			/* the stream ended: normally, by the callback, or broken */

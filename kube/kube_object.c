@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kube_internal.h"
+#include "timestamp.h"
 
 static json_object *vget(json_object *o, va_list ap)
 {
@@ -47,16 +48,12 @@ const char *kube_json_str(json_object *o, ...)
 char *kube_micro_time(const struct timespec *ts, char *buf, size_t size)
 {
 	struct timespec now;
-	struct tm tm;
 
 	if (!ts) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		ts = &now;
 	}
-	gmtime_r(&ts->tv_sec, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000);
-	return buf;
+	return timestamp_format((int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec, 6, buf, size);
 }
 
 int kube_decode(struct model_set *s, const char *json, size_t len, const char *origin,

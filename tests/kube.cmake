@@ -3,6 +3,8 @@
 # tools/kube/cluster.sh starts (DRATOPO_KUBE_TESTS, see below).
 dt_add_suite(test_kube SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_kube.c
   LIBS dt_kube INTERNAL kube)
+dt_add_suite(test_kube_leader SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/test_kube_leader.c
+  LIBS dt_kube INTERNAL kube)
 
 # The cluster suite: kube_up starts a control plane under the build
 # directory (building the binaries first when the cache lacks them), the

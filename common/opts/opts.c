@@ -62,7 +62,9 @@ static void row_left(const struct opt *o, struct strbuf *sb)
 	}
 	sb_puts(sb, "--");
 	sb_puts(sb, o->name);
-	if (o->type != OPT_FLAG) {
+	if (o->type == OPT_BOOL) {
+		sb_puts(sb, "[=BOOL]");
+	} else if (o->type != OPT_FLAG) {
 		sb_putc(sb, ' ');
 		sb_puts(sb, o->arg ? o->arg : o->choices ? o->choices : "VALUE");
 		if (o->flags & OPT_GREEDY)
@@ -243,6 +245,11 @@ static int take(struct parse *p, const struct opt *o, const char *v)
 	case OPT_FLAG:
 		*(bool *)at = true;
 		return 0;
+	case OPT_BOOL:
+		if (v && strcmp(v, "true") && strcmp(v, "false"))
+			return fail(p, "--%s: '%s' is neither true nor false", o->name, v);
+		*(int *)at = !v || !strcmp(v, "true");
+		return 0;
 	case OPT_STR:
 		*(const char **)at = v;
 		return 0;
@@ -346,8 +353,8 @@ static int long_option(struct parse *p, int argc, char **argv, int *i)
 			return fail(p, "option '--%s' takes no value", o->name);
 		return take(p, o, NULL);
 	}
-	if (eq)
-		return take(p, o, eq + 1);
+	if (eq || o->type == OPT_BOOL)
+		return take(p, o, eq ? eq + 1 : NULL);
 	if (*i + 1 >= argc)
 		return fail(p, "option '--%s' needs a value", o->name);
 	return take(p, o, argv[++*i]);
@@ -377,7 +384,9 @@ static int short_options(struct parse *p, int argc, char **argv, int *i)
 			return fail(p, "unknown option '-%c'", *k);
 		if (!o)
 			return fail(p, "unknown option '-%c' (in '%s')", *k, a);
-		if (o->type == OPT_FLAG) {
+		if (o->type == OPT_BOOL && k[1] == '=')
+			return take(p, o, k + 2);
+		if (o->type == OPT_FLAG || o->type == OPT_BOOL) {
 			if (k[1] == '=')
 				return fail(p, "option '-%c' takes no value", *k);
 			if ((rc = take(p, o, NULL)))

@@ -77,6 +77,9 @@
 
 enum opt_type {
 	OPT_FLAG,       /* bool: set when given */
+	OPT_BOOL,       /* int: 1 for --name or --name=true, 0 for --name=false
+			 * (kubectl's and client-go's flags: never the next
+			 * argument); the caller's default stays when not given */
 	OPT_STR,        /* const char *: the value (the last one given wins) */
 	OPT_LIST,       /* struct opts_list: every value given, in order */
 	OPT_CHOICE,     /* int: the value's index in .choices ("table|yaml|json") */

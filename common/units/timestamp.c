@@ -225,3 +225,35 @@ int64_t timestamp_unix(const struct timestamp *t)
 	return timestamp_days_from_civil(t->year, (unsigned)t->month, (unsigned)t->day) * 86400 +
 	       t->hour * 3600 + t->minute * 60 + t->second - t->offset;
 }
+
+int64_t timestamp_unix_ns(const struct timestamp *t)
+{
+	return timestamp_unix(t) * 1000000000 + t->nsec;
+}
+
+char *timestamp_format(int64_t unix_ns, unsigned frac_digits, char *buf, size_t size)
+{
+	int64_t s = unix_ns / 1000000000, ns = unix_ns % 1000000000;
+	time_t secs;
+	struct tm tm;
+	char frac[12] = "";
+
+	if (ns < 0) {
+		ns += 1000000000;
+		s--;
+	}
+	secs = (time_t)s;
+	gmtime_r(&secs, &tm);
+	if (frac_digits > 9)
+		frac_digits = 9;
+	if (frac_digits) {
+		long v = (long)ns;
+
+		for (unsigned i = frac_digits; i < 9; i++)
+			v /= 10;
+		snprintf(frac, sizeof(frac), ".%0*ld", (int)frac_digits, v);
+	}
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+	return buf;
+}

@@ -44,5 +44,15 @@ int64_t timestamp_days_from_civil(int64_t year, unsigned month, unsigned day);
 /* The time as Unix seconds (UTC, its offset applied; the fraction in
  * t->nsec). */
 int64_t timestamp_unix(const struct timestamp *t);
+/* The instant t names, in Unix nanoseconds (its offset applied). */
+int64_t timestamp_unix_ns(const struct timestamp *t);
+
+/* Unix nanoseconds as the API server writes times, in UTC: frac_digits 0
+ * gives metav1.Time ("2026-12-04T10:00:02Z"), 6 gives metav1.MicroTime
+ * ("2026-12-04T10:00:02.000000Z"; a Lease's renewTime, an Event's
+ * eventTime), 1 to 9 digits in all (the rest cut, never rounded). Returns
+ * buf; TIMESTAMP_MAX bytes are always enough. */
+#define TIMESTAMP_MAX 40
+char *timestamp_format(int64_t unix_ns, unsigned frac_digits, char *buf, size_t size);
 
 #endif

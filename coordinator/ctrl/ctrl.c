@@ -132,13 +132,21 @@ static void *run(void *arg)
 	struct ctrl *c = arg;
 	int64_t period = (int64_t)(c->o.remedy_period_s * 1000);
 	int64_t next_remedy = ctrl_now_ms() + period;
+	bool was_leading = false;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
-		int64_t now = ctrl_now_ms(), due = ctrl_batch_due(c);
+		int64_t now = ctrl_now_ms(), due;
 		struct timespec until;
+		bool leading = !c->o.leading || c->o.leading(c->o.leading_arg);
 
-		if (c->o.remedies && now >= next_remedy) {
+		/* A takeover plans at once what is pending, from warm caches:
+		 * the last leader may have died halfway through a plan. */
+		if (leading && !was_leading && c->o.leading)
+			ctrl_batch_now(c);
+		was_leading = leading;
+		due = ctrl_batch_due(c);
+		if (c->o.remedies && now >= next_remedy && leading) {
 			pthread_mutex_unlock(&c->lock);
 			if (ctrl_synced(c))
 				ctrl_remedies(c);
@@ -146,16 +154,16 @@ static void *run(void *arg)
 			next_remedy = ctrl_now_ms() + period;
 			continue;
 		}
-		if (due <= now && c->batch.open && ctrl_synced(c)) {
+		if (due <= now && c->batch.open && ctrl_synced(c) && leading) {
 			ctrl_batch_close(c);
 			pthread_mutex_unlock(&c->lock);
 			cycle(c);
 			pthread_mutex_lock(&c->lock);
 			continue;
 		}
-		if (due <= now)
-			due = now + 100;        /* not synced yet: look again soon */
-		if (c->o.remedies && next_remedy < due)
+		if (due <= now || !leading)
+			due = now + 100;        /* not synced, not leading: look again soon */
+		if (c->o.remedies && leading && next_remedy < due)
 			due = next_remedy;
 		if (due == INT64_MAX) {
 			pthread_cond_wait(&c->cond, &c->lock);
@@ -236,6 +244,8 @@ int ctrl_start(const struct ctrl_opts *o, struct ctrl **out, struct dt_err *err)
 	rc = kube_config_auto(o->kubeconfig, o->context, &cfg, err);
 	if (!rc)
 		rc = kube_client_new(&cfg, NULL, &c->kc, err);
+	if (!rc && o->leader)
+		kube_leader_fence(o->leader, c->kc);    /* every write of the controller */
 	kube_config_free(&cfg);
 	if (!rc)
 		rc = metrics(c, err);

@@ -31,6 +31,7 @@
 
 #include "err.h"
 #include "kube.h"
+#include "kube_leader.h"
 #include "plan.h"
 #include "strbuf.h"
 
@@ -78,6 +79,16 @@ struct ctrl_opts {
 	double remedy_period_s;         /* how often they are compared; 0: 10 s */
 	/* The min watch timeout (tests shorten it); 0: 300 s. */
 	unsigned min_watch_timeout_s;
+	/* Leader election (kube_leader.h), or NULL: always write. With it the
+	 * informers run on every replica (a takeover plans at once, from warm
+	 * caches), and every write of the controller's client passes its
+	 * fence. It must outlive the controller. */
+	struct kube_leader *leader;
+	/* Whether to plan and write now: the caller leads and its own state
+	 * (the fleet, rebuilt at a takeover) is ready. NULL: always. A change
+	 * to true plans at once. */
+	bool (*leading)(void *arg);
+	void *leading_arg;
 };
 
 /* Connect, start the informers and the planning thread. Errors say what

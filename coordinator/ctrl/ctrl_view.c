@@ -23,7 +23,7 @@ static int64_t unix_ns(const char *rfc3339)
 
 	if (!rfc3339 || timestamp_parse(rfc3339, strlen(rfc3339), &t, NULL))
 		return 0;
-	return timestamp_unix(&t) * 1000000000LL + t.nsec;
+	return timestamp_unix_ns(&t);
 }
 
 /* Copies of n strings (NULL as "") in one block, which out[0] owns: one

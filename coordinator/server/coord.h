@@ -35,6 +35,16 @@
 #include "dratopo/v1/plan.pb-c.h"
 
 struct coord_commit;
+struct coord_cluster;
+struct json_object;
+
+/* Who this coordinator is among its replicas (coord_cluster.c). */
+enum coord_role {
+	COORD_SOLE,             /* no leader election: it serves and writes */
+	COORD_FOLLOWER,         /* another leads: calls are refused, caches kept warm */
+	COORD_TAKING_OVER,      /* it leads; the fleet is being rebuilt from the cluster */
+	COORD_LEADER,
+};
 struct dt_diags;
 struct model_set;
 struct obs_http;
@@ -93,8 +103,11 @@ struct coord {
 	 * max_plans at once, so that reports always find a free worker. */
 	atomic_uint plans_running;
 	unsigned max_plans;
-	struct coord_cluster_source cluster;    /* add NULL: no controller */
+	struct coord_cluster_source plan_source;   /* add NULL: no controller */
 	struct coord_metrics m;
+	/* In a cluster: the fleet's objects, the Lease (NULL out of one). */
+	struct coord_cluster *cluster;
+	_Atomic int role;               /* enum coord_role */
 	/* --forget-after: the sweeper (coord_forget.c) forgets nodes silent
 	 * that long; 0: never. */
 	int64_t forget_after_ns;
@@ -148,6 +161,22 @@ void coord_fleet_put(struct coord *c);
 
 /* ---- the durable report path (coord_commit.c) ---- */
 
+/* Writes to the cluster that a job makes before its store batches (a
+ * report's effects are acknowledged only once both are durable). */
+/* A NodeTopology's status, a LearnedType's, or a NodeTopology to delete
+ * (a node forgotten; status NULL). */
+enum coord_cw_kind { COORD_CW_NODE, COORD_CW_LEARNED, COORD_CW_FORGET };
+struct coord_cw {
+	enum coord_cw_kind kind;
+	char *name;                     /* the node, or the learned type */
+	struct json_object *status;     /* owned */
+};
+struct coord_cws {
+	struct coord_cw *v;
+	size_t n, cap;
+};
+void coord_cws_free(struct coord_cws *w);
+
 int coord_commit_start(struct coord *c, struct dt_err *err);
 /* Flush what is queued and stop the committer thread. */
 void coord_commit_stop(struct coord *c);
@@ -172,6 +201,19 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 /* Write changes (from a restore) durably. */
 int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 			  struct dt_err *err);
+/* Under the locks a report's effects are queued with (so in the same
+ * order as reports), fn says what to write to the cluster; queue it and
+ * wait until it is written. */
+int coord_commit_with(struct coord *c,
+		      int (*fn)(struct coord *c, void *arg, struct coord_cws *w), void *arg,
+		      struct dt_err *err);
+/* Wait until nothing is queued or being written. */
+void coord_commit_idle(struct coord *c);
+/* Jobs queued and not yet taken by the committer. */
+size_t coord_commit_pending(struct coord *c);
+/* Take f and s as the fleet and the store (a takeover), once the committer
+ * is idle; the old ones are freed. */
+void coord_replace(struct coord *c, struct rec_fleet *f, struct store *s);
 /* Forget node in the fleet (rec_fleet_forget: *changes, its type's
  * conflict) and delete its record with those changes in one durable
  * transaction; returns once it is durable or failed. */
@@ -208,12 +250,18 @@ void coord_type_pb(const struct rec_type_summary *t, Dratopo__V1__TypeSummary *o
 /* A store record for n (borrowing from it), with the report blob. */
 void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blob_len,
 		       struct store_node *out);
+/* A report as the store keeps it, packed from the reconciler's form (a
+ * report read back from the cluster). malloc'd. */
+int coord_report_pack_rec(const struct rec_report *r, uint8_t **out, size_t *len);
 
 /* ---- the handlers ---- */
 
 extern const struct rpc_method coord_methods[];
 extern const size_t coord_n_methods;
 
+/* GRPC_STATUS_OK when c serves calls, else the call failed UNAVAILABLE
+ * saying why (a follower names the leader). */
+grpc_status_code coord_refuse(struct rpc_ctx *ctx, struct coord *c);
 /* Planner.Plan (coord_plan.c). */
 grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request,
 			    ProtobufCMessage **response);
@@ -252,6 +300,55 @@ int coord_remedies(struct coord *c, const char *node, struct coord_remedies *out
 int coord_remedies_anchor(struct coord_remedies *r, struct dt_err *err);
 void coord_remedies_free(struct coord_remedies *r);
 
+/* ---- in a cluster (coord_cluster.c) ---- */
+
+struct coord_cluster_opts {
+	const char *kubeconfig;         /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+	const char *context;
+	bool leader_elect;
+	const char *lease_name;         /* NULL: "dratopo-coordinator" */
+	const char *lease_namespace;    /* NULL: the configuration's (a pod's own) */
+	int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;   /* 0: 15 s, 10 s, 2 s */
+};
+
+/* Connect, start the fleet's informers and, with leader_elect, the
+ * election: until it leads, the coordinator is a follower. Without it, the
+ * store stays the truth and the objects follow it. */
+int coord_cluster_start(struct coord *c, const struct coord_cluster_opts *o,
+			struct dt_err *err);
+/* SIGTERM, once the calls in flight are drained: what they queued is
+ * written, then the Lease is handed over (nothing is written after). */
+void coord_cluster_release(struct coord *c);
+void coord_cluster_stop(struct coord *c);
+/* The elector (NULL without --leader-elect, or out of a cluster): other
+ * writers fence their clients with it (kube_leader_fence). */
+struct kube_leader *coord_cluster_leader(struct coord *c);
+/* Whether this coordinator writes now: it runs without election, or it
+ * leads, its fence open and its fleet rebuilt (not while taking over).
+ * void * for a controller's callback. */
+bool coord_leading(void *c);
+/* Whether calls are served: 0, or -EAGAIN with why ("this coordinator does
+ * not lead: X does ..."). */
+int coord_serving(struct coord *c, struct dt_err *err);
+/* /readyz's part: false with why while not serving its role. */
+bool coord_cluster_ready(struct coord *c, char *why, size_t len);
+/* With fleet_lock and apply_lock held: what a report's outcome makes the
+ * cluster write (its node's object unless it is a heartbeat of a node not
+ * written stale, other nodes it changed, learned types). */
+int coord_cluster_report(struct coord *c, const struct rec_outcome *o, struct coord_cws *w);
+/* With fleet_lock and apply_lock held, node just forgotten: its object
+ * deleted, and what ch (rec_fleet_forget's) changed of other nodes. */
+int coord_cluster_forget(struct coord *c, const char *node, const struct rec_changes *ch,
+			 struct coord_cws *w);
+/* What a restore's changes make the cluster write. */
+int coord_cluster_changes(struct coord *c, const struct rec_changes *ch, struct coord_cws *w);
+/* On the committer, before the store's transaction: the writes of ws[0..n)
+ * (a transaction's jobs, in queue order): of several writes of one object
+ * only the last is made, and the objects are written in parallel. 0 once
+ * all are in the API server; else KUBE_ENOTLEADER (the fence closed) or
+ * what the API server said. */
+int coord_cluster_apply(struct coord *c, const struct coord_cws *const *ws, size_t n,
+			struct dt_err *err);
 /* ---- the status pages (coord_http.c) ---- */
 
 /* The --http endpoint: /metrics, /healthz, /readyz (ready may be NULL;

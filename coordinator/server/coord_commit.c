@@ -20,8 +20,17 @@
  * Records of other nodes that a report changed (the quorum becoming
  * `learned`) carry no report blob of their own: the committer takes the
  * newest one, from an earlier job of the same transaction or from the store,
- * which is right because a transaction is always a prefix of the queue. */
+ * which is right because a transaction is always a prefix of the queue.
+ *
+ * In a cluster a job also carries what it makes the API server hold (the
+ * NodeTopology and LearnedType objects it changed: coord_cluster.c). The
+ * committer writes those first, then the store's transaction, and only then
+ * answers: a write the API server refused (or a fence that closed: this
+ * coordinator no longer leads) fails the commit as a store failure does. The
+ * committer is the only writer of those objects, so they change in the
+ * order the reports came. */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +40,7 @@
 #include "obs_log.h"
 
 #define MAX_JOBS_PER_COMMIT 512
+#define MAX_CLUSTER_WRITES_PER_COMMIT 64
 
 struct job {
 	struct job *next;
@@ -45,6 +55,7 @@ struct job {
 	struct store_node *fetched;         /* records read for their blobs */
 	uint8_t *blob;                      /* the reporter's packed report, owned */
 	size_t n_fetched;
+	struct coord_cws cw;                /* written to the cluster first */
 	int rc;
 	struct dt_err err;
 	/* Completion: done_fn(done_arg, rc, err) on the committer thread, after
@@ -61,9 +72,22 @@ struct coord_commit {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t work;
+	pthread_cond_t idle;                /* nothing queued, nothing being written */
 	struct job *head, *tail;
+	size_t queued;                      /* jobs between head and tail */
+	bool busy;
 	bool stop;
 };
+
+void coord_cws_free(struct coord_cws *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->v[i].name);
+		json_object_put(w->v[i].status);
+	}
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
 
 static void job_free(struct job *j)
 {
@@ -78,6 +102,7 @@ static void job_free(struct job *j)
 	free(j->need_blob);
 	free(j->learned);
 	free(j->rows);
+	coord_cws_free(&j->cw);
 	pthread_cond_destroy(&j->cond);
 	free(j);
 }
@@ -214,8 +239,17 @@ static int commit_jobs(struct coord *c, struct job **jobs, size_t n_jobs, struct
 	struct store_batch *all;
 	size_t n = 0;
 	double t0 = mono_s();
-	int rc = fill_blobs(c, jobs, n_jobs, err);
+	int rc = 0;
 
+	if (c->cluster) {
+		const struct coord_cws *ws[MAX_JOBS_PER_COMMIT];
+
+		for (size_t i = 0; i < n_jobs; i++)
+			ws[i] = &jobs[i]->cw;
+		rc = coord_cluster_apply(c, ws, n_jobs, err);
+	}
+	if (!rc)
+		rc = fill_blobs(c, jobs, n_jobs, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n_jobs; i++)
@@ -307,6 +341,7 @@ static void roll_back(struct coord_commit *cm, struct job **jobs, size_t n, int 
 	pthread_mutex_lock(&cm->lock);
 	q = cm->head;
 	cm->head = cm->tail = NULL;
+	cm->queued = 0;
 	for (; q; q = next) {
 		next = q->next;         /* q may be freed once done */
 		job_done(q, rc, &behind, &behind_cb);
@@ -329,15 +364,25 @@ static void *committer_main(void *arg)
 		int rc;
 
 		pthread_mutex_lock(&cm->lock);
-		while (!cm->head && !cm->stop)
+		cm->busy = false;
+		while (!cm->head && !cm->stop) {
+			pthread_cond_broadcast(&cm->idle);
 			pthread_cond_wait(&cm->work, &cm->lock);
+		}
 		if (!cm->head) {
 			pthread_mutex_unlock(&cm->lock);
 			return NULL;
 		}
-		while (cm->head && n < MAX_JOBS_PER_COMMIT) {
+		cm->busy = true;
+		/* a commit writes at most so many objects to the API server, so
+		 * that the reports behind it are answered in steps, not after
+		 * one long burst */
+		for (size_t writes = 0; cm->head && n < MAX_JOBS_PER_COMMIT &&
+		     (n == 0 || writes + cm->head->cw.n <= MAX_CLUSTER_WRITES_PER_COMMIT);) {
+			writes += cm->head->cw.n;
 			jobs[n++] = cm->head;
 			cm->head = cm->head->next;
+			cm->queued--;
 		}
 		if (!cm->head)
 			cm->tail = NULL;
@@ -363,6 +408,7 @@ int coord_commit_start(struct coord *c, struct dt_err *err)
 	cm->c = c;
 	pthread_mutex_init(&cm->lock, NULL);
 	pthread_cond_init(&cm->work, NULL);
+	pthread_cond_init(&cm->idle, NULL);
 	if (pthread_create(&cm->thread, NULL, committer_main, cm)) {
 		free(cm);
 		return dt_err_set(err, -EAGAIN, "cannot start the committer thread");
@@ -383,6 +429,7 @@ void coord_commit_stop(struct coord *c)
 	pthread_mutex_unlock(&cm->lock);
 	pthread_join(cm->thread, NULL);
 	pthread_cond_destroy(&cm->work);
+	pthread_cond_destroy(&cm->idle);
 	pthread_mutex_destroy(&cm->lock);
 	free(cm);
 	c->commit = NULL;
@@ -396,6 +443,7 @@ static void enqueue(struct coord_commit *cm, struct job *j)
 	else
 		cm->head = j;
 	cm->tail = j;
+	cm->queued++;
 	pthread_cond_signal(&cm->work);
 	pthread_mutex_unlock(&cm->lock);
 }
@@ -467,8 +515,10 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 		 coord_report_done_fn done, void *arg, struct dt_err *err)
 {
 	struct job *j;
-	int rc = fresh_fleet(c, err);
+	int rc = coord_serving(c, err);
 
+	if (!rc)
+		rc = fresh_fleet(c, err);
 	if (rc)
 		return rc;
 	pthread_rwlock_rdlock(&c->fleet_lock);
@@ -480,6 +530,10 @@ int coord_report(struct coord *c, const Dratopo__V1__TopologyReport *msg,
 		return rc;
 	}
 	j = report_job(msg, out);
+	if (j && c->cluster && coord_cluster_report(c, out, &j->cw)) {
+		job_free(j);
+		j = NULL;
+	}
 	if (j) {
 		j->done_fn = done;
 		j->done_arg = arg;
@@ -505,7 +559,11 @@ int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 
 	if (!j)
 		return dt_err_set(err, -ENOMEM, "out of memory");
-	if (!j->n_batches) {
+	if (c->cluster && coord_cluster_changes(c, changes, &j->cw)) {
+		job_free(j);
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (!j->n_batches && !j->cw.n) {
 		job_free(j);
 		return 0;
 	}
@@ -513,23 +571,109 @@ int coord_persist_changes(struct coord *c, const struct rec_changes *changes,
 	return wait_job(c->commit, j, err);
 }
 
+int coord_commit_with(struct coord *c,
+		      int (*fn)(struct coord *c, void *arg, struct coord_cws *w), void *arg,
+		      struct dt_err *err)
+{
+	static const struct rec_changes none;
+	struct job *j = job_new(NULL, false, NULL, 0, &none);
+	int rc;
+
+	if (!j)
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	pthread_rwlock_rdlock(&c->fleet_lock);
+	pthread_mutex_lock(&c->apply_lock);
+	rc = fn(c, arg, &j->cw);
+	if (!rc && j->cw.n)
+		enqueue(c->commit, j);
+	pthread_mutex_unlock(&c->apply_lock);
+	pthread_rwlock_unlock(&c->fleet_lock);
+	if (rc || !j->cw.n) {
+		job_free(j);
+		return rc ? dt_err_set(err, rc, "out of memory") : 0;
+	}
+	return wait_job(c->commit, j, err);
+}
+
+size_t coord_commit_pending(struct coord *c)
+{
+	struct coord_commit *cm = c->commit;
+	size_t n;
+
+	if (!cm)
+		return 0;
+	pthread_mutex_lock(&cm->lock);
+	n = cm->queued;
+	pthread_mutex_unlock(&cm->lock);
+	return n;
+}
+
+void coord_commit_idle(struct coord *c)
+{
+	struct coord_commit *cm = c->commit;
+
+	if (!cm)
+		return;
+	pthread_mutex_lock(&cm->lock);
+	while (cm->head || cm->busy)
+		pthread_cond_wait(&cm->idle, &cm->lock);
+	pthread_mutex_unlock(&cm->lock);
+}
+
+void coord_replace(struct coord *c, struct rec_fleet *f, struct store *s)
+{
+	struct coord_commit *cm = c->commit;
+	struct rec_fleet *old_f;
+	struct store *old_s;
+
+	/* The committer takes fleet_lock to roll back: wait for it to be idle
+	 * before taking the lock, and again under it until nothing slipped in
+	 * between (reports queue with the lock held shared). */
+	for (;;) {
+		pthread_mutex_lock(&cm->lock);
+		while (cm->head || cm->busy)
+			pthread_cond_wait(&cm->idle, &cm->lock);
+		pthread_mutex_unlock(&cm->lock);
+		pthread_rwlock_wrlock(&c->fleet_lock);
+		pthread_mutex_lock(&cm->lock);
+		if (!cm->head && !cm->busy)
+			break;
+		pthread_mutex_unlock(&cm->lock);
+		pthread_rwlock_unlock(&c->fleet_lock);
+	}
+	old_f = c->fleet;
+	old_s = c->store;
+	c->fleet = f;
+	c->store = s;
+	c->fleet_stale = false;
+	pthread_mutex_unlock(&cm->lock);
+	pthread_rwlock_unlock(&c->fleet_lock);
+	rec_fleet_free(old_f);
+	store_close(old_s);
+}
+
 int coord_persist_forget(struct coord *c, const char *node, struct rec_changes *changes,
 			 struct dt_err *err)
 {
 	struct job *j;
-	int rc;
+	int rc = coord_serving(c, err);
 
+	if (rc)
+		return rc;
 	/* As for a report: the fleet's change and its place in the queue in
-	 * one order, so a report of the node queued before is not undone. */
+	 * one order, so a report of the node queued before is not undone. In
+	 * a cluster its NodeTopology goes with it. */
 	pthread_mutex_lock(&c->apply_lock);
 	rc = rec_fleet_forget(coord_fleet_get(c), node, changes, err);
-	coord_fleet_put(c);
 	j = rc ? NULL : job_new(NULL, false, NULL, 0, changes);
-	if (!rc && (!j || DT_GROW(j->batches, j->cap_batches, j->n_batches + 1))) {
+	if (!rc && (!j || DT_GROW(j->batches, j->cap_batches, j->n_batches + 1) ||
+		    (c->cluster && coord_cluster_forget(c, node, changes, &j->cw)))) {
+		coord_fleet_put(c);
 		job_free(j);
 		pthread_mutex_unlock(&c->apply_lock);
 		return dt_err_set(err, -ENOMEM, "out of memory");
 	}
+	coord_fleet_put(c);
 	if (!rc) {
 		j->batches[j->n_batches++] = (struct store_batch){ .delete_node = node };
 		enqueue(c->commit, j);

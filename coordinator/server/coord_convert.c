@@ -178,3 +178,53 @@ void coord_node_record(const struct rec_node *n, const uint8_t *blob, size_t blo
 		.drifted = n->drifted,
 	};
 }
+
+int coord_report_pack_rec(const struct rec_report *r, uint8_t **out, size_t *len)
+{
+	Dratopo__V1__TopologyReport msg;
+	Dratopo__V1__Device *devs = calloc(r->n_devices + 1, sizeof(*devs));
+	Dratopo__V1__Device **ptrs = calloc(r->n_devices + 1, sizeof(*ptrs));
+	int rc = -ENOMEM;
+
+	if (!devs || !ptrs)
+		goto out;
+	dratopo__v1__topology_report__init(&msg);
+	msg.node_name = (char *)r->node_name;
+	msg.instance_type = (char *)r->instance_type;
+	msg.agent_version = (char *)(r->agent_version ? r->agent_version : "");
+	msg.boot_id = (char *)(r->boot_id ? r->boot_id : "");
+	msg.sequence = r->sequence;
+	msg.probed_unix_nanos = r->probed_ns;
+	msg.host_cpus = r->cpus;
+	msg.host_memory_mib = r->memory_mib;
+	for (size_t i = 0; i < r->n_devices; i++) {
+		const struct rec_device *d = &r->devices[i];
+		Dratopo__V1__Device *p = &devs[i];
+
+		dratopo__v1__device__init(p);
+		p->bdf = (char *)d->bdf;
+		p->kind = d->kind == TOPO_GPU ? DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_GPU
+					      : DRATOPO__V1__DEVICE_KIND__DEVICE_KIND_EFA;
+		p->vendor = d->vendor;
+		p->device = d->device;
+		p->subsystem_vendor = d->subsystem_vendor;
+		p->subsystem_device = d->subsystem_device;
+		p->pcie_root = (char *)(d->pcie_root ? d->pcie_root : "");
+		if (d->numa_node >= 0) {
+			p->numa_case = DRATOPO__V1__DEVICE__NUMA_NUMA_NODE;
+			p->numa_node = d->numa_node;
+		}
+		p->link_speed = (char *)(d->link_speed ? d->link_speed : "");
+		p->link_width = d->link_width;
+		p->rdma_device = (char *)(d->rdma_device ? d->rdma_device : "");
+		p->fell_off_bus = d->fell_off_bus;
+		ptrs[i] = p;
+	}
+	msg.n_devices = r->n_devices;
+	msg.devices = ptrs;
+	rc = coord_report_pack(&msg, out, len);
+out:
+	free(devs);
+	free(ptrs);
+	return rc;
+}

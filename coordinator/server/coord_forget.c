@@ -36,6 +36,8 @@ static void sweep(struct coord *c)
 	char **names = NULL;
 	size_t n = 0;
 
+	if (coord_serving(c, &err))
+		return;                 /* a follower: the leader forgets */
 	if (rec_fleet_silent(coord_fleet_get(c), coord_now_ns(), c->forget_after_ns, &names, &n,
 			     &err))
 		obs_log(OBS_ERROR, "forget_sweep_failed", "error", err.msg, NULL);

@@ -189,6 +189,10 @@ static grpc_status_code on_report(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	int rc;
 
 	(void)response;
+	/* a follower (or a leader taking over) says so and logs nothing: the
+	 * agent reconnects and reaches the leader */
+	if (coord_refuse(ctx, c) != GRPC_STATUS_OK)
+		return GRPC_STATUS_UNAVAILABLE;
 	if (!msg->node_name[0])
 		return rpc_ctx_fail(ctx, GRPC_STATUS_INVALID_ARGUMENT, "node_name is empty");
 	if (!c->insecure && !rpc_ctx_peer_is(ctx, msg->node_name))
@@ -238,7 +242,12 @@ static grpc_status_code on_list_nodes(struct rpc_ctx *ctx, const ProtobufCMessag
 	Dratopo__V1__Node *nodes;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	if (q->instance_type[0])
@@ -302,7 +311,12 @@ static grpc_status_code on_get_node(struct rpc_ctx *ctx, const ProtobufCMessage 
 	Dratopo__V1__Node *node;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	rc = rec_fleet_node(coord_fleet_get(c), q->name, coord_now_ns(), &r->one, &err);
@@ -344,7 +358,12 @@ static grpc_status_code on_list_types(struct rpc_ctx *ctx, const ProtobufCMessag
 	Dratopo__V1__TypeSummary *types;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	(void)request;
 	if (!r)
 		return no_memory(ctx, NULL);
@@ -396,7 +415,12 @@ static grpc_status_code on_get_hwdb_entry(struct rpc_ctx *ctx, const ProtobufCMe
 	bool learned = false;
 	struct resp *r = resp_new();
 	int rc;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	/* The entry lives as long as the fleet: write it with the fleet held. */
@@ -428,7 +452,12 @@ static grpc_status_code on_remedies(struct rpc_ctx *ctx, const ProtobufCMessage 
 	const Dratopo__V1__RemediesRequest *q = (const void *)request;
 	struct dt_err err = { 0 };
 	struct resp *r = resp_new();
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK) {
+		resp_free(r ? &r->m.base : NULL, NULL);
+		return refused;
+	}
 	if (!r)
 		return no_memory(ctx, NULL);
 	if (coord_remedies(c, q->node, &r->rem, &err)) {
@@ -490,7 +519,7 @@ static grpc_status_code on_forget(struct rpc_ctx *ctx, const ProtobufCMessage *r
 	if (rc == -ENOENT)
 		return rpc_ctx_fail(ctx, GRPC_STATUS_NOT_FOUND, "no node %s", q->node);
 	if (rc)
-		return rpc_ctx_fail(ctx, rc == -EBUSY ? GRPC_STATUS_UNAVAILABLE
+		return rpc_ctx_fail(ctx, rc == -EBUSY || rc == -EAGAIN ? GRPC_STATUS_UNAVAILABLE
 				    : GRPC_STATUS_INTERNAL, "forget %s: %s", q->node, err.msg);
 	if (!(r = resp_new()))
 		return no_memory(ctx, NULL);

@@ -137,7 +137,7 @@ struct fleet_prep {
 
 void coord_set_cluster_source(struct coord *c, const struct coord_cluster_source *src)
 {
-	c->cluster = src ? *src : (struct coord_cluster_source){ 0 };
+	c->plan_source = src ? *src : (struct coord_cluster_source){ 0 };
 }
 
 /* What the cluster runs (when a controller set the source), then the
@@ -147,7 +147,7 @@ static int prepare_fleet(void *arg, struct model_set *set, struct plan_options *
 			 struct dt_diags *diags)
 {
 	struct fleet_prep *p = arg;
-	const struct coord_cluster_source *cs = &p->c->cluster;
+	const struct coord_cluster_source *cs = &p->c->plan_source;
 	struct rec_fleet *f;
 	struct dt_err err = { 0 };
 	int rc;
@@ -219,7 +219,10 @@ grpc_status_code coord_plan(struct rpc_ctx *ctx, const ProtobufCMessage *request
 	struct coord *c = rpc_ctx_user(ctx);
 	const Dratopo__V1__PlanRequest *q = (const void *)request;
 	struct plan_resp *r;
+	grpc_status_code refused = coord_refuse(ctx, c);
 
+	if (refused != GRPC_STATUS_OK)
+		return refused;
 	if (atomic_fetch_add(&c->plans_running, 1) >= c->max_plans) {
 		atomic_fetch_sub(&c->plans_running, 1);
 		return rpc_ctx_fail(ctx, GRPC_STATUS_RESOURCE_EXHAUSTED,

@@ -1,8 +1,9 @@
 /* coordinator_main.c - dratopo-coordinator: the process around the
- * handlers. Options, start-up (store, restore, HTTP, gRPC), and the signal
- * loop: SIGTERM/SIGINT stop accepting, drain the calls in flight, flush the
- * store and exit 0; SIGHUP re-reads the TLS files, which are also watched
- * (certwatch: reloaded when they change, their validity in /readyz).
+ * handlers. Options, start-up (store, restore, the cluster, HTTP, gRPC),
+ * and the signal loop: SIGTERM/SIGINT stop accepting, drain the calls in
+ * flight, hand the Lease over, flush the store and exit 0; SIGHUP re-reads
+ * the TLS files, which are also watched (certwatch: reloaded when they
+ * change, their validity in /readyz).
  *
  * Signals are blocked in every thread (they are blocked before any thread
  * starts) and taken synchronously by the main thread with sigwaitinfo, so no
@@ -19,6 +20,7 @@
 #include "ctrl.h"
 #include "duration.h"
 #include "hwdb.h"
+#include "kube_leader.h"
 #include "obs_http.h"
 #include "obs_log.h"
 #include "opts.h"
@@ -38,6 +40,9 @@ struct args {
 	const char *kubeconfig, *context;
 	int kube;                       /* enum kube_mode */
 	bool dry_run, version;
+	int leader_elect;               /* -1 unset (true in a pod), 0, 1 */
+	int64_t lease_duration_ns, renew_deadline_ns, retry_period_ns;
+	struct coord_cluster_opts cluster;
 	struct rpc_tls tls;
 	uint64_t learn_quorum, workers, max_plans;
 	int64_t interval_ns, stale_after_ns, call_timeout_ns, forget_after_ns;
@@ -65,7 +70,8 @@ static const struct opt coord_opts[] = {
 	{ .name = "listen", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(listen),
 	  .help = "gRPC address (default " DEFAULT_LISTEN "; port 0 picks one)" },
 	{ .name = "db", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(db),
-	  .help = "SQLite database (default " DEFAULT_DB ")" },
+	  .help = "SQLite database (default " DEFAULT_DB ";\n"
+		  "none with --leader-elect: the fleet lives in the cluster)" },
 	{ .name = "http", .type = OPT_STR, .arg = "ADDR", .at = ARG_AT(http),
 	  .help = "serve the status pages (/), /metrics, /healthz and /readyz\n"
 		  "on ADDR, read-only (default: off)" },
@@ -98,16 +104,37 @@ static const struct opt coord_opts[] = {
 	{ .name = "call-timeout", .type = OPT_DURATION, .arg = "D", .at = ARG_AT(call_timeout_ns),
 	  .help = "longest a call may take, whatever its deadline (default 60s)" },
 	{ .name = "kubeconfig", .type = OPT_STR, .arg = "FILE", .at = ARG_AT(kubeconfig),
-	  .help = "run the Kubernetes controller against this cluster (in a\n"
-		  "pod it runs with the service account, no flag needed)" },
+	  .help = "run in this cluster: the fleet kept in it (NodeTopology and\n"
+		  "LearnedType objects) and the controller that writes\n"
+		  "NodeClaims for pending pods; in a pod the service account\n"
+		  "is used, no flag needed" },
 	{ .name = "context", .type = OPT_STR, .arg = "NAME", .at = ARG_AT(context),
 	  .help = "the kubeconfig's context (default: its current-context)" },
 	{ .name = "kube", .type = OPT_FUNC, .arg = "on|off", .set = set_kube,
-	  .help = "the controller: on needs a cluster, off never starts it\n"
+	  .help = "the cluster: on needs one, off never uses one\n"
 		  "(default: on with --kubeconfig or in a pod)" },
 	{ .name = "dry-run", .type = OPT_FLAG, .at = ARG_AT(dry_run),
 	  .help = "plan the cluster's pending pods but write nothing: each\n"
 		  "write is a log line (event=kube_dry_run) and a metric" },
+	{ .name = "leader-elect", .type = OPT_BOOL, .at = ARG_AT(leader_elect),
+	  .help = "replicas elect a leader over a Lease; only it serves and\n"
+		  "writes (default: true in a pod, false elsewhere)" },
+	{ .name = "leader-elect-lease-duration", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(lease_duration_ns),
+	  .help = "how long a Lease not renewed holds (default 15s)" },
+	{ .name = "leader-elect-renew-deadline", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(renew_deadline_ns),
+	  .help = "a leader that cannot renew within D stops writing\n"
+		  "and leading (default 10s)" },
+	{ .name = "leader-elect-retry-period", .type = OPT_DURATION, .arg = "D",
+	  .at = ARG_AT(retry_period_ns),
+	  .help = "between tries to renew or acquire (default 2s)" },
+	{ .name = "leader-elect-resource-name", .type = OPT_STR, .arg = "NAME",
+	  .at = ARG_AT(cluster.lease_name), .help = "the Lease (default dratopo-coordinator)" },
+	{ .name = "leader-elect-resource-namespace", .type = OPT_STR, .arg = "NS",
+	  .at = ARG_AT(cluster.lease_namespace),
+	  .help = "its namespace (default: the pod's own, or the\n"
+		  "kubeconfig context's)" },
 	OBS_LOG_LEVEL_OPT,
 	{ .name = "version", .type = OPT_FLAG, .at = ARG_AT(version), .help = "print the version" },
 	{ 0 }
@@ -135,12 +162,63 @@ static unsigned default_max_plans(uint64_t workers)
 	return n < 1 ? 1 : n > COORD_DEFAULT_MAX_PLANS ? COORD_DEFAULT_MAX_PLANS : (unsigned)n;
 }
 
+static bool in_pod(void)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+	return host && host[0];
+}
+
+/* Whether the cluster is used: --kube says, else a kubeconfig or a pod. */
+static bool kube_wanted(const struct args *a)
+{
+	if (a->kube != KUBE_AUTO)
+		return a->kube == KUBE_ON;
+	return a->kubeconfig || in_pod();
+}
+
+/* Leader election: on by default in a pod, only with a cluster, and with
+ * the fleet in the cluster rather than in a database file. 0 or the usage
+ * error's exit code. */
+static int cluster_args(struct args *a)
+{
+	struct kube_leader_opts lo = { .name = "x", .identity = "x" };
+	struct dt_err err = { 0 };
+
+	a->cluster.kubeconfig = a->kubeconfig;
+	a->cluster.context = a->context;
+	a->cluster.leader_elect = a->leader_elect < 0 ? in_pod() && kube_wanted(a)
+						      : a->leader_elect == 1;
+	a->cluster.lease_duration_ms = a->lease_duration_ns / 1000000;
+	a->cluster.renew_deadline_ms = a->renew_deadline_ns / 1000000;
+	a->cluster.retry_period_ms = a->retry_period_ns / 1000000;
+	if (!a->cluster.leader_elect) {
+		if (!a->db)
+			a->db = DEFAULT_DB;
+		return 0;
+	}
+	if (!kube_wanted(a))
+		return opts_usage_error(&coord_cmd, "--leader-elect needs a cluster: --kubeconfig "
+					"FILE, or run in a pod");
+	if (a->db)
+		return opts_usage_error(&coord_cmd, "--db: with --leader-elect the fleet lives in "
+					"the cluster (NodeTopology objects); a database file is "
+					"for a coordinator without leader election");
+	a->db = "memory:";
+	lo.lease_duration_ms = a->cluster.lease_duration_ms;
+	lo.renew_deadline_ms = a->cluster.renew_deadline_ms;
+	lo.retry_period_ms = a->cluster.retry_period_ms;
+	if (kube_leader_validate(&lo, &err))
+		return opts_usage_error(&coord_cmd, "%s", err.msg);
+	return 0;
+}
+
 /* false to run; true and *rc when the process ends here. */
 static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 {
 	struct dt_err err = { 0 };
 
-	*a = (struct args){ .listen = DEFAULT_LISTEN, .db = DEFAULT_DB,
+	*a = (struct args){ .listen = DEFAULT_LISTEN, .leader_elect = -1,
 			    .learn_quorum = REC_DEFAULT_LEARN_QUORUM, .workers = DEFAULT_WORKERS,
 			    .interval_ns = DEFAULT_INTERVAL_NS };
 	if (opts_parse(&coord_cmd, argc, argv, a, rc))
@@ -164,6 +242,8 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	else if (a->max_plans && a->max_plans >= a->workers)
 		*rc = opts_usage_error(&coord_cmd, "--max-plans must be below --workers (reports "
 				       "need a thread too)");
+	else
+		*rc = cluster_args(a);
 	if (*rc)
 		return true;
 	if (!a->stale_after_ns)
@@ -171,16 +251,6 @@ static bool parse_args(int argc, char **argv, struct args *a, int *rc)
 	if (!a->max_plans)
 		a->max_plans = default_max_plans(a->workers);
 	return false;
-}
-
-/* Whether the controller runs: --kube says, else a kubeconfig or a pod. */
-static bool kube_wanted(const struct args *a)
-{
-	const char *host = getenv("KUBERNETES_SERVICE_HOST");
-
-	if (a->kube != KUBE_AUTO)
-		return a->kube == KUBE_ON;
-	return a->kubeconfig || (host && host[0]);
 }
 
 /* A node the fleet knows and may not plan on (drift, conflict, silence)
@@ -308,7 +378,7 @@ static bool ready(void *arg, char *why, size_t whylen)
 		snprintf(why, whylen, "kube: the informers have not listed the cluster yet");
 		return false;
 	}
-	return true;
+	return coord_cluster_ready(c, why, whylen);
 }
 
 static void log_start(const struct args *a, struct coord *c, struct rpc_server *srv,
@@ -400,12 +470,19 @@ int main(int argc, char **argv)
 
 		rc = coord_open(c, &co, &err);
 	}
+	/* The fleet in the cluster (a dry run without election leaves it out:
+	 * it writes nothing); the controller's writes pass the Lease's fence. */
+	if (!rc && kube_wanted(&a) && (a.cluster.leader_elect || !a.dry_run) &&
+	    (rc = coord_cluster_start(c, &a.cluster, &err)))
+		dt_err_prefix(&err, "kube: ");
 	if (!rc && kube_wanted(&a)) {
 		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
 					.dry_run = a.dry_run, .registry = c->m.reg,
 					.node_excluded = node_excluded, .node_arg = c,
 					.node_deleted = node_deleted, .node_deleted_arg = c,
-					.remedies = fleet_remedies, .remedies_arg = c };
+					.remedies = fleet_remedies, .remedies_arg = c,
+					.leader = coord_cluster_leader(c),
+					.leading = coord_leading, .leading_arg = c };
 
 		if ((rc = ctrl_start(&ko, &p.kube, &err)))
 			dt_err_prefix(&err, "kube: ");
@@ -443,11 +520,14 @@ int main(int argc, char **argv)
 	}
 	/* The HTTP server before the watcher its gauges read, the watcher
 	 * before the server it reloads; then drain the calls in flight (their
-	 * reports commit), then the rest. */
+	 * reports commit), hand the Lease over (the controller's writes in
+	 * flight finish first), then the rest. */
 	obs_http_stop(http);
 	certwatch_stop(p.certs);
 	rpc_server_shutdown(p.srv, DRAIN_MS);
+	coord_cluster_release(c);
 	ctrl_stop(p.kube);
+	coord_cluster_stop(c);
 	coord_close(c);
 	hwdb_reset();
 	opts_free(&coord_cmd, &a);

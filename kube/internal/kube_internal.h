@@ -43,6 +43,25 @@ int kube_list_ex(struct kube_client *c, const struct kube_ref *ref, const char *
 		 const char *field_selector, unsigned page_size, const atomic_bool *cancel,
 		 kube_item_fn fn, void *arg, char *rv, size_t rv_size, struct dt_err *err);
 
+/* ---- The write fence (kube_leader.c sets it up) ---- */
+
+/* Checked by kube_do around every attempt of a request that writes. */
+struct kube_fence {
+	/* Before the attempt: 0 and the longest it may take (ms), or a
+	 * KUBE_E* code (the attempt is not made). */
+	int (*enter)(void *arg, int64_t *budget_ms);
+	/* Just before the request leaves (libcurl's pre-request callback,
+	 * once connected): whether it still may. */
+	bool (*holds)(void *arg);
+	/* After the attempt, when enter returned 0. */
+	void (*leave)(void *arg);
+	void *arg;
+};
+
+/* f (NULL: none) is the caller's and must outlive the client's writes. */
+void kube_client_set_fence(struct kube_client *c, const struct kube_fence *f);
+bool kube_client_fenced(const struct kube_client *c, const void *fence_arg);
+
 /* ---- Credentials (kube_auth.c) ---- */
 
 /* What a request authenticates with right now. Strings are the caller's

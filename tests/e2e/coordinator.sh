@@ -305,4 +305,19 @@ expect 1 "$COORD" --listen 127.0.0.1:0 --db "$TMP/corrupt.db" --insecure &&
 cmp -s "$TMP/corrupt.db" "$TMP/corrupt.orig" || fail "the corrupt database was modified"
 expect 2 "$COORD" --listen 127.0.0.1:0 --db "$TMP/x.db"
 has "$TMP/err" 'insecure' "no TLS and no --insecure is a usage error"
+# leader election: only in a cluster, with the fleet there (no --db), on
+# timings client-go accepts; --leader-elect=false turns it off
+expect 2 env -u KUBERNETES_SERVICE_HOST "$COORD" --insecure --leader-elect &&
+	has "$TMP/err" '^dratopo-coordinator: --leader-elect needs a cluster' "election without a cluster"
+printf 'apiVersion: v1\nkind: Config\n' >"$TMP/kubeconfig"
+expect 2 "$COORD" --insecure --kubeconfig "$TMP/kubeconfig" --leader-elect --db "$TMP/x.db" &&
+	has "$TMP/err" '^dratopo-coordinator: --db: with --leader-elect the fleet lives in the cluster' \
+	"election with a database file"
+expect 2 "$COORD" --insecure --kubeconfig "$TMP/kubeconfig" --leader-elect \
+	--leader-elect-renew-deadline 20s &&
+	has "$TMP/err" 'the lease duration \(15000ms\) must be greater than the renew deadline \(20000ms\)' \
+	"client-go's timing rule"
+expect 2 "$COORD" --insecure --leader-elect=maybe &&
+	has "$TMP/err" "^dratopo-coordinator: --leader-elect: 'maybe' is neither true nor false" \
+	"a boolean that is neither"
 e2e_finish "$acked reports acknowledged before SIGKILL, none lost"

@@ -3,7 +3,10 @@
 # docs/coordinator.md promises: every deploy/*.yaml passes deploy_check (kinds,
 # required fields, references between objects), the Deployment passes
 # `dratopo validate`, the security properties hold (read-only /sys, no
-# privileges, one Recreate replica on a PVC, NODE_NAME from the downward API),
+# privileges, two coordinator replicas on different nodes with a disruption
+# budget that lets a drain evict one, anti-affinity that selects the replicas,
+# a Service that selects the leader whose label RBAC lets it set, NODE_NAME
+# from the downward API),
 # a broken manifest is refused, and the systemd units pass systemd-analyze
 # verify where systemd is present.
 NAME=deploy; . "$(dirname "$0")/lib.sh"
@@ -11,8 +14,8 @@ CHECK="$1/tests/deploy_check"
 D="$ROOT/deploy"
 
 expect 0 "$CHECK" "$D"/namespace.yaml "$D"/certs.yaml "$D"/coordinator.yaml "$D"/agent.yaml \
-	"$D"/dratopo-agent-verify.yaml "$D"/rbac.yaml &&
-	has "$TMP/out" '^[0-9]+ objects in 6 files: ok$' "deploy_check"
+	"$D"/dratopo-agent-verify.yaml "$D"/rbac.yaml "$D"/crds.yaml &&
+	has "$TMP/out" '^[0-9]+ objects in 7 files: ok$' "deploy_check"
 
 # The coordinator's Deployment is a kind dratopo reads: its pod spec validates.
 expect 0 "$BIN" validate -f "$D/coordinator.yaml" && has "$TMP/out" 'Deployment' "validate"
@@ -74,19 +77,46 @@ done
 grep -A1 'ipAddresses:' "$D/certs.yaml" | grep -q -- '- 127.0.0.1' ||
 	fail "certs: the server certificate names 127.0.0.1"
 grep -q 'fieldPath: spec.nodeName' "$D/agent.yaml" || fail "agent: NODE_NAME from the downward API"
-grep -q 'replicas: 1' "$D/coordinator.yaml" || fail "coordinator: one replica"
-grep -A1 'strategy:' "$D/coordinator.yaml" | grep -q 'type: Recreate' || fail "coordinator: Recreate"
-grep -q 'claimName: dratopo-coordinator-db' "$D/coordinator.yaml" || fail "coordinator: PVC"
+grep -q 'replicas: 2' "$D/coordinator.yaml" || fail "coordinator: two replicas"
+grep -q -- '- --leader-elect$' "$D/coordinator.yaml" || fail "coordinator: leader election"
+grep -A2 'requiredDuringSchedulingIgnoredDuringExecution' "$D/coordinator.yaml" |
+	grep -q 'topologyKey: kubernetes.io/hostname' || fail "coordinator: one replica per node"
+grep -A3 'preferredDuringSchedulingIgnoredDuringExecution' "$D/coordinator.yaml" |
+	grep -q 'topologyKey: topology.kubernetes.io/zone' || fail "coordinator: spread over zones"
+grep -q '^kind: PodDisruptionBudget$' "$D/coordinator.yaml" || fail "coordinator: a PDB"
+grep -q 'dratopo.io/role: leader' "$D/coordinator.yaml" || fail "coordinator: Service selects the leader"
+grep -q 'fieldPath: metadata.name' "$D/coordinator.yaml" || fail "coordinator: POD_NAME"
+grep -q 'PersistentVolumeClaim' "$D/coordinator.yaml" && fail "coordinator: no volume (the fleet is in the cluster)"
 for k in Issuer Certificate; do
 	grep -q "^kind: $k$" "$D/certs.yaml" || fail "certs: a $k"
 done
 
 # A broken manifest is refused, each problem named.
-sed -e 's/claimName: dratopo-coordinator-db/claimName: nope/' \
-    -e 's/mountPath: \/var\/lib\/dratopo/mountPth: x/' "$D/coordinator.yaml" >"$TMP/bad.yaml"
+sed -e 's/secretName: dratopo-coordinator-tls/secretName: nope/' \
+    -e 's/mountPath: \/etc\/dratopo\/tls/mountPth: x/' \
+    -e 's/dratopo.io\/role: leader/app: other/' "$D/coordinator.yaml" >"$TMP/bad.yaml"
 expect 1 "$CHECK" "$D/namespace.yaml" "$D/certs.yaml" "$TMP/bad.yaml" &&
-	has "$TMP/err" 'Deployment dratopo-coordinator\): persistentVolumeClaim.claimName: no PersistentVolumeClaim nope' "bad claim" &&
+	has "$TMP/err" 'Deployment dratopo-coordinator\): secret.secretName' "bad secret" &&
+	has "$TMP/err" 'Service dratopo-coordinator\): spec.selector: selects no workload' "bad selector" &&
 	has "$TMP/err" 'volumeMounts: entry 0 needs a name and a mountPath' "bad mount"
+# The HA deployment broken three ways, each named: a budget that never lets
+# a drain evict a replica, anti-affinity that keeps nothing apart, a leader
+# label the coordinator may not set (its Role without pods' patch).
+ALL=("$D/namespace.yaml" "$D/certs.yaml" "$D/crds.yaml")
+sed 's/maxUnavailable: 1$/minAvailable: 2/' "$D/coordinator.yaml" >"$TMP/pdb.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/pdb.yaml" &&
+	has "$TMP/err" 'PodDisruptionBudget dratopo-coordinator\): spec.minAvailable: 2 of the 2 replicas of Deployment dratopo-coordinator allows no voluntary eviction' "PDB that blocks drains"
+sed 's/maxUnavailable: 1$/maxUnavailable: 0/' "$D/coordinator.yaml" >"$TMP/pdb0.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/pdb0.yaml" &&
+	has "$TMP/err" 'spec.maxUnavailable: 0 allows no voluntary eviction' "PDB of 0"
+sed '/requiredDuringScheduling/,/preferredDuring/ s/name: dratopo-coordinator$/name: other/' \
+	"$D/coordinator.yaml" >"$TMP/aa.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$D/rbac.yaml" "$TMP/aa.yaml" &&
+	has "$TMP/err" 'requiredDuringSchedulingIgnoredDuringExecution\[0\].labelSelector: selects none of its own pods' "anti-affinity that keeps nothing apart"
+[ "$(grep -c 'selects none of its own pods' "$TMP/err")" = 1 ] || fail "only the broken term named"
+sed 's/verbs: \[get, list, patch\]/verbs: [get, list]/' "$D/rbac.yaml" >"$TMP/rbac.yaml"
+expect 1 "$CHECK" "${ALL[@]}" "$TMP/rbac.yaml" "$D/coordinator.yaml" &&
+	has "$TMP/err" "Service dratopo-coordinator\\): spec.selector: dratopo.io/role is set on Deployment dratopo-coordinator's pods at run time, but ServiceAccount dratopo-coordinator may not patch pods in dratopo" "leader label without RBAC"
 printf 'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\n' >"$TMP/ds.yaml"
 expect 1 "$CHECK" "$TMP/ds.yaml" &&
 	has "$TMP/err" 'metadata.namespace: required' "namespace required" &&

@@ -8,7 +8,7 @@
 # For every command: -h and --help print the usage on stdout (exit 0); an
 # unknown option and -- are answered in the grammar's words. For every option:
 # each form (--name=VALUE, --name VALUE, -kVALUE, -k VALUE, -k=VALUE for a
-# value; --name, -k for a flag) reads the same, as DRATOPO_OPTS_DUMP=1 shows
+# value; --name, -k for a flag; --name, --name=true|false for a boolean) reads the same, as DRATOPO_OPTS_DUMP=1 shows
 # (the parser's own account of what it read, before anything runs); a missing
 # value and a value given to a flag are usage errors (exit 2) in one wording,
 # followed by the command's synopsis and the pointer to --help.
@@ -51,7 +51,13 @@ walk_option() {
 	local prog="$1" k="$2" name="$3" arg="$4"
 	shift 4
 	options=$((options + 1))
-	if [ -n "$arg" ]; then
+	if [ "$arg" = "[=BOOL]" ]; then
+		# client-go's booleans: bare is true, a value only after '='
+		dumped "--$name" "$@" "--$name"
+		dumped "--$name=false" "$@" "--$name=false"
+		dumped "--$name=true" "$@" "--$name=true"
+		usage_error "--$name: 'x' is neither true nor false" "$prog" "$@" "--$name=x"
+	elif [ -n "$arg" ]; then
 		dumped "--$name=v=1" "$@" "--$name=v=1"
 		dumped "--$name=v=1" "$@" "--$name" "v=1"
 		dumped "--$name=-v" "$@" "--$name" "-v"      # the next argument, whatever it is
@@ -92,10 +98,12 @@ walk_command() {
 	grep -q "^usage:" "$TMP/out" && fail "$* -- --help: printed the help"
 	grep -Eq "^operand=--help$|^$prog: unexpected argument '--help'" "$TMP/out" "$TMP/err" ||
 		fail "$* -- --help: not read as an operand"
-	# the option lines of the generated help: "  -k, --name ARG" or "      --name ARG"
+	# the option lines of the generated help: "  -k, --name ARG", "      --name ARG"
+	# or a boolean's "      --name[=BOOL]"
+	local row='^  (-([a-zA-Z]), |    )--([a-z0-9-]+)(\[=BOOL\])?( ([^ ]+))?'
 	while IFS= read -r line; do
-		[[ "$line" =~ ^\ \ (-([a-zA-Z]),\ |\ \ \ \ )--([a-z0-9-]+)(\ ([^ ]+))? ]] || continue
-		k="${BASH_REMATCH[2]}" name="${BASH_REMATCH[3]}" arg="${BASH_REMATCH[5]}"
+		[[ "$line" =~ $row ]] || continue
+		k="${BASH_REMATCH[2]}" name="${BASH_REMATCH[3]}" arg="${BASH_REMATCH[4]}${BASH_REMATCH[6]}"
 		[ "$name" = help ] && continue
 		walk_option "$prog" "$k" "$name" "$arg" "$@"
 		n=$((n + 1))

@@ -25,7 +25,7 @@ expect 1 "$K" -n dratopo get deployment dratopo-coordinator
 sed 's/verbs: \[get, list, watch, patch\]/verbs: 42/' "$ROOT/deploy/rbac.yaml" >"$TMP/bad.yaml"
 expect 1 "$K" apply --dry-run=server -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'verbs' "bad verbs named"
-sed 's/replicas: 1/replicas: -1/' "$ROOT/deploy/coordinator.yaml" >"$TMP/bad.yaml"
+sed 's/replicas: 2/replicas: -1/' "$ROOT/deploy/coordinator.yaml" >"$TMP/bad.yaml"
 expect 1 "$K" apply --dry-run=server -f "$TMP/bad.yaml" &&
 	has "$TMP/err" 'spec.replicas: Invalid value: -1' "negative replicas named"
 e2e_finish

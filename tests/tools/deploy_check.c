@@ -5,7 +5,12 @@
  * template, every volumeMount names a volume, a PVC or Secret volume names an
  * object or a Certificate's secretName in the set, a pod's ServiceAccount is
  * in the set, a Service selects some workload and its named targetPorts exist
- * there, a RoleBinding names a Role).
+ * there, a RoleBinding names a Role), and what makes replicas highly
+ * available holds: a PodDisruptionBudget leaves some voluntary eviction
+ * possible (else a node drain hangs), a workload's pod anti-affinity
+ * selects its own pods (else it keeps nothing apart), and a Service that
+ * selects a label the pods set at run time (the coordinator's leader label)
+ * selects pods whose ServiceAccount RBAC lets patch pods there.
  *
  *   deploy_check FILE...
  *
@@ -13,6 +18,7 @@
  * DaemonSet, Service, PersistentVolumeClaim, RBAC or cert-manager, hence this
  * test tool. Each problem is one line `FILE: document N (KIND NAME): FIELD:
  * message`; exit 0 when there is none, 1 otherwise, 2 on usage. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,7 +69,23 @@ static const struct kind_rule rules[] = {
 	{ "cert-manager.io/v1", "Issuer", true, { { "spec", DOC_MAP } } },
 	{ "cert-manager.io/v1", "Certificate", true,
 	  { { "spec.secretName", DOC_STRING }, { "spec.issuerRef.name", DOC_STRING } } },
+	{ "policy/v1", "PodDisruptionBudget", true, { { "spec.selector.matchLabels", DOC_MAP } } },
+	{ "apiextensions.k8s.io/v1", "CustomResourceDefinition", false,
+	  { { "spec.group", DOC_STRING }, { "spec.names.kind", DOC_STRING },
+	    { "spec.names.plural", DOC_STRING }, { "spec.versions", DOC_SEQ } } },
 };
+
+/* Labels a process puts on its own pod at run time, which no template
+ * carries: the coordinator's leader label (the Service selects the leader). */
+static const char *const runtime_labels[] = { "dratopo.io/role", NULL };
+
+static bool runtime_label(const char *key)
+{
+	for (size_t i = 0; runtime_labels[i]; i++)
+		if (!strcmp(key, runtime_labels[i]))
+			return true;
+	return false;
+}
 
 static struct obj objs[MAX_OBJS];
 static size_t n_objs;
@@ -119,14 +141,18 @@ static const struct obj *find(const char *kind, const char *name, const char *ns
 	return NULL;
 }
 
-/* Every key of sel is in labels with the same value. */
+/* Every key of sel is in labels with the same value (but the labels set
+ * at run time). */
 static bool selects(const struct doc_node *sel, const struct doc_node *labels)
 {
 	if (!sel || sel->kind != DOC_MAP || !sel->u.map.n)
 		return false;
 	for (size_t i = 0; i < sel->u.map.n; i++) {
-		const char *v = doc_str(doc_get(labels, sel->u.map.pairs[i].key->text));
+		const char *key = sel->u.map.pairs[i].key->text;
+		const char *v = doc_str(doc_get(labels, key));
 
+		if (runtime_label(key))
+			continue;
 		if (!v || strcmp(v, sel->u.map.pairs[i].value->text))
 			return false;
 	}
@@ -209,12 +235,44 @@ static void check_pod(const struct obj *o, const struct doc_node *spec)
 		problem(o, "serviceAccountName", "no ServiceAccount %s", sa);
 }
 
+/* Each pod anti-affinity term's matchLabels selects the workload's own
+ * pods: a term that selects none keeps no two replicas apart. */
+static void check_anti_affinity(const struct obj *o)
+{
+	static const char *const lists[] = { "requiredDuringSchedulingIgnoredDuringExecution",
+					     "preferredDuringSchedulingIgnoredDuringExecution" };
+	const struct doc_node *aa = at(o->root, "spec.template.spec.affinity.podAntiAffinity");
+	const struct doc_node *labels = at(o->root, "spec.template.metadata.labels");
+	char field[160];
+
+	for (size_t l = 0; l < 2; l++) {
+		const struct doc_node *terms = doc_get(aa, lists[l]);
+
+		for (size_t i = 0; terms && terms->kind == DOC_SEQ && i < terms->u.seq.n; i++) {
+			const struct doc_node *t = terms->u.seq.items[i];
+			const struct doc_node *sel;
+
+			if (l == 1)
+				t = doc_get(t, "podAffinityTerm");
+			sel = at(t, "labelSelector.matchLabels");
+			if (!sel)
+				continue;       /* matchExpressions: not judged here */
+			snprintf(field, sizeof(field), "podAntiAffinity.%s[%zu].labelSelector",
+				 lists[l], i);
+			if (!selects(sel, labels))
+				problem(o, field, "selects none of its own pods: keeps no two "
+					"replicas apart");
+		}
+	}
+}
+
 static void check_workload(const struct obj *o)
 {
 	if (!selects(at(o->root, "spec.selector.matchLabels"),
 		     at(o->root, "spec.template.metadata.labels")))
 		problem(o, "spec.selector", "does not match the pod template's labels");
 	check_pod(o, at(o->root, "spec.template.spec"));
+	check_anti_affinity(o);
 }
 
 /* A named port of some container of a workload the Service selects. */
@@ -235,21 +293,144 @@ static bool port_named(const struct doc_node *spec, const char *name)
 	return false;
 }
 
-static void check_service(const struct obj *o)
+/* The workload of the set whose pods sel (at path) selects, or NULL
+ * after saying so. */
+static const struct obj *selected(const struct obj *o, const char *path)
 {
-	const struct doc_node *sel = at(o->root, "spec.selector");
-	const struct doc_node *ports = at(o->root, "spec.ports");
-	const struct obj *target = NULL;
+	const struct doc_node *sel = at(o->root, path);
 
-	for (size_t i = 0; i < n_objs && !target; i++)
+	for (size_t i = 0; i < n_objs; i++)
 		if (objs[i].kind && (!strcmp(objs[i].kind, "Deployment") ||
 				     !strcmp(objs[i].kind, "DaemonSet")) &&
 		    selects(sel, at(objs[i].root, "spec.template.metadata.labels")))
-			target = &objs[i];
-	if (!target) {
-		problem(o, "spec.selector", "selects no workload of the set");
-		return;
+			return &objs[i];
+	problem(o, path, "selects no workload of the set");
+	return NULL;
+}
+
+/* Whether list (a sequence of strings) holds want or "*". */
+static bool has_item(const struct doc_node *list, const char *want)
+{
+	for (size_t i = 0; list && list->kind == DOC_SEQ && i < list->u.seq.n; i++) {
+		const char *s = doc_str(list->u.seq.items[i]);
+
+		if (s && (!strcmp(s, want) || !strcmp(s, "*")))
+			return true;
 	}
+	return false;
+}
+
+/* Whether role (a Role or ClusterRole) lets patch pods. */
+static bool role_patches_pods(const struct obj *role)
+{
+	const struct doc_node *rs = doc_get(role->root, "rules");
+
+	for (size_t i = 0; rs && rs->kind == DOC_SEQ && i < rs->u.seq.n; i++) {
+		const struct doc_node *r = rs->u.seq.items[i];
+
+		if (has_item(doc_get(r, "apiGroups"), "") && has_item(doc_get(r, "resources"), "pods") &&
+		    has_item(doc_get(r, "verbs"), "patch"))
+			return true;
+	}
+	return false;
+}
+
+/* Whether binding b names ServiceAccount sa of namespace ns. */
+static bool binds(const struct obj *b, const char *sa, const char *ns)
+{
+	const struct doc_node *subjects = doc_get(b->root, "subjects");
+
+	for (size_t i = 0; subjects && subjects->kind == DOC_SEQ && i < subjects->u.seq.n; i++) {
+		const struct doc_node *s = subjects->u.seq.items[i];
+		const char *kind = doc_str(doc_get(s, "kind")), *name = doc_str(doc_get(s, "name"));
+		const char *sns = doc_str(doc_get(s, "namespace"));
+
+		if (kind && name && !strcmp(kind, "ServiceAccount") && !strcmp(name, sa) &&
+		    (sns ? !strcmp(sns, ns) : b->ns && !strcmp(b->ns, ns)))
+			return true;
+	}
+	return false;
+}
+
+/* Whether ServiceAccount sa may patch pods in namespace ns: a RoleBinding
+ * there or a ClusterRoleBinding binds it to a role that lets it. */
+static bool may_patch_pods(const char *sa, const char *ns)
+{
+	for (size_t i = 0; i < n_objs; i++) {
+		const struct obj *b = &objs[i];
+		bool cluster = !strcmp(b->kind, "ClusterRoleBinding");
+		const char *kind = doc_str(at(b->root, "roleRef.kind"));
+		const char *name = doc_str(at(b->root, "roleRef.name"));
+		const struct obj *role;
+
+		if ((!cluster && (strcmp(b->kind, "RoleBinding") || !b->ns || strcmp(b->ns, ns))) ||
+		    !kind || !name || !binds(b, sa, ns))
+			continue;
+		role = !strcmp(kind, "ClusterRole") ? find("ClusterRole", name, NULL)
+		       : cluster ? NULL : find("Role", name, ns);
+		if (role && role_patches_pods(role))
+			return true;
+	}
+	return false;
+}
+
+/* A selector's label that the pods' own process sets at run time is
+ * set only if their ServiceAccount may patch pods. */
+static void check_runtime_selector(const struct obj *o, const struct obj *target)
+{
+	const struct doc_node *sel = at(o->root, "spec.selector");
+	const char *sa = doc_str(at(target->root, "spec.template.spec.serviceAccountName"));
+
+	for (size_t i = 0; sel && sel->kind == DOC_MAP && i < sel->u.map.n; i++) {
+		const char *key = sel->u.map.pairs[i].key->text;
+
+		if (runtime_label(key) && !may_patch_pods(sa ? sa : "default", target->ns))
+			problem(o, "spec.selector", "%s is set on %s %s's pods at run time, but "
+				"ServiceAccount %s may not patch pods in %s (no Role or "
+				"ClusterRole bound to it lets it): the Service would select none",
+				key, target->kind, target->name, sa ? sa : "default", target->ns);
+	}
+}
+
+/* The replicas of a Deployment (1 when unset); -1 for other workloads. */
+static int64_t replicas(const struct obj *w)
+{
+	const struct doc_node *r = at(w->root, "spec.replicas");
+
+	if (strcmp(w->kind, "Deployment"))
+		return -1;
+	return r && r->kind == DOC_INT ? r->u.i : 1;
+}
+
+/* A budget that allows no voluntary eviction hangs every node drain. */
+static void check_pdb(const struct obj *o)
+{
+	const struct obj *w = selected(o, "spec.selector.matchLabels");
+	const struct doc_node *min = at(o->root, "spec.minAvailable");
+	const struct doc_node *max = at(o->root, "spec.maxUnavailable");
+	int64_t n = w ? replicas(w) : -1;
+
+	if (min && max)
+		problem(o, "spec", "minAvailable and maxUnavailable cannot be both set");
+	else if (!min && !max)
+		problem(o, "spec", "neither minAvailable nor maxUnavailable: a budget of nothing");
+	else if (max && max->kind == DOC_INT && max->u.i < 1)
+		problem(o, "spec.maxUnavailable", "0 allows no voluntary eviction: every node drain "
+			"hangs on these pods");
+	else if (min && min->kind == DOC_INT && n >= 0 && min->u.i >= n)
+		problem(o, "spec.minAvailable", "%" PRId64 " of the %" PRId64 " replicas of %s %s "
+			"allows no voluntary eviction: every node drain hangs on these pods",
+			min->u.i, n, w->kind, w->name);
+}
+
+static void check_service(const struct obj *o)
+{
+	const struct doc_node *ports = at(o->root, "spec.ports");
+	const struct obj *target = selected(o, "spec.selector");
+
+	if (!target)
+		return;
+	check_runtime_selector(o, target);
 	for (size_t i = 0; ports && ports->kind == DOC_SEQ && i < ports->u.seq.n; i++) {
 		const struct doc_node *p = ports->u.seq.items[i];
 		const struct doc_node *tp = doc_get(p, "targetPort");
@@ -294,6 +475,8 @@ static void check_object(const struct obj *o)
 		check_pod(o, at(o->root, "spec.jobTemplate.spec.template.spec"));
 	else if (!strcmp(o->kind, "Service"))
 		check_service(o);
+	else if (!strcmp(o->kind, "PodDisruptionBudget"))
+		check_pdb(o);
 	else if (!strcmp(o->kind, "RoleBinding")) {
 		const char *role = doc_str(at(o->root, "roleRef.name"));
 

@@ -441,6 +441,79 @@ static void test_print_diags(void)
 	dt_diags_free(&d);
 }
 
+/* OPT_BOOL, client-go's booleans: bare is true, =true and =false, the
+ * value never the next argument, the caller's default kept when absent. */
+struct bool_args {
+	int elect;
+	struct opts_list operands;
+};
+
+static const struct opt bool_table[] = {
+	{ .name = "leader-elect", .key = 'e', .type = OPT_BOOL,
+	  .at = OPTS_AT(struct bool_args, elect), .help = "elect" },
+	{ 0 }
+};
+
+static const struct opts_cmd bool_cmd = {
+	.prog = "t bool", .synopsis = "t bool [--leader-elect[=BOOL]]", .opts = bool_table,
+	.operands = OPTS_AT(struct bool_args, operands), .max_operands = 1,
+};
+
+/* Parse argv into *a (elect preset to -1); the exit code when it stops,
+ * else -1. The first line of stderr in err. */
+static int parse_bool_args(struct bool_args *a, char **argv, char *err, size_t size)
+{
+	char *ob = NULL, *eb = NULL;
+	size_t ol = 0, el = 0;
+	FILE *out = open_memstream(&ob, &ol), *ef = open_memstream(&eb, &el);
+	int argc = 0, code = 0;
+	bool stop;
+
+	while (argv[argc])
+		argc++;
+	*a = (struct bool_args){ .elect = -1 };
+	stop = opts_parse_to(&bool_cmd, argc, argv, a, &code, out, ef);
+	fclose(out);
+	fclose(ef);
+	snprintf(err, size, "%.*s", (int)strcspn(eb, "\n"), eb);
+	if (!strncmp(ob, "usage:", 6) && strstr(ob, "--leader-elect[=BOOL]"))
+		snprintf(err, size, "usage shows [=BOOL]");
+	free(ob);
+	free(eb);
+	opts_free(&bool_cmd, a);
+	return stop ? code : -1;
+}
+
+static void test_booleans(void)
+{
+	static const struct { const char *argv[4]; int rc, elect; const char *err; } cases[] = {
+		{ { "cmd", NULL }, -1, -1, "" },
+		{ { "cmd", "--leader-elect" }, -1, 1, "" },
+		{ { "cmd", "--leader-elect=true" }, -1, 1, "" },
+		{ { "cmd", "--leader-elect=false" }, -1, 0, "" },
+		{ { "cmd", "-e" }, -1, 1, "" },
+		{ { "cmd", "-e=false" }, -1, 0, "" },
+		/* never the next argument: "false" is an operand */
+		{ { "cmd", "--leader-elect", "false" }, -1, 1, "" },
+		{ { "cmd", "--leader-elect=yes" }, 2, -1,
+		  "t bool: --leader-elect: 'yes' is neither true nor false" },
+		{ { "cmd", "--leader-elect=" }, 2, -1,
+		  "t bool: --leader-elect: '' is neither true nor false" },
+		{ { "cmd", "--help" }, 0, -1, "usage shows [=BOOL]" },
+	};
+	struct bool_args a;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = parse_bool_args(&a, (char **)cases[i].argv, err, sizeof(err));
+
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (rc < 0)
+			CU_ASSERT_EQUAL(a.elect, cases[i].elect);
+		DT_ASSERT_STR(err, cases[i].err);
+	}
+}
+
 DT_SUITE_MAIN("opts",
 	      DT_TEST(test_value_forms),
 	      DT_TEST(test_flags_and_bundles),
@@ -451,4 +524,5 @@ DT_SUITE_MAIN("opts",
 	      DT_TEST(test_help),
 	      DT_TEST(test_dump),
 	      DT_TEST(test_long_help_column),
-	      DT_TEST(test_print_diags))
+	      DT_TEST(test_print_diags),
+	      DT_TEST(test_booleans))

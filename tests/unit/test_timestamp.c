@@ -129,6 +129,31 @@ static void test_length(void)
 	CU_ASSERT_EQUAL(timestamp_parse(s, 10, NULL, NULL), -EINVAL);
 }
 
+/* Formatting as the API server writes Time and MicroTime, and back. */
+static void test_format_and_instant(void)
+{
+	static const char *const texts[] = {
+		"1970-01-01T00:00:00Z", "2026-12-04T10:00:02.000000Z", "2024-02-29T23:59:59.999999Z",
+		"1969-12-31T23:59:59.5Z", "2026-01-02T03:04:05.123456789Z",
+	};
+	static const unsigned digits[] = { 0, 6, 6, 1, 9 };
+	char buf[TIMESTAMP_MAX];
+	struct timestamp t;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(timestamp_parse(texts[i], strlen(texts[i]), &t, NULL), 0);
+		DT_ASSERT_STR(timestamp_format(timestamp_unix_ns(&t), digits[i], buf, sizeof(buf)),
+			      texts[i]);
+	}
+	/* an offset is applied; digits past the ones asked for are cut */
+	CU_ASSERT_EQUAL_FATAL(timestamp_parse("2026-01-02T03:04:05.987654321-07:00", 35, &t, NULL), 0);
+	DT_ASSERT_STR(timestamp_format(timestamp_unix_ns(&t), 6, buf, sizeof(buf)),
+		      "2026-01-02T10:04:05.987654Z");
+	DT_ASSERT_STR(timestamp_format(timestamp_unix_ns(&t), 0, buf, sizeof(buf)),
+		      "2026-01-02T10:04:05Z");
+	CU_ASSERT_EQUAL(timestamp_unix_ns(&t) % 1000000000, 987654321);
+}
+
 /* Unix seconds, the offset applied: the epoch, a leap day, an offset that
  * moves the date back. */
 static void test_unix(void)
@@ -149,4 +174,4 @@ static void test_unix(void)
 }
 
 DT_SUITE_MAIN("timestamp", DT_TEST(test_valid), DT_TEST(test_invalid), DT_TEST(test_length),
-	      DT_TEST(test_unix))
+	      DT_TEST(test_unix), DT_TEST(test_format_and_instant))

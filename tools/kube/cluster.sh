@@ -3,9 +3,10 @@
 # for dratopo's tests and development: etcd, kube-apiserver and
 # kube-controller-manager built from upstream Go modules (tools/kube/k8s,
 # tools/kube/etcd), a PKI made with openssl, and Karpenter's CRDs taken from
-# Karpenter's own Go module; on request Karpenter's own controller with its
-# kwok cloud provider (tools/kube/karpenter), which launches NodeClaims as
-# Node objects. Nothing built or downloaded enters the clone.
+# Karpenter's own Go module, and dratopo's own CRDs (deploy/crds.yaml); on
+# request Karpenter's own controller with its kwok cloud provider
+# (tools/kube/karpenter), which launches NodeClaims as Node objects.
+# Nothing built or downloaded enters the clone.
 #
 #   cluster.sh build [--karpenter]   build the binaries when missing; print their folder
 #   cluster.sh up DIR [--karpenter [--instance-types FILE]]
@@ -336,7 +337,24 @@ start_apiserver() {
 		--service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
 		--service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
 		--watch-cache-sizes=configmaps#0 --feature-gates=DRAListTypeAttributes=true \
-		--profiling=false
+		--profiling=false \
+		--audit-policy-file="$DIR/audit-policy.yaml" --audit-log-path="$DIR/log/audit.log" \
+		--audit-log-format=json --audit-log-maxsize=200
+}
+
+# Who wrote what, when: every write request (not reads, not watches) as one
+# JSON line in DIR/log/audit.log, for tests that must see which process
+# wrote (the HA test: a coordinator that lost its Lease writes nothing).
+write_audit_policy() {
+	cat >"$DIR/audit-policy.yaml" <<-'EOF'
+	apiVersion: audit.k8s.io/v1
+	kind: Policy
+	omitStages: [RequestReceived]
+	rules:
+	- level: Metadata
+	  verbs: [create, update, patch, delete, deletecollection]
+	- level: None
+	EOF
 }
 
 start_kcm() {
@@ -373,6 +391,7 @@ cmd_up() {
 	rm -rf "$DIR/etcd" "$DIR/pki" "$DIR/run" "$DIR/log" "$DIR/bin"
 	mkdir -p "$DIR/run" "$DIR/log" "$DIR/bin"
 	make_pki "$DIR/pki"
+	write_audit_policy
 	ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); API_PORT=$(free_port)
 	# each $(...) is a subshell, so free_port's USED_PORTS cannot keep them apart
 	while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
@@ -408,9 +427,13 @@ cmd_up() {
 		"$BIN/kubectl" --kubeconfig "$DIR/kubeconfig" apply --server-side \
 			-f "$crd_dir/$crd.yaml" >/dev/null
 	done
+	# dratopo's own kinds (NodeTopology, LearnedType)
+	"$BIN/kubectl" --kubeconfig "$DIR/kubeconfig" apply --server-side \
+		-f "$ROOT/deploy/crds.yaml" >/dev/null
 	"$BIN/kubectl" --kubeconfig "$DIR/kubeconfig" wait --for=condition=Established \
 		--timeout=60s crd/nodepools.karpenter.sh crd/nodeclaims.karpenter.sh \
-		crd/nodeoverlays.karpenter.sh crd/ec2nodeclasses.karpenter.k8s.aws >/dev/null
+		crd/nodeoverlays.karpenter.sh crd/ec2nodeclasses.karpenter.k8s.aws \
+		crd/nodetopologies.dratopo.io crd/learnedtypes.dratopo.io >/dev/null
 	# Pods can be created once the default service account exists (the
 	# ServiceAccount admission plugin asks for it).
 	for t in $(seq 1 150); do
