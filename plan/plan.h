@@ -98,6 +98,17 @@ struct plan_options {
 	 * topology.kubernetes.io/zone NotIn them). Borrowed; may be NULL. */
 	const struct plan_unavailable *unavailable;
 	size_t n_unavailable;
+	/* Nodes made for given pods (the controller's NodeClaims in flight
+	 * and their Nodes): a pod tries its node before the others, so that
+	 * first fit does not hand it to another pod that then needs a node
+	 * of its own. Borrowed; may be NULL. */
+	const struct plan_made_for *made_for;
+	size_t n_made_for;
+};
+
+/* A pod ("NS/NAME") and the node (its name) made for it. */
+struct plan_made_for {
+	const char *pod, *node;
 };
 
 /* Node extended resources the planner counts: the names NodeOverlays give

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "plan_state.h"
+#include "u64map.h"
 
 /* ---- Whether a unit may use a node at all ---- */
 
@@ -167,82 +169,128 @@ out:
 	return v;
 }
 
+/* Unit u on node en if it fits there: 1 placed, 0 not, 2 a problem the
+ * scheduler would fail the pod for (u->problem set), < 0 an error. */
+static int try_node(struct planner *pl, struct plan_unit *u, size_t ui, struct exnode *en)
+{
+	struct plan_node_spec spec = { .labels = en->labels, .n_labels = en->n_labels };
+	/* alloc_try_opts sets it: not zeroed here, it holds a reason buffer
+	 * of a kilobyte. */
+	struct alloc_outcome out;
+	int rc;
+
+	if (en->obj->u.node.unschedulable ||
+	    plan_unit_static(pl, u, &spec, en->obj->u.node.taints, en->obj->u.node.n_taints,
+			     NULL, 0) ||
+	    !plan_res_fits(&u->req, &en->used, &en->cap))
+		return 0;
+	if (u->n_claims) {
+		if ((rc = plan_exnode_ctx(pl, en)))
+			return rc;
+		/* Reasons are asked again for the pods left over. */
+		rc = alloc_try_opts(en->actx, en->state, u->claims, u->n_claims, &plan_no_reasons,
+				    &out, pl->err);
+		if (rc) {
+			alloc_outcome_free(&out);
+			if (rc == -ENOMEM)
+				return rc;
+			/* The scheduler fails such a pod: so does the plan. */
+			u->problem = plan_afmt(pl, "the allocator fails the pod's claims on node %s: %s",
+					       en->obj->meta.name, pl->err->msg);
+			return u->problem ? 2 : -ENOMEM;
+		}
+		if (!out.allocated) {
+			alloc_outcome_free(&out);
+			return 0;
+		}
+		alloc_state_commit(en->state, &out);
+		rc = plan_share_outcome(pl, en, &out);      /* QA-100 */
+		if (!rc)
+			rc = plan_record_outcome(pl, &out, &en->claims, NULL);
+		alloc_outcome_free(&out);
+		if (rc)
+			return -ENOMEM;
+	}
+	plan_res_add(&en->used, &u->req);
+	for (size_t i = 0; i < u->n_pods; i++)
+		if (plan_push_str(&en->pods, plan_pod_id(pl, &pl->pods.pods[u->pods[i]])))
+			return -ENOMEM;
+	pl->placed[ui] = true;
+	return 1;
+}
+
+/* A name's key in a u64map (0 means empty there). */
+static uint64_t name_key(const char *s)
+{
+	uint64_t h = hash_field(HASH_FNV_OFFSET, s);
+
+	return h ? h : 1;
+}
+
+/* made: pod id's key -> 1 + the index of the node made for it. */
+static int made_for_map(struct planner *pl, struct u64map *made)
+{
+	struct u64map byname = U64MAP_INIT;
+	const struct plan_options *o = pl->opts;
+	uint64_t v;
+	int rc = 0;
+
+	if (!o || !o->n_made_for)
+		return 0;
+	for (size_t i = 0; !rc && i < pl->n_nodes; i++)
+		rc = u64map_put(&byname, name_key(pl->nodes[i].obj->meta.name),
+				i + 1);
+	for (size_t i = 0; !rc && i < o->n_made_for; i++)
+		if (u64map_get(&byname, name_key(o->made_for[i].node), &v))
+			rc = u64map_put(made, name_key(o->made_for[i].pod), v);
+	u64map_free(&byname);
+	return rc;
+}
+
+/* The node made for one of u's pods that is still there; NULL: none. */
+static struct exnode *made_node(struct planner *pl, const struct u64map *made,
+				const struct plan_unit *u)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < u->n_pods; i++)
+		if (u64map_get(made, name_key(plan_pod_id(pl, &pl->pods.pods[u->pods[i]])), &v) &&
+		    v && v <= pl->n_nodes)
+			return &pl->nodes[v - 1];
+	return NULL;
+}
+
 int plan_place_existing(struct planner *pl)
 {
 	size_t *cursor = calloc(pl->pods.n_places + 1, sizeof(size_t));
 	size_t *order = pl->n_nodes ? unit_order(pl) : NULL;
+	struct u64map made = U64MAP_INIT;
 	int rc = 0;
 
-	if (!cursor || (pl->n_nodes && !order)) {
-		free(cursor);
-		free(order);
-		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	if (!cursor || (pl->n_nodes && !order) || made_for_map(pl, &made)) {
+		rc = -ENOMEM;
+		goto out;
 	}
-	for (size_t oi = 0; oi < pl->pods.n_units && pl->n_nodes; oi++) {
+	for (size_t oi = 0; oi < pl->pods.n_units && pl->n_nodes && rc >= 0; oi++) {
 		size_t ui = order[oi];
 		struct plan_unit *u = &pl->pods.units[ui];
 		size_t *cur = &cursor[u->place];
+		struct exnode *mine = made.n ? made_node(pl, &made, u) : NULL;
 
 		if (u->problem)
 			continue;
-		for (; *cur < pl->n_nodes; ++*cur) {
-			struct exnode *en = &pl->nodes[*cur];
-			struct plan_node_spec spec = { .labels = en->labels, .n_labels = en->n_labels };
-			/* alloc_try_opts sets it: not zeroed here, it holds a
-			 * reason buffer of a kilobyte. */
-			struct alloc_outcome out;
-
-			if (en->obj->u.node.unschedulable ||
-			    plan_unit_static(pl, u, &spec, en->obj->u.node.taints,
-					en->obj->u.node.n_taints, NULL, 0) ||
-			    !plan_res_fits(&u->req, &en->used, &en->cap))
-				continue;
-			if (u->n_claims) {
-				if ((rc = plan_exnode_ctx(pl, en)))
-					goto out;
-				/* Reasons are asked again for the pods left over. */
-				rc = alloc_try_opts(en->actx, en->state, u->claims, u->n_claims,
-						    &plan_no_reasons, &out, pl->err);
-				if (rc) {
-					alloc_outcome_free(&out);
-					if (rc == -ENOMEM)
-						goto out;
-					/* The scheduler fails such a pod: so does the plan. */
-					u->problem = plan_afmt(pl, "the allocator fails the pod's claims "
-							  "on node %s: %s", en->obj->meta.name,
-							  pl->err->msg);
-					rc = 0;
-					if (!u->problem)
-						goto oom;
-					break;
-				}
-				if (!out.allocated) {
-					alloc_outcome_free(&out);
-					continue;
-				}
-				alloc_state_commit(en->state, &out);
-				rc = plan_share_outcome(pl, en, &out);      /* QA-100 */
-				if (!rc)
-					rc = plan_record_outcome(pl, &out, &en->claims, NULL);
-				alloc_outcome_free(&out);
-				if (rc)
-					goto oom;
-			}
-			plan_res_add(&en->used, &u->req);
-			for (size_t i = 0; i < u->n_pods; i++)
-				if (plan_push_str(&en->pods,
-						  plan_pod_id(pl, &pl->pods.pods[u->pods[i]])))
-					goto oom;
-			pl->placed[ui] = true;
-			break;
-		}
+		/* its own node first (the cursor stays: others may still fit) */
+		if (mine && (rc = try_node(pl, u, ui, mine)) != 0)
+			continue;
+		for (; *cur < pl->n_nodes; ++*cur)
+			if (&pl->nodes[*cur] != mine && (rc = try_node(pl, u, ui, &pl->nodes[*cur])) != 0)
+				break;
 	}
 out:
 	free(cursor);
 	free(order);
-	return rc;
-oom:
-	free(cursor);
-	free(order);
-	return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	u64map_free(&made);
+	if (rc == -ENOMEM && !pl->err->code)
+		return dt_err_set(pl->err, -ENOMEM, "out of memory");
+	return rc < 0 ? rc : 0;
 }

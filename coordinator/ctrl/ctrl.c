@@ -35,6 +35,8 @@ static void on_event(void *arg, enum kube_event_type type, const struct kube_obj
 		ctrl_offers_failed(c, obj->model);
 		pthread_mutex_unlock(&c->lock);
 	}
+	if (type == KUBE_DELETED && w->which == W_NODES && c->o.node_deleted)
+		c->o.node_deleted(c->o.node_deleted_arg, obj->name);
 	ctrl_batch_event(c, w->which, type, obj);
 }
 
@@ -93,6 +95,8 @@ static void cycle(struct ctrl *c)
 	rq.set = cy.set;
 	rq.opts.unavailable = cy.unavailable;
 	rq.opts.n_unavailable = cy.n_unavailable;
+	rq.opts.made_for = cy.made_for;
+	rq.opts.n_made_for = cy.n_made_for;
 	snprintf(plan_id, sizeof(plan_id), "%" PRId64, (int64_t)time(NULL));
 	plan_execute(&rq, &rep);
 	for (size_t i = 0; i < rep.diags.n && i < 20; i++)

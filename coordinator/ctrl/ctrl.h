@@ -60,6 +60,11 @@ struct ctrl_opts {
 	int (*prepare)(void *arg, struct model_set *set, struct plan_options *opts,
 		       struct dt_diags *diags);
 	void *prepare_arg;
+	/* A Node deleted from the API server (on the informer's thread, also
+	 * for one a relist found gone): the fleet forgets a node that left
+	 * the cluster. NULL: nothing. */
+	void (*node_deleted)(void *arg, const char *node);
+	void *node_deleted_arg;
 	/* A Node to leave out of planning (a node in drift); NULL: none. */
 	bool (*node_excluded)(void *arg, const char *node);
 	void *node_arg;
@@ -123,5 +128,11 @@ struct ctrl_inflight_info {
 };
 int ctrl_inflight(struct ctrl *c, const struct ctrl_inflight_cb *cb,
 		  struct ctrl_inflight_info *info);
+
+/* What runs in the cluster, for a plan against the fleet (the add of a
+ * coord_cluster_source; arg is the struct ctrl): the Pods bound to a node
+ * that have not finished and the allocated ResourceClaims, each unless
+ * set has it already. -EAGAIN, said in diags, before the first lists. */
+int ctrl_cluster_add(void *arg, struct model_set *set, struct dt_diags *diags);
 
 #endif

@@ -10,8 +10,9 @@
  * place there instead of on a second one; a NodeClaim's Node as Karpenter's
  * scheduler models it until it is initialized (the taints a node loses as
  * it comes up left out) and, until its drivers publish, with the same
- * predicted slices; then the offerings that failed to launch lately, for
- * the planner to avoid. */
+ * predicted slices; the pods each of our NodeClaims was made for, for the
+ * planner to try there first (QA-75); then the offerings that failed to
+ * launch lately, for the planner to avoid. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,48 @@ static int add_claims(struct ctrl_cycle *cy, struct dt_err *err)
 	return rc == -ENOMEM && !err->code ? dt_err_set(err, rc, "out of memory") : rc;
 }
 
+static const char *pods_of(const struct model_object *claim)
+{
+	for (size_t i = 0; i < claim->meta.n_annotations; i++)
+		if (!strcmp(claim->meta.annotations[i].key, CTRL_PODS_ANNOTATION))
+			return claim->meta.annotations[i].value;
+	return NULL;
+}
+
+/* Each pod our NodeClaims name (their dratopo.io/pods) with the node made
+ * for it: the claim's own name in flight (its node's name in the set),
+ * its Node's once registered. */
+static int add_made_for(struct ctrl_cycle *cy, struct dt_err *err)
+{
+	const struct model_object *o;
+	size_t n = 0;
+
+	for (o = NULL; (o = model_set_next(cy->set, MODEL_NODE_CLAIM, o));) {
+		const char *p = ctrl_ours(o) ? pods_of(o) : NULL;
+
+		for (; p && *p; p++)
+			n += *p == ',';
+		n += p != NULL;
+	}
+	if (!n)
+		return 0;
+	if (!(cy->made_for = model_set_calloc(cy->set, n, sizeof(*cy->made_for))))
+		return dt_err_set(err, -ENOMEM, "out of memory");
+	for (o = NULL; (o = model_set_next(cy->set, MODEL_NODE_CLAIM, o));) {
+		const char *node = o->u.node_claim.node_name ? o->u.node_claim.node_name
+							     : o->meta.name;
+		char *pods = ctrl_ours(o) && pods_of(o) ? model_set_strdup(cy->set, pods_of(o)) : NULL;
+		char *save = NULL;
+
+		if (ctrl_ours(o) && pods_of(o) && !pods)
+			return dt_err_set(err, -ENOMEM, "out of memory");
+		for (char *t = pods ? strtok_r(pods, ",", &save) : NULL; t && cy->n_made_for < n;
+		     t = strtok_r(NULL, ",", &save))
+			cy->made_for[cy->n_made_for++] = (struct plan_made_for){ t, node };
+	}
+	return 0;
+}
+
 int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err)
 {
 	struct u64map prints = U64MAP_INIT, waiting = U64MAP_INIT;
@@ -285,6 +328,8 @@ int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err)
 	}
 	if (!rc)
 		rc = add_claims(cy, err);
+	if (!rc)
+		rc = add_made_for(cy, err);
 	if (!rc)
 		rc = ctrl_offers_list(c, cy->set, &cy->unavailable, &cy->n_unavailable);
 	u64map_free(&prints);

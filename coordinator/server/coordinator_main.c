@@ -265,6 +265,16 @@ static bool node_excluded(void *arg, const char *node)
 	return plannable == 0;
 }
 
+/* A Node deleted from the cluster: its node left, the fleet forgets it
+ * (a Node no agent reported is not in the fleet: nothing to say). */
+static void node_deleted(void *arg, const char *node)
+{
+	struct dt_err err = { 0 };
+
+	if (coord_forget(arg, node, &err) && err.code != -ENOENT)
+		obs_log(OBS_ERROR, "forget_failed", "node", node, "error", err.msg, NULL);
+}
+
 /* The fleet's remedies for the controller to make real in the cluster. */
 static int fleet_remedies(void *arg, struct strbuf *yaml, struct dt_err *err)
 {
@@ -469,14 +479,19 @@ int main(int argc, char **argv)
 		struct ctrl_opts ko = { .kubeconfig = a.kubeconfig, .context = a.context,
 					.dry_run = a.dry_run, .registry = c->m.reg,
 					.node_excluded = node_excluded, .node_arg = c,
+					.node_deleted = node_deleted, .node_deleted_arg = c,
 					.remedies = fleet_remedies, .remedies_arg = c,
 					.leader = coord_cluster_leader(c),
 					.leading = coord_leading, .leading_arg = c };
 
 		if ((rc = ctrl_start(&ko, &p.kube, &err)))
 			dt_err_prefix(&err, "kube: ");
-		else
+		else {
+			struct coord_cluster_source src = { ctrl_cluster_add, p.kube };
+
 			coord_set_inflight(c, kube_inflight, p.kube);
+			coord_set_cluster_source(c, &src);     /* plans count the pods running */
+		}
 	}
 	if (!rc) {
 		struct rpc_server_opts o = {

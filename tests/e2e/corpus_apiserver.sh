@@ -20,6 +20,8 @@ K="$KDIR/bin/kubectl"
 C="$ROOT/tests/fixtures/corpus"
 SRC="$C/SOURCES.tsv"
 E2E_TIMEOUT=120
+# the namespaces made for the files go with the test (the dry runs made nothing in them)
+trap '[ -f "$TMP/made-ns" ] && xargs -r "$K" delete namespace --wait=false <"$TMP/made-ns" >/dev/null 2>&1; e2e_cleanup' EXIT
 
 # The kinds the server serves, as "group/version Kind" lines (discovery).
 {
@@ -78,9 +80,11 @@ while IFS=$'\t' read -r rel _ _ _ want_v _ _; do
 			continue
 		fi
 	fi
-	[ -s "$TMP/ns.yaml" ] && "$K" apply -f "$TMP/ns.yaml" >/dev/null 2>&1
+	[ -s "$TMP/ns.yaml" ] && "$K" apply -f "$TMP/ns.yaml" 2>/dev/null |
+		sed -n 's#^namespace/\(.*\) created$#\1#p' >>"$TMP/made-ns"
 	for ns in $(grep -hoE '^\s+namespace: *[a-z0-9-]+' "$f" | awk '{print $2}' | sort -u); do
-		"$K" get namespace "$ns" >/dev/null 2>&1 || "$K" create namespace "$ns" >/dev/null
+		"$K" get namespace "$ns" >/dev/null 2>&1 || { "$K" create namespace "$ns" >/dev/null &&
+			echo "$ns" >>"$TMP/made-ns"; }
 	done
 	verb=apply
 	grep -q generateName "$f" && verb=create

@@ -35,10 +35,25 @@ stop_coord() {
 	wait "$PID" 2>/dev/null
 	PID=
 }
-trap 'stop_coord; "$K" delete namespace "$NS" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+NODE=ip-10-0-0-$$.ec2.internal
+cleanup() {
+	stop_coord
+	drop_written_claims "$TMP"/coord*.log
+	"$K" delete node "$NODE" --ignore-not-found >/dev/null 2>&1
+	"$K" delete resourceslices --field-selector "spec.nodeName=$NODE" >/dev/null 2>&1
+	drop_namespaces "$NS"
+	"$K" delete nodepool gpu-dra --ignore-not-found >/dev/null 2>&1
+	"$K" delete ec2nodeclass gpu-dra --ignore-not-found >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 
 ours() { "$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json; }
 
+# The controller plans every pending pod and counts every NodeClaim: the
+# offline plan below sees the same only in a cluster that holds nothing
+# but this test's objects (NodeClaims are no input of `dratopo plan`).
+quiet_cluster 60 || e2e_finish
 expect 0 "$K" create namespace "$NS"
 for _ in $(seq 1 100); do "$K" -n "$NS" get serviceaccount default >/dev/null 2>&1 && break; sleep 0.1; done
 expect 0 "$K" apply -f "$SEED/nodepool.yaml" -f "$SEED/ec2nodeclass.yaml"
@@ -128,7 +143,6 @@ before=$(ours | jq '.items | length')
 # published their slices (hwdb's prediction for the type). The pods fit
 # there, so no further NodeClaim appears.
 claim=$(ours | jq -r "[.items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/inference\"))][0] | .metadata.name + \" \" + .metadata.labels[\"node.kubernetes.io/instance-type\"]")
-NODE=ip-10-0-0-$$.ec2.internal
 expect 0 "$K" patch nodeclaim "${claim% *}" --subresource=status --type=merge \
 	-p "{\"status\":{\"nodeName\":\"$NODE\",\"providerID\":\"aws:///us-east-1a/i-0$$\"}}"
 cat >"$TMP/node.yaml" <<EON
@@ -147,6 +161,13 @@ status:
   capacity: {cpu: "192", memory: 2000Gi, pods: "110"}
 EON
 expect 0 "$K" apply -f "$TMP/node.yaml"
+# QA-76: registered, not ready (the API server's not-ready taint), no
+# slices yet: the node still holds its pods, no second NodeClaim
+lines=$(wc -l <"$TMP/coord2.log")
+expect 0 "$K" -n "$NS" label pod inference step=registered
+next_plan "$TMP/coord2.log" "$lines" 30 &&
+	case $PLAN in *" nodeclaims=0 written=0 "*) ;;
+	*) fail "a registered node not yet ready got its pods another NodeClaim: $PLAN" ;; esac
 # Ready: the node lifecycle controller (not run here) lifts the API
 # server's not-ready taint
 expect 0 "$K" taint nodes "$NODE" node.kubernetes.io/not-ready:NoSchedule-

@@ -13,7 +13,9 @@
 #     `kubectl get pods,resourceclaims -o yaml` prints: a pod bound to a
 #     fleet node whose claim the resourceclaim controller made from a
 #     template and that is allocated there (its status written as the
-#     scheduler writes it).
+#     scheduler writes it); and with the controller on (--kubeconfig),
+#     from the cluster through its informers, no manifests given;
+#   - a Node deleted from the API server: the fleet forgets its node.
 NAME=kube_fleet; DRIVES="$1/bin/dratopo-coordinator"; . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
 FX="$1/fixtures/agent"
@@ -24,8 +26,10 @@ export GRPC_VERBOSITY=NONE
 . "$KDIR/cluster.env"
 export KUBECONFIG
 KUBECTL="$KDIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 cleanup() {
-	"$KUBECTL" delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
+	drop_namespaces "$NS"   # its pod is bound to gpu-a, which no kubelet runs
+	"$KUBECTL" delete node gpu-a --ignore-not-found >/dev/null 2>&1
 	"$KUBECTL" delete devicetaintrules -l dratopo.io/node=gpu-b --ignore-not-found >/dev/null 2>&1
 	"$KUBECTL" delete devicetaintrule dratopo-drift --ignore-not-found >/dev/null 2>&1
 	e2e_cleanup
@@ -182,4 +186,30 @@ grep -q . "$TMP/err" && fail "plan with the cluster's objects warned: $(head -3 
 
 stop_coord
 no_sanitizer_report "$TMP/c1.log" "coordinator"
+
+# ---- The controller on: the cluster's running pods and its Nodes --------
+# With --kubeconfig, plan --coordinator counts what the controller's
+# informers see running (no manifests of the cluster given), and the fleet
+# forgets a node whose Node is deleted. (--dry-run: nothing else of the
+# controller's is written meanwhile.)
+printf 'apiVersion: v1\nkind: Node\nmetadata: {name: gpu-a, labels: {node.kubernetes.io/instance-type: p5.48xlarge}}\n' \
+	>"$TMP/node.yaml"
+expect 0 "$KUBECTL" apply -f "$TMP/node.yaml"
+start_coord "$TMP/c2.log" --db memory: --insecure --kubeconfig "$KUBECONFIG" --dry-run
+wait_log "$TMP/c2.log" 'event=kube_plan ' 60
+agent gpu-a p5.48xlarge
+expect 3 "$BIN" plan $(remote) -f "$TMP/seven.yaml" -o json &&
+	jqis '.unschedulable | length' '1' "from the cluster: 7 GPUs do not fit beside the running pod's 2"
+expect 0 "$BIN" plan $(remote) -f "$TMP/six.yaml" -o json &&
+	jqis '[.existingNodes[].claims[].results[].device]' \
+	     '["gpu-2","gpu-3","gpu-4","gpu-5","gpu-6","gpu-7"]' \
+	     "from the cluster: 6 GPUs fit, none of the running pod's"
+expect 0 "$BIN" nodes $(remote) -o json
+jqis '[.nodes[].name] | index("gpu-a") != null' true "gpu-a in the fleet"
+expect 0 "$KUBECTL" delete node gpu-a
+wait_log "$TMP/c2.log" 'event=node_forgotten node=gpu-a' 30
+expect 0 "$BIN" nodes $(remote) -o json
+jqis '[.nodes[].name] | index("gpu-a")' null "a deleted Node's node forgotten"
+stop_coord
+no_sanitizer_report "$TMP/c2.log" "coordinator"
 e2e_finish

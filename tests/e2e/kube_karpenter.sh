@@ -27,20 +27,25 @@ COORD="$1/bin/dratopo-coordinator"
 CLUSTER="$ROOT/tools/kube/cluster.sh"
 NS=dt-karp-$$
 PID=
+NODE=
 
 cleanup() {
 	[ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-	# Karpenter takes its NodeClaims down (drain, Node, instance) before it stops
-	"$K" delete nodeclaims -l "app.kubernetes.io/managed-by=dratopo,dratopo.io/test=$NS" \
+	# Karpenter takes down the NodeClaims the coordinator wrote (drain, Node,
+	# instance) before it stops; what it has not finished is let go of
+	drop_written_claims "$TMP/coord.log"
+	"$K" wait --for=delete nodeclaims -l "karpenter.sh/nodepool in (dt-kwok,dt-sold-out)" \
 		--timeout=60s >/dev/null 2>&1
 	bash "$CLUSTER" karpenter "$DT_KUBE_DIR" stop >/dev/null 2>&1
-	for n in $("$K" get nodeclaims -o name 2>/dev/null | grep "/dt-kwok\|/dt-sold-out"); do
+	for n in $("$K" get nodeclaims,nodes -o name -l "karpenter.sh/nodepool in (dt-kwok,dt-sold-out)" 2>/dev/null); do
 		"$K" patch "$n" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+		"$K" delete "$n" --wait=false >/dev/null 2>&1
 	done
-	"$K" delete nodes -l "karpenter.sh/nodepool=dt-kwok" --wait=false >/dev/null 2>&1
+	# the drivers' slices the test published (no kubelet deletes them)
+	[ -n "$NODE" ] && "$K" delete resourceslices --field-selector "spec.nodeName=$NODE" >/dev/null 2>&1
 	"$K" delete nodepools dt-kwok dt-sold-out --wait=false >/dev/null 2>&1
 	"$K" delete kwoknodeclasses dt-kwok --wait=false >/dev/null 2>&1
-	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
+	drop_namespaces "$NS"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -170,6 +175,5 @@ wait_log "$TMP/coord.log" "event=slices_match node=$NODE" 30
 expect 0 "$K" get nodeclaims -o json
 jqis '[.items[] | select(.metadata.labels["karpenter.sh/nodepool"] | startswith("dt-")) | .metadata.labels["app.kubernetes.io/managed-by"]] | unique' \
 	'["dratopo"]' "no NodeClaim of Karpenter's own"
-"$K" label nodeclaim "$claim" "dratopo.io/test=$NS" >/dev/null || fail "label for cleanup"
 no_sanitizer_report "$TMP/coord.log" "dratopo-coordinator"
 e2e_finish

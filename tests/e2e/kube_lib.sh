@@ -44,3 +44,52 @@ until_true() {
 	fail "$what: not within $limit s"
 	return 1
 }
+
+# The tests share one control plane, and every coordinator plans every
+# pending pod in it: what a test leaves (pods of a namespace still being
+# deleted, NodeClaims its coordinator wrote for them) is capacity and
+# demand to the next test's controller that an offline plan of its own
+# objects does not see. Each test takes back all it made, and waits.
+
+# drop_namespaces NS...: delete the namespaces and wait until they are gone.
+# Their pods go first, forced: a pod bound to a Node no kubelet runs
+# would stay Terminating forever, and its namespace with it.
+drop_namespaces() {
+	local ns
+	for ns in "$@"; do
+		"$K" -n "$ns" delete pods --all --force --grace-period=0 --wait=false >/dev/null 2>&1
+		"$K" delete namespace "$ns" --ignore-not-found --wait=false >/dev/null 2>&1
+	done
+	for ns in "$@"; do
+		"$K" wait --for=delete "namespace/$ns" --timeout=60s >/dev/null 2>&1 ||
+			echo "cleanup: namespace $ns still there after 60 s" >&2
+	done
+}
+
+# drop_written_claims LOG...: delete every NodeClaim that the coordinators
+# of these logs wrote (for this test's pods or, in a shared cluster, any
+# other pending pod they saw).
+drop_written_claims() {
+	grep -ho 'event=nodeclaim_created name=[^ ]*' "$@" 2>/dev/null | sed 's/.*name=//' | sort -u |
+		while read -r n; do
+			"$K" delete nodeclaim "$n" --ignore-not-found --wait=false >/dev/null 2>&1
+		done
+}
+
+# quiet_cluster SECONDS: until no NodeClaim and no pending pod of another
+# test is left (a test that compares the controller with an offline plan
+# of its own objects needs a cluster that holds only them); names what
+# is still there when the time is up.
+quiet_cluster() {
+	local left
+	for _ in $(seq 1 $(($1 * 5))); do
+		left=$({ "$K" get nodeclaims -o name
+			"$K" get pods -A --field-selector status.phase=Pending \
+				-o jsonpath='{range .items[*]}pod/{.metadata.namespace}/{.metadata.name}{"\n"}{end}'
+		} 2>/dev/null | grep -v "^pod/$NS/")
+		[ -z "$left" ] && return 0
+		sleep 0.2
+	done
+	fail "left in the cluster by another test: $(echo $left)"
+	return 1
+}

@@ -13,10 +13,8 @@ COORD="$1/bin/dratopo-coordinator"
 NS=dt-mig-$$
 PID=
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null
-	"$K" get nodeclaims -l app.kubernetes.io/managed-by=dratopo -o json |
-		jq -r ".items[] | select(.metadata.annotations[\"dratopo.io/pods\"] | contains(\"$NS/\")) | .metadata.name" |
-		while read -r n; do "$K" delete nodeclaim "$n" --wait=false >/dev/null 2>&1; done
-	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
+	drop_written_claims "$TMP/coord.log"
+	drop_namespaces "$NS"
 	"$K" delete nodepool gpu-mig --wait=false >/dev/null 2>&1
 	"$K" delete ec2nodeclass gpu-mig --wait=false >/dev/null 2>&1
 	"$K" delete deviceclass mig.nvidia.com --wait=false >/dev/null 2>&1

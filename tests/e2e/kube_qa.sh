@@ -18,8 +18,7 @@ NAME=kube_qa
 DRIVES="$1/bin/dratopo-coordinator"
 . "$(dirname "$0")/lib.sh"
 COORD="$1/bin/dratopo-coordinator"
-export KUBECONFIG="$DT_KUBE_DIR/kubeconfig"
-K="$DT_KUBE_DIR/bin/kubectl"
+. "$(dirname "$0")/kube_lib.sh"
 NS=dt-qa-$$
 POOL=dt-qa-$$
 PID=
@@ -37,7 +36,8 @@ cleanup() {
 	for kind in nodeoverlay ec2nodeclass deviceclass; do
 		"$K" delete "$kind" "$POOL" --wait=false >/dev/null 2>&1
 	done
-	"$K" delete namespace "$NS" --wait=false >/dev/null 2>&1
+	drop_written_claims "$TMP"/*.log
+	drop_namespaces "$NS"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

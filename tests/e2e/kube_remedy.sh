@@ -12,7 +12,11 @@ FX="$1/fixtures/agent"
 . "$(dirname "$0")/kube_lib.sh"
 NODE=dt-drift-$$
 PID=
-trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; "$K" delete node "$NODE" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null
+	drop_written_claims "$TMP/coord.log"
+	"$K" get devicetaintrules -o name 2>/dev/null | grep "/dratopo-drift\.$NODE\." |
+		xargs -r "$K" delete >/dev/null 2>&1
+	"$K" delete node "$NODE" --wait=false >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 agent() {   # agent FIXTURE: one report for the node
 	expect 0 "$AGENT" run --once --coordinator "127.0.0.1:$PORT" --node-name "$NODE" \

@@ -1044,6 +1044,48 @@ static void test_pool_limits_count_nodes(void)
 	loaded_free(&l);
 }
 
+/* QA-75: a pod tries the node made for it before first fit hands that
+ * node to another pod (tests/fixtures/qa/plan-made-for.yaml). */
+static void test_made_for_first(void)
+{
+	static const struct plan_made_for made[] = {
+		{ "default/zonal-1", "node-a" }, { "default/big", "node-b" },
+		{ "default/gone", "node-c" },   /* a node not there: ignored */
+	};
+	struct plan_options o = { .made_for = made, .n_made_for = 3 };
+	struct loaded l;
+	struct dt_diags errs;
+	struct dt_err err = { 0 };
+	char path[4096];
+
+	/* first fit: big takes node-a, the zonal pods get new nodes */
+	l = plan_files("tests/fixtures/qa/plan-made-for.yaml", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l.res);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 2);
+	loaded_free(&l);
+
+	l = (struct loaded){ model_set_new(), NULL };
+	dt_diags_init(&errs);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/qa/plan-made-for.yaml", DT_SOURCE_DIR);
+	CU_ASSERT_EQUAL(model_set_load_file(l.set, path, &errs, &err), 0);
+	dt_diags_free(&errs);
+	CU_ASSERT_EQUAL_FATAL(plan_run(l.set, &o, &l.res, &err), 0);
+	CU_ASSERT_EQUAL(l.res->n_node_claims, 0);
+	CU_ASSERT_EQUAL(l.res->n_unschedulable, 0);
+	CU_ASSERT_EQUAL_FATAL(l.res->n_existing, 2);
+	for (size_t i = 0; i < l.res->n_existing; i++) {
+		const struct plan_existing *e = &l.res->existing[i];
+
+		if (!strcmp(e->node, "node-b")) {
+			CU_ASSERT_EQUAL_FATAL(e->n_pods, 1);
+			DT_ASSERT_STR(e->pods[0], "default/big");
+		} else {
+			CU_ASSERT_EQUAL(e->n_pods, 2);  /* zonal-1, and zonal-2 beside it */
+		}
+	}
+	loaded_free(&l);
+}
+
 /* QA-31: a new node's host name is none a pod can name. */
 static void test_hostname_pins_to_existing(void)
 {
@@ -1538,6 +1580,7 @@ DT_SUITE_MAIN("plan",
 	      DT_TEST(test_pool_limits),
 	      DT_TEST(test_pool_limits_count_nodes),
 	      DT_TEST(test_hostname_pins_to_existing),
+	      DT_TEST(test_made_for_first),
 	      DT_TEST(test_catalog_extra_type),
 	      DT_TEST(test_catalog_learned_type),
 	      DT_TEST(test_zones_narrow_node_claims),

@@ -167,6 +167,8 @@ struct ctrl_cycle {
 	struct u64map in_flight;        /* names of NodeClaims counted as nodes */
 	struct plan_unavailable *unavailable;
 	size_t n_unavailable;
+	struct plan_made_for *made_for; /* our NodeClaims' pods, in set's arena */
+	size_t n_made_for;
 };
 int ctrl_snapshot(struct ctrl *c, struct ctrl_cycle *cy, struct dt_err *err);
 /* The slices the drivers will publish on a node launched for claim (its
