@@ -266,11 +266,15 @@ static bool node_excluded(void *arg, const char *node)
 }
 
 /* A Node deleted from the cluster: its node left, the fleet forgets it
- * (a Node no agent reported is not in the fleet: nothing to say). */
+ * (a Node no agent reported is not in the fleet: nothing to say). Only
+ * the leader forgets, as with the sweep: it deletes the NodeTopology,
+ * from which a follower's fleet is rebuilt when it takes over. */
 static void node_deleted(void *arg, const char *node)
 {
 	struct dt_err err = { 0 };
 
+	if (coord_serving(arg, &err))
+		return;
 	if (coord_forget(arg, node, &err) && err.code != -ENOENT)
 		obs_log(OBS_ERROR, "forget_failed", "node", node, "error", err.msg, NULL);
 }
